@@ -1,0 +1,143 @@
+#include "core/op.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace taso {
+
+const char* ActivationName(Activation a) {
+  switch (a) {
+    case Activation::kNone: return "none";
+    case Activation::kRelu: return "relu";
+    case Activation::kSigmoid: return "sigmoid";
+    case Activation::kTanh: return "tanh";
+  }
+  return "?";
+}
+
+const char* PaddingName(Padding p) { return p == Padding::kSame ? "same" : "valid"; }
+
+const char* OpKindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kInput: return "input";
+    case OpKind::kWeight: return "weight";
+    case OpKind::kEwAdd: return "ewadd";
+    case OpKind::kEwMul: return "ewmul";
+    case OpKind::kScalarMul: return "smul";
+    case OpKind::kTranspose: return "transpose";
+    case OpKind::kMatMul: return "matmul";
+    case OpKind::kConv2D: return "conv2d";
+    case OpKind::kEnlarge: return "enlarge";
+    case OpKind::kRelu: return "relu";
+    case OpKind::kTanh: return "tanh";
+    case OpKind::kSigmoid: return "sigmoid";
+    case OpKind::kPoolAvg: return "poolavg";
+    case OpKind::kPoolMax: return "poolmax";
+    case OpKind::kConcat: return "concat";
+    case OpKind::kSplit: return "split";
+    case OpKind::kReshape: return "reshape";
+    case OpKind::kMergeGConv: return "merge_gconv";
+    case OpKind::kConstPool: return "const_pool";
+    case OpKind::kConstIConv: return "const_iconv";
+    case OpKind::kConstIMatMul: return "const_imatmul";
+    case OpKind::kConstOnes: return "const_ones";
+    case OpKind::kBatchNorm: return "batchnorm";
+    case OpKind::kOpaque: return "opaque";
+  }
+  return "?";
+}
+
+std::vector<OpKind> AllOpKinds() {
+  std::vector<OpKind> kinds;
+  for (int k = static_cast<int>(OpKind::kInput); k <= static_cast<int>(OpKind::kOpaque); ++k) {
+    kinds.push_back(static_cast<OpKind>(k));
+  }
+  return kinds;
+}
+
+std::optional<OpKind> OpKindFromName(const std::string& name) {
+  for (OpKind k : AllOpKinds()) {
+    if (name == OpKindName(k)) return k;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string KernelStr(const OpParams& p) { return absl::StrCat(p.kernel_h, "x", p.kernel_w); }
+std::string StrideStr(const OpParams& p) { return absl::StrCat(p.stride_h, "x", p.stride_w); }
+
+}  // namespace
+
+std::string CanonicalParams(OpKind kind, const OpParams& p) {
+  switch (kind) {
+    case OpKind::kConv2D:
+      return absl::StrCat("stride=", StrideStr(p), ",pad=", PaddingName(p.padding),
+                          ",act=", ActivationName(p.activation));
+    case OpKind::kPoolAvg:
+      return absl::StrCat("kernel=", KernelStr(p), ",stride=", StrideStr(p),
+                          ",pad=", PaddingName(p.padding),
+                          ",count_pad=", p.count_include_pad ? 1 : 0);
+    case OpKind::kPoolMax:
+      return absl::StrCat("kernel=", KernelStr(p), ",stride=", StrideStr(p),
+                          ",pad=", PaddingName(p.padding));
+    case OpKind::kMatMul:
+      return absl::StrCat("act=", ActivationName(p.activation));
+    case OpKind::kTranspose:
+      return absl::StrCat("perm=", absl::StrJoin(p.perm, ","), ",shuffle=", p.shuffle ? 1 : 0);
+    case OpKind::kConcat:
+      return absl::StrCat("axis=", p.axis);
+    case OpKind::kSplit:
+      return p.sizes.empty() ? absl::StrCat("axis=", p.axis)
+                             : absl::StrCat("axis=", p.axis, ",sizes=", absl::StrJoin(p.sizes, ","));
+    case OpKind::kReshape:
+      return absl::StrCat("shape=", absl::StrJoin(p.shape, ","));
+    case OpKind::kEnlarge:
+      return absl::StrCat("kernel=", KernelStr(p));
+    case OpKind::kMergeGConv:
+      return absl::StrCat("groups=", p.groups, ",count=", p.count);
+    case OpKind::kConstPool:
+    case OpKind::kConstIConv:
+    case OpKind::kConstIMatMul:
+    case OpKind::kConstOnes:
+      return absl::StrCat("shape=", absl::StrJoin(p.shape, ","));
+    case OpKind::kBatchNorm:
+      return absl::StrCat("eps=", p.epsilon);
+    case OpKind::kOpaque: {
+      std::string s = absl::StrCat("type=", p.opaque.domain, "::", p.opaque.op_type);
+      for (const auto& [name, value] : p.opaque.attributes) {
+        Hasher h;
+        h.AddString(value);
+        absl::StrAppend(&s, ",", name, "#", h.Finish().ToHex().substr(0, 16));
+      }
+      for (const TensorType& t : p.opaque.output_types) absl::StrAppend(&s, ",out=", t.ToString());
+      return s;
+    }
+    case OpKind::kInput:
+    case OpKind::kWeight:
+    case OpKind::kEwAdd:
+    case OpKind::kEwMul:
+    case OpKind::kScalarMul:
+    case OpKind::kRelu:
+    case OpKind::kTanh:
+    case OpKind::kSigmoid:
+      return "";
+  }
+  return "";
+}
+
+void HashParams(OpKind kind, const OpParams& params, Hasher& h) {
+  h.AddString(CanonicalParams(kind, params));
+}
+
+bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b) {
+  if (kind == OpKind::kOpaque) {
+    // Attribute bytes are compared in full, not through their short hash.
+    return a.opaque.op_type == b.opaque.op_type && a.opaque.domain == b.opaque.domain &&
+           a.opaque.attributes == b.opaque.attributes &&
+           a.opaque.output_types == b.opaque.output_types;
+  }
+  return CanonicalParams(kind, a) == CanonicalParams(kind, b);
+}
+
+}  // namespace taso

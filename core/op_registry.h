@@ -1,0 +1,38 @@
+// What the IR knows about each operator: arity, output count and shape
+// inference. Shape inference errors name the operator and the shapes involved.
+#ifndef TASO_CORE_OP_REGISTRY_H_
+#define TASO_CORE_OP_REGISTRY_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/op.h"
+#include "core/tensor_type.h"
+
+namespace taso {
+
+struct OpInfo {
+  OpKind kind;
+  const char* name;
+  int min_inputs;
+  int max_inputs;  // -1: unbounded (concat, opaque)
+  bool is_source;  // input, weight and constants: no tensor inputs
+};
+
+const OpInfo& GetOpInfo(OpKind kind);
+
+// Output types of `kind` applied to `inputs`, or InvalidArgument saying why not.
+absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpParams& params,
+                                                         const std::vector<TensorType>& inputs);
+
+// Output extent of a sliding window along one dimension. SAME: ceil(in/stride),
+// padding split with the smaller half before. VALID: no padding.
+struct WindowGeometry {
+  int64_t out = 0;
+  int64_t pad_before = 0;
+};
+absl::StatusOr<WindowGeometry> ComputeWindow(int64_t in, int64_t kernel, int64_t stride, Padding padding);
+
+}  // namespace taso
+
+#endif  // TASO_CORE_OP_REGISTRY_H_

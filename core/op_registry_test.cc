@@ -1,0 +1,231 @@
+// Shape inference: output types on good inputs, clear errors on bad ones.
+#include "core/op_registry.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taso {
+namespace {
+
+using ::testing::HasSubstr;
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+OpParams Axis(int axis) {
+  OpParams p;
+  p.axis = axis;
+  return p;
+}
+
+TEST(ShapeInference, ConvSameAndValid) {
+  OpParams p;
+  p.stride_h = p.stride_w = 2;
+  auto out = InferOutputTypes(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({8, 4, 3, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{1, 8, 3, 3}));
+  p.padding = Padding::kValid;
+  out = InferOutputTypes(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({8, 4, 3, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{1, 8, 2, 2}));
+}
+
+TEST(ShapeInference, GroupedConv) {
+  auto out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({2, 4, 5, 5}), F32({4, 1, 3, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{2, 4, 5, 5}));
+}
+
+TEST(ShapeInference, WindowArithmetic) {
+  // SAME: out = ceil(in/stride); total padding split with the smaller half first.
+  auto g = ComputeWindow(5, 3, 2, Padding::kSame);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->out, 3);
+  EXPECT_EQ(g->pad_before, 1);
+  g = ComputeWindow(6, 3, 2, Padding::kSame);  // total pad 1: nothing before, 1 after
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->out, 3);
+  EXPECT_EQ(g->pad_before, 0);
+  g = ComputeWindow(7, 3, 2, Padding::kValid);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->out, 3);
+  EXPECT_FALSE(ComputeWindow(2, 3, 1, Padding::kValid).ok());
+}
+
+TEST(ShapeInferenceErrors, WrongRank) {
+  auto out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({4, 5, 5}), F32({4, 4, 3, 3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("conv2d"));
+  EXPECT_THAT(out.status().message(), HasSubstr("4-D"));
+  EXPECT_THAT(out.status().message(), HasSubstr("f32[4,5,5]"));
+
+  out = InferOutputTypes(OpKind::kMatMul, OpParams{}, {F32({4}), F32({4, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("matmul"));
+  EXPECT_THAT(out.status().message(), HasSubstr("rank"));
+
+  out = InferOutputTypes(OpKind::kPoolMax, OpParams{}, {F32({4, 4})});
+  EXPECT_FALSE(out.ok());
+  out = InferOutputTypes(OpKind::kScalarMul, OpParams{}, {F32({2, 4}), F32({1})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("0-D"));
+}
+
+TEST(ShapeInferenceErrors, MismatchedChannels) {
+  // 4 input channels cannot feed a weight expecting 3 per group.
+  auto out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({1, 4, 5, 5}), F32({4, 3, 3, 3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("4 channels"));
+  EXPECT_THAT(out.status().message(), HasSubstr("f32[4,3,3,3]"));
+  // 2 groups of 2 channels, but 3 output channels do not divide into 2 groups.
+  out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({1, 4, 5, 5}), F32({3, 2, 3, 3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("groups"));
+  out = InferOutputTypes(OpKind::kMatMul, OpParams{}, {F32({2, 4}), F32({3, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("inner dimensions differ (4 vs 3)"));
+  out = InferOutputTypes(OpKind::kEwAdd, OpParams{}, {F32({2, 4}), F32({2, 3})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("broadcast"));
+  OpParams bn;
+  out = InferOutputTypes(OpKind::kBatchNorm, bn, {F32({1, 4, 2, 2}), F32({4}), F32({4}), F32({3}), F32({4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("C=4"));
+}
+
+TEST(ShapeInferenceErrors, BadAxis) {
+  auto out = InferOutputTypes(OpKind::kConcat, Axis(2), {F32({2, 4}), F32({2, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("axis 2 out of range for rank 2"));
+  out = InferOutputTypes(OpKind::kConcat, Axis(-1), {F32({2, 4}), F32({2, 4})});
+  EXPECT_FALSE(out.ok());
+  out = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 4}), F32({3, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("dimension 0 differs"));
+  out = InferOutputTypes(OpKind::kSplit, Axis(3), {F32({2, 4})});
+  EXPECT_FALSE(out.ok());
+  OpParams t;
+  t.perm = {0, 0};
+  out = InferOutputTypes(OpKind::kTranspose, t, {F32({2, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("not a permutation"));
+}
+
+TEST(ShapeInferenceErrors, SplitWithoutConcat) {
+  auto out = InferOutputTypes(OpKind::kSplit, Axis(1), {F32({2, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("no recorded concat point"));
+  // Concat on axis 0 records nothing on axis 1.
+  auto cat = InferOutputTypes(OpKind::kConcat, Axis(0), {F32({2, 4}), F32({2, 4})});
+  ASSERT_TRUE(cat.ok());
+  EXPECT_FALSE(InferOutputTypes(OpKind::kSplit, Axis(1), {(*cat)[0]}).ok());
+  EXPECT_TRUE(InferOutputTypes(OpKind::kSplit, Axis(0), {(*cat)[0]}).ok());
+}
+
+TEST(ShapeInference, SplitTreesNest) {
+  auto ab = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 1}), F32({2, 2})});
+  ASSERT_TRUE(ab.ok());
+  auto abc = InferOutputTypes(OpKind::kConcat, Axis(1), {(*ab)[0], F32({2, 3})});
+  ASSERT_TRUE(abc.ok());
+  EXPECT_EQ(SplitTreeToString((*abc)[0].split[1]), "(3:(1:.,.),.)");
+  // A 3-way concat records the same left-nested tree.
+  auto abc3 = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 1}), F32({2, 2}), F32({2, 3})});
+  ASSERT_TRUE(abc3.ok());
+  EXPECT_EQ((*abc)[0], (*abc3)[0]);
+  // Splitting peels off the last part, then the first two.
+  auto parts = InferOutputTypes(OpKind::kSplit, Axis(1), {(*abc)[0]});
+  ASSERT_TRUE(parts.ok());
+  EXPECT_EQ((*parts)[0], (*ab)[0]);
+  EXPECT_EQ((*parts)[1], F32({2, 3}));
+  // concat(a, concat(b, c)) records a different tree: concat is not associative here.
+  auto bc = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 2}), F32({2, 3})});
+  auto a_bc = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 1}), (*bc)[0]});
+  ASSERT_TRUE(a_bc.ok());
+  EXPECT_NE((*a_bc)[0], (*abc)[0]);
+}
+
+TEST(ShapeInference, SplitInfoFollowsOperators) {
+  auto cat = InferOutputTypes(OpKind::kConcat, Axis(1), {F32({2, 4}), F32({2, 4})});
+  ASSERT_TRUE(cat.ok());
+  const TensorType x = (*cat)[0];
+  // relu keeps it; transpose moves it; matmul keeps the right operand's columns.
+  EXPECT_EQ((*InferOutputTypes(OpKind::kRelu, OpParams{}, {x}))[0], x);
+  OpParams t;
+  t.perm = {1, 0};
+  const TensorType xt = (*InferOutputTypes(OpKind::kTranspose, t, {x}))[0];
+  EXPECT_TRUE(xt.split[0] != nullptr);
+  EXPECT_TRUE(xt.split[1] == nullptr);
+  const TensorType mm = (*InferOutputTypes(OpKind::kMatMul, OpParams{}, {F32({3, 2}), x}))[0];
+  EXPECT_TRUE(SplitTreeEqual(mm.split[1], x.split[1]));
+  // Adding a tensor without the record drops it.
+  const TensorType sum = (*InferOutputTypes(OpKind::kEwAdd, OpParams{}, {x, F32({2, 8})}))[0];
+  EXPECT_FALSE(sum.has_split_info());
+}
+
+TEST(ShapeInference, TransposeLayout) {
+  OpParams t;
+  t.perm = {1, 0};
+  t.shuffle = false;
+  auto out = InferOutputTypes(OpKind::kTranspose, t, {F32({2, 4})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ((*out)[0].strides, (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ((*out)[0].ToString(), "f32[4,2]{strides=1,4}");
+  t.shuffle = true;
+  out = InferOutputTypes(OpKind::kTranspose, t, {F32({2, 4})});
+  EXPECT_TRUE((*out)[0].is_row_major());
+}
+
+TEST(ShapeInference, EnlargeAndMergeGConv) {
+  OpParams e;
+  e.kernel_h = e.kernel_w = 3;
+  auto out = InferOutputTypes(OpKind::kEnlarge, e, {F32({4, 4, 1, 3})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{4, 4, 3, 3}));
+  // 2 -> 3 cannot stay centred.
+  out = InferOutputTypes(OpKind::kEnlarge, e, {F32({4, 4, 2, 2})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("even"));
+  OpParams m;
+  m.groups = 4;
+  m.count = 2;
+  out = InferOutputTypes(OpKind::kMergeGConv, m, {F32({8, 1, 3, 3})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{8, 2, 3, 3}));
+  m.count = 3;
+  EXPECT_FALSE(InferOutputTypes(OpKind::kMergeGConv, m, {F32({8, 1, 3, 3})}).ok());
+}
+
+TEST(ShapeInference, ConstantsAndArity) {
+  OpParams c;
+  c.shape = {4, 1, 3, 3};
+  EXPECT_TRUE(InferOutputTypes(OpKind::kConstPool, c, {}).ok());
+  c.shape = {4, 4, 3, 3};
+  EXPECT_TRUE(InferOutputTypes(OpKind::kConstIConv, c, {}).ok());
+  EXPECT_FALSE(InferOutputTypes(OpKind::kConstPool, c, {}).ok());
+  c.shape = {4, 3};
+  auto out = InferOutputTypes(OpKind::kConstIMatMul, c, {});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("square"));
+  out = InferOutputTypes(OpKind::kRelu, OpParams{}, {F32({2}), F32({2})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("takes 1 inputs, got 2"));
+  OpParams r;
+  r.shape = {3, 3};
+  out = InferOutputTypes(OpKind::kReshape, r, {F32({2, 4})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("9 elements, input has 8"));
+}
+
+TEST(OpNames, RoundTrip) {
+  for (OpKind k : AllOpKinds()) {
+    ASSERT_TRUE(OpKindFromName(OpKindName(k)).has_value()) << OpKindName(k);
+    EXPECT_EQ(*OpKindFromName(OpKindName(k)), k);
+    EXPECT_STREQ(GetOpInfo(k).name, OpKindName(k));
+  }
+  EXPECT_FALSE(OpKindFromName("softmax").has_value());
+}
+
+}  // namespace
+}  // namespace taso

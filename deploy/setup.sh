@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything the project needs on Debian 12, from Debian's packages
+# only, then builds. Idempotent: on a machine that is already set up it only
+# checks and returns in seconds.
+#   deploy/setup.sh            install and build
+#   deploy/setup.sh --no-build install only
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap          # Bazel 4.2.3, the build
+  g++                      # toolchain
+  protobuf-compiler        # protoc 3.21
+  libprotobuf-dev
+  protobuf-compiler-grpc   # grpc_cpp_plugin
+  libgrpc++-dev            # gRPC 1.51 (+ grpc++_reflection)
+  libabsl-dev              # Abseil 20220623
+  librocksdb-dev           # RocksDB 7.8: hash store, rule db, cost cache
+  libz3-dev                # Z3 4.8.12: rule proofs
+  libgtest-dev libgmock-dev  # GoogleTest 1.12
+  libdnnl-dev              # oneDNN 2.6: CPU operator costs
+  libonnx-dev              # ONNX 1.12: model import/export
+  coinor-libcbc-dev        # CBC: ILP extraction for equality saturation
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} Debian packages present"
+fi
+
+# CUDA is not a Debian package here; the GPU code builds against /usr/local/cuda
+# when it exists and its tests skip (saying why) where no GPU is present.
+if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: warning: /usr/local/cuda/bin/nvcc not found; the GPU targets will not build" >&2
+fi
+
+if [[ "${1:-}" != "--no-build" ]]; then
+  cd "$(dirname "$0")/.."
+  bazel build //...
+fi

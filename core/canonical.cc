@@ -79,13 +79,12 @@ absl::StatusOr<std::string> CanonicalText(const Graph& graph) {
   if (!canon.ok()) return canon.status();
   std::string text;
   for (const Node& n : canon->nodes()) {
-    absl::StrAppend(&text, "%", n.id, " = ", OpKindName(n.kind));
+    absl::StrAppend(&text, "%", n.id, " = ");
     if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) {
-      absl::StrAppend(&text, " \"", n.name, "\" ", n.output_types[0].ToString(), "\n");
+      absl::StrAppend(&text, OpKindName(n.kind), " \"", n.name, "\" ", n.output_types[0].ToString(), "\n");
       continue;
     }
-    const std::string params = CanonicalParams(n.kind, n.params);
-    if (!params.empty()) absl::StrAppend(&text, "[", params, "]");
+    absl::StrAppend(&text, OpLabel(n.kind, n.params));
     std::vector<std::string> args;
     for (const TensorRef& r : n.inputs) args.push_back(absl::StrCat("%", r.node, ":", r.index));
     std::vector<std::string> outs;

@@ -126,6 +126,11 @@ std::string CanonicalParams(OpKind kind, const OpParams& p) {
   return "";
 }
 
+std::string OpLabel(OpKind kind, const OpParams& params) {
+  const std::string canonical = CanonicalParams(kind, params);
+  return canonical.empty() ? OpKindName(kind) : absl::StrCat(OpKindName(kind), "[", canonical, "]");
+}
+
 void HashParams(OpKind kind, const OpParams& params, Hasher& h) {
   h.AddString(CanonicalParams(kind, params));
 }

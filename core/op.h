@@ -86,6 +86,8 @@ std::vector<OpKind> AllOpKinds();
 // The parameters that matter for `kind`, as a canonical string
 // ("stride=1x1,pad=same,act=relu"); equal iff the operators compute the same.
 std::string CanonicalParams(OpKind kind, const OpParams& params);
+// "conv2d[stride=1x1,pad=same,act=relu]", or just "relu" without parameters.
+std::string OpLabel(OpKind kind, const OpParams& params);
 void HashParams(OpKind kind, const OpParams& params, Hasher& h);
 bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b);
 

@@ -156,9 +156,7 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
         auto types = InferOutputTypes(kind, *params, {});
         if (!types.ok()) return VariableError(at, std::string(types.status().message()));
       }
-      Template t{kind, *params, op.max_uses(), ""};
-      const std::string canonical = CanonicalParams(kind, t.params);
-      t.label = canonical.empty() ? OpKindName(kind) : absl::StrCat(OpKindName(kind), "[", canonical, "]");
+      Template t{kind, *params, op.max_uses(), OpLabel(kind, *params)};
       if (!seen.insert(t.label).second) return VariableError(at, absl::StrCat(t.label, " is listed twice"));
       spec.templates.push_back(std::move(t));
     }

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/strings/str_format.h"
+#include "gpu/cuda_device.h"
 
 // Defined in gpu/axpy_kernel.cu (compiled by nvcc); returns a cudaError_t.
 extern "C" int taso_axpy(float a, const float* x, float* y, size_t n);
@@ -20,8 +21,7 @@ absl::Status RunAxpy(float a, const std::vector<float>& x, std::vector<float>& y
   const auto err = static_cast<cudaError_t>(taso_axpy(a, x.data(), y.data(), x.size()));
   if (err == cudaSuccess) return absl::OkStatus();
   cudaGetLastError();  // clear non-sticky errors for the next caller
-  const std::string message = absl::StrFormat("RunAxpy: %s (%s, %d)", cudaGetErrorString(err),
-                                              cudaGetErrorName(err), static_cast<int>(err));
+  const std::string message = "RunAxpy: " + CudaErrorText(err);
   switch (err) {
     case cudaErrorInsufficientDriver:
     case cudaErrorNoDevice:

@@ -10,15 +10,15 @@
 namespace taso::gpu {
 namespace {
 
-std::string CudaErrorText(cudaError_t err) {
-  return absl::StrFormat("%s (%s, %d)", cudaGetErrorString(err), cudaGetErrorName(err),
-                         static_cast<int>(err));
-}
-
 // "13.0" from 13000; cudart encodes 1000*major + 10*minor.
 std::string CudartVersionString(int v) { return absl::StrFormat("%d.%d", v / 1000, (v % 1000) / 10); }
 
 }  // namespace
+
+std::string CudaErrorText(int cuda_error) {
+  const auto err = static_cast<cudaError_t>(cuda_error);
+  return absl::StrFormat("%s (%s, %d)", cudaGetErrorString(err), cudaGetErrorName(err), cuda_error);
+}
 
 std::string DeviceInfo::ToString() const {
   return absl::StrFormat("%d: %s (sm_%d%d, %d SMs, %.1f GiB)", index, name, compute_major,

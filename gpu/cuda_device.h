@@ -15,6 +15,9 @@
 
 namespace taso::gpu {
 
+// "message (cudaErrorName, code)" for a cudaError_t value.
+std::string CudaErrorText(int cuda_error);
+
 struct DeviceInfo {
   int index = 0;                // CUDA device ordinal
   std::string name;             // e.g. "NVIDIA H100 80GB HBM3"

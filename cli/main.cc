@@ -1,5 +1,6 @@
 // `taso`: the one command people type. Subcommands are thin wrappers over the
 // libraries; each stage of the pipeline adds its own.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,20 +9,32 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/strings/str_split.h"
+#include "cli/generate_command.h"
 #include "cli/ir_command.h"
+#include "core/version.h"
 
-ABSL_FLAG(uint64_t, seed, 1, "seed of the deterministic input values");
+ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values");
 ABSL_FLAG(bool, json, false, "print machine-readable JSON");
+ABSL_FLAG(int32_t, max_ops, 3, "generate: largest graph size (operators)");
+ABSL_FLAG(int32_t, shards, 2, "generate: generator shards (one process each)");
+ABSL_FLAG(std::string, store, "", "generate: hash store address(es), comma-separated; default: start local stores");
+ABSL_FLAG(std::string, db, "taso-db", "generate: directory of the local stores' databases and logs");
+ABSL_FLAG(int32_t, store_shards, 1, "generate: local store processes, each owning a slice of fingerprints");
+ABSL_FLAG(std::string, spec, "", "generate: generation spec file (text proto); default: TASO's");
+ABSL_FLAG(std::string, job, "", "generate: job id; default: derived from spec, size and shards, so a rerun resumes");
+ABSL_FLAG(int32_t, max_restarts, 3, "generate: restarts allowed per generator shard");
+ABSL_FLAG(int32_t, batch_records, 50000, "generate: records per batch sent to a store");
 
 namespace {
-
-constexpr char kVersion[] = "taso 0.1.0 (foundation)";
 
 constexpr char kUsage[] =
     "taso <command> [flags]\n"
     "commands:\n"
     "  ir [FILE]   validate a graph (taso.ir.Graph text proto; default: an embedded example) and print\n"
     "              its canonical form, structural hash, fingerprint and float outputs\n"
+    "  generate    run or resume a generation job: taso generate --max-ops N --shards K\n"
+    "              [--store ADDR | --db DIR] [--spec FILE] [--job ID] [--json]\n"
     "  version     print the version\n";
 
 }  // namespace
@@ -29,16 +42,27 @@ constexpr char kUsage[] =
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
   absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string(kVersion) + "\n"; };
+  usage_config.version_string = [] { return std::string("taso ") + taso::kVersion + "\n"; };
   absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  // Accept --max-ops as well as --max_ops.
+  std::vector<std::string> normalized(argv, argv + argc);
+  for (std::string& a : normalized) {
+    if (a.rfind("--", 0) != 0) continue;
+    size_t end = a.find('=');
+    for (size_t i = 2; i < std::min(end, a.size()); ++i) {
+      if (a[i] == '-') a[i] = '_';
+    }
+  }
+  std::vector<char*> normalized_argv;
+  for (std::string& a : normalized) normalized_argv.push_back(a.data());
+  std::vector<char*> args = absl::ParseCommandLine(argc, normalized_argv.data());
   if (args.size() < 2) {
     std::cerr << kUsage;
     return 2;
   }
   const std::string command = args[1];
   if (command == "version") {
-    std::cout << kVersion << "\n";
+    std::cout << "taso " << taso::kVersion << "\n";
     return 0;
   }
   if (command == "ir") {
@@ -56,6 +80,26 @@ int main(int argc, char** argv) {
       return 1;
     }
     return 0;
+  }
+  if (command == "generate") {
+    if (args.size() > 2) {
+      std::cerr << "taso generate: unexpected argument '" << args[2] << "'\n";
+      return 2;
+    }
+    taso::cli::GenerateOptions options;
+    options.max_ops = absl::GetFlag(FLAGS_max_ops);
+    options.shards = absl::GetFlag(FLAGS_shards);
+    for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
+      options.stores.emplace_back(a);
+    }
+    options.db = absl::GetFlag(FLAGS_db);
+    options.store_shards = absl::GetFlag(FLAGS_store_shards);
+    options.spec_path = absl::GetFlag(FLAGS_spec);
+    options.job_id = absl::GetFlag(FLAGS_job);
+    options.json = absl::GetFlag(FLAGS_json);
+    options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
+    options.batch_records = absl::GetFlag(FLAGS_batch_records);
+    return taso::cli::RunGenerate(options, std::cout, std::cerr);
   }
   std::cerr << "taso: unknown command '" << command << "'\n" << kUsage;
   return 2;

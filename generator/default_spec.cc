@@ -42,6 +42,9 @@ operators {
   kind: OP_CONV2D
   params { conv2d { padding: PADDING_SAME activation: ACTIVATION_NONE } }
   params { conv2d { padding: PADDING_SAME activation: ACTIVATION_RELU } }
+  kernels { height: 3 width: 3 }
+  kernels { height: 1 width: 1 }
+  kernels { height: 1 width: 3 }
 }
 operators {
   kind: OP_POOL_AVG
@@ -62,6 +65,7 @@ operators {
   kind: OP_CONCAT
   params { concat { axis: 0 } }
   params { concat { axis: 1 } }
+  unordered_operands: true
 }
 operators {
   kind: OP_SPLIT

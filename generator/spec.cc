@@ -142,6 +142,20 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
     const OpKind kind = static_cast<OpKind>(op.kind());
     const std::string where = absl::StrCat("operators[", i, "] (", OpKindName(kind), ")");
     if (op.max_uses() < 0) return VariableError(where, "max_uses must be >= 0");
+    const OpInfo& info = GetOpInfo(kind);
+    if (op.unordered_operands() && !(info.max_inputs == 2 || kind == OpKind::kConcat)) {
+      return VariableError(where, "unordered_operands applies to binary operators only");
+    }
+    if (op.kernels_size() > 0 && kind != OpKind::kConv2D) {
+      return VariableError(where, "kernels applies to conv2d only");
+    }
+    std::vector<std::pair<int, int>> kernels;
+    for (const KernelSize& k : op.kernels()) {
+      if (k.height() < 1 || k.width() < 1) {
+        return VariableError(where, absl::StrCat("kernel ", k.height(), "x", k.width(), " is not positive"));
+      }
+      kernels.emplace_back(k.height(), k.width());
+    }
     std::vector<ir::OpParams> settings(op.params().begin(), op.params().end());
     if (settings.empty()) settings.emplace_back();
     for (size_t j = 0; j < settings.size(); ++j) {
@@ -156,7 +170,7 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
         auto types = InferOutputTypes(kind, *params, {});
         if (!types.ok()) return VariableError(at, std::string(types.status().message()));
       }
-      Template t{kind, *params, op.max_uses(), OpLabel(kind, *params)};
+      Template t{kind, *params, op.max_uses(), OpLabel(kind, *params), op.unordered_operands(), kernels};
       if (!seen.insert(t.label).second) return VariableError(at, absl::StrCat(t.label, " is listed twice"));
       spec.templates.push_back(std::move(t));
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,8 @@ struct Template {
   OpParams params;
   int max_uses = 0;   // 0: no cap
   std::string label;  // "conv2d[stride=1x1,pad=same,act=relu]"
+  bool unordered_operands = false;
+  std::vector<std::pair<int, int>> kernels;  // conv2d: allowed (kh, kw); empty: any
 };
 
 struct Spec {

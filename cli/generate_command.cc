@@ -1,0 +1,365 @@
+#include "cli/generate_command.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "cli/processes.h"
+#include "core/hash.h"
+#include "generator/spec.h"
+#include "google/protobuf/text_format.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+
+namespace taso::cli {
+namespace {
+
+std::atomic<bool> interrupted{false};
+void OnInterrupt(int) { interrupted = true; }
+
+struct StoreHandle {
+  std::string address;
+  std::unique_ptr<rules_db::HashStore::Stub> stub;
+  pid_t pid = -1;  // local stores only
+  std::string log;
+};
+
+struct WorkerHandle {
+  int shard = 0;
+  pid_t pid = -1;
+  int restarts = 0;
+  bool done = false;
+  std::string log;
+};
+
+std::string Human(double v) {
+  if (v >= 1e9) return absl::StrFormat("%.2fG", v / 1e9);
+  if (v >= 1e6) return absl::StrFormat("%.2fM", v / 1e6);
+  if (v >= 1e3) return absl::StrFormat("%.1fk", v / 1e3);
+  return absl::StrFormat("%.0f", v);
+}
+
+class Generate {
+ public:
+  Generate(const GenerateOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err) {}
+
+  int Run() {
+    if (options_.max_ops < 1 || options_.max_ops > generator::kMaxOpsLimit) {
+      return Fail(2, absl::StrCat("--max-ops must be in 1..", generator::kMaxOpsLimit));
+    }
+    if (options_.shards < 1 || options_.shards > 1024) return Fail(2, "--shards must be in 1..1024");
+    if (options_.store_shards < 1 || options_.store_shards > 64) return Fail(2, "--store-shards must be in 1..64");
+    generator::GenerationSpec spec;
+    if (options_.spec_path.empty()) {
+      auto parsed = generator::ParseSpecText(generator::DefaultSpecText(), "default spec");
+      if (!parsed.ok()) return Fail(1, std::string(parsed.status().message()));
+      google::protobuf::TextFormat::ParseFromString(generator::DefaultSpecText(), &spec);
+    } else {
+      auto loaded = generator::LoadSpecFile(options_.spec_path);
+      if (!loaded.ok()) return Fail(2, std::string(loaded.status().message()));
+      std::ifstream in(options_.spec_path);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      google::protobuf::TextFormat::ParseFromString(text, &spec);
+    }
+    spec.set_max_ops(options_.max_ops);
+    std::string job_id = options_.job_id;
+    if (job_id.empty()) {
+      Hasher h;
+      h.AddString(spec.SerializeAsString());
+      h.Add(static_cast<uint64_t>(options_.shards));
+      job_id = absl::StrCat("gen", options_.max_ops, "-", options_.shards, "s-", h.Finish().ToHex().substr(0, 8));
+    }
+    job_id_ = job_id;
+
+    struct sigaction action = {};
+    action.sa_handler = OnInterrupt;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+
+    start_ = absl::Now();
+    int code = Execute(spec);
+    Shutdown();
+    return code;
+  }
+
+ private:
+  int Fail(int code, const std::string& message) {
+    err_ << "taso generate: " << message << "\n";
+    return code;
+  }
+
+  int Execute(const generator::GenerationSpec& spec) {
+    if (options_.stores.empty()) {
+      if (int code = StartLocalStores(); code != 0) return code;
+    } else {
+      for (const std::string& address : options_.stores) Connect(address);
+      logs_ = options_.db + "/logs";
+      mkdir(options_.db.c_str(), 0755);
+      mkdir(logs_.c_str(), 0755);
+    }
+    for (StoreHandle& store : stores_) {
+      rules_db::CreateJobRequest request;
+      request.set_job_id(job_id_);
+      *request.mutable_spec() = spec;
+      request.set_num_shards(options_.shards);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+      rules_db::Job job;
+      absl::Status s = net::FromGrpc(store.stub->CreateJob(&context, request, &job), "store " + store.address);
+      if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
+    }
+    if (!options_.json) {
+      err_ << "taso generate: job " << job_id_ << ", size " << options_.max_ops << ", " << options_.shards
+           << " shard(s), " << stores_.size() << " store(s)" << (options_.stores.empty() ? " under " + options_.db : "")
+           << "\n";
+    }
+    auto worker_path = FindExecutable("taso_generator", "generator");
+    if (!worker_path.ok()) return Fail(1, std::string(worker_path.status().message()));
+    worker_path_ = *worker_path;
+    for (int s = 0; s < options_.shards; ++s) {
+      WorkerHandle w;
+      w.shard = s;
+      w.log = absl::StrCat(logs_, "/generator-", s, ".log");
+      workers_.push_back(w);
+      if (int code = StartWorker(workers_.back()); code != 0) return code;
+    }
+    return Monitor();
+  }
+
+  void Connect(const std::string& address) {
+    StoreHandle store;
+    store.address = address;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    store.stub = rules_db::HashStore::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+    stores_.push_back(std::move(store));
+  }
+
+  int StartLocalStores() {
+    auto path = FindExecutable("taso_rules_db", "rules_db");
+    if (!path.ok()) return Fail(1, std::string(path.status().message()));
+    if (mkdir(options_.db.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Fail(1, absl::StrCat("cannot create ", options_.db, ": ", strerror(errno)));
+    }
+    logs_ = options_.db + "/logs";
+    mkdir(logs_.c_str(), 0755);
+    for (int i = 0; i < options_.store_shards; ++i) {
+      const std::string port_file = absl::StrCat(options_.db, "/store-", i, ".port");
+      unlink(port_file.c_str());
+      const std::string log = absl::StrCat(logs_, "/store-", i, ".log");
+      auto pid = Spawn(*path,
+                       {absl::StrCat("--db=", options_.db, "/store-", i), "--listen=127.0.0.1:0",
+                        absl::StrCat("--port_file=", port_file)},
+                       log);
+      if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
+      int port = 0;
+      for (int waited = 0; waited < 60000 && port == 0; waited += 20) {
+        std::ifstream in(port_file);
+        if (in >> port) break;
+        if (auto code = PollExit(*pid)) {
+          return Fail(1, absl::StrCat("the local store exited (code ", *code, "):\n", TailFile(log, 5)));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (port == 0) return Fail(1, absl::StrCat("the local store did not start within 60 s; see ", log));
+      Connect(absl::StrCat("127.0.0.1:", port));
+      stores_.back().pid = *pid;
+      stores_.back().log = log;
+    }
+    return 0;
+  }
+
+  int StartWorker(WorkerHandle& w) {
+    std::vector<std::string> addresses;
+    for (const StoreHandle& s : stores_) addresses.push_back(s.address);
+    auto pid = Spawn(worker_path_,
+                     {absl::StrCat("--store=", absl::StrJoin(addresses, ",")), absl::StrCat("--job=", job_id_),
+                      absl::StrCat("--shard=", w.shard), absl::StrCat("--num_shards=", options_.shards),
+                      absl::StrCat("--batch_records=", options_.batch_records)},
+                     w.log);
+    if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
+    w.pid = *pid;
+    return 0;
+  }
+
+  // Sums every store's view of the job.
+  struct Totals {
+    bool all_generated = true;
+    bool failed = false;
+    std::string error;
+    double fraction = 0;
+    double rate = 0;
+    int64_t enumerated = 0;
+    int shards_done = 0;
+    rules_db::Job sum;
+  };
+
+  absl::StatusOr<Totals> Poll() {
+    Totals t;
+    for (size_t i = 0; i < stores_.size(); ++i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      rules_db::GetJobRequest request;
+      request.set_job_id(job_id_);
+      rules_db::Job job;
+      absl::Status s = net::FromGrpc(stores_[i].stub->GetJob(&context, request, &job), "store " + stores_[i].address);
+      if (!s.ok()) return s;
+      if (job.state() == rules_db::JOB_STATE_FAILED) {
+        t.failed = true;
+        t.error = job.error();
+      }
+      if (job.state() != rules_db::JOB_STATE_GENERATED && job.state() != rules_db::JOB_STATE_VERIFYING &&
+          job.state() != rules_db::JOB_STATE_DONE) {
+        t.all_generated = false;
+      }
+      if (i == 0) {
+        for (const auto& shard : job.shards()) {
+          t.fraction += shard.done_fraction() / job.shards_size();
+          t.rate += shard.graphs_per_second();
+          t.enumerated += shard.graphs_enumerated();
+          t.shards_done += shard.done();
+        }
+      }
+      t.sum.set_graphs(t.sum.graphs() + job.graphs());
+      t.sum.set_distinct_fingerprints(t.sum.distinct_fingerprints() + job.distinct_fingerprints());
+      t.sum.set_multi_graph_classes(t.sum.multi_graph_classes() + job.multi_graph_classes());
+      t.sum.set_candidate_classes(t.sum.candidate_classes() + job.candidate_classes());
+      t.sum.set_candidate_pairs(t.sum.candidate_pairs() + job.candidate_pairs());
+      t.sum.set_rejected_pairs(t.sum.rejected_pairs() + job.rejected_pairs());
+    }
+    return t;
+  }
+
+  int Monitor() {
+    const bool tty = isatty(2) && !options_.json;
+    absl::Time last_line = absl::InfinitePast();
+    absl::Time unreachable_since = absl::InfiniteFuture();
+    while (true) {
+      if (interrupted) {
+        if (tty) err_ << "\n";
+        return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
+      }
+      for (WorkerHandle& w : workers_) {
+        if (w.done || w.pid < 0) continue;
+        auto code = PollExit(w.pid);
+        if (!code) continue;
+        w.pid = -1;
+        if (*code == 0) {
+          w.done = true;
+          continue;
+        }
+        const std::string tail = TailFile(w.log, 3);
+        if (*code == 1 || w.restarts >= options_.max_restarts) {
+          if (tty) err_ << "\n";
+          return Fail(*code == 3 ? 3 : 1, absl::StrCat("generator shard ", w.shard, " failed (exit ", *code,
+                                                       "):\n", tail, "\nrerun the same command to resume"));
+        }
+        ++w.restarts;
+        if (tty) err_ << "\n";
+        err_ << "taso generate: generator shard " << w.shard << " exited with code " << *code
+             << "; restarting it (" << w.restarts << "/" << options_.max_restarts << ")\n";
+        if (int c = StartWorker(w); c != 0) return c;
+      }
+      auto totals = Poll();
+      if (!totals.ok()) {
+        if (unreachable_since == absl::InfiniteFuture()) unreachable_since = absl::Now();
+        if (absl::Now() - unreachable_since > absl::Seconds(60)) {
+          return Fail(3, std::string(totals.status().message()));
+        }
+      } else {
+        unreachable_since = absl::InfiniteFuture();
+        if (totals->failed) {
+          if (tty) err_ << "\n";
+          return Fail(1, absl::StrCat("job ", job_id_, " failed: ", totals->error));
+        }
+        bool workers_done = true;
+        for (const WorkerHandle& w : workers_) workers_done = workers_done && w.done;
+        if (totals->all_generated && workers_done) {
+          if (tty) err_ << "\r\033[K";
+          Summary(*totals);
+          return 0;
+        }
+        if (tty && absl::Now() - last_line > absl::Milliseconds(250)) {
+          last_line = absl::Now();
+          std::string phase = totals->shards_done == options_.shards ? "re-checking classes" : "enumerating";
+          err_ << "\r\033[K" << absl::StrFormat("[%s] %5.1f%%  %s graphs  %s graphs/s  shards done %d/%d  %s",
+                                                job_id_, 100 * totals->fraction, Human(totals->enumerated),
+                                                Human(totals->rate), totals->shards_done, options_.shards, phase)
+               << std::flush;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  void Summary(const Totals& t) {
+    double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+    const rules_db::Job& j = t.sum;
+    if (options_.json) {
+      out_ << absl::StrFormat(
+          "{\"job\": \"%s\", \"max_ops\": %d, \"shards\": %d, \"stores\": %d, \"graphs\": %d, "
+          "\"distinct_fingerprints\": %d, \"multi_graph_classes\": %d, \"candidate_classes\": %d, "
+          "\"candidate_pairs\": %d, \"rejected_pairs\": %d, \"wall_seconds\": %.3f}\n",
+          job_id_, options_.max_ops, options_.shards, stores_.size(), j.graphs(), j.distinct_fingerprints(),
+          j.multi_graph_classes(), j.candidate_classes(), j.candidate_pairs(), j.rejected_pairs(), seconds);
+      return;
+    }
+    out_ << absl::StrFormat(
+        "job %s: done\n"
+        "  graphs enumerated       %12d\n"
+        "  distinct fingerprints   %12d\n"
+        "  classes with >1 graph   %12d\n"
+        "  candidate classes       %12d   (with a canonical-order member)\n"
+        "  candidate pairs         %12d\n"
+        "  rejected pairs          %12d   (failed the int32/float re-check)\n"
+        "  wall time               %12.1f s\n",
+        job_id_, j.graphs(), j.distinct_fingerprints(), j.multi_graph_classes(), j.candidate_classes(),
+        j.candidate_pairs(), j.rejected_pairs(), seconds);
+  }
+
+  void Shutdown() {
+    for (WorkerHandle& w : workers_) {
+      if (w.pid > 0) Stop(w.pid, SIGTERM, 2000);
+    }
+    for (StoreHandle& s : stores_) {
+      if (s.pid > 0) Stop(s.pid, SIGTERM, 10000);
+    }
+  }
+
+  const GenerateOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::string job_id_;
+  std::string logs_;
+  std::string worker_path_;
+  absl::Time start_;
+  std::vector<StoreHandle> stores_;
+  std::vector<WorkerHandle> workers_;
+};
+
+}  // namespace
+
+int RunGenerate(const GenerateOptions& options, std::ostream& out, std::ostream& err) {
+  Generate generate(options, out, err);
+  return generate.Run();
+}
+
+}  // namespace taso::cli

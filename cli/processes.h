@@ -1,0 +1,36 @@
+// Child processes for `taso generate` (and later `taso up`): find a sibling
+// executable, start it with its output going to a log file, and reap it.
+#ifndef TASO_CLI_PROCESSES_H_
+#define TASO_CLI_PROCESSES_H_
+
+#include <sys/types.h>
+
+#include <optional>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace taso::cli {
+
+// Looks for `name` (built from Bazel package `package`) in $TASO_BIN_DIR, next
+// to this executable, in the Bazel output tree and in this executable's runfiles.
+absl::StatusOr<std::string> FindExecutable(const std::string& name, const std::string& package);
+
+// Starts `path args...` with stdin from /dev/null and stdout and stderr
+// appended to `log_path`.
+absl::StatusOr<pid_t> Spawn(const std::string& path, const std::vector<std::string>& args,
+                            const std::string& log_path);
+
+// Non-blocking: the exit code if `pid` has exited (128+signal if killed).
+std::optional<int> PollExit(pid_t pid);
+// Sends `signal` and waits up to `timeout_ms`, then SIGKILL; returns the exit code.
+int Stop(pid_t pid, int signal, int timeout_ms);
+
+// The last `lines` lines of a file, for error messages.
+std::string TailFile(const std::string& path, int lines);
+
+}  // namespace taso::cli
+
+#endif  // TASO_CLI_PROCESSES_H_

@@ -1,0 +1,68 @@
+// taso_generator: one shard of a generation job, streaming into the store(s).
+//   taso_generator --store HOST:PORT[,HOST:PORT...] --job ID --shard S --num_shards N
+// Exit codes: 0 the shard is complete and stored; 1 an error retrying cannot
+// fix (see the message); 2 bad flags; 3 the store stayed unreachable.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/str_split.h"
+#include "core/version.h"
+#include "generator/worker.h"
+
+ABSL_FLAG(std::string, store, "", "hash store address(es), comma-separated, in store-shard order");
+ABSL_FLAG(std::string, job, "", "generation job id (created with `taso generate` or CreateJob)");
+ABSL_FLAG(int32_t, shard, 0, "this worker's shard, 0-based");
+ABSL_FLAG(int32_t, num_shards, 1, "shards in the job");
+ABSL_FLAG(int32_t, batch_records, 50000, "records per batch sent to the store");
+ABSL_FLAG(int32_t, retry_seconds, 300, "keep retrying an unreachable store this long");
+ABSL_FLAG(bool, quiet, false, "do not log retries and resumes to stderr");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "one generator shard\n"
+      "  taso_generator --store HOST:PORT --job ID --shard S --num_shards N");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] { return std::string("taso_generator ") + taso::kVersion + "\n"; };
+  absl::SetFlagsUsageConfig(usage_config);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1) {
+    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
+    return 2;
+  }
+  taso::generator::WorkerOptions options;
+  for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
+    options.stores.emplace_back(a);
+  }
+  options.job_id = absl::GetFlag(FLAGS_job);
+  options.shard = absl::GetFlag(FLAGS_shard);
+  options.num_shards = absl::GetFlag(FLAGS_num_shards);
+  options.batch_records = absl::GetFlag(FLAGS_batch_records);
+  options.retry_for = absl::Seconds(absl::GetFlag(FLAGS_retry_seconds));
+  if (options.stores.empty() || options.job_id.empty()) {
+    std::cerr << "error: --store and --job are required (try --help)\n";
+    return 2;
+  }
+  if (options.num_shards < 1 || options.shard < 0 || options.shard >= options.num_shards) {
+    std::cerr << "error: --shard must be in 0.." << options.num_shards - 1 << "\n";
+    return 2;
+  }
+  if (options.batch_records < 1) {
+    std::cerr << "error: --batch_records must be positive\n";
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    options.log = [](const std::string& line) { std::fprintf(stderr, "taso_generator: %s\n", line.c_str()); };
+  }
+  absl::Status s = taso::generator::RunWorker(options);
+  if (!s.ok()) {
+    std::cerr << "taso_generator: error: " << s.message() << "\n";
+    return s.code() == absl::StatusCode::kUnavailable ? 3 : 1;
+  }
+  return 0;
+}

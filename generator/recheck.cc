@@ -1,0 +1,188 @@
+#include "generator/recheck.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "core/fingerprint.h"
+#include "core/hash.h"
+#include "core/random_inputs.h"
+#include "generator/encoding.h"
+
+namespace taso::generator {
+
+Rechecker::Rechecker(const Spec& spec, const RecheckOptions& options) : spec_(spec), options_(options) {
+  const int n = static_cast<int>(spec_.variables.size());
+  group_of_.assign(n, -1);
+  std::map<std::pair<std::string, bool>, std::vector<int>> by_type;
+  for (int v = 0; v < n; ++v) {
+    const Variable& var = spec_.variables[v];
+    by_type[{var.type.ToString(), var.is_weight}].push_back(v);
+    int_feeds_[var.name] = DeterministicIntTensor(var.type, var.name, spec_.seed + options_.int_seed_offset);
+    float_feeds_[var.name] =
+        DeterministicFloatTensor(var.type, var.name, spec_.seed + options_.float_seed_offset);
+  }
+  for (auto& [key, members] : by_type) {
+    if (members.size() < 2) continue;
+    for (int v : members) group_of_[v] = static_cast<int>(groups_.size());
+    groups_.push_back(members);
+  }
+}
+
+uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const {
+  auto ops = ParseEncoding(encoding);
+  if (!ops.ok()) return 0;
+  const int n = static_cast<int>(spec_.variables.size());
+  std::vector<uint64_t> pool;
+  for (int v = 0; v < n; ++v) pool.push_back(Mix64(0x76ULL + static_cast<uint64_t>(renaming[v])));
+  std::vector<uint64_t> op_keys;
+  for (const EncodedOp& op : *ops) {
+    uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(op.template_index));
+    for (int p : op.inputs) key = Mix64(key * 0x9e3779b97f4a7c15ULL + (p < static_cast<int>(pool.size()) ? pool[p] : 0));
+    op_keys.push_back(key);
+    int outputs = spec_.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    for (int o = 0; o < outputs; ++o) pool.push_back(Mix64(key + o + 1));
+  }
+  // The set of operators identifies the graph whatever their order.
+  std::sort(op_keys.begin(), op_keys.end());
+  uint64_t key = 0x67ULL;
+  for (uint64_t k : op_keys) key = Mix64(key ^ k) + 0x9e3779b97f4a7c15ULL;
+  return key;
+}
+
+bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
+  auto ops = ParseEncoding(encoding);
+  if (!ops.ok()) return false;
+  const int n = static_cast<int>(spec_.variables.size());
+  std::vector<bool> group_used(groups_.size(), false);
+  for (const EncodedOp& op : *ops) {
+    for (int p : op.inputs) {
+      if (p < n && group_of_[p] >= 0) group_used[group_of_[p]] = true;
+    }
+  }
+  std::vector<int> used;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (group_used[g]) used.push_back(static_cast<int>(g));
+  }
+  std::vector<int> identity(n);
+  for (int v = 0; v < n; ++v) identity[v] = v;
+  const uint64_t own = RenamedKey(encoding, identity);
+  // Odometer over one permutation per used group.
+  std::vector<std::vector<int>> perms;
+  for (int g : used) perms.push_back(groups_[g]);
+  while (true) {
+    std::vector<int> renaming = identity;
+    for (size_t i = 0; i < used.size(); ++i) {
+      const std::vector<int>& members = groups_[used[i]];
+      for (size_t m = 0; m < members.size(); ++m) renaming[members[m]] = perms[i][m];
+    }
+    if (RenamedKey(encoding, renaming) < own) return false;
+    size_t i = 0;
+    while (i < perms.size() && !std::next_permutation(perms[i].begin(), perms[i].end())) ++i;
+    if (i == perms.size()) return true;
+  }
+}
+
+namespace {
+
+std::string Reason(const absl::Status& s, const char* what) {
+  return absl::StrCat(what, ": ", s.message());
+}
+
+}  // namespace
+
+ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
+  ClassCheck result;
+  int representative = -1;
+  for (size_t m = 0; m < members.size(); ++m) {
+    result.canonical.push_back(IsCanonicalOrder(members[m]));
+    if (representative < 0 && result.canonical.back()) representative = static_cast<int>(m);
+  }
+  if (representative < 0) return result;
+
+  struct Evaluated {
+    absl::Status status;
+    std::vector<IntTensor> ints;
+    std::vector<Fingerprint> int_fingerprints;
+    std::vector<FloatTensor> floats;
+  };
+  auto evaluate = [&](const std::string& encoding) {
+    Evaluated e;
+    auto graph = DecodeGraph(spec_, encoding);
+    if (!graph.ok()) {
+      e.status = graph.status();
+      return e;
+    }
+    auto ints = EvaluateInt(*graph, int_feeds_, IntOptions{.relu_as_polynomial = true});
+    auto floats = EvaluateFloat(*graph, float_feeds_);
+    if (!ints.ok()) e.status = ints.status();
+    else if (!floats.ok()) e.status = floats.status();
+    if (!e.status.ok()) return e;
+    e.ints = std::move(*ints);
+    e.floats = std::move(*floats);
+    for (const IntTensor& t : e.ints) e.int_fingerprints.push_back(TensorFingerprint(t));
+    return e;
+  };
+
+  const Evaluated source = evaluate(members[representative]);
+  for (size_t m = 0; m < members.size(); ++m) {
+    if (static_cast<int>(m) == representative) continue;
+    PairCheck pair;
+    pair.source = representative;
+    pair.target = static_cast<int>(m);
+    const Evaluated target = evaluate(members[m]);
+    if (!source.status.ok() || !target.status.ok()) {
+      pair.rejected = true;
+      pair.reason = !source.status.ok() ? Reason(source.status, "source does not evaluate")
+                                        : Reason(target.status, "target does not evaluate");
+    } else if (source.ints.size() != target.ints.size()) {
+      pair.rejected = true;
+      pair.reason = absl::StrCat("output counts differ: ", source.ints.size(), " vs ", target.ints.size());
+    } else {
+      // Match outputs as multisets on the second integer input set.
+      std::vector<bool> taken(target.ints.size(), false);
+      for (size_t i = 0; i < source.ints.size() && !pair.rejected; ++i) {
+        int match = -1;
+        for (size_t j = 0; j < target.ints.size(); ++j) {
+          if (!taken[j] && target.int_fingerprints[j] == source.int_fingerprints[i] &&
+              target.ints[j].type == source.ints[i].type && target.ints[j].data == source.ints[i].data) {
+            match = static_cast<int>(j);
+            break;
+          }
+        }
+        if (match < 0) {
+          pair.rejected = true;
+          pair.reason = absl::StrCat("source output ", i, " (", source.ints[i].type.ToString(),
+                                     ") has no equal target output on the second int32 input set");
+          break;
+        }
+        taken[match] = true;
+        pair.output_mapping.push_back(match);
+      }
+      for (size_t i = 0; i < pair.output_mapping.size() && !pair.rejected; ++i) {
+        const FloatTensor& a = source.floats[i];
+        const FloatTensor& b = target.floats[pair.output_mapping[i]];
+        if (a.data.size() != b.data.size()) {
+          pair.rejected = true;
+          pair.reason = absl::StrCat("float output ", i, " sizes differ");
+          break;
+        }
+        for (size_t e = 0; e < a.data.size(); ++e) {
+          double x = a.data[e], y = b.data[e];
+          double bound = options_.tolerance * std::max({1.0, std::fabs(x), std::fabs(y)});
+          if (!(std::fabs(x - y) <= bound)) {
+            pair.rejected = true;
+            pair.reason = absl::StrCat("float output ", i, " element ", e, ": ", x, " vs ", y,
+                                       " (tolerance ", bound, ")");
+            break;
+          }
+        }
+      }
+    }
+    if (pair.rejected) pair.output_mapping.clear();
+    result.pairs.push_back(std::move(pair));
+  }
+  return result;
+}
+
+}  // namespace taso::generator

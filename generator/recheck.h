@@ -1,0 +1,75 @@
+// What happens to a fingerprint class before its pairs reach the verifier.
+// The store runs this when a job's enumeration is complete (see
+// rules_db/hash_store.cc), because only the store sees a whole class: its
+// members may come from different generator shards.
+//
+//  1. Renaming order: spec tensors with the same type and role (x1, x2, x3)
+//     are interchangeable, so every rule exists once per renaming. A member is
+//     "canonical" when no permutation of interchangeable tensors gives it a
+//     smaller key; any pair can be renamed so that one side is canonical, so
+//     pairs need a canonical side and classes without one give none (TASO's
+//     variable-ordering check, made exact).
+//  2. Pairs: a star from the first canonical member (in encoding order) to
+//     every other member; equality is transitive, so the star covers the class.
+//  3. Exact re-check of each pair, on inputs other than the fingerprint's:
+//     int32 with wrap-around on a second seed, outputs matched as multisets
+//     and equal bit for bit; then float32 on inputs in [-1, 1], every element
+//     within tolerance * max(1, |a|, |b|). A failing pair is kept, marked
+//     rejected, with the reason.
+#ifndef TASO_GENERATOR_RECHECK_H_
+#define TASO_GENERATOR_RECHECK_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/interpreter.h"
+#include "generator/spec.h"
+
+namespace taso::generator {
+
+struct PairCheck {
+  int source = 0;  // member indices
+  int target = 0;
+  bool rejected = false;
+  std::string reason;
+  std::vector<int> output_mapping;  // source output i equals target output mapping[i]
+};
+
+struct ClassCheck {
+  std::vector<bool> canonical;  // per member
+  std::vector<PairCheck> pairs;
+};
+
+struct RecheckOptions {
+  // Seeds derive from the spec's; they only need to differ from it.
+  uint64_t int_seed_offset = 0x5eed0001;
+  uint64_t float_seed_offset = 0x5eed0002;
+  double tolerance = 1e-5;
+};
+
+class Rechecker {
+ public:
+  explicit Rechecker(const Spec& spec, const RecheckOptions& options = {});
+
+  // Whether `encoding` is the least of its renamings.
+  bool IsCanonicalOrder(const std::string& encoding) const;
+
+  // `members`: the class's graph encodings, distinct, in a fixed order.
+  ClassCheck Check(const std::vector<std::string>& members) const;
+
+ private:
+  uint64_t RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const;
+
+  Spec spec_;
+  RecheckOptions options_;
+  std::vector<std::vector<int>> groups_;  // interchangeable variable indices, size >= 2
+  std::vector<int> group_of_;             // variable -> index in groups_, or -1
+  std::map<std::string, IntTensor> int_feeds_;
+  std::map<std::string, FloatTensor> float_feeds_;
+};
+
+}  // namespace taso::generator
+
+#endif  // TASO_GENERATOR_RECHECK_H_

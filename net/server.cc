@@ -1,0 +1,64 @@
+#include "net/server.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+
+namespace taso::net {
+
+void BlockTerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);
+  builder.SetMaxSendMessageSize(options.max_message_mb << 20);
+  for (grpc::Service* s : services) builder.RegisterService(s);
+
+  BlockTerminationSignals();
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen,
+                                               " (address in use or not valid)"));
+  }
+  if (!options.port_file.empty()) {
+    std::string tmp = options.port_file + ".tmp";
+    {
+      std::ofstream out(tmp);
+      out << port << "\n";
+      if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", tmp));
+    }
+    if (rename(tmp.c_str(), options.port_file.c_str()) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ", options.port_file));
+    }
+  }
+  std::fprintf(stderr, "%s: listening on port %d\n", options.name.c_str(), port);
+  int received = 0;
+  sigwait(&signals, &received);
+  std::fprintf(stderr, "%s: signal %d, shutting down\n", options.name.c_str(), received);
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  server->Wait();
+  return absl::OkStatus();
+}
+
+}  // namespace taso::net

@@ -1,0 +1,33 @@
+// What every taso service binary does around its service: listen, health
+// checking and reflection, announce the bound port, and shut down gracefully
+// on SIGTERM or SIGINT (in-flight RPCs finish; new ones are refused).
+#ifndef TASO_NET_SERVER_H_
+#define TASO_NET_SERVER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "grpcpp/grpcpp.h"
+
+namespace taso::net {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:0";
+  // If set, the bound port is written here once the server accepts calls
+  // (how a launcher learns the port of ":0").
+  std::string port_file;
+  int max_message_mb = 64;
+  std::string name = "server";  // for log lines
+};
+
+// Call first in main, before any thread starts, so that SIGTERM and SIGINT
+// reach RunServer's wait instead of killing the process from another thread.
+void BlockTerminationSignals();
+
+// Blocks until a termination signal arrives, then shuts the server down.
+absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services);
+
+}  // namespace taso::net
+
+#endif  // TASO_NET_SERVER_H_

@@ -1,0 +1,571 @@
+#include "rules_db/hash_store.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "generator/encoding.h"
+#include "generator/recheck.h"
+#include "generator/spec.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+#include "rocksdb/write_batch.h"
+
+namespace taso::rules_db {
+namespace {
+
+constexpr int kMaxShards = 4096;
+constexpr int kDefaultPageSize = 100;
+constexpr int kMaxPageSize = 1000;
+// Classes re-checked per round of the finalizer's thread pool.
+constexpr size_t kFinalizeChunk = 4096;
+
+std::string U32(uint32_t v) {
+  std::string s(4, '\0');
+  for (int i = 0; i < 4; ++i) s[i] = static_cast<char>((v >> (24 - 8 * i)) & 0xff);
+  return s;
+}
+uint32_t ReadU32(std::string_view s) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[i]);
+  return v;
+}
+
+std::string JobKey(const std::string& id) { return "job/" + id; }
+std::string JobNumberKey(const std::string& id) { return "jobnum/" + id; }
+std::string ShardKey(const std::string& id, int shard) { return absl::StrCat("shard/", id, "/", U32(shard)); }
+
+void SetNow(google::protobuf::Timestamp* t) {
+  absl::Time now = absl::Now();
+  int64_t nanos = absl::ToUnixNanos(now);
+  t->set_seconds(nanos / 1000000000);
+  t->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+absl::Status FromRocks(const rocksdb::Status& s, const std::string& what) {
+  if (s.ok()) return absl::OkStatus();
+  if (s.IsNoSpace() || absl::StrContains(s.ToString(), "No space left")) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": the store's disk is full (", s.ToString(),
+        "); free space and rerun: the job resumes from its last stored batch"));
+  }
+  return absl::InternalError(absl::StrCat(what, ": RocksDB: ", s.ToString()));
+}
+
+bool ValidJobId(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id) {
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out) {
+  out.append(fingerprint_bytes);
+  out.push_back(static_cast<char>(encoding.size()));
+  out.append(encoding.data(), encoding.size());
+}
+
+GraphHashStore::GraphHashStore(const HashStoreOptions& options) : options_(options) {}
+
+absl::StatusOr<std::unique_ptr<GraphHashStore>> GraphHashStore::Open(const HashStoreOptions& options) {
+  if (options.path.empty()) return absl::InvalidArgumentError("the store needs a database directory");
+  std::unique_ptr<GraphHashStore> store(new GraphHashStore(options));
+  if (absl::Status s = store->Init(); !s.ok()) return s;
+  return store;
+}
+
+absl::Status GraphHashStore::Init() {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.max_open_files = 512;
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_mb) << 20);
+  table.cache_index_and_filter_blocks = true;
+  rocksdb::ColumnFamilyOptions cf;
+  cf.write_buffer_size = static_cast<size_t>(options_.write_buffer_mb) << 20;
+  cf.max_write_buffer_number = std::max(2, options_.max_write_buffers);
+  // Fingerprints are random bytes: compression would cost time for nothing.
+  cf.compression = rocksdb::kNoCompression;
+  cf.target_file_size_base = 64 << 20;
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, cf}, {"graphs", cf}, {"classes", cf}};
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, families, &handles_, &db);
+  if (!s.ok()) {
+    if (s.IsIOError() && absl::StrContains(s.ToString(), "lock")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "database ", options_.path, " is in use by another process (", s.ToString(), ")"));
+    }
+    return FromRocks(s, absl::StrCat("opening database ", options_.path));
+  }
+  db_.reset(db);
+  meta_ = handles_[0];
+  graphs_ = handles_[1];
+  classes_ = handles_[2];
+  return LoadJobs();
+}
+
+GraphHashStore::~GraphHashStore() {
+  closing_ = true;
+  WaitForFinalization();
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
+  db_.reset();
+}
+
+void GraphHashStore::WaitForFinalization() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    threads.swap(finalizers_);
+  }
+  for (auto& t : threads) t.join();
+}
+
+absl::Status GraphHashStore::LoadJobs() {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
+  std::vector<JobState*> to_finalize;
+  for (it->Seek("job/"); it->Valid() && it->key().starts_with("job/"); it->Next()) {
+    auto state = std::make_unique<JobState>();
+    if (!state->job.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat("job record ", it->key().ToString(), " is corrupt"));
+    }
+    const std::string& id = state->job.id();
+    std::string number;
+    if (!db_->Get(rocksdb::ReadOptions(), meta_, JobNumberKey(id), &number).ok() || number.size() != 4) {
+      return absl::DataLossError(absl::StrCat("job ", id, " has no job number"));
+    }
+    state->number = ReadU32(number);
+    next_job_number_ = std::max(next_job_number_, state->number + 1);
+    for (int s = 0; s < state->job.num_shards(); ++s) {
+      auto shard = std::make_unique<ShardState>();
+      std::string value;
+      if (db_->Get(rocksdb::ReadOptions(), meta_, ShardKey(id, s), &value).ok()) {
+        shard->progress.ParseFromString(value);
+      }
+      shard->progress.set_shard(s);
+      state->shards.push_back(std::move(shard));
+    }
+    bool all_done = true;
+    for (auto& shard : state->shards) all_done = all_done && shard->progress.done();
+    if (state->job.state() == JOB_STATE_FINALIZING ||
+        (state->job.state() == JOB_STATE_GENERATING && all_done)) {
+      to_finalize.push_back(state.get());
+    }
+    jobs_[id] = std::move(state);
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "reading jobs");
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  for (JobState* state : to_finalize) StartFinalize(state);
+  return absl::OkStatus();
+}
+
+Job GraphHashStore::Snapshot(const JobState& state) {
+  Job job = state.job;
+  for (const auto& shard : state.shards) {
+    std::lock_guard<std::mutex> lock(shard->mu);
+    *job.add_shards() = shard->progress;
+  }
+  return job;
+}
+
+absl::Status GraphHashStore::PersistJob(const Job& job) {
+  Job stored = job;
+  stored.clear_shards();
+  SetNow(stored.mutable_updated_at());
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync_writes;
+  return FromRocks(db_->Put(wo, meta_, JobKey(job.id()), stored.SerializeAsString()),
+                   absl::StrCat("storing job ", job.id()));
+}
+
+absl::StatusOr<GraphHashStore::JobState*> GraphHashStore::FindJob(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) {
+    return absl::NotFoundError(absl::StrCat("no job '", job_id, "' in this store; create it first"));
+  }
+  return it->second.get();
+}
+
+absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
+  std::string id = request.job_id();
+  if (id.empty()) id = absl::StrCat("job-", absl::FormatTime("%Y%m%d-%H%M%S", absl::Now(), absl::UTCTimeZone()));
+  if (!ValidJobId(id)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job id '", id, "' is not valid: use 1-64 letters, digits, '-', '_' or '.'"));
+  }
+  if (request.num_shards() < 1 || request.num_shards() > kMaxShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_shards must be in 1..", kMaxShards, ", got ", request.num_shards()));
+  }
+  auto spec = generator::SpecFromProto(request.spec());
+  if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("spec: ", spec.status().message()));
+  if (request.spec().max_ops() < 1 || request.spec().max_ops() > generator::kMaxOpsLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("spec max_ops must be in 1..", generator::kMaxOpsLimit));
+  }
+
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) {
+    JobState& state = *it->second;
+    if (state.job.spec().SerializeAsString() != request.spec().SerializeAsString() ||
+        state.job.num_shards() != request.num_shards()) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "job '", id, "' exists with a different spec or shard count (", state.job.num_shards(),
+          " shards); pick another --job id"));
+    }
+    if (state.job.state() == JOB_STATE_FAILED || state.job.state() == JOB_STATE_CANCELLED) {
+      // Resuming a stopped job: shards continue from their cursors.
+      state.job.set_state(JOB_STATE_GENERATING);
+      state.job.clear_error();
+      for (auto& shard : state.shards) {
+        std::lock_guard<std::mutex> shard_lock(shard->mu);
+        shard->progress.clear_error();
+      }
+      if (absl::Status s = PersistJob(state.job); !s.ok()) return s;
+    }
+    return Snapshot(state);
+  }
+
+  auto state = std::make_unique<JobState>();
+  state->number = next_job_number_++;
+  Job& job = state->job;
+  job.set_id(id);
+  job.set_state(JOB_STATE_GENERATING);
+  *job.mutable_spec() = request.spec();
+  job.set_num_shards(request.num_shards());
+  job.set_max_ops(request.spec().max_ops());
+  SetNow(job.mutable_created_at());
+  *job.mutable_updated_at() = job.created_at();
+
+  rocksdb::WriteBatch batch;
+  batch.Put(meta_, JobKey(id), job.SerializeAsString());
+  batch.Put(meta_, JobNumberKey(id), U32(state->number));
+  for (int s = 0; s < request.num_shards(); ++s) {
+    auto shard = std::make_unique<ShardState>();
+    shard->progress.set_shard(s);
+    batch.Put(meta_, ShardKey(id, s), shard->progress.SerializeAsString());
+    state->shards.push_back(std::move(shard));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // rare and small: always durable
+  if (absl::Status s = FromRocks(db_->Write(wo, &batch), "creating job"); !s.ok()) return s;
+  Job snapshot = Snapshot(*state);
+  jobs_[id] = std::move(state);
+  return snapshot;
+}
+
+absl::StatusOr<Job> GraphHashStore::GetJob(const std::string& job_id) {
+  auto state = FindJob(job_id);
+  if (!state.ok()) return state.status();
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  return Snapshot(**state);
+}
+
+absl::StatusOr<ListJobsResponse> GraphHashStore::ListJobs(const ListJobsRequest& request) {
+  int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+  ListJobsResponse response;
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  for (auto it = jobs_.upper_bound(request.page_token()); it != jobs_.end(); ++it) {
+    if (response.jobs_size() == page) {
+      response.set_next_page_token(response.jobs(page - 1).id());
+      break;
+    }
+    *response.add_jobs() = Snapshot(*it->second);
+  }
+  return response;
+}
+
+absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
+  auto found = FindJob(batch.job_id());
+  if (!found.ok()) return found.status();
+  JobState* state = *found;
+  if (batch.shard() < 0 || batch.shard() >= static_cast<int>(state->shards.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("job '", batch.job_id(), "' has ", state->shards.size(),
+                                                   " shards; batch names shard ", batch.shard()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    if (state->job.state() != JOB_STATE_GENERATING) {
+      return absl::FailedPreconditionError(absl::StrCat("job '", batch.job_id(), "' is ",
+                                                        JobState_Name(state->job.state()),
+                                                        ", not accepting graphs"));
+    }
+  }
+  if (batch.records_size() > 0) {
+    return absl::InvalidArgumentError("send records in GraphBatch.packed; the records field is not accepted");
+  }
+  const std::string prefix = U32(state->number);
+  rocksdb::WriteBatch wb;
+  std::string key;
+  const std::string& packed = batch.packed();
+  int64_t records = 0;
+  for (size_t pos = 0; pos < packed.size();) {
+    if (pos + kFingerprintBytes + 1 > packed.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("packed batch truncated at byte ", pos));
+    }
+    size_t length = static_cast<unsigned char>(packed[pos + kFingerprintBytes]);
+    size_t end = pos + kFingerprintBytes + 1 + length;
+    if (end > packed.size() || length == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("packed record at byte ", pos, " is malformed"));
+    }
+    key.assign(prefix);
+    key.append(packed, pos, kFingerprintBytes);
+    key.append(packed, pos + kFingerprintBytes + 1, length);
+    wb.Put(graphs_, key, rocksdb::Slice());
+    ++records;
+    pos = end;
+  }
+
+  ShardState& shard = *state->shards[batch.shard()];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  BatchResult result;
+  if (batch.sequence() > 0 && batch.sequence() <= shard.progress.acked_sequence()) {
+    result.duplicate = true;
+    result.acked_sequence = shard.progress.acked_sequence();
+    return result;
+  }
+  ShardProgress updated = shard.progress;
+  updated.set_acked_sequence(std::max(updated.acked_sequence(), batch.sequence()));
+  updated.set_resume_cursor(std::max(updated.resume_cursor(), batch.resume_cursor()));
+  updated.set_graphs_stored(updated.graphs_stored() + records);
+  wb.Put(meta_, ShardKey(batch.job_id(), batch.shard()), updated.SerializeAsString());
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.sync_writes;
+  if (absl::Status s = FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
+  shard.progress = updated;
+  result.records = records;
+  result.acked_sequence = updated.acked_sequence();
+  return result;
+}
+
+absl::StatusOr<ProgressAck> GraphHashStore::ReportProgress(const ProgressReport& report) {
+  auto found = FindJob(report.job_id());
+  if (!found.ok()) return found.status();
+  JobState* state = *found;
+  if (report.shard() < 0 || report.shard() >= static_cast<int>(state->shards.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("job '", report.job_id(), "' has no shard ", report.shard()));
+  }
+  {
+    ShardState& shard = *state->shards[report.shard()];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    ShardProgress updated = shard.progress;
+    updated.set_graphs_enumerated(report.graphs_enumerated());
+    updated.set_done_fraction(report.done_fraction());
+    updated.set_graphs_per_second(report.graphs_per_second());
+    updated.set_error(report.error());
+    if (report.done()) {
+      updated.set_done(true);
+      updated.set_done_fraction(1.0);
+    }
+    rocksdb::WriteOptions wo;
+    wo.sync = options_.sync_writes || report.done();
+    if (absl::Status s = FromRocks(db_->Put(wo, meta_, ShardKey(report.job_id(), report.shard()),
+                                           updated.SerializeAsString()),
+                                   "storing progress");
+        !s.ok()) {
+      return s;
+    }
+    shard.progress = updated;
+  }
+  ProgressAck ack;
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  if (!report.error().empty() && state->job.state() == JOB_STATE_GENERATING) {
+    state->job.set_state(JOB_STATE_FAILED);
+    state->job.set_error(absl::StrCat("shard ", report.shard(), ": ", report.error()));
+    if (absl::Status s = PersistJob(state->job); !s.ok()) return s;
+  }
+  if (report.done() && state->job.state() == JOB_STATE_GENERATING) {
+    bool all_done = true;
+    for (auto& shard : state->shards) {
+      std::lock_guard<std::mutex> shard_lock(shard->mu);
+      all_done = all_done && shard->progress.done();
+    }
+    if (all_done) {
+      state->job.set_state(JOB_STATE_FINALIZING);
+      if (absl::Status s = PersistJob(state->job); !s.ok()) return s;
+      StartFinalize(state);
+    }
+  }
+  ack.set_cancel(state->job.state() == JOB_STATE_CANCELLED);
+  return ack;
+}
+
+// Called with jobs_mu_ held.
+void GraphHashStore::StartFinalize(JobState* state) {
+  state->job.set_state(JOB_STATE_FINALIZING);
+  finalizers_.emplace_back([this, state] {
+    absl::Status s = Finalize(state);
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    if (!s.ok() && !closing_) {
+      state->job.set_state(JOB_STATE_FAILED);
+      state->job.set_error(absl::StrCat("finalizing: ", s.message()));
+      (void)PersistJob(state->job);
+    }
+  });
+}
+
+absl::Status GraphHashStore::Finalize(JobState* state) {
+  Job job;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    job = state->job;
+  }
+  auto spec = generator::SpecFromProto(job.spec());
+  if (!spec.ok()) return spec.status();
+  const generator::Rechecker rechecker(*spec);
+  const std::string prefix = U32(state->number);
+  const std::string next_prefix = U32(state->number + 1);
+  rocksdb::WriteOptions wo;
+  if (absl::Status s = FromRocks(db_->DeleteRange(wo, classes_, prefix, next_prefix), "clearing classes");
+      !s.ok()) {
+    return s;
+  }
+
+  struct Pending {
+    std::string fingerprint;
+    std::vector<std::string> members;
+    generator::ClassCheck check;
+  };
+  int64_t graphs = 0, fingerprints = 0, multi = 0, stored_classes = 0, pairs = 0, rejected = 0;
+  std::vector<Pending> chunk;
+  auto flush = [&]() -> absl::Status {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    int threads = std::max(1, options_.finalize_threads);
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = rechecker.Check(chunk[i].members);
+      });
+    }
+    for (auto& t : pool) t.join();
+    rocksdb::WriteBatch wb;
+    for (Pending& p : chunk) {
+      if (p.check.pairs.empty()) continue;
+      CandidateClass c;
+      c.set_fingerprint(p.fingerprint);
+      c.set_job_id(job.id());
+      for (size_t m = 0; m < p.members.size(); ++m) {
+        GraphRecord* r = c.add_members();
+        r->set_canonical(p.members[m]);
+        auto parsed = generator::ParseEncoding(p.members[m]);
+        r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+        r->set_canonical_order(p.check.canonical[m]);
+      }
+      for (const generator::PairCheck& pc : p.check.pairs) {
+        CandidatePair* out = c.add_pairs();
+        out->set_source_member(pc.source);
+        out->set_target_member(pc.target);
+        out->set_rejected(pc.rejected);
+        out->set_reason(pc.reason);
+        for (int m : pc.output_mapping) out->add_output_mapping(m);
+        ++pairs;
+        if (pc.rejected) ++rejected;
+      }
+      ++stored_classes;
+      wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
+    }
+    chunk.clear();
+    return FromRocks(db_->Write(wo, &wb), "storing candidate classes");
+  };
+
+  rocksdb::ReadOptions ro;
+  ro.fill_cache = false;
+  rocksdb::Slice upper(next_prefix);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, graphs_));
+  std::string current;
+  std::vector<std::string> members;
+  auto close_class = [&]() -> absl::Status {
+    if (members.size() >= 2) {
+      ++multi;
+      chunk.push_back({current, std::move(members), {}});
+      if (chunk.size() >= kFinalizeChunk) {
+        if (absl::Status s = flush(); !s.ok()) return s;
+      }
+    }
+    members.clear();
+    return absl::OkStatus();
+  };
+  for (it->Seek(prefix); it->Valid(); it->Next()) {
+    if (closing_) return absl::CancelledError("store shutting down");
+    rocksdb::Slice key = it->key();
+    if (key.size() <= 4 + kFingerprintBytes) continue;
+    std::string_view fp(key.data() + 4, kFingerprintBytes);
+    if (fp != current) {
+      if (absl::Status s = close_class(); !s.ok()) return s;
+      current.assign(fp);
+      ++fingerprints;
+    }
+    members.emplace_back(key.data() + 4 + kFingerprintBytes, key.size() - 4 - kFingerprintBytes);
+    ++graphs;
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "scanning graphs");
+  if (absl::Status s = close_class(); !s.ok()) return s;
+  if (absl::Status s = flush(); !s.ok()) return s;
+
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  state->job.set_state(JOB_STATE_GENERATED);
+  state->job.set_graphs(graphs);
+  state->job.set_distinct_fingerprints(fingerprints);
+  state->job.set_multi_graph_classes(multi);
+  state->job.set_candidate_classes(stored_classes);
+  state->job.set_candidate_pairs(pairs - rejected);
+  state->job.set_rejected_pairs(rejected);
+  return PersistJob(state->job);
+}
+
+absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasses(
+    const ListCandidateClassesRequest& request) {
+  auto found = FindJob(request.job_id());
+  if (!found.ok()) return found.status();
+  JobState* state = *found;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    if (state->job.state() == JOB_STATE_GENERATING || state->job.state() == JOB_STATE_FINALIZING) {
+      return absl::FailedPreconditionError(absl::StrCat("job '", request.job_id(), "' is still ",
+                                                        JobState_Name(state->job.state())));
+    }
+  }
+  std::string after;
+  if (!request.page_token().empty()) {
+    const std::string& token = request.page_token();
+    bool hex = token.size() == 2 * kFingerprintBytes &&
+               std::all_of(token.begin(), token.end(), [](char c) { return isxdigit(static_cast<unsigned char>(c)); });
+    if (!hex) return absl::InvalidArgumentError("page_token is not one this store issued");
+    after = absl::HexStringToBytes(token);
+  }
+  int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+  const std::string prefix = U32(state->number);
+  ListCandidateClassesResponse response;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), classes_));
+  it->Seek(prefix + after);
+  if (!after.empty() && it->Valid() && it->key() == rocksdb::Slice(prefix + after)) it->Next();
+  for (; it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    if (response.classes_size() == page) {
+      response.set_next_page_token(absl::BytesToHexString(response.classes(page - 1).fingerprint()));
+      break;
+    }
+    if (!response.add_classes()->ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError("a stored candidate class is corrupt");
+    }
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  return response;
+}
+
+}  // namespace taso::rules_db

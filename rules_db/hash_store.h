@@ -1,0 +1,117 @@
+// The hash store: where generator shards put (fingerprint, graph) records and
+// where fingerprint classes become candidate pairs. RocksDB underneath, with
+// the write-ahead log on: a batch is acknowledged only once it is in the log,
+// together with its shard's resume cursor, so a crash of the store (kill -9)
+// loses nothing acknowledged, and a restarted generator resumes exactly after
+// the last batch the store holds. Records are keys, so storing one twice is a
+// no-op: retried batches and re-enumerated subtrees are idempotent.
+//
+// Column families:
+//   default  job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
+//   graphs   <job number:4><fingerprint:16><encoding> -> ""
+//   classes  <job number:4><fingerprint:16> -> CandidateClass
+//
+// When every generator shard of a job has reported done, the store finalizes
+// the job in the background: it walks its graphs in fingerprint order, and
+// each class of two or more graphs goes through generator/recheck.h (renaming
+// order, star pairs, exact int32 and float re-check). Its classes are then
+// served to verifiers. A store shard only sees its slice of fingerprints, so
+// it finalizes that slice; `taso generate` adds the shards' figures up.
+#ifndef TASO_RULES_DB_HASH_STORE_H_
+#define TASO_RULES_DB_HASH_STORE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/rules_db.pb.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
+namespace taso::rules_db {
+
+struct HashStoreOptions {
+  std::string path;
+  int64_t block_cache_mb = 64;
+  int64_t write_buffer_mb = 64;   // per memtable
+  int max_write_buffers = 3;      // memtables per column family
+  bool sync_writes = false;       // fsync the log per batch (power loss, not just crashes)
+  int finalize_threads = 2;
+};
+
+struct BatchResult {
+  bool duplicate = false;
+  int64_t records = 0;
+  int64_t acked_sequence = 0;
+};
+
+class GraphHashStore {
+ public:
+  static absl::StatusOr<std::unique_ptr<GraphHashStore>> Open(const HashStoreOptions& options);
+  ~GraphHashStore();
+
+  absl::StatusOr<Job> CreateJob(const CreateJobRequest& request);
+  absl::StatusOr<Job> GetJob(const std::string& job_id);
+  absl::StatusOr<ListJobsResponse> ListJobs(const ListJobsRequest& request);
+
+  // Stores one batch and its cursor atomically.
+  absl::StatusOr<BatchResult> PutBatch(const GraphBatch& batch);
+  // Records progress; a shard's `done` may start finalization.
+  absl::StatusOr<ProgressAck> ReportProgress(const ProgressReport& report);
+  absl::StatusOr<ListCandidateClassesResponse> ListCandidateClasses(
+      const ListCandidateClassesRequest& request);
+
+  // Blocks until background finalizations have finished (tests, shutdown).
+  void WaitForFinalization();
+
+ private:
+  struct ShardState {
+    std::mutex mu;
+    ShardProgress progress;
+  };
+  struct JobState {
+    Job job;  // without shards
+    uint32_t number = 0;
+    std::vector<std::unique_ptr<ShardState>> shards;
+  };
+
+  explicit GraphHashStore(const HashStoreOptions& options);
+  absl::Status Init();
+  absl::Status LoadJobs();
+  absl::StatusOr<JobState*> FindJob(const std::string& job_id);
+  Job Snapshot(const JobState& state);
+  absl::Status PersistJob(const Job& job);
+  void StartFinalize(JobState* state);
+  absl::Status Finalize(JobState* state);
+
+  HashStoreOptions options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;
+  rocksdb::ColumnFamilyHandle* classes_ = nullptr;
+
+  std::mutex jobs_mu_;  // guards jobs_ and job state transitions
+  std::map<std::string, std::unique_ptr<JobState>> jobs_;
+  uint32_t next_job_number_ = 1;
+  std::vector<std::thread> finalizers_;
+  std::atomic<bool> closing_{false};
+};
+
+// Record layout inside GraphBatch.packed.
+inline constexpr int kFingerprintBytes = 16;
+void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out);
+
+}  // namespace taso::rules_db
+
+#endif  // TASO_RULES_DB_HASH_STORE_H_

@@ -1,0 +1,31 @@
+// The HashStore gRPC service: a thin adapter over HashStore.
+#ifndef TASO_RULES_DB_HASH_STORE_SERVICE_H_
+#define TASO_RULES_DB_HASH_STORE_SERVICE_H_
+
+#include "proto/rules_db.grpc.pb.h"
+#include "rules_db/hash_store.h"
+
+namespace taso::rules_db {
+
+class HashStoreService final : public HashStore::Service {
+ public:
+  explicit HashStoreService(GraphHashStore* store) : store_(store) {}
+
+  grpc::Status CreateJob(grpc::ServerContext*, const CreateJobRequest* request, Job* response) override;
+  grpc::Status StreamGraphs(grpc::ServerContext*, grpc::ServerReader<GraphBatch>* reader,
+                            StreamAck* response) override;
+  grpc::Status ReportProgress(grpc::ServerContext*, const ProgressReport* request,
+                              ProgressAck* response) override;
+  grpc::Status ListCandidateClasses(grpc::ServerContext*, const ListCandidateClassesRequest* request,
+                                    ListCandidateClassesResponse* response) override;
+  grpc::Status GetJob(grpc::ServerContext*, const GetJobRequest* request, Job* response) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const ListJobsRequest* request,
+                        ListJobsResponse* response) override;
+
+ private:
+  GraphHashStore* store_;
+};
+
+}  // namespace taso::rules_db
+
+#endif  // TASO_RULES_DB_HASH_STORE_SERVICE_H_

@@ -1,0 +1,116 @@
+// taso_rules_db: the hash store (and, later, the rule database) as a service.
+//   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F]
+//   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/escaping.h"
+#include "core/version.h"
+#include "generator/encoding.h"
+#include "generator/spec.h"
+#include "net/server.h"
+#include "rules_db/hash_store.h"
+#include "rules_db/hash_store_service.h"
+
+ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
+ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
+ABSL_FLAG(int64_t, block_cache_mb, 64, "RocksDB block cache size (MiB)");
+ABSL_FLAG(int64_t, write_buffer_mb, 64, "RocksDB memtable size (MiB); up to --max_write_buffers per column family");
+ABSL_FLAG(int32_t, max_write_buffers, 3, "RocksDB memtables per column family");
+ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive power loss, not just crashes)");
+ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
+ABSL_FLAG(std::string, job, "", "dump: the job to print");
+
+namespace {
+
+int Dump(taso::rules_db::GraphHashStore& store) {
+  const std::string job_id = absl::GetFlag(FLAGS_job);
+  auto job = store.GetJob(job_id);
+  if (!job.ok()) {
+    std::cerr << "error: " << job.status().message() << "\n";
+    return 1;
+  }
+  auto spec = taso::generator::SpecFromProto(job->spec());
+  if (!spec.ok()) {
+    std::cerr << "error: " << spec.status().message() << "\n";
+    return 1;
+  }
+  taso::rules_db::ListCandidateClassesRequest request;
+  request.set_job_id(job_id);
+  request.set_page_size(1000);
+  while (true) {
+    auto page = store.ListCandidateClasses(request);
+    if (!page.ok()) {
+      std::cerr << "error: " << page.status().message() << "\n";
+      return 1;
+    }
+    for (const auto& c : page->classes()) {
+      for (const auto& p : c.pairs()) {
+        std::cout << absl::BytesToHexString(c.fingerprint()) << (p.rejected() ? " rejected " : " pair ")
+                  << taso::generator::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
+                  << " == "
+                  << taso::generator::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
+                  << (p.rejected() ? "  # " + p.reason() : "") << "\n";
+      }
+    }
+    if (page->next_page_token().empty()) break;
+    request.set_page_token(page->next_page_token());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  taso::net::BlockTerminationSignals();
+  absl::SetProgramUsageMessage(
+      "the TASO hash store and rule database\n"
+      "  taso_rules_db --db DIR [--listen HOST:PORT]\n"
+      "  taso_rules_db dump --db DIR --job ID");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] { return std::string("taso_rules_db ") + taso::kVersion + "\n"; };
+  absl::SetFlagsUsageConfig(usage_config);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  bool dump = args.size() > 1 && std::string(args[1]) == "dump";
+  if (args.size() > 1 && !dump) {
+    std::cerr << "error: unknown command '" << args[1] << "' (try --help)\n";
+    return 2;
+  }
+  taso::rules_db::HashStoreOptions options;
+  options.path = absl::GetFlag(FLAGS_db);
+  if (options.path.empty()) {
+    std::cerr << "error: --db DIR is required\n";
+    return 2;
+  }
+  options.block_cache_mb = absl::GetFlag(FLAGS_block_cache_mb);
+  options.write_buffer_mb = absl::GetFlag(FLAGS_write_buffer_mb);
+  options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
+  options.sync_writes = absl::GetFlag(FLAGS_sync);
+  options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
+  auto store = taso::rules_db::GraphHashStore::Open(options);
+  if (!store.ok()) {
+    std::cerr << "error: " << store.status().message() << "\n";
+    return 1;
+  }
+  if (dump) {
+    (*store)->WaitForFinalization();
+    return Dump(**store);
+  }
+  taso::rules_db::HashStoreService service(store->get());
+  taso::net::ServerOptions server_options;
+  server_options.listen = absl::GetFlag(FLAGS_listen);
+  server_options.port_file = absl::GetFlag(FLAGS_port_file);
+  server_options.name = "taso_rules_db";
+  absl::Status s = taso::net::RunServer(server_options, {&service});
+  if (!s.ok()) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -18,6 +18,7 @@
 ABSL_FLAG(std::vector<std::string>, sizes, std::vector<std::string>({"2", "3"}), "graph sizes to time");
 ABSL_FLAG(std::string, spec, "", "generation spec file (text proto); default: TASO's");
 ABSL_FLAG(bool, recheck, false, "with --count_classes: run the store's re-check on every class");
+ABSL_FLAG(double, max_seconds, 0, "stop each size after this long and report the fraction done (0: no limit)");
 ABSL_FLAG(bool, dump, false, "print every graph (debugging small specs)");
 ABSL_FLAG(bool, count_classes, false, "also count distinct fingerprints in memory (slower)");
 
@@ -35,7 +36,14 @@ struct CountingSink : taso::generator::GraphSink {
     if (count_classes) classes[fp].emplace_back(encoding);
     if (dump) std::printf("%s %s\n", fp.ToHex().c_str(), taso::generator::DescribeEncoding(*spec, encoding).c_str());
   }
-  bool OnCheckpoint(int64_t, double) override { return true; }
+  double max_seconds = 0;
+  double fraction = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool OnCheckpoint(int64_t, double done_fraction) override {
+    fraction = done_fraction;
+    return max_seconds <= 0 ||
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < max_seconds;
+  }
 };
 
 }  // namespace
@@ -58,6 +66,7 @@ int main(int argc, char** argv) {
     CountingSink sink;
     sink.count_classes = absl::GetFlag(FLAGS_count_classes);
     sink.dump = absl::GetFlag(FLAGS_dump);
+    sink.max_seconds = absl::GetFlag(FLAGS_max_seconds);
     sink.spec = &spec;
     auto start = std::chrono::steady_clock::now();
     auto stats = taso::generator::Enumerate(spec, options, sink);
@@ -68,6 +77,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%-5d %14lld %14lld %10.2f %14.0f\n", options.max_ops, (long long)stats->graphs,
                 (long long)stats->evaluations, seconds, stats->graphs / seconds);
+    if (stats->cancelled) std::printf("      stopped at --max_seconds, %.3f%% of the tree\n", 100 * sink.fraction);
     for (int k = 1; k <= options.max_ops; ++k) {
       std::printf("      size %d: %lld graphs\n", k, (long long)stats->graphs_by_size[k]);
     }

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -111,8 +112,9 @@ class Generate {
     } else {
       for (const std::string& address : options_.stores) Connect(address);
       logs_ = options_.db + "/logs";
-      mkdir(options_.db.c_str(), 0755);
-      mkdir(logs_.c_str(), 0755);
+      std::error_code error;
+      std::filesystem::create_directories(logs_, error);
+      if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
     }
     for (StoreHandle& store : stores_) {
       rules_db::CreateJobRequest request;
@@ -156,11 +158,10 @@ class Generate {
   int StartLocalStores() {
     auto path = FindExecutable("taso_rules_db", "rules_db");
     if (!path.ok()) return Fail(1, std::string(path.status().message()));
-    if (mkdir(options_.db.c_str(), 0755) != 0 && errno != EEXIST) {
-      return Fail(1, absl::StrCat("cannot create ", options_.db, ": ", strerror(errno)));
-    }
     logs_ = options_.db + "/logs";
-    mkdir(logs_.c_str(), 0755);
+    std::error_code error;
+    std::filesystem::create_directories(logs_, error);
+    if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
     for (int i = 0; i < options_.store_shards; ++i) {
       const std::string port_file = absl::StrCat(options_.db, "/store-", i, ".port");
       unlink(port_file.c_str());

@@ -267,28 +267,42 @@ class Evaluator {
     if (!gh.ok()) return gh.status();
     if (!gw.ok()) return gw.status();
     const int64_t ho = gh->out, wo = gw->out;
+    const int64_t sh = p.stride_h, sw = p.stride_w;
+    // Accumulates whole output planes, one weight tap at a time, so the inner
+    // loop is a contiguous multiply-add the compiler vectorizes. Each output
+    // still sums its terms in (ic, ky, kx) order, as the naive loop did.
+    std::vector<T> acc(ho * wo);
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t oc = 0; oc < cout; ++oc) {
         const int64_t g = oc / cout_per_group;
-        for (int64_t oy = 0; oy < ho; ++oy) {
-          for (int64_t ox = 0; ox < wo; ++ox) {
-            T acc = D::Zero();
-            for (int64_t ic = 0; ic < cg; ++ic) {
-              const int64_t xc = g * cg + ic;
-              for (int64_t ky = 0; ky < kh; ++ky) {
-                const int64_t iy = oy * p.stride_h - gh->pad_before + ky;
+        std::fill(acc.begin(), acc.end(), D::Zero());
+        for (int64_t ic = 0; ic < cg; ++ic) {
+          const T* plane = &x.data[(b * c + g * cg + ic) * h * wi];
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const T tap = w.data[((oc * cg + ic) * kh + ky) * kw + kx];
+              // Output columns whose input column ox*sw - pad + kx is inside.
+              const int64_t shift = kx - gw->pad_before;
+              int64_t ox_lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+              int64_t ox_hi = (wi - 1 - shift) < 0 ? -1 : std::min(wo - 1, (wi - 1 - shift) / sw);
+              for (int64_t oy = 0; oy < ho; ++oy) {
+                const int64_t iy = oy * sh - gh->pad_before + ky;
                 if (iy < 0 || iy >= h) continue;
-                for (int64_t kx = 0; kx < kw; ++kx) {
-                  const int64_t ix = ox * p.stride_w - gw->pad_before + kx;
-                  if (ix < 0 || ix >= wi) continue;
-                  acc = D::Add(acc, D::Mul(x.data[((b * c + xc) * h + iy) * wi + ix],
-                                           w.data[((oc * cg + ic) * kh + ky) * kw + kx]));
+                const T* row = plane + iy * wi + shift;
+                T* out = &acc[oy * wo];
+                if (sw == 1) {
+                  for (int64_t ox = ox_lo; ox <= ox_hi; ++ox) out[ox] = D::Add(out[ox], D::Mul(row[ox], tap));
+                } else {
+                  for (int64_t ox = ox_lo; ox <= ox_hi; ++ox) {
+                    out[ox] = D::Add(out[ox], D::Mul(row[ox * sw], tap));
+                  }
                 }
               }
             }
-            o.data[((b * cout + oc) * ho + oy) * wo + ox] = d_.Activate(p.activation, acc);
           }
         }
+        T* dst = &o.data[(b * cout + oc) * ho * wo];
+        for (int64_t i = 0; i < ho * wo; ++i) dst[i] = d_.Activate(p.activation, acc[i]);
       }
     }
     return absl::OkStatus();

@@ -37,10 +37,20 @@ uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<in
   for (int v = 0; v < n; ++v) pool.push_back(Mix64(0x76ULL + static_cast<uint64_t>(renaming[v])));
   std::vector<uint64_t> op_keys;
   for (const EncodedOp& op : *ops) {
+    const Template& tmpl = spec_.templates[op.template_index];
+    std::vector<uint64_t> inputs;
+    for (int p : op.inputs) inputs.push_back(p < static_cast<int>(pool.size()) ? pool[p] : 0);
+    // Operand order is not part of the graph where the enumerator tried one
+    // order only (commutative operators, unordered_operands templates); the
+    // key must not tell those orders apart, or an orbit's least member could
+    // be an order that was never enumerated.
+    if (tmpl.kind == OpKind::kEwAdd || tmpl.kind == OpKind::kEwMul || tmpl.unordered_operands) {
+      std::sort(inputs.begin(), inputs.end());
+    }
     uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(op.template_index));
-    for (int p : op.inputs) key = Mix64(key * 0x9e3779b97f4a7c15ULL + (p < static_cast<int>(pool.size()) ? pool[p] : 0));
+    for (uint64_t in : inputs) key = Mix64(key * 0x9e3779b97f4a7c15ULL + in);
     op_keys.push_back(key);
-    int outputs = spec_.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    int outputs = tmpl.kind == OpKind::kSplit ? 2 : 1;
     for (int o = 0; o < outputs; ++o) pool.push_back(Mix64(key + o + 1));
   }
   // The set of operators identifies the graph whatever their order.

@@ -1,0 +1,121 @@
+#include "generator/recheck.h"
+
+#include "generator/encoding.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace taso::generator {
+namespace {
+
+using ::testing::HasSubstr;
+
+int TemplateIndex(const Spec& spec, const std::string& label) {
+  for (size_t t = 0; t < spec.templates.size(); ++t) {
+    if (spec.templates[t].label == label) return static_cast<int>(t);
+  }
+  ADD_FAILURE() << "no template " << label;
+  return 0;
+}
+
+int VariableIndex(const Spec& spec, const std::string& name) {
+  for (size_t v = 0; v < spec.variables.size(); ++v) {
+    if (spec.variables[v].name == name) return static_cast<int>(v);
+  }
+  ADD_FAILURE() << "no variable " << name;
+  return 0;
+}
+
+// Builds an encoding from (template label, operand) steps; operands are
+// variable names or "%k" for the k-th operator's (first) output.
+std::string Encode(const Spec& spec, const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
+  std::string encoding;
+  std::vector<int> op_pool;
+  int pool = static_cast<int>(spec.variables.size());
+  for (const auto& [label, operands] : ops) {
+    std::vector<int> inputs;
+    for (const std::string& o : operands) {
+      inputs.push_back(o[0] == '%' ? op_pool[std::stoi(o.substr(1))] : VariableIndex(spec, o));
+    }
+    const int t = TemplateIndex(spec, label);
+    AppendEncodedOp(t, inputs.data(), static_cast<int>(inputs.size()), encoding);
+    op_pool.push_back(pool);
+    pool += spec.templates[t].kind == OpKind::kSplit ? 2 : 1;
+  }
+  return encoding;
+}
+
+TEST(Recheck, ExactlyOneRenamingIsCanonical) {
+  const Spec spec = DefaultSpec();
+  Rechecker rechecker(spec);
+  // matmul(x_i, w_j) over the 3 x 3 renamings: one orbit, one canonical.
+  int canonical = 0;
+  for (const char* x : {"x1", "x2", "x3"}) {
+    for (const char* w : {"w1", "w2", "w3"}) {
+      canonical += rechecker.IsCanonicalOrder(Encode(spec, {{"matmul[act=none]", {x, w}}}));
+    }
+  }
+  EXPECT_EQ(canonical, 1);
+  // ewadd(x_i, x_j), i < j: three graphs, one orbit.
+  canonical = 0;
+  for (auto [a, b] : {std::pair{"x1", "x2"}, {"x1", "x3"}, {"x2", "x3"}}) {
+    canonical += rechecker.IsCanonicalOrder(Encode(spec, {{"ewadd", {a, b}}}));
+  }
+  EXPECT_EQ(canonical, 1);
+  // s0 and w13 have no twin: always canonical.
+  EXPECT_TRUE(rechecker.IsCanonicalOrder(Encode(spec, {{"relu", {"s0"}}})));
+}
+
+TEST(Recheck, TrueEquivalenceIsAcceptedWithItsOutputMapping) {
+  const Spec spec = DefaultSpec();
+  Rechecker rechecker(spec);
+  // (x1 + x2) + x3 == x1 + (x2 + x3)
+  std::vector<std::string> members = {
+      Encode(spec, {{"ewadd", {"x1", "x2"}}, {"ewadd", {"%0", "x3"}}}),
+      Encode(spec, {{"ewadd", {"x2", "x3"}}, {"ewadd", {"x1", "%0"}}}),
+  };
+  ClassCheck check = rechecker.Check(members);
+  ASSERT_EQ(check.pairs.size(), 1u);
+  EXPECT_FALSE(check.pairs[0].rejected) << check.pairs[0].reason;
+  EXPECT_EQ(check.pairs[0].output_mapping, std::vector<int>({0}));
+}
+
+TEST(Recheck, NonEquivalentPairsAreRejectedWithAReason) {
+  const Spec spec = DefaultSpec();
+  Rechecker rechecker(spec);
+  // In int32, avg pooling is a window sum, so on the one-hot C_iconv it equals
+  // max pooling; in float it is a mean and differs. The float check catches it.
+  ClassCheck pool = rechecker.Check({
+      Encode(spec, {{"const_iconv[shape=4,4,3,3]", {}}, {"poolavg[kernel=3x3,stride=1x1,pad=same,count_pad=1]", {"%0"}}}),
+      Encode(spec, {{"const_iconv[shape=4,4,3,3]", {}}, {"poolmax[kernel=3x3,stride=1x1,pad=same]", {"%0"}}}),
+  });
+  ASSERT_EQ(pool.pairs.size(), 1u);
+  EXPECT_TRUE(pool.pairs[0].rejected);
+  EXPECT_THAT(pool.pairs[0].reason, HasSubstr("float output 0"));
+
+  // Plainly different graphs (as after a fingerprint collision): the second
+  // int32 input set already tells them apart.
+  ClassCheck different = rechecker.Check({
+      Encode(spec, {{"ewadd", {"x1", "x2"}}}),
+      Encode(spec, {{"ewmul", {"x1", "x2"}}}),
+  });
+  ASSERT_EQ(different.pairs.size(), 1u);
+  EXPECT_TRUE(different.pairs[0].rejected);
+  EXPECT_THAT(different.pairs[0].reason, HasSubstr("second int32 input set"));
+}
+
+TEST(Recheck, ClassWithoutCanonicalMemberHasNoPairs) {
+  const Spec spec = DefaultSpec();
+  Rechecker rechecker(spec);
+  std::vector<std::string> renamings;
+  for (const char* x : {"x1", "x2", "x3"}) {
+    std::string e = Encode(spec, {{"matmul[act=none]", {x, "w1"}}, {"relu", {"%0"}}});
+    if (!rechecker.IsCanonicalOrder(e)) renamings.push_back(e);
+  }
+  ASSERT_EQ(renamings.size(), 2u);
+  ClassCheck check = rechecker.Check(renamings);
+  EXPECT_EQ(check.canonical, std::vector<bool>({false, false}));
+  EXPECT_TRUE(check.pairs.empty());
+}
+
+}  // namespace
+}  // namespace taso::generator

@@ -52,7 +52,9 @@ void SetNow(google::protobuf::Timestamp* t) {
 
 absl::Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return absl::OkStatus();
-  if (s.IsNoSpace() || absl::StrContains(s.ToString(), "No space left")) {
+  // EFBIG (a file-size limit) is the same situation for the user.
+  if (s.IsNoSpace() || absl::StrContains(s.ToString(), "No space left") ||
+      absl::StrContains(s.ToString(), "File too large")) {
     return absl::ResourceExhaustedError(absl::StrCat(
         what, ": the store's disk is full (", s.ToString(),
         "); free space and rerun: the job resumes from its last stored batch"));

@@ -245,6 +245,7 @@ class Generate {
       t.sum.set_candidate_classes(t.sum.candidate_classes() + job.candidate_classes());
       t.sum.set_candidate_pairs(t.sum.candidate_pairs() + job.candidate_pairs());
       t.sum.set_rejected_pairs(t.sum.rejected_pairs() + job.rejected_pairs());
+      t.sum.set_pairs_after_taso_checks(t.sum.pairs_after_taso_checks() + job.pairs_after_taso_checks());
     }
     return t;
   }
@@ -318,9 +319,11 @@ class Generate {
       out_ << absl::StrFormat(
           "{\"job\": \"%s\", \"max_ops\": %d, \"shards\": %d, \"stores\": %d, \"graphs\": %d, "
           "\"distinct_fingerprints\": %d, \"multi_graph_classes\": %d, \"candidate_classes\": %d, "
-          "\"candidate_pairs\": %d, \"rejected_pairs\": %d, \"wall_seconds\": %.3f}\n",
+          "\"candidate_pairs\": %d, \"rejected_pairs\": %d, \"pairs_after_taso_checks\": %d, "
+          "\"wall_seconds\": %.3f}\n",
           job_id_, options_.max_ops, options_.shards, stores_.size(), j.graphs(), j.distinct_fingerprints(),
-          j.multi_graph_classes(), j.candidate_classes(), j.candidate_pairs(), j.rejected_pairs(), seconds);
+          j.multi_graph_classes(), j.candidate_classes(), j.candidate_pairs(), j.rejected_pairs(),
+          j.pairs_after_taso_checks(), seconds);
       return;
     }
     out_ << absl::StrFormat(
@@ -331,9 +334,10 @@ class Generate {
         "  candidate classes       %12d   (with a canonical-order member)\n"
         "  candidate pairs         %12d\n"
         "  rejected pairs          %12d   (failed the int32/float re-check)\n"
+        "  pairs TASO would keep   %12d   (its common-subgraph/supergraph checks)\n"
         "  wall time               %12.1f s\n",
         job_id_, j.graphs(), j.distinct_fingerprints(), j.multi_graph_classes(), j.candidate_classes(),
-        j.candidate_pairs(), j.rejected_pairs(), seconds);
+        j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(), seconds);
   }
 
   void Shutdown() {

@@ -1,6 +1,7 @@
 // `taso`: the one command people type. Subcommands are thin wrappers over the
 // libraries; each stage of the pipeline adds its own.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -93,6 +94,16 @@ int main(int argc, char** argv) {
       options.stores.emplace_back(a);
     }
     options.db = absl::GetFlag(FLAGS_db);
+    // Under `bazel run`, relative paths mean the caller's directory.
+    if (const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY")) {
+      auto resolve = [cwd](std::string& path) {
+        if (!path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
+      };
+      resolve(options.db);
+      std::string spec = absl::GetFlag(FLAGS_spec);
+      resolve(spec);
+      absl::SetFlag(&FLAGS_spec, spec);
+    }
     options.store_shards = absl::GetFlag(FLAGS_store_shards);
     options.spec_path = absl::GetFlag(FLAGS_spec);
     options.job_id = absl::GetFlag(FLAGS_job);

@@ -93,6 +93,33 @@ bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
   }
 }
 
+bool Rechecker::TasoWouldDrop(const std::string& a, const std::string& b) const {
+  auto ga = ParseEncoding(a);
+  auto gb = ParseEncoding(b);
+  if (!ga.ok() || !gb.ok() || ga->empty() || gb->empty()) return false;
+  const int n = static_cast<int>(spec_.variables.size());
+  auto all_variables = [n](const EncodedOp& op) {
+    return std::all_of(op.inputs.begin(), op.inputs.end(), [n](int p) { return p < n; });
+  };
+  // Common subgraph: one operator on the same variables in both graphs.
+  for (const EncodedOp& x : *ga) {
+    if (!all_variables(x)) continue;
+    for (const EncodedOp& y : *gb) {
+      if (x.template_index == y.template_index && x.inputs == y.inputs) return true;
+    }
+  }
+  // Common supergraph: the last operators agree but for at most one operand;
+  // an operand read from another operator always counts as different.
+  const EncodedOp& x = ga->back();
+  const EncodedOp& y = gb->back();
+  if (x.template_index != y.template_index || x.inputs.size() != y.inputs.size()) return false;
+  int different = 0;
+  for (size_t i = 0; i < x.inputs.size(); ++i) {
+    different += x.inputs[i] >= n || y.inputs[i] >= n || x.inputs[i] != y.inputs[i];
+  }
+  return different <= 1;
+}
+
 namespace {
 
 std::string Reason(const absl::Status& s, const char* what) {
@@ -140,6 +167,7 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
     PairCheck pair;
     pair.source = representative;
     pair.target = static_cast<int>(m);
+    pair.taso_would_drop = TasoWouldDrop(members[representative], members[m]);
     const Evaluated target = evaluate(members[m]);
     if (!source.status.ok() || !target.status.ok()) {
       pair.rejected = true;

@@ -37,6 +37,11 @@ struct PairCheck {
   bool rejected = false;
   std::string reason;
   std::vector<int> output_mapping;  // source output i equals target output mapping[i]
+  // TASO's generator would have dropped this pair as following from a smaller
+  // one (its common-subgraph and common-supergraph checks). Kept here: the
+  // verifier prunes only once the smaller rule is proved. Counted so that our
+  // figures can be set beside TASO's.
+  bool taso_would_drop = false;
 };
 
 struct ClassCheck {
@@ -54,6 +59,9 @@ struct RecheckOptions {
 class Rechecker {
  public:
   explicit Rechecker(const Spec& spec, const RecheckOptions& options = {});
+
+  // TASO's pair checks on two encodings (see PairCheck::taso_would_drop).
+  bool TasoWouldDrop(const std::string& a, const std::string& b) const;
 
   // Whether `encoding` is the least of its renamings.
   bool IsCanonicalOrder(const std::string& encoding) const;

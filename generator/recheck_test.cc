@@ -103,6 +103,22 @@ TEST(Recheck, NonEquivalentPairsAreRejectedWithAReason) {
   EXPECT_THAT(different.pairs[0].reason, HasSubstr("second int32 input set"));
 }
 
+TEST(Recheck, TasosPairChecksAreReported) {
+  const Spec spec = DefaultSpec();
+  Rechecker rechecker(spec);
+  const std::string left = Encode(spec, {{"ewadd", {"x1", "x2"}}, {"ewadd", {"%0", "x3"}}});
+  const std::string right = Encode(spec, {{"ewadd", {"x2", "x3"}}, {"ewadd", {"x1", "%0"}}});
+  EXPECT_FALSE(rechecker.TasoWouldDrop(left, right));  // associativity is a rule of its own
+  // The same pair under a relu follows from it (common supergraph) ...
+  EXPECT_TRUE(rechecker.TasoWouldDrop(
+      Encode(spec, {{"ewadd", {"x1", "x2"}}, {"ewadd", {"%0", "x3"}}, {"relu", {"%1"}}}),
+      Encode(spec, {{"ewadd", {"x2", "x3"}}, {"ewadd", {"x1", "%0"}}, {"relu", {"%1"}}})));
+  // ... and so does one beside an unrelated operator both sides share.
+  EXPECT_TRUE(rechecker.TasoWouldDrop(
+      Encode(spec, {{"relu", {"i1"}}, {"ewadd", {"x1", "x2"}}, {"ewadd", {"%1", "x3"}}}),
+      Encode(spec, {{"relu", {"i1"}}, {"ewadd", {"x2", "x3"}}, {"ewadd", {"x1", "%1"}}})));
+}
+
 TEST(Recheck, ClassWithoutCanonicalMemberHasNoPairs) {
   const Spec spec = DefaultSpec();
   Rechecker rechecker(spec);

@@ -12,7 +12,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
-#include "rules_db/hash_store.h"
+#include "rules_db/packed_records.h"
 
 namespace taso::generator {
 namespace {

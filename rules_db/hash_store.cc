@@ -72,12 +72,6 @@ bool ValidJobId(const std::string& id) {
 
 }  // namespace
 
-void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out) {
-  out.append(fingerprint_bytes);
-  out.push_back(static_cast<char>(encoding.size()));
-  out.append(encoding.data(), encoding.size());
-}
-
 GraphHashStore::GraphHashStore(const HashStoreOptions& options) : options_(options) {}
 
 absl::StatusOr<std::unique_ptr<GraphHashStore>> GraphHashStore::Open(const HashStoreOptions& options) {
@@ -458,7 +452,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
     std::vector<std::string> members;
     generator::ClassCheck check;
   };
-  int64_t graphs = 0, fingerprints = 0, multi = 0, stored_classes = 0, pairs = 0, rejected = 0;
+  int64_t graphs = 0, fingerprints = 0, multi = 0, stored_classes = 0, pairs = 0, rejected = 0, taso_kept = 0;
   std::vector<Pending> chunk;
   auto flush = [&]() -> absl::Status {
     std::atomic<size_t> next{0};
@@ -490,8 +484,10 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
         out->set_rejected(pc.rejected);
         out->set_reason(pc.reason);
         for (int m : pc.output_mapping) out->add_output_mapping(m);
+        out->set_taso_would_drop(pc.taso_would_drop);
         ++pairs;
         if (pc.rejected) ++rejected;
+        if (!pc.rejected && !pc.taso_would_drop) ++taso_kept;
       }
       ++stored_classes;
       wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
@@ -548,6 +544,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   state->job.set_candidate_classes(stored_classes);
   state->job.set_candidate_pairs(pairs - rejected);
   state->job.set_rejected_pairs(rejected);
+  state->job.set_pairs_after_taso_checks(taso_kept);
   return PersistJob(state->job);
 }
 

@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/rules_db.pb.h"
+#include "rules_db/packed_records.h"
 
 namespace rocksdb {
 class DB;
@@ -107,10 +108,6 @@ class GraphHashStore {
   std::vector<std::thread> finalizers_;
   std::atomic<bool> closing_{false};
 };
-
-// Record layout inside GraphBatch.packed.
-inline constexpr int kFingerprintBytes = 16;
-void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out);
 
 }  // namespace taso::rules_db
 

@@ -112,7 +112,7 @@ absl::Status GraphHashStore::Init() {
   bulk.hard_pending_compaction_bytes_limit = 0;
   db_options.allow_concurrent_memtable_write = false;
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, cf}, {"graphs", bulk}, {"classes", cf}};
+      {rocksdb::kDefaultColumnFamilyName, cf}, {"graphs", bulk}, {"classes", cf}, {"rules", cf}, {"verified", cf}};
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, families, &handles_, &db);
   if (!s.ok()) {
@@ -126,6 +126,8 @@ absl::Status GraphHashStore::Init() {
   meta_ = handles_[0];
   graphs_ = handles_[1];
   classes_ = handles_[2];
+  rules_ = handles_[3];
+  verified_ = handles_[4];
   return LoadJobs();
 }
 
@@ -585,6 +587,60 @@ absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasse
   }
   if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
   return response;
+}
+
+absl::StatusOr<std::string> GraphHashStore::JobPrefix(const std::string& job_id) {
+  auto found = FindJob(job_id);
+  if (!found.ok()) return found.status();
+  return U32((*found)->number);
+}
+
+absl::StatusOr<std::vector<std::string>> GraphHashStore::ClassFingerprints(const std::string& job_id) {
+  auto found = FindJob(job_id);
+  if (!found.ok()) return found.status();
+  JobState* state = *found;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    const auto s = state->job.state();
+    if (s != JOB_STATE_GENERATED && s != JOB_STATE_VERIFYING && s != JOB_STATE_DONE) {
+      return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(s),
+                                                        "; its candidates are ready once it is GENERATED"));
+    }
+  }
+  const std::string prefix = U32(state->number);
+  std::vector<std::string> out;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), classes_));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    out.push_back(it->key().ToString().substr(prefix.size()));
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  return out;
+}
+
+absl::StatusOr<CandidateClass> GraphHashStore::GetCandidateClass(const std::string& job_id,
+                                                                 const std::string& fingerprint) {
+  auto prefix = JobPrefix(job_id);
+  if (!prefix.ok()) return prefix.status();
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), classes_, *prefix + fingerprint, &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(absl::StrCat("job '", job_id, "' has no class ", absl::BytesToHexString(fingerprint)));
+  }
+  if (!s.ok()) return FromRocks(s, "reading a class");
+  CandidateClass c;
+  if (!c.ParseFromString(value)) return absl::DataLossError("a stored candidate class is corrupt");
+  return c;
+}
+
+absl::Status GraphHashStore::UpdateVerification(const std::string& job_id, ::taso::rules_db::JobState new_state,
+                                                const Verification& verification) {
+  auto found = FindJob(job_id);
+  if (!found.ok()) return found.status();
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  JobState* state = *found;
+  state->job.set_state(new_state);
+  *state->job.mutable_verification() = verification;
+  return PersistJob(state->job);
 }
 
 }  // namespace taso::rules_db

@@ -10,6 +10,7 @@
 //   default  job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
 //   graphs   <job number:4><fingerprint:16><encoding> -> ""
 //   classes  <job number:4><fingerprint:16> -> CandidateClass
+//   rules, verified: the rule store's (rule_store.h)
 //
 // When every generator shard of a job has reported done, the store finalizes
 // the job in the background: it walks its graphs in fingerprint order, and
@@ -75,6 +76,22 @@ class GraphHashStore {
   // Blocks until background finalizations have finished (tests, shutdown).
   void WaitForFinalization();
 
+  // For the rule store (rule_store.h), which shares this database.
+  struct RuleFamilies {
+    rocksdb::DB* db;
+    rocksdb::ColumnFamilyHandle* rules;     // rule id -> taso.rules.Rule
+    rocksdb::ColumnFamilyHandle* verified;  // <job number:4><fingerprint> -> "" once a class has verdicts
+  };
+  RuleFamilies rule_families() const { return {db_.get(), rules_, verified_}; }
+  // The key prefix of a job's classes and verified markers.
+  absl::StatusOr<std::string> JobPrefix(const std::string& job_id);
+  // Fingerprints of every candidate class of a finished job, in order.
+  absl::StatusOr<std::vector<std::string>> ClassFingerprints(const std::string& job_id);
+  absl::StatusOr<CandidateClass> GetCandidateClass(const std::string& job_id, const std::string& fingerprint);
+  // Moves a GENERATED job to VERIFYING or DONE and records its verification.
+  absl::Status UpdateVerification(const std::string& job_id, ::taso::rules_db::JobState state,
+                                  const Verification& verification);
+
  private:
   struct ShardState {
     std::mutex mu;
@@ -101,6 +118,8 @@ class GraphHashStore {
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
   rocksdb::ColumnFamilyHandle* graphs_ = nullptr;
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
+  rocksdb::ColumnFamilyHandle* rules_ = nullptr;
+  rocksdb::ColumnFamilyHandle* verified_ = nullptr;
 
   std::mutex jobs_mu_;  // guards jobs_ and job state transitions
   std::map<std::string, std::unique_ptr<JobState>> jobs_;

@@ -1,4 +1,4 @@
-// taso_rules_db: the hash store (and, later, the rule database) as a service.
+// taso_rules_db: the hash store and the rule database as one service.
 //   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
 #include <cstdio>
@@ -16,6 +16,8 @@
 #include "net/server.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/hash_store_service.h"
+#include "rules_db/rule_db_service.h"
+#include "rules_db/rule_store.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
@@ -26,6 +28,7 @@ ABSL_FLAG(int32_t, max_write_buffers, 3, "RocksDB memtables per column family");
 ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive power loss, not just crashes)");
 ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
+ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 
 namespace {
 
@@ -70,7 +73,7 @@ int Dump(taso::rules_db::GraphHashStore& store) {
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
   absl::SetProgramUsageMessage(
-      "the TASO hash store and rule database\n"
+      "the TASO hash store and rule database (gRPC HashStore and RuleDb)\n"
       "  taso_rules_db --db DIR [--listen HOST:PORT]\n"
       "  taso_rules_db dump --db DIR --job ID");
   absl::FlagsUsageConfig usage_config;
@@ -103,11 +106,15 @@ int main(int argc, char** argv) {
     return Dump(**store);
   }
   taso::rules_db::HashStoreService service(store->get());
+  taso::rules_db::RuleStoreOptions rule_options;
+  rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  taso::rules_db::RuleStore rule_store(store->get(), rule_options);
+  taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_rules_db";
-  absl::Status s = taso::net::RunServer(server_options, {&service});
+  absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
   if (!s.ok()) {
     std::cerr << "error: " << s.message() << "\n";
     return 1;

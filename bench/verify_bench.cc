@@ -1,0 +1,169 @@
+// Proves every accepted candidate pair of a finished generation job, read
+// from a hash store database (not running), in --threads worker threads,
+// each with its own prover. Prints counts by outcome, wall time, the median
+// and 90th-percentile proof time, and the unproved pairs.
+//   bench/verify_run.sh 3      (generates the job first if needed)
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "generator/encoding.h"
+#include "generator/spec.h"
+#include "rules_db/hash_store.h"
+#include "verifier/candidate.h"
+#include "verifier/prover.h"
+
+ABSL_FLAG(std::string, db, "", "hash store database directory (store-0 of a taso generate --db)");
+ABSL_FLAG(std::string, job, "", "job id; empty: the only job in the database");
+ABSL_FLAG(int, threads, 2, "prover threads");
+ABSL_FLAG(int, limit, 0, "prove at most this many pairs (0: all)");
+ABSL_FLAG(bool, relevance_filter, true, "try the axioms over the pair's operators first");
+ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per query");
+ABSL_FLAG(int64_t, relevant_rlimit, 2000000, "Z3 resource limit of the first, relevant-axioms query");
+ABSL_FLAG(bool, mbqi, false, "model-based quantifier instantiation");
+ABSL_FLAG(int, show_unproved, 20, "print this many unproved pairs");
+
+using namespace taso;
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  rules_db::HashStoreOptions options;
+  options.path = absl::GetFlag(FLAGS_db);
+  auto store = rules_db::GraphHashStore::Open(options);
+  if (!store.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string(store.status().message()).c_str());
+    return 1;
+  }
+  std::string job_id = absl::GetFlag(FLAGS_job);
+  if (job_id.empty()) {
+    auto jobs = (*store)->ListJobs({});
+    if (!jobs.ok() || jobs->jobs_size() != 1) {
+      std::fprintf(stderr, "error: give --job (the database has %d jobs)\n", jobs.ok() ? jobs->jobs_size() : -1);
+      return 1;
+    }
+    job_id = jobs->jobs(0).id();
+  }
+  auto job = (*store)->GetJob(job_id);
+  if (!job.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string(job.status().message()).c_str());
+    return 1;
+  }
+  auto spec = generator::SpecFromProto(job->spec());
+  if (!spec.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string(spec.status().message()).c_str());
+    return 1;
+  }
+  struct Work {
+    const rules_db::CandidateClass* cls;
+    int pair;
+  };
+  std::vector<rules_db::CandidateClass> classes;
+  rules_db::ListCandidateClassesRequest request;
+  request.set_job_id(job_id);
+  request.set_page_size(1000);
+  for (;;) {
+    auto page = (*store)->ListCandidateClasses(request);
+    if (!page.ok()) {
+      std::fprintf(stderr, "error: %s\n", std::string(page.status().message()).c_str());
+      return 1;
+    }
+    for (auto& c : *page->mutable_classes()) classes.push_back(std::move(c));
+    if (page->next_page_token().empty()) break;
+    request.set_page_token(page->next_page_token());
+  }
+  std::vector<Work> work;
+  int64_t rejected = 0;
+  for (const auto& c : classes) {
+    for (int p = 0; p < c.pairs_size(); ++p) {
+      if (c.pairs(p).rejected()) {
+        ++rejected;
+        continue;
+      }
+      work.push_back({&c, p});
+    }
+  }
+  if (absl::GetFlag(FLAGS_limit) > 0 && static_cast<int>(work.size()) > absl::GetFlag(FLAGS_limit)) {
+    work.resize(absl::GetFlag(FLAGS_limit));
+  }
+  std::printf("job %s: %zu classes, %zu pairs to prove (%lld rejected by the re-check)\n", job_id.c_str(),
+              classes.size(), work.size(), (long long)rejected);
+
+  verifier::ProverOptions prover_options;
+  prover_options.relevance_filter = absl::GetFlag(FLAGS_relevance_filter);
+  prover_options.rlimit = absl::GetFlag(FLAGS_rlimit);
+  prover_options.relevant_rlimit = absl::GetFlag(FLAGS_relevant_rlimit);
+  prover_options.mbqi = absl::GetFlag(FLAGS_mbqi);
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::map<std::string, int64_t> by_outcome;
+  std::map<std::string, int64_t> axiom_use;
+  std::vector<double> times;
+  std::vector<std::string> unproved;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < absl::GetFlag(FLAGS_threads); ++t) {
+    threads.emplace_back([&] {
+      auto prover = verifier::Prover::Create(prover_options);
+      if (!prover.ok()) {
+        std::fprintf(stderr, "error: %s\n", std::string(prover.status().message()).c_str());
+        return;
+      }
+      for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+        const Work& w = work[i];
+        const auto& pair = w.cls->pairs(w.pair);
+        auto graphs = verifier::DecodeCandidate(*spec, *w.cls, pair);
+        std::string outcome;
+        std::string detail;
+        double seconds = 0;
+        std::vector<std::string> used;
+        if (!graphs.ok()) {
+          outcome = "decode error";
+          detail = std::string(graphs.status().message());
+        } else {
+          auto r = (*prover)->Prove(graphs->source, graphs->target, graphs->outputs);
+          if (!r.ok()) {
+            outcome = "error";
+            detail = std::string(r.status().message());
+          } else {
+            outcome = verifier::ProofOutcomeName(r->outcome);
+            detail = r->detail;
+            seconds = r->seconds;
+            used = r->axioms_used;
+          }
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        ++by_outcome[outcome];
+        times.push_back(seconds);
+        for (const auto& a : used) ++axiom_use[a];
+        if (outcome != "proved") {
+          unproved.push_back(absl::StrCat(
+              outcome, ": ", generator::DescribeEncoding(*spec, w.cls->members(pair.source_member()).canonical()),
+              "  vs  ", generator::DescribeEncoding(*spec, w.cls->members(pair.target_member()).canonical()),
+              "  [", detail, "]"));
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::sort(times.begin(), times.end());
+  auto pct = [&](double q) { return times.empty() ? 0.0 : 1000 * times[std::min(times.size() - 1, size_t(q * times.size()))]; };
+  std::printf("wall %.1f s on %d threads; per pair: median %.1f ms, p90 %.1f ms, max %.1f ms\n", wall,
+              absl::GetFlag(FLAGS_threads), pct(0.5), pct(0.9), times.empty() ? 0.0 : 1000 * times.back());
+  for (const auto& [o, n] : by_outcome) {
+    std::printf("  %-14s %8lld  (%.2f%%)\n", o.c_str(), (long long)n, 100.0 * n / std::max<size_t>(1, work.size()));
+  }
+  std::printf("axioms used (proofs citing each):\n");
+  for (const auto& [a, n] : axiom_use) std::printf("  %-32s %8lld\n", a.c_str(), (long long)n);
+  std::sort(unproved.begin(), unproved.end());
+  for (int i = 0; i < std::min<int>(absl::GetFlag(FLAGS_show_unproved), unproved.size()); ++i) {
+    std::printf("  %s\n", unproved[i].c_str());
+  }
+  return 0;
+}

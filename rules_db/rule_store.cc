@@ -1,0 +1,429 @@
+#include "rules_db/rule_store.h"
+
+#include <algorithm>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "core/canonical.h"
+#include "core/graph_proto.h"
+#include "core/hash.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+#include "verifier/pruning.h"
+
+namespace taso::rules_db {
+namespace {
+
+constexpr int kDefaultPageSize = 100;
+constexpr int kMaxPageSize = 1000;
+constexpr int kMaxClassesPerLease = 100;
+
+void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
+  const int64_t nanos = absl::ToUnixNanos(t);
+  out->set_seconds(nanos / 1000000000);
+  out->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+absl::Status Rocks(const rocksdb::Status& s, const std::string& what) {
+  if (s.ok()) return absl::OkStatus();
+  if (s.IsNoSpace()) return absl::ResourceExhaustedError(absl::StrCat(what, ": disk full: ", s.ToString()));
+  return absl::InternalError(absl::StrCat(what, ": RocksDB: ", s.ToString()));
+}
+
+bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
+
+int OpCount(const ir::Graph& g) {
+  int n = 0;
+  for (const auto& node : g.nodes()) n += !IsVariable(node.kind());
+  return n;
+}
+
+bool Matches(const rules::Rule& rule, const ListRulesRequest& r) {
+  const auto& statuses = r.statuses();
+  const rules::RuleStatus wanted_default = rules::RULE_STATUS_PROVED;
+  if (statuses.empty() ? rule.status() != wanted_default
+                       : std::find(statuses.begin(), statuses.end(), rule.status()) == statuses.end()) {
+    return false;
+  }
+  if (!r.job_id().empty() && rule.provenance().job_id() != r.job_id()) return false;
+  if (r.max_ops() > 0 && std::max(OpCount(rule.source()), OpCount(rule.target())) > r.max_ops()) return false;
+  std::set<int> kinds;
+  for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
+    for (const auto& node : g->nodes()) {
+      if (!IsVariable(node.kind())) kinds.insert(node.kind());
+    }
+  }
+  if (!r.any_op_kinds().empty() &&
+      std::none_of(r.any_op_kinds().begin(), r.any_op_kinds().end(), [&](int k) { return kinds.count(k) > 0; })) {
+    return false;
+  }
+  if (!r.allowed_op_kinds().empty()) {
+    for (int k : kinds) {
+      if (std::find(r.allowed_op_kinds().begin(), r.allowed_op_kinds().end(), k) == r.allowed_op_kinds().end()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
+  auto source = GraphFromProto(rule.source());
+  if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("source graph: ", source.status().message()));
+  auto target = GraphFromProto(rule.target());
+  if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("target graph: ", target.status().message()));
+  auto s = CanonicalText(*source);
+  if (!s.ok()) return s.status();
+  auto t = CanonicalText(*target);
+  if (!t.ok()) return t.status();
+  Hasher h;
+  h.AddString(*s);
+  h.AddString(*t);
+  for (const auto& p : rule.outputs()) {
+    h.AddSigned(p.source_output());
+    h.AddSigned(p.target_output());
+  }
+  return "r" + h.Finish().ToHex().substr(0, 16);
+}
+
+RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
+    : hash_store_(hash_store), options_(options) {}
+
+absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
+  if (!job_id.empty()) return job_id;
+  ListJobsRequest request;
+  request.set_page_size(1000);
+  auto jobs = hash_store_->ListJobs(request);
+  if (!jobs.ok()) return jobs.status();
+  for (const Job& job : jobs->jobs()) {
+    if (job.state() != JOB_STATE_GENERATED && job.state() != JOB_STATE_VERIFYING) continue;
+    auto queue = Queue(job.id());
+    if (!queue.ok()) return queue.status();
+    if (!(*queue)->pending.empty() || !(*queue)->leases.empty()) return job.id();
+  }
+  return std::string();
+}
+
+absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id) {
+  auto it = queues_.find(job_id);
+  if (it != queues_.end()) return it->second.get();
+  auto job = hash_store_->GetJob(job_id);
+  if (!job.ok()) return job.status();
+  auto fingerprints = hash_store_->ClassFingerprints(job_id);
+  if (!fingerprints.ok()) return fingerprints.status();
+  auto prefix = hash_store_->JobPrefix(job_id);
+  if (!prefix.ok()) return prefix.status();
+  auto queue = std::make_unique<JobQueue>();
+  queue->prefix = *prefix;
+  queue->max_ops = static_cast<int>(job->max_ops());
+  const auto f = hash_store_->rule_families();
+  std::string ignored;
+  for (const std::string& fp : *fingerprints) {
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, queue->prefix + fp, &ignored);
+    if (s.ok()) {
+      ++queue->verified;
+    } else if (s.IsNotFound()) {
+      queue->pending.push_back(fp);
+    } else {
+      return Rocks(s, "reading verification markers");
+    }
+  }
+  queue->total = static_cast<int64_t>(fingerprints->size());
+  JobQueue* raw = queue.get();
+  queues_[job_id] = std::move(queue);
+  if (raw->verified == raw->total && job->state() != JOB_STATE_DONE) {
+    if (absl::Status s = FinishJob(job_id, *raw); !s.ok()) return s;
+  }
+  return raw;
+}
+
+void RuleStore::ExpireLeases(JobQueue& queue, absl::Time now) {
+  for (auto it = queue.leases.begin(); it != queue.leases.end();) {
+    if (it->second.expires <= now) {
+      queue.pending.push_front(it->second.fingerprint);
+      it = queue.leases.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCandidatesRequest& request) {
+  if (request.worker_id().empty()) return absl::InvalidArgumentError("worker_id is required");
+  const int wanted = std::clamp(request.max_classes() <= 0 ? 1 : request.max_classes(), 1, kMaxClassesPerLease);
+  const int64_t ms = request.lease_duration_ms() <= 0 ? options_.default_lease_ms
+                                                      : std::min(request.lease_duration_ms(), options_.max_lease_ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto job_id = PickJob(request.job_id());
+  if (!job_id.ok()) return job_id.status();
+  LeaseCandidatesResponse response;
+  if (job_id->empty()) return response;
+  auto queue_or = Queue(*job_id);
+  if (!queue_or.ok()) return queue_or.status();
+  JobQueue& queue = **queue_or;
+  const absl::Time now = absl::Now();
+  ExpireLeases(queue, now);
+  if (queue.started == absl::InfinitePast()) queue.started = now;
+  auto job = hash_store_->GetJob(*job_id);
+  if (!job.ok()) return job.status();
+  if (job->state() == JOB_STATE_GENERATED && !queue.pending.empty()) {
+    Verification v = job->verification();
+    v.set_classes_total(queue.total);
+    v.set_classes_verified(queue.verified);
+    if (absl::Status s = hash_store_->UpdateVerification(*job_id, JOB_STATE_VERIFYING, v); !s.ok()) return s;
+  }
+  while (response.leases_size() < wanted && !queue.pending.empty()) {
+    const std::string fp = queue.pending.front();
+    auto c = hash_store_->GetCandidateClass(*job_id, fp);
+    if (!c.ok()) return c.status();
+    queue.pending.pop_front();
+    const std::string lease_id = absl::StrCat(*job_id, "/", absl::BytesToHexString(fp), "/", next_lease_++);
+    queue.leases[lease_id] = Lease{fp, request.worker_id(), now + absl::Milliseconds(ms)};
+    auto* lease = response.add_leases();
+    lease->set_lease_id(lease_id);
+    *lease->mutable_candidate_class() = std::move(*c);
+    lease->mutable_candidate_class()->set_job_id(*job_id);
+    SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
+  }
+  return response;
+}
+
+absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVerdictsRequest& request) {
+  const size_t slash = request.lease_id().find('/');
+  if (slash == std::string::npos) return absl::InvalidArgumentError("lease_id is not one this store issued");
+  const std::string job_id = request.lease_id().substr(0, slash);
+  std::lock_guard<std::mutex> lock(mu_);
+  ReportVerdictsResponse response;
+  auto queue_or = Queue(job_id);
+  if (!queue_or.ok()) return queue_or.status();
+  JobQueue& queue = **queue_or;
+  const absl::Time now = absl::Now();
+  ExpireLeases(queue, now);
+  auto lease_it = queue.leases.find(request.lease_id());
+  if (lease_it == queue.leases.end() || lease_it->second.worker_id != request.worker_id()) {
+    response.set_accepted(false);  // expired and back in the queue (or never ours)
+    return response;
+  }
+  const Lease lease = lease_it->second;
+  const auto f = hash_store_->rule_families();
+  rocksdb::WriteBatch batch;
+  for (const PairVerdict& v : request.verdicts()) {
+    rules::Rule rule = v.rule();
+    auto id = RuleId(rule);
+    if (!id.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("verdict for pair (", v.source_member(), ", ",
+                                                     v.target_member(), "): ", id.status().message()));
+    }
+    rule.set_id(*id);
+    std::string existing;
+    rules::Rule stored;
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, *id, &existing);
+    if (s.ok() && stored.ParseFromString(existing)) {
+      rule.set_revision(stored.revision() + 1);
+      if (stored.provenance().has_discovered_at()) {
+        *rule.mutable_provenance()->mutable_discovered_at() = stored.provenance().discovered_at();
+      }
+    } else {
+      rule.set_revision(1);
+    }
+    rules::Provenance* p = rule.mutable_provenance();
+    p->set_job_id(job_id);
+    p->set_generator_max_ops(queue.max_ops);
+    p->set_fingerprint(lease.fingerprint);
+    p->set_verifier_worker_id(request.worker_id());
+    if (!p->has_discovered_at()) SetTime(now, p->mutable_discovered_at());
+    SetTime(now, p->mutable_status_changed_at());
+    batch.Put(f.rules, *id, rule.SerializeAsString());
+  }
+  if (request.complete()) batch.Put(f.verified, queue.prefix + lease.fingerprint, rocksdb::Slice());
+  rocksdb::WriteOptions wo;
+  if (absl::Status s = Rocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
+  response.set_accepted(true);
+  if (!request.complete()) {
+    const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
+    lease_it->second.expires = expires;
+    SetTime(expires, response.mutable_expires_at());
+    return response;
+  }
+  queue.leases.erase(lease_it);
+  ++queue.verified;
+  if (queue.verified == queue.total) {
+    if (absl::Status s = FinishJob(job_id, queue); !s.ok()) return s;
+  } else {
+    auto job = hash_store_->GetJob(job_id);
+    if (!job.ok()) return job.status();
+    Verification v = job->verification();
+    v.set_classes_total(queue.total);
+    v.set_classes_verified(queue.verified);
+    if (absl::Status s = hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v); !s.ok()) return s;
+  }
+  return response;
+}
+
+absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit) {
+  const auto f = hash_store_->rule_families();
+  std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
+  rules::Rule rule;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!rule.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat("stored rule ", it->key().ToString(), " is corrupt"));
+    }
+    if (!visit(rule)) break;
+  }
+  return Rocks(it->status(), "reading rules");
+}
+
+absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
+  std::vector<rules::Rule> rules;
+  absl::Status s = ForEachRule([&](const rules::Rule& r) {
+    if (r.provenance().job_id() == job_id) rules.push_back(r);
+    return true;
+  });
+  if (!s.ok()) return s;
+  // Pruning is a function of the proved set: start from it afresh.
+  std::vector<rules::RuleStatus> before;
+  for (rules::Rule& r : rules) {
+    before.push_back(r.status());
+    if (r.status() == rules::RULE_STATUS_PRUNED) {
+      r.set_status(rules::RULE_STATUS_PROVED);
+      r.clear_status_detail();
+    }
+  }
+  const verifier::ReductionTable table = verifier::PruneRules(rules);
+  const auto f = hash_store_->rule_families();
+  rocksdb::WriteBatch batch;
+  Verification v;
+  v.set_classes_total(queue.total);
+  v.set_classes_verified(queue.verified);
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const rules::Rule& r = rules[i];
+    if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
+    switch (r.status()) {
+      case rules::RULE_STATUS_PROVED:
+      case rules::RULE_STATUS_PRUNED: v.set_rules_proved(v.rules_proved() + 1); break;
+      case rules::RULE_STATUS_REFUTED: v.set_rules_refuted(v.rules_refuted() + 1); break;
+      case rules::RULE_STATUS_TIMEOUT: v.set_rules_timeout(v.rules_timeout() + 1); break;
+      case rules::RULE_STATUS_UNKNOWN: v.set_rules_unknown(v.rules_unknown() + 1); break;
+      case rules::RULE_STATUS_REJECTED_PRECHECK:
+        v.set_rules_rejected_precheck(v.rules_rejected_precheck() + 1);
+        break;
+      default: break;
+    }
+  }
+  if (s = Rocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
+  v.set_after_renaming(table.after_renaming);
+  v.set_after_common_subgraph(table.after_common_subgraph);
+  v.set_pruned_renaming(table.pruned_renaming);
+  v.set_pruned_common_subgraph(table.pruned_subgraph);
+  v.set_pruned_common_supergraph(table.pruned_supergraph);
+  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
+  return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
+}
+
+absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& request) {
+  const int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+  ListRulesResponse response;
+  const auto f = hash_store_->rule_families();
+  std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
+  rules::Rule rule;
+  for (it->Seek(request.page_token()); it->Valid(); it->Next()) {
+    if (!request.page_token().empty() && it->key().ToString() == request.page_token()) continue;
+    if (!rule.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError(absl::StrCat("stored rule ", it->key().ToString(), " is corrupt"));
+    }
+    if (!Matches(rule, request)) continue;
+    if (response.rules_size() == page) {
+      response.set_next_page_token(response.rules(page - 1).id());
+      break;
+    }
+    *response.add_rules() = rule;
+  }
+  if (absl::Status s = Rocks(it->status(), "listing rules"); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
+  const auto f = hash_store_->rule_families();
+  std::string value;
+  rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, id, &value);
+  if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", id, "'"));
+  if (!s.ok()) return Rocks(s, "reading a rule");
+  rules::Rule rule;
+  if (!rule.ParseFromString(value)) return absl::DataLossError(absl::StrCat("stored rule ", id, " is corrupt"));
+  return rule;
+}
+
+absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto f = hash_store_->rule_families();
+  rocksdb::WriteBatch batch;
+  PutRulesResponse response;
+  const absl::Time now = absl::Now();
+  for (int i = 0; i < request.rules_size(); ++i) {
+    rules::Rule rule = request.rules(i);
+    auto computed = RuleId(rule);
+    if (!computed.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", i, ": ", computed.status().message()));
+    if (rule.id().empty()) rule.set_id(*computed);
+    std::string existing;
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
+    rules::Rule stored;
+    if (s.ok() && stored.ParseFromString(existing)) {
+      if (rule.revision() != 0 && rule.revision() != stored.revision()) {
+        return absl::AbortedError(absl::StrCat("rule ", rule.id(), " changed since it was read (revision ",
+                                               stored.revision(), ", request has ", rule.revision(),
+                                               "): read it again and retry"));
+      }
+      rule.set_revision(stored.revision() + 1);
+      response.set_updated(response.updated() + 1);
+    } else if (s.ok() || s.IsNotFound()) {
+      rule.set_revision(1);
+      response.set_created(response.created() + 1);
+    } else {
+      return Rocks(s, "reading a rule");
+    }
+    SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
+    if (!rule.provenance().has_discovered_at()) SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    response.add_ids(rule.id());
+    batch.Put(f.rules, rule.id(), rule.SerializeAsString());
+  }
+  if (absl::Status s = Rocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<StatsResponse> RuleStore::Stats(const StatsRequest& request) {
+  std::map<int, int64_t> counts;
+  absl::Status s = ForEachRule([&](const rules::Rule& r) {
+    if (request.job_id().empty() || r.provenance().job_id() == request.job_id()) ++counts[r.status()];
+    return true;
+  });
+  if (!s.ok()) return s;
+  StatsResponse response;
+  for (const auto& [status, n] : counts) {
+    auto* c = response.add_rules_by_status();
+    c->set_status(static_cast<rules::RuleStatus>(status));
+    c->set_count(n);
+  }
+  ListJobsRequest jobs_request;
+  jobs_request.set_page_size(1000);
+  auto jobs = hash_store_->ListJobs(jobs_request);
+  if (!jobs.ok()) return jobs.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Job& job : jobs->jobs()) {
+    if (!request.job_id().empty() && job.id() != request.job_id()) continue;
+    response.set_graphs(response.graphs() + job.graphs());
+    response.set_candidate_classes(response.candidate_classes() + job.candidate_classes());
+    auto q = queues_.find(job.id());
+    if (q != queues_.end()) {
+      response.set_classes_leased(response.classes_leased() + static_cast<int64_t>(q->second->leases.size()));
+      response.set_classes_pending(response.classes_pending() + static_cast<int64_t>(q->second->pending.size()));
+    } else if (job.state() == JOB_STATE_GENERATED) {
+      response.set_classes_pending(response.classes_pending() + job.candidate_classes());
+    }
+  }
+  return response;
+}
+
+}  // namespace taso::rules_db

@@ -1,0 +1,87 @@
+// The rule database: verified rules keyed by a stable id, and the work queue
+// verifiers lease candidate classes from. It shares the hash store's RocksDB
+// (column families `rules` and `verified`).
+//
+// Leases live in memory: a class is pending until a verifier reports it
+// complete, and a lease that expires (its worker died or stalled) puts the
+// class back in the queue. A class's verdicts and its `verified` marker are
+// written in one batch, so a class is either done with all its rules stored
+// or still pending; a store restart only forgets leases, never verdicts.
+// Rule ids derive from the pair's canonical form, so a class verified twice
+// (a lease that expired while its worker was still busy) writes the same
+// rules again rather than new ones.
+//
+// When the last class of a job is verified, the store prunes the job's
+// proved rules (verifier/pruning.h), records the reduction table in the job,
+// and the job is DONE.
+#ifndef TASO_RULES_DB_RULE_STORE_H_
+#define TASO_RULES_DB_RULE_STORE_H_
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/rules.pb.h"
+#include "proto/rules_db.pb.h"
+#include "rules_db/hash_store.h"
+
+namespace taso::rules_db {
+
+struct RuleStoreOptions {
+  int64_t default_lease_ms = 60'000;
+  int64_t max_lease_ms = 3'600'000;
+};
+
+// A stable id for a rule, from its two graphs and output pairs: "r" and 16
+// hex digits. Errors if a graph is malformed.
+absl::StatusOr<std::string> RuleId(const rules::Rule& rule);
+
+class RuleStore {
+ public:
+  RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options = {});
+
+  absl::StatusOr<LeaseCandidatesResponse> LeaseCandidates(const LeaseCandidatesRequest& request);
+  absl::StatusOr<ReportVerdictsResponse> ReportVerdicts(const ReportVerdictsRequest& request);
+  absl::StatusOr<ListRulesResponse> ListRules(const ListRulesRequest& request);
+  absl::StatusOr<rules::Rule> GetRule(const std::string& id);
+  absl::StatusOr<PutRulesResponse> PutRules(const PutRulesRequest& request);
+  absl::StatusOr<StatsResponse> Stats(const StatsRequest& request);
+
+ private:
+  struct Lease {
+    std::string fingerprint;
+    std::string worker_id;
+    absl::Time expires;
+  };
+  struct JobQueue {
+    std::string prefix;  // the job's key prefix
+    int max_ops = 0;
+    std::deque<std::string> pending;  // fingerprints
+    std::map<std::string, Lease> leases;  // lease id -> lease
+    int64_t total = 0;
+    int64_t verified = 0;
+    absl::Time started = absl::InfinitePast();
+  };
+
+  // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.
+  absl::StatusOr<JobQueue*> Queue(const std::string& job_id);
+  absl::StatusOr<std::string> PickJob(const std::string& job_id);
+  void ExpireLeases(JobQueue& queue, absl::Time now);
+  absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
+  absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit);
+
+  GraphHashStore* hash_store_;
+  RuleStoreOptions options_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<JobQueue>> queues_;
+  int64_t next_lease_ = 1;
+};
+
+}  // namespace taso::rules_db
+
+#endif  // TASO_RULES_DB_RULE_STORE_H_

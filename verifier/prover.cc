@@ -1,0 +1,181 @@
+#include "verifier/prover.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "verifier/axioms.h"
+#include "verifier/symbols.h"
+#include "z3++.h"
+
+namespace taso::verifier {
+
+const char* ProofOutcomeName(ProofOutcome outcome) {
+  switch (outcome) {
+    case ProofOutcome::kProved: return "proved";
+    case ProofOutcome::kRefuted: return "refuted";
+    case ProofOutcome::kTimeout: return "timeout";
+    case ProofOutcome::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+struct Prover::Impl {
+  ProverOptions options;
+  z3::context ctx;
+  Symbols symbols{ctx};
+  std::vector<BuiltAxiom> axioms;
+  std::vector<z3::expr> guards;  // guards[i] guards axioms[i]
+  std::string version;
+
+  struct Attempt {
+    z3::check_result result = z3::unknown;
+    std::string reason;
+    std::vector<std::string> core;
+  };
+
+  // One solver for the prover's life: the guarded axioms are asserted once,
+  // each query is a push/pop scope, and the assumptions pick the axioms.
+  std::unique_ptr<z3::solver> solver;
+
+  Attempt Check(const std::vector<size_t>& chosen, const z3::expr& goal_negated, uint64_t rlimit) {
+    if (!solver) {
+      solver = std::make_unique<z3::solver>(ctx);
+      for (size_t i = 0; i < axioms.size(); ++i) solver->add(z3::implies(guards[i], axioms[i].formula));
+    }
+    z3::params params(ctx);
+    if (rlimit > 0) params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
+    params.set("mbqi", options.mbqi);
+    if (options.timeout_ms > 0) params.set("timeout", options.timeout_ms);
+    solver->set(params);
+    z3::expr_vector assumptions(ctx);
+    for (size_t i : chosen) assumptions.push_back(guards[i]);
+    solver->push();
+    struct Pop {
+      z3::solver& s;
+      ~Pop() { s.pop(); }
+    } pop{*solver};
+    solver->add(goal_negated);
+    Attempt attempt;
+    attempt.result = solver->check(assumptions);
+    if (attempt.result == z3::unsat) {
+      z3::expr_vector core = solver->unsat_core();
+      for (unsigned k = 0; k < core.size(); ++k) {
+        const std::string guard = core[k].decl().name().str();
+        for (size_t i : chosen) {
+          if (guards[i].decl().name().str() == guard) attempt.core.push_back(axioms[i].info.name);
+        }
+      }
+      std::sort(attempt.core.begin(), attempt.core.end());
+    } else if (attempt.result == z3::unknown) {
+      attempt.reason = solver->reason_unknown();
+    }
+    return attempt;
+  }
+};
+
+Prover::Prover(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Prover::~Prover() = default;
+
+const std::string& Prover::axiom_set_version() const { return impl_->version; }
+
+absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  auto axioms = BuildAxioms(impl->symbols, {}, options.skip_axioms);
+  if (!axioms.ok()) return axioms.status();
+  impl->axioms = std::move(*axioms);
+  impl->version = AxiomSetVersion();
+  try {
+    if (!options.extra_axioms_smt2.empty()) {
+      z3::sort_vector sorts(impl->ctx);
+      sorts.push_back(impl->symbols.tensor());
+      z3::func_decl_vector decls(impl->ctx);
+      for (const auto& [name, decl] : impl->symbols.functions()) decls.push_back(decl);
+      for (size_t k = 0; k < options.extra_axioms_smt2.size(); ++k) {
+        z3::expr_vector parsed = impl->ctx.parse_string(options.extra_axioms_smt2[k].c_str(), sorts, decls);
+        for (unsigned j = 0; j < parsed.size(); ++j) {
+          impl->axioms.push_back(BuiltAxiom{AxiomInfo{absl::StrCat("extra", k), options.extra_axioms_smt2[k]},
+                                            parsed[j], {}});
+        }
+      }
+      impl->version += absl::StrCat("+", options.extra_axioms_smt2.size(), "extra");
+    }
+    for (size_t i = 0; i < impl->axioms.size(); ++i) {
+      impl->guards.push_back(impl->ctx.bool_const(absl::StrCat("axiom!", i).c_str()));
+    }
+  } catch (const z3::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("extra axiom: ", e.msg()));
+  }
+  return std::unique_ptr<Prover>(new Prover(std::move(impl)));
+}
+
+absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
+                                          const std::vector<std::pair<int, int>>& outputs) {
+  const auto start = std::chrono::steady_clock::now();
+  Impl& m = *impl_;
+  if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
+  std::set<std::string> functions;
+  auto src = GraphTerms(m.symbols, source, &functions);
+  if (!src.ok()) return absl::Status(src.status().code(), absl::StrCat("source: ", src.status().message()));
+  auto tgt = GraphTerms(m.symbols, target, &functions);
+  if (!tgt.ok()) return absl::Status(tgt.status().code(), absl::StrCat("target: ", tgt.status().message()));
+  ProofResult result;
+  try {
+    z3::expr_vector differ(m.ctx);
+    for (const auto& [s, t] : outputs) {
+      if (s < 0 || s >= static_cast<int>(src->size()) || t < 0 || t >= static_cast<int>(tgt->size())) {
+        return absl::InvalidArgumentError(absl::StrCat("output pair (", s, ", ", t, ") is out of range: the source has ",
+                                                       src->size(), " outputs, the target ", tgt->size()));
+      }
+      differ.push_back((*src)[s] != (*tgt)[t]);
+    }
+    const z3::expr goal_negated = z3::mk_or(differ);
+
+    std::vector<std::vector<size_t>> stages;
+    std::vector<size_t> all(m.axioms.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    if (m.options.relevance_filter) {
+      std::vector<size_t> relevant;
+      for (size_t i = 0; i < m.axioms.size(); ++i) {
+        const auto& f = m.axioms[i].functions;
+        if (std::all_of(f.begin(), f.end(), [&](const std::string& n) { return functions.count(n) > 0; })) {
+          relevant.push_back(i);
+        }
+      }
+      if (relevant.size() < all.size()) stages.push_back(std::move(relevant));
+    }
+    stages.push_back(all);
+
+    std::vector<std::string> attempts;
+    for (const auto& chosen : stages) {
+      const bool everything = chosen.size() == all.size();
+      Impl::Attempt a = m.Check(chosen, goal_negated, everything ? m.options.rlimit : m.options.relevant_rlimit);
+      const std::string label = everything ? "all axioms" : absl::StrCat(chosen.size(), " relevant axioms");
+      if (a.result == z3::unsat) {
+        result.outcome = ProofOutcome::kProved;
+        result.axioms_used = std::move(a.core);
+        attempts.clear();
+        break;
+      }
+      if (a.result == z3::sat) {
+        result.outcome = ProofOutcome::kRefuted;
+        attempts.push_back(absl::StrCat(label, ": Z3 found a model of the axioms in which the outputs differ"));
+      } else {
+        const bool out_of_budget = a.reason.find("resource") != std::string::npos ||
+                                   a.reason.find("timeout") != std::string::npos ||
+                                   a.reason.find("canceled") != std::string::npos;
+        result.outcome = out_of_budget ? ProofOutcome::kTimeout : ProofOutcome::kUnknown;
+        attempts.push_back(absl::StrCat(label, ": ", a.reason));
+      }
+    }
+    result.detail = absl::StrJoin(attempts, "; ");
+  } catch (const z3::exception& e) {
+    return absl::InternalError(absl::StrCat("z3: ", e.msg()));
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace taso::verifier

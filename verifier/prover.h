@@ -1,0 +1,80 @@
+// Proves that two graphs compute equal outputs from the operator axioms:
+// for the mapped outputs (s_i, t_i), axioms ∧ (s_1≠t_1 ∨ ... ∨ s_n≠t_n) must
+// be unsat. Every axiom is asserted behind its own Boolean guard, so the
+// unsat core names the axioms the proof used.
+//
+// A Prover owns a Z3 context and is not thread-safe: give each worker thread
+// its own. Queries are bounded by a resource limit (deterministic across
+// machines) and a wall-clock timeout (a backstop: Z3 does not check it
+// everywhere during quantifier instantiation).
+#ifndef TASO_VERIFIER_PROVER_H_
+#define TASO_VERIFIER_PROVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+
+namespace taso::verifier {
+
+enum class ProofOutcome {
+  kProved,   // unsat: the axioms entail the equality
+  kRefuted,  // sat: Z3 found a model of the axioms where the outputs differ
+  kTimeout,  // resource limit or wall-clock timeout
+  kUnknown,  // Z3 gave up (incomplete quantifier reasoning)
+};
+const char* ProofOutcomeName(ProofOutcome outcome);
+
+struct ProofResult {
+  ProofOutcome outcome = ProofOutcome::kUnknown;
+  std::vector<std::string> axioms_used;  // sorted; PROVED only
+  double seconds = 0;
+  std::string detail;  // Z3's reason when not proved; the attempts made
+};
+
+struct ProverOptions {
+  // Z3 resource units per query (its "rlimit"); 0: none.
+  uint64_t rlimit = 20'000'000;
+  uint32_t timeout_ms = 10'000;
+  // Try first with only the axioms whose operators all occur in the pair,
+  // under `relevant_rlimit`, then, if that fails, with every axiom.
+  bool relevance_filter = true;
+  uint64_t relevant_rlimit = 2'000'000;
+  // Model-based quantifier instantiation. Proofs here come from E-matching;
+  // MBQI mostly spends the budget looking for counter-models.
+  bool mbqi = false;
+  // Leave these axioms out entirely (redundancy checks, tests).
+  std::set<std::string> skip_axioms;
+  // Extra axioms, as SMT-LIB2 assertions over the vocabulary of symbols.h
+  // (tests of deliberately wrong axioms). Each is named "extra<k>".
+  std::vector<std::string> extra_axioms_smt2;
+};
+
+class Prover {
+ public:
+  static absl::StatusOr<std::unique_ptr<Prover>> Create(const ProverOptions& options = {});
+  ~Prover();
+
+  // `outputs` pairs a source output index with a target output index. The
+  // graphs name their free variables (inputs and weights) the same way; a
+  // name means the same tensor on both sides. InvalidArgument if an index is
+  // out of range; Unimplemented if an operator has no axioms.
+  absl::StatusOr<ProofResult> Prove(const Graph& source, const Graph& target,
+                                    const std::vector<std::pair<int, int>>& outputs);
+
+  const std::string& axiom_set_version() const;
+
+ private:
+  struct Impl;
+  explicit Prover(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace taso::verifier
+
+#endif  // TASO_VERIFIER_PROVER_H_

@@ -1,0 +1,79 @@
+// The Z3 vocabulary the verifier reasons in: one uninterpreted sort for every
+// tensor, integer parameters, and one function per (operator, output index).
+// Shapes are not part of the sort; where a law depends on them it carries the
+// parameter that matters (kernel sizes, strides, axes) instead.
+//
+// The z3 C++ API throws z3::exception; nothing here lets one escape: term
+// building returns absl::Status for operators the model does not cover.
+#ifndef TASO_VERIFIER_SYMBOLS_H_
+#define TASO_VERIFIER_SYMBOLS_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+#include "core/op.h"
+#include "z3++.h"
+
+namespace taso::verifier {
+
+// Integer encodings of parameters that are not plain integers.
+inline constexpr int kPadSame = 0;
+inline constexpr int kPadValid = 1;
+inline constexpr int kActNone = 0;
+inline constexpr int kActRelu = 1;
+// A transpose permutation as one integer: rank*10000 + digits of the perm in
+// base rank, so (1,0) is 20002 and ranks cannot collide.
+int64_t PermutationCode(const std::vector<int>& perm);
+
+class Symbols {
+ public:
+  explicit Symbols(z3::context& ctx);
+
+  z3::context& ctx() { return ctx_; }
+  const z3::sort& tensor() const { return tensor_; }
+
+  // `name` applied to integer `params` then tensor `args`. The function is
+  // declared on first use with that arity; asking for the same name with a
+  // different arity is a programming error and throws.
+  z3::expr Apply(const std::string& name, const std::vector<z3::expr>& params,
+                 const std::vector<z3::expr>& args);
+
+  // The function name and integer parameters of IR operator `kind`'s output
+  // `output` on operands of types `inputs`, or Unimplemented for operators
+  // the axioms do not model. Shape facts that laws depend on become part of
+  // the signature: a convolution's group count, a matmul's rank (laws are
+  // for rank 2), whether an element-wise operator broadcasts (laws are for
+  // equal shapes).
+  struct Signature {
+    std::string name;
+    std::vector<int64_t> params;
+  };
+  absl::StatusOr<Signature> SignatureOf(OpKind kind, const OpParams& params,
+                                        const std::vector<TensorType>& inputs, int output) const;
+
+  // A free tensor variable of a rule (graph input or weight), by name.
+  z3::expr Variable(const std::string& name);
+
+  // Names of every function applied so far (for relevance filtering).
+  const std::map<std::string, z3::func_decl>& functions() const { return functions_; }
+
+ private:
+  z3::context& ctx_;
+  z3::sort tensor_;
+  std::map<std::string, z3::func_decl> functions_;
+  std::map<std::string, z3::expr> variables_;
+};
+
+// The outputs of `graph` as terms. Graph inputs and weights become variables
+// named after the node, so two graphs over the same names share them.
+// `used_functions`, if given, collects the function names the terms use.
+absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& graph,
+                                                 std::set<std::string>* used_functions = nullptr);
+
+}  // namespace taso::verifier
+
+#endif  // TASO_VERIFIER_SYMBOLS_H_

@@ -1,0 +1,213 @@
+#include "verifier/worker.h"
+
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "generator/spec.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+#include "verifier/candidate.h"
+#include "z3_version.h"
+
+namespace taso::verifier {
+namespace {
+
+constexpr char kSolver[] = "z3 " Z3_FULL_VERSION;
+
+class Worker {
+ public:
+  Worker(const VerifierWorkerOptions& options, VerifierCounters& counters)
+      : options_(options), counters_(counters) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(64 << 20);
+    args.SetMaxSendMessageSize(64 << 20);
+    stub_ = rules_db::RuleDb::NewStub(
+        grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args));
+    jobs_ = rules_db::HashStore::NewStub(
+        grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args));
+  }
+
+  absl::Status Run() {
+    std::vector<std::thread> threads;
+    std::vector<absl::Status> results(std::max(1, options_.threads));
+    for (size_t t = 0; t < results.size(); ++t) {
+      threads.emplace_back([this, t, &results] { results[t] = Loop(static_cast<int>(t)); });
+    }
+    for (auto& t : threads) t.join();
+    for (const absl::Status& s : results) {
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void Log(const std::string& line) {
+    if (options_.log) options_.log(line);
+  }
+
+  absl::StatusOr<const generator::Spec*> SpecFor(const std::string& job_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = specs_.find(job_id);
+    if (it != specs_.end()) return &it->second;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    rules_db::GetJobRequest request;
+    request.set_job_id(job_id);
+    rules_db::Job job;
+    if (absl::Status s = net::FromGrpc(jobs_->GetJob(&context, request, &job), "store " + options_.store); !s.ok()) {
+      return s;
+    }
+    auto spec = generator::SpecFromProto(job.spec());
+    if (!spec.ok()) return spec.status();
+    return &specs_.emplace(job_id, std::move(*spec)).first->second;
+  }
+
+  // Calls `rpc` until it succeeds, retrying an unreachable store.
+  template <typename F>
+  absl::Status WithRetry(F rpc) {
+    const absl::Time give_up = absl::Now() + options_.retry_for;
+    while (true) {
+      absl::Status s = rpc();
+      if (s.code() != absl::StatusCode::kUnavailable || absl::Now() > give_up) return s;
+      absl::SleepFor(absl::Milliseconds(500));
+    }
+  }
+
+  absl::Status Loop(int thread) {
+    auto prover = Prover::Create(options_.prover);
+    if (!prover.ok()) return prover.status();
+    const std::string worker_id = absl::StrCat(options_.worker_id, "/", thread);
+    while (true) {
+      rules_db::LeaseCandidatesRequest request;
+      request.set_worker_id(worker_id);
+      request.set_max_classes(1);
+      request.set_lease_duration_ms(options_.lease_ms);
+      request.set_job_id(options_.job_id);
+      rules_db::LeaseCandidatesResponse leases;
+      absl::Status s = WithRetry([&] {
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+        return net::FromGrpc(stub_->LeaseCandidates(&context, request, &leases), "store " + options_.store);
+      });
+      if (!s.ok()) return s;
+      if (leases.leases().empty()) {
+        if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
+        absl::SleepFor(options_.poll_interval);
+        continue;
+      }
+      for (const rules_db::Lease& lease : leases.leases()) {
+        if (absl::Status v = VerifyClass(**prover, worker_id, lease); !v.ok()) return v;
+      }
+    }
+  }
+
+  // No job is generated-but-unfinished: every class has a verdict (or the
+  // job we were asked for is done).
+  bool NothingLeft() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    rules_db::ListJobsRequest request;
+    request.set_page_size(1000);
+    rules_db::ListJobsResponse jobs;
+    if (!jobs_->ListJobs(&context, request, &jobs).ok()) return false;
+    for (const auto& job : jobs.jobs()) {
+      if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
+      if (job.state() == rules_db::JOB_STATE_GENERATED || job.state() == rules_db::JOB_STATE_VERIFYING) return false;
+      if (!options_.job_id.empty() && job.state() != rules_db::JOB_STATE_DONE) return false;
+    }
+    return true;
+  }
+
+  absl::Status VerifyClass(Prover& prover, const std::string& worker_id, const rules_db::Lease& lease) {
+    const rules_db::CandidateClass& c = lease.candidate_class();
+    auto spec = SpecFor(c.job_id());
+    if (!spec.ok()) return spec.status();
+    rules_db::ReportVerdictsRequest report;
+    report.set_lease_id(lease.lease_id());
+    report.set_worker_id(worker_id);
+    absl::Time last_report = absl::Now();
+    for (const rules_db::CandidatePair& pair : c.pairs()) {
+      rules_db::PairVerdict* v = report.add_verdicts();
+      v->set_source_member(pair.source_member());
+      v->set_target_member(pair.target_member());
+      auto graphs = DecodeCandidate(**spec, c, pair);
+      if (!graphs.ok()) {
+        // A class this worker cannot read is a store or version bug: say so.
+        return absl::DataLossError(absl::StrCat("class ", lease.lease_id(), ": ", graphs.status().message()));
+      }
+      rules::Rule rule = RuleFromGraphs(*graphs);
+      if (pair.rejected()) {
+        rule.set_status(rules::RULE_STATUS_REJECTED_PRECHECK);
+        rule.set_status_detail(pair.reason());
+        ++counters_.rejected_precheck;
+      } else {
+        auto result = prover.Prove(graphs->source, graphs->target, graphs->outputs);
+        if (!result.ok()) {
+          rule.set_status(rules::RULE_STATUS_UNKNOWN);
+          rule.set_status_detail(absl::StrCat("not modelled: ", result.status().message()));
+          ++counters_.unknown;
+        } else {
+          ApplyProofResult(*result, kSolver, prover.axiom_set_version(), rule);
+          switch (result->outcome) {
+            case ProofOutcome::kProved: ++counters_.proved; break;
+            case ProofOutcome::kRefuted: ++counters_.refuted; break;
+            case ProofOutcome::kTimeout: ++counters_.timeout; break;
+            case ProofOutcome::kUnknown: ++counters_.unknown; break;
+          }
+        }
+      }
+      *v->mutable_rule() = std::move(rule);
+      if (absl::Now() - last_report > absl::Milliseconds(options_.lease_ms / 3)) {
+        // A heartbeat with what is done so far; the lease is renewed.
+        report.set_complete(false);
+        auto accepted = Report(report);
+        if (!accepted.ok()) return accepted.status();
+        if (!*accepted) return absl::OkStatus();  // the class went to another worker
+        report.clear_verdicts();
+        last_report = absl::Now();
+      }
+    }
+    report.set_complete(true);
+    auto accepted = Report(report);
+    if (!accepted.ok()) return accepted.status();
+    if (*accepted) {
+      ++counters_.classes;
+    } else {
+      Log(absl::StrCat("lease ", lease.lease_id(), " expired before the report; another worker has the class"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> Report(const rules_db::ReportVerdictsRequest& report) {
+    rules_db::ReportVerdictsResponse response;
+    absl::Status s = WithRetry([&] {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      return net::FromGrpc(stub_->ReportVerdicts(&context, report, &response), "store " + options_.store);
+    });
+    if (!s.ok()) return s;
+    return response.accepted();
+  }
+
+  const VerifierWorkerOptions& options_;
+  VerifierCounters& counters_;
+  std::unique_ptr<rules_db::RuleDb::Stub> stub_;
+  std::unique_ptr<rules_db::HashStore::Stub> jobs_;
+  std::mutex mu_;
+  std::map<std::string, generator::Spec> specs_;
+};
+
+}  // namespace
+
+absl::Status RunVerifierWorker(const VerifierWorkerOptions& options, VerifierCounters& counters) {
+  if (options.store.empty()) return absl::InvalidArgumentError("a rule database address (--store) is required");
+  Worker worker(options, counters);
+  return worker.Run();
+}
+
+}  // namespace taso::verifier

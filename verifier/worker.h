@@ -1,0 +1,49 @@
+// A verifier worker as a client of the rule database: leases candidate
+// classes, proves their pairs, and reports one verdict per pair, each a rule
+// with its status. Pairs the store's re-check rejected are reported as
+// REJECTED_PRECHECK with the store's reason, so every pair ends up with a
+// verdict. Long classes send partial reports, which renew the lease; a
+// worker that dies simply lets its leases expire, and the classes go to
+// another worker.
+#ifndef TASO_VERIFIER_WORKER_H_
+#define TASO_VERIFIER_WORKER_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "verifier/prover.h"
+
+namespace taso::verifier {
+
+struct VerifierWorkerOptions {
+  std::string store;     // rule database address
+  std::string job_id;    // empty: whichever job has work
+  std::string worker_id;
+  int threads = 1;       // each with its own prover and lease
+  int64_t lease_ms = 60'000;
+  ProverOptions prover;
+  // Return once no job has work left (else keep polling for new jobs).
+  bool exit_when_done = true;
+  absl::Duration poll_interval = absl::Milliseconds(200);
+  absl::Duration retry_for = absl::Minutes(2);  // an unreachable store
+  std::function<void(const std::string&)> log;
+};
+
+struct VerifierCounters {
+  std::atomic<int64_t> classes{0};
+  std::atomic<int64_t> proved{0};
+  std::atomic<int64_t> refuted{0};
+  std::atomic<int64_t> timeout{0};
+  std::atomic<int64_t> unknown{0};
+  std::atomic<int64_t> rejected_precheck{0};
+  std::atomic<int64_t> errors{0};
+};
+
+absl::Status RunVerifierWorker(const VerifierWorkerOptions& options, VerifierCounters& counters);
+
+}  // namespace taso::verifier
+
+#endif  // TASO_VERIFIER_WORKER_H_

@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "cli/local_store.h"
 #include "cli/processes.h"
 #include "core/hash.h"
 #include "generator/spec.h"
@@ -156,34 +157,16 @@ class Generate {
   }
 
   int StartLocalStores() {
-    auto path = FindExecutable("taso_rules_db", "rules_db");
-    if (!path.ok()) return Fail(1, std::string(path.status().message()));
     logs_ = options_.db + "/logs";
     std::error_code error;
     std::filesystem::create_directories(logs_, error);
     if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
     for (int i = 0; i < options_.store_shards; ++i) {
-      const std::string port_file = absl::StrCat(options_.db, "/store-", i, ".port");
-      unlink(port_file.c_str());
-      const std::string log = absl::StrCat(logs_, "/store-", i, ".log");
-      auto pid = Spawn(*path,
-                       {absl::StrCat("--db=", options_.db, "/store-", i), "--listen=127.0.0.1:0",
-                        absl::StrCat("--port_file=", port_file)},
-                       log);
-      if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
-      int port = 0;
-      for (int waited = 0; waited < 60000 && port == 0; waited += 20) {
-        std::ifstream in(port_file);
-        if (in >> port) break;
-        if (auto code = PollExit(*pid)) {
-          return Fail(1, absl::StrCat("the local store exited (code ", *code, "):\n", TailFile(log, 5)));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      if (port == 0) return Fail(1, absl::StrCat("the local store did not start within 60 s; see ", log));
-      Connect(absl::StrCat("127.0.0.1:", port));
-      stores_.back().pid = *pid;
-      stores_.back().log = log;
+      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"));
+      if (!store.ok()) return Fail(1, std::string(store.status().message()));
+      Connect(store->address);
+      stores_.back().pid = store->pid;
+      stores_.back().log = store->log;
     }
     return 0;
   }

@@ -13,6 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "cli/generate_command.h"
 #include "cli/ir_command.h"
+#include "cli/rules_command.h"
+#include "cli/verify_command.h"
 #include "core/version.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values");
@@ -26,6 +28,16 @@ ABSL_FLAG(std::string, spec, "", "generate: generation spec file (text proto); d
 ABSL_FLAG(std::string, job, "", "generate: job id; default: derived from spec, size and shards, so a rerun resumes");
 ABSL_FLAG(int32_t, max_restarts, 3, "generate: restarts allowed per generator shard");
 ABSL_FLAG(int32_t, batch_records, 50000, "generate: records per batch sent to a store");
+ABSL_FLAG(int32_t, workers, 2, "verify: taso_verifier processes");
+ABSL_FLAG(int32_t, threads, 1, "verify: prover threads per verifier process");
+ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a class without reporting");
+ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
+ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
+ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of these operators");
+ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
+ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
+ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
+ABSL_FLAG(std::string, o, "", "rules export: output file (default: stdout)");
 
 namespace {
 
@@ -36,6 +48,10 @@ constexpr char kUsage[] =
     "              its canonical form, structural hash, fingerprint and float outputs\n"
     "  generate    run or resume a generation job: taso generate --max-ops N --shards K\n"
     "              [--store ADDR | --db DIR] [--spec FILE] [--job ID] [--json]\n"
+    "  verify      prove a generated job's candidates and prune the rules:\n"
+    "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
+    "  rules       read the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
+    "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
     "  version     print the version\n";
 
 }  // namespace
@@ -111,6 +127,48 @@ int main(int argc, char** argv) {
     options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
     options.batch_records = absl::GetFlag(FLAGS_batch_records);
     return taso::cli::RunGenerate(options, std::cout, std::cerr);
+  }
+  // Under `bazel run`, relative paths mean the caller's directory.
+  auto resolve = [](std::string path) {
+    const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+    if (cwd && !path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
+    return path;
+  };
+  if (command == "verify") {
+    if (args.size() > 2) {
+      std::cerr << "taso verify: unexpected argument '" << args[2] << "'\n";
+      return 2;
+    }
+    taso::cli::VerifyOptions options;
+    options.store = absl::GetFlag(FLAGS_store);
+    options.db = resolve(absl::GetFlag(FLAGS_db));
+    options.job_id = absl::GetFlag(FLAGS_job);
+    options.workers = absl::GetFlag(FLAGS_workers);
+    options.threads = absl::GetFlag(FLAGS_threads);
+    options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
+    options.rlimit = absl::GetFlag(FLAGS_rlimit);
+    options.json = absl::GetFlag(FLAGS_json);
+    return taso::cli::RunVerify(options, std::cout, std::cerr);
+  }
+  if (command == "rules") {
+    if (args.size() < 3) {
+      std::cerr << "taso rules: give a subcommand: stats, list, show ID or export\n";
+      return 2;
+    }
+    taso::cli::RulesOptions options;
+    options.subcommand = args[2];
+    for (size_t i = 3; i < args.size(); ++i) options.args.emplace_back(args[i]);
+    options.store = absl::GetFlag(FLAGS_store);
+    options.db = resolve(absl::GetFlag(FLAGS_db));
+    options.job_id = absl::GetFlag(FLAGS_job);
+    options.statuses = absl::GetFlag(FLAGS_status);
+    options.ops = absl::GetFlag(FLAGS_op);
+    options.size = absl::GetFlag(FLAGS_size);
+    options.limit = absl::GetFlag(FLAGS_limit);
+    options.format = absl::GetFlag(FLAGS_format);
+    options.output = resolve(absl::GetFlag(FLAGS_o));
+    options.json = absl::GetFlag(FLAGS_json);
+    return taso::cli::RunRules(options, std::cout, std::cerr);
   }
   std::cerr << "taso: unknown command '" << command << "'\n" << kUsage;
   return 2;

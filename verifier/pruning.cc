@@ -3,47 +3,75 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <functional>
+#include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
+#include "verifier/signature.h"
 
 namespace taso::verifier {
 namespace {
 
+// Renamings tried per lookup, at most: groups of interchangeable variables
+// are small (three per type in TASO's spec), so this is rarely reached.
+constexpr size_t kMaxRenamings = 512;
+
 std::string TypeGroup(const TensorType& t) { return absl::StrCat("[", absl::StrJoin(t.dims, ","), "]"); }
 
-// A pair of graphs read as one structure: the skeleton names operators and
-// edges and writes each variable occurrence as its type group; `occurrences`
-// lists the variables in the order the skeleton meets them.
+// Nodes of one side replaced by a variable (the common-subgraph reduction).
+using Substitution = std::map<int, std::string>;  // node id -> placeholder variable name
+using Renaming = std::map<std::string, std::string>;
+
+// Two sides of an equation: roots of graph a equal roots of graph b.
+struct PairView {
+  const Graph* a;
+  std::vector<TensorRef> ra;
+  Substitution sa;
+  const Graph* b;
+  std::vector<TensorRef> rb;
+  Substitution sb;
+  PairView Reversed() const { return PairView{b, rb, sb, a, ra, sa}; }
+};
+
+// The pair's structure with variables written as "$" (a law holds whatever
+// the shapes its operators' signatures admit), the variables in the order it
+// meets them, and each variable's type group (for renamings by name).
 struct Form {
   std::string skeleton;
   std::vector<std::string> occurrences;
+  std::map<std::string, std::string> groups;  // variable -> type group
   std::vector<int> pattern;  // occurrence -> index of its variable's first occurrence
 };
 
-// Nodes of one side replaced by a variable (the common-subgraph reduction).
-using Substitution = std::map<int, std::string>;  // node id -> variable name
-
+// Serializes one side: in skeleton mode (`rename` null) variables are their
+// type group; otherwise their (renamed) name.
 class Serializer {
  public:
-  Serializer(const Graph& g, const Substitution& subst) : g_(g), subst_(subst) {}
+  Serializer(const Graph& g, const Substitution& subst, const Renaming* rename, Form* form)
+      : g_(g), subst_(subst), rename_(rename), form_(form) {}
 
-  // Serializes the computation of `t`; returns the reference text.
-  std::string Visit(TensorRef t, Form& form) {
+  std::string Visit(TensorRef t, std::string& out) {
     const Node& node = g_.node(t.node);
     auto sub = subst_.find(t.node);
     if (sub != subst_.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
-      form.occurrences.push_back(sub != subst_.end() ? sub->second : node.name);
-      return absl::StrCat("$", TypeGroup(g_.type(t)));
+      const std::string& name = sub != subst_.end() ? sub->second : node.name;
+      if (rename_ == nullptr) {
+        form_->occurrences.push_back(name);
+        form_->groups[name] = TypeGroup(g_.type(t));
+        return "$";
+      }
+      auto r = rename_->find(name);
+      return absl::StrCat("$", r == rename_->end() ? name : r->second);
     }
     auto done = emitted_.find(t.node);
     if (done == emitted_.end()) {
       std::vector<std::string> args;
-      for (const TensorRef& in : node.inputs) args.push_back(Visit(in, form));
+      for (const TensorRef& in : node.inputs) args.push_back(Visit(in, out));
       const int index = next_++;
-      absl::StrAppend(&form.skeleton, "%", index, "=", OpLabel(node.kind, node.params), "(",
-                      absl::StrJoin(args, ","), ");");
+      absl::StrAppend(&out, "%", index, "=", Label(node), "(", absl::StrJoin(args, ","), ");");
       done = emitted_.emplace(t.node, index).first;
     }
     return node.output_types.size() > 1 ? absl::StrCat("%", done->second, ":", t.index)
@@ -51,28 +79,50 @@ class Serializer {
   }
 
  private:
+  // What Z3 would see: the operator's signature, which carries the shape
+  // facts its laws depend on; so equal structure means equal proof.
+  std::string Label(const Node& node) const {
+    std::vector<TensorType> types;
+    for (const TensorRef& in : node.inputs) types.push_back(g_.type(in));
+    auto sig = SignatureOf(node.kind, node.params, types, 0);
+    if (!sig.ok()) return OpLabel(node.kind, node.params);
+    const std::string name = node.kind == OpKind::kSplit ? "split" : sig->name;
+    // Layout is not a value (Z3 ignores it) but layout rules are rules: a
+    // transpose keeps whether it only permutes strides.
+    const std::string layout = node.kind == OpKind::kTranspose && !node.params.shuffle ? ",view" : "";
+    return absl::StrCat(name, "[", absl::StrJoin(sig->params, ","), layout, "]");
+  }
+
   const Graph& g_;
   const Substitution& subst_;
+  const Renaming* rename_;
+  Form* form_;
   std::map<int, int> emitted_;
   int next_ = 0;
 };
 
-// The form of (roots of a) = (roots of b), left to right.
-Form MakeForm(const Graph& a, const std::vector<TensorRef>& a_roots, const Substitution& a_subst, const Graph& b,
-              const std::vector<TensorRef>& b_roots, const Substitution& b_subst) {
+std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const Substitution& subst,
+                     const Renaming* rename, Form* form) {
+  std::string out;
+  Serializer s(g, subst, rename, form);
+  for (const TensorRef& r : roots) {
+    const std::string ref = s.Visit(r, out);
+    absl::StrAppend(&out, "out ", ref, ";");
+  }
+  return out;
+}
+
+Form MakeForm(const PairView& p) {
   Form form;
-  Serializer sa(a, a_subst), sb(b, b_subst);
-  for (const TensorRef& r : a_roots) absl::StrAppend(&form.skeleton, "out ", sa.Visit(r, form), ";");
+  form.skeleton = SideText(*p.a, p.ra, p.sa, nullptr, &form);
   form.skeleton += "=>";
-  for (const TensorRef& r : b_roots) absl::StrAppend(&form.skeleton, "out ", sb.Visit(r, form), ";");
+  form.skeleton += SideText(*p.b, p.rb, p.sb, nullptr, &form);
   std::map<std::string, int> first;
-  for (size_t i = 0; i < form.occurrences.size(); ++i) {
-    form.pattern.push_back(first.emplace(form.occurrences[i], static_cast<int>(first.size())).first->second);
+  for (const std::string& v : form.occurrences) {
+    form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
   }
   return form;
 }
-
-std::string KeyOf(const Form& f) { return absl::StrCat(f.skeleton, "|", absl::StrJoin(f.pattern, ",")); }
 
 // Whether `specific`'s variable pattern is an instance of `general`'s: every
 // two occurrences that share a variable in `general` share one in `specific`.
@@ -105,43 +155,120 @@ std::optional<Decoded> Decode(const rules::Rule& rule) {
     d.source_roots.push_back(d.source.outputs()[p.source_output()].tensor);
     d.target_roots.push_back(d.target.outputs()[p.target_output()].tensor);
   }
+  if (d.source_roots.empty()) return std::nullopt;
   d.size = std::max(d.source.num_ops(), d.target.num_ops());
   return d;
 }
 
-// Proved rules seen so far, by skeleton, for renaming and instance lookups.
-class Index {
+// What is known equal so far: proved rules' sides, by name, joined in a
+// union-find (so equalities compose through shared sides), and proved rules'
+// skeletons (so a rule whose variables merge a general one's is found).
+class Knowledge {
  public:
-  // The id of a registered rule that `form` is a renaming or instance of.
-  std::optional<std::pair<std::string, bool>> FindGeneral(const Form& form) const {
-    auto it = by_skeleton_.find(form.skeleton);
-    if (it == by_skeleton_.end()) return std::nullopt;
-    for (const auto& [pattern, id] : it->second) {
-      if (IsInstance(pattern, form.pattern)) return std::make_pair(id, pattern == form.pattern);
+  explicit Knowledge(std::map<std::string, std::vector<std::string>> universe) : universe_(std::move(universe)) {}
+
+  void AddRule(const PairView& p, const Form& form, const std::string& id) {
+    const int a = Node(SideText(*p.a, p.ra, p.sa, &identity_, nullptr), id);
+    const int b = Node(SideText(*p.b, p.rb, p.sb, &identity_, nullptr), id);
+    parent_[Find(a)] = Find(b);
+    by_skeleton_[form.skeleton].emplace_back(form.pattern, id);
+  }
+
+  // A reason the two sides of `p` are already known equal, if one is.
+  std::optional<std::string> Implied(const PairView& p) {
+    const Form forward = MakeForm(p);
+    if (auto g = FromSkeleton(forward)) return g;
+    if (auto g = FromSkeleton(MakeForm(p.Reversed()))) return g;
+    for (const Renaming& r : Renamings(forward)) {
+      auto a = ids_.find(SideText(*p.a, p.ra, p.sa, &r, nullptr));
+      if (a == ids_.end()) continue;
+      auto b = ids_.find(SideText(*p.b, p.rb, p.sb, &r, nullptr));
+      if (b == ids_.end()) continue;
+      if (Find(a->second) == Find(b->second)) {
+        const std::string& x = introduced_by_[a->second];
+        const std::string& y = introduced_by_[b->second];
+        return x == y ? x : absl::StrCat(x, " and ", y, " (with the proved rules joining them)");
+      }
     }
     return std::nullopt;
   }
-  void Add(const Form& form, const std::string& id) { by_skeleton_[form.skeleton].emplace_back(form.pattern, id); }
 
  private:
+  std::optional<std::string> FromSkeleton(const Form& form) const {
+    auto it = by_skeleton_.find(form.skeleton);
+    if (it == by_skeleton_.end()) return std::nullopt;
+    for (const auto& [pattern, id] : it->second) {
+      if (IsInstance(pattern, form.pattern)) return id;
+    }
+    return std::nullopt;
+  }
+
+  // Injective maps of the pair's variables onto known variable names of the
+  // same type, the identity among them when it is one.
+  std::vector<Renaming> Renamings(const Form& form) const {
+    std::map<std::string, std::vector<std::string>> by_group;  // group -> the pair's variables
+    for (const auto& [name, group] : form.groups) by_group[group].push_back(name);
+    std::vector<Renaming> out{Renaming{}};
+    for (const auto& [group, names] : by_group) {
+      auto u = universe_.find(group);
+      if (u == universe_.end() || u->second.size() < names.size()) return {};
+      std::vector<Renaming> next;
+      std::vector<std::string> targets = u->second;
+      std::sort(targets.begin(), targets.end());
+      // Every ordered choice of names.size() distinct targets.
+      std::vector<int> pick(names.size(), 0);
+      std::function<void(size_t, std::vector<bool>&, Renaming&)> choose = [&](size_t k, std::vector<bool>& used,
+                                                                              Renaming& partial) {
+        if (next.size() >= kMaxRenamings) return;
+        if (k == names.size()) {
+          for (const Renaming& base : out) {
+            Renaming r = base;
+            r.insert(partial.begin(), partial.end());
+            next.push_back(std::move(r));
+            if (next.size() >= kMaxRenamings) return;
+          }
+          return;
+        }
+        for (size_t t = 0; t < targets.size(); ++t) {
+          if (used[t]) continue;
+          used[t] = true;
+          partial[names[k]] = targets[t];
+          choose(k + 1, used, partial);
+          partial.erase(names[k]);
+          used[t] = false;
+        }
+      };
+      std::vector<bool> used(targets.size(), false);
+      Renaming partial;
+      choose(0, used, partial);
+      out = std::move(next);
+    }
+    return out;
+  }
+
+  int Node(const std::string& text, const std::string& rule_id) {
+    auto [it, inserted] = ids_.emplace(text, static_cast<int>(parent_.size()));
+    if (inserted) {
+      parent_.push_back(it->second);
+      introduced_by_.push_back(rule_id);
+    }
+    return it->second;
+  }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+
+  std::map<std::string, std::vector<std::string>> universe_;  // type group -> variable names
+  const Renaming identity_;
+  absl::flat_hash_map<std::string, int> ids_;
+  std::vector<int> parent_;
+  std::vector<std::string> introduced_by_;  // per side: the rule that first named it
   std::map<std::string, std::vector<std::pair<std::vector<int>, std::string>>> by_skeleton_;
 };
 
-std::optional<std::pair<std::string, bool>> FindEitherWay(const Index& index, const Form& forward,
-                                                          const Form& backward) {
-  if (auto f = index.FindGeneral(forward)) return f;
-  return index.FindGeneral(backward);
-}
-
-struct Reduced {
-  Form forward, backward;
-};
-
-bool AllVariables(const Graph& g, const Node& n) {
-  return std::all_of(n.inputs.begin(), n.inputs.end(), [&](const TensorRef& r) {
-    const OpKind k = g.node(r.node).kind;
-    return k == OpKind::kInput || k == OpKind::kWeight;
-  });
+bool IsVariable(const Graph& g, TensorRef r) {
+  return g.node(r.node).kind == OpKind::kInput || g.node(r.node).kind == OpKind::kWeight;
 }
 
 bool SameOperator(const Graph& ga, const Node& a, const Graph& gb, const Node& b) {
@@ -152,18 +279,34 @@ bool SameOperator(const Graph& ga, const Node& a, const Graph& gb, const Node& b
   return true;
 }
 
+constexpr char kCommon[] = "$common";
+
+// The pair without its output pairs whose two sides compute the same thing
+// (an output both sides share is a common subgraph); nullopt if none is.
+std::optional<PairView> DropIdenticalOutputs(const PairView& p) {
+  static const Renaming identity;
+  PairView out{p.a, {}, p.sa, p.b, {}, p.sb};
+  for (size_t i = 0; i < p.ra.size(); ++i) {
+    if (SideText(*p.a, {p.ra[i]}, p.sa, &identity, nullptr) == SideText(*p.b, {p.rb[i]}, p.sb, &identity, nullptr)) {
+      continue;
+    }
+    out.ra.push_back(p.ra[i]);
+    out.rb.push_back(p.rb[i]);
+  }
+  if (out.ra.size() == p.ra.size() || out.ra.empty()) return std::nullopt;
+  return out;
+}
+
 // Common subgraph: an operator on variables both sides compute, made a
 // fresh variable.
-std::vector<Reduced> CommonSubgraphReductions(const Decoded& d) {
-  std::vector<Reduced> out;
+std::vector<PairView> CommonSubgraphReductions(const Decoded& d) {
+  std::vector<PairView> out;
   for (const Node& a : d.source.nodes()) {
-    if (a.kind == OpKind::kInput || a.kind == OpKind::kWeight || a.inputs.empty()) continue;
-    if (a.output_types.size() != 1 || !AllVariables(d.source, a)) continue;
+    if (a.kind == OpKind::kInput || a.kind == OpKind::kWeight || a.inputs.empty() || a.output_types.size() != 1) continue;
+    if (!std::all_of(a.inputs.begin(), a.inputs.end(), [&](TensorRef r) { return IsVariable(d.source, r); })) continue;
     for (const Node& b : d.target.nodes()) {
-      if (b.output_types.size() != 1 || !AllVariables(d.target, b) || !SameOperator(d.source, a, d.target, b)) continue;
-      const Substitution sa{{a.id, "$common"}}, sb{{b.id, "$common"}};
-      out.push_back({MakeForm(d.source, d.source_roots, sa, d.target, d.target_roots, sb),
-                     MakeForm(d.target, d.target_roots, sb, d.source, d.source_roots, sa)});
+      if (b.output_types.size() != 1 || !SameOperator(d.source, a, d.target, b)) continue;
+      out.push_back(PairView{&d.source, d.source_roots, {{a.id, kCommon}}, &d.target, d.target_roots, {{b.id, kCommon}}});
     }
   }
   return out;
@@ -171,7 +314,7 @@ std::vector<Reduced> CommonSubgraphReductions(const Decoded& d) {
 
 // Common supergraph: single outputs ending in the same operator whose
 // operands agree but for one; the differing operands must be equal.
-std::optional<Reduced> CommonSupergraphReduction(const Decoded& d) {
+std::optional<PairView> CommonSupergraphReduction(const Decoded& d) {
   if (d.source_roots.size() != 1) return std::nullopt;
   const Node& a = d.source.node(d.source_roots[0].node);
   const Node& b = d.target.node(d.target_roots[0].node);
@@ -179,20 +322,16 @@ std::optional<Reduced> CommonSupergraphReduction(const Decoded& d) {
       a.output_types.size() != 1 || a.inputs.empty()) {
     return std::nullopt;
   }
-  auto is_variable = [](const Graph& g, TensorRef r) {
-    return g.node(r.node).kind == OpKind::kInput || g.node(r.node).kind == OpKind::kWeight;
-  };
   int differing = -1;
   for (size_t i = 0; i < a.inputs.size(); ++i) {
-    const bool same = is_variable(d.source, a.inputs[i]) && is_variable(d.target, b.inputs[i]) &&
+    const bool same = IsVariable(d.source, a.inputs[i]) && IsVariable(d.target, b.inputs[i]) &&
                       d.source.node(a.inputs[i].node).name == d.target.node(b.inputs[i].node).name;
     if (same) continue;
     if (differing >= 0) return std::nullopt;
     differing = static_cast<int>(i);
   }
   if (differing < 0) return std::nullopt;
-  const std::vector<TensorRef> ra{a.inputs[differing]}, rb{b.inputs[differing]};
-  return Reduced{MakeForm(d.source, ra, {}, d.target, rb, {}), MakeForm(d.target, rb, {}, d.source, ra, {})};
+  return PairView{&d.source, {a.inputs[differing]}, {}, &d.target, {b.inputs[differing]}, {}};
 }
 
 }  // namespace
@@ -200,9 +339,9 @@ std::optional<Reduced> CommonSupergraphReduction(const Decoded& d) {
 std::string RuleRenamingKey(const rules::Rule& rule) {
   auto d = Decode(rule);
   if (!d) return "";
-  const std::string forward = KeyOf(MakeForm(d->source, d->source_roots, {}, d->target, d->target_roots, {}));
-  const std::string backward = KeyOf(MakeForm(d->target, d->target_roots, {}, d->source, d->source_roots, {}));
-  return std::min(forward, backward);
+  const PairView p{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
+  auto key = [](const Form& f) { return absl::StrCat(f.skeleton, "|", absl::StrJoin(f.pattern, ",")); };
+  return std::min(key(MakeForm(p)), key(MakeForm(p.Reversed())));
 }
 
 ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
@@ -210,56 +349,67 @@ ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   struct Item {
     size_t index;
     Decoded decoded;
-    Form forward, backward;
+    Form form;
     int distinct_variables;
   };
   std::vector<Item> items;
+  std::map<std::string, std::set<std::string>> universe;
   for (size_t i = 0; i < rules.size(); ++i) {
     if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
     ++table.proved;
     auto d = Decode(rules[i]);
     if (!d) continue;
-    Form f = MakeForm(d->source, d->source_roots, {}, d->target, d->target_roots, {});
-    Form b = MakeForm(d->target, d->target_roots, {}, d->source, d->source_roots, {});
-    const int distinct = f.pattern.empty() ? 0 : *std::max_element(f.pattern.begin(), f.pattern.end()) + 1;
-    items.push_back({i, std::move(*d), std::move(f), std::move(b), distinct});
+    Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
+    for (const auto& [name, group] : f.groups) universe[group].insert(name);
+    const int distinct = static_cast<int>(f.groups.size());
+    items.push_back({i, std::move(*d), std::move(f), distinct});
   }
+  std::map<std::string, std::vector<std::string>> names;
+  for (const auto& [group, set] : universe) names[group].assign(set.begin(), set.end());
   // Smaller rules first; among equal sizes, more general (more distinct
-  // variables) first, so an instance always finds its general rule kept.
+  // variables) first, so an instance finds its general rule already known.
   std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
     if (x.decoded.size != y.decoded.size) return x.decoded.size < y.decoded.size;
     return x.distinct_variables > y.distinct_variables;
   });
-  Index index;
+  Knowledge known(std::move(names));
   for (Item& item : items) {
     rules::Rule& rule = rules[item.index];
+    const Decoded& d = item.decoded;
+    const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
     auto prune = [&](const std::string& why) {
       rule.set_status(rules::RULE_STATUS_PRUNED);
       rule.set_status_detail(why);
     };
-    if (auto general = FindEitherWay(index, item.forward, item.backward)) {
-      prune(absl::StrCat(general->second ? "renaming of " : "instance of ", general->first));
+    if (auto by = known.Implied(whole)) {
+      prune(absl::StrCat("renaming or instance of ", *by));
       ++table.pruned_renaming;
     } else {
       bool done = false;
-      for (const Reduced& r : CommonSubgraphReductions(item.decoded)) {
-        if (auto general = FindEitherWay(index, r.forward, r.backward)) {
-          prune(absl::StrCat("common subgraph: follows from ", general->first));
+      std::vector<PairView> reductions;
+      if (auto r = DropIdenticalOutputs(whole)) reductions.push_back(*r);
+      for (const PairView& r : CommonSubgraphReductions(d)) {
+        reductions.push_back(r);
+        if (auto smaller = DropIdenticalOutputs(r)) reductions.push_back(*smaller);
+      }
+      for (const PairView& r : reductions) {
+        if (auto by = known.Implied(r)) {
+          prune(absl::StrCat("common subgraph: follows from ", *by));
           ++table.pruned_subgraph;
           done = true;
           break;
         }
       }
       if (!done) {
-        if (auto r = CommonSupergraphReduction(item.decoded)) {
-          if (auto general = FindEitherWay(index, r->forward, r->backward)) {
-            prune(absl::StrCat("common supergraph: follows from ", general->first));
+        if (auto r = CommonSupergraphReduction(d)) {
+          if (auto by = known.Implied(*r)) {
+            prune(absl::StrCat("common supergraph: follows from ", *by));
             ++table.pruned_supergraph;
           }
         }
       }
     }
-    index.Add(item.forward, rule.id());
+    known.AddRule(whole, item.form, rule.id());
   }
   table.after_renaming = table.proved - table.pruned_renaming;
   table.after_common_subgraph = table.after_renaming - table.pruned_subgraph - table.pruned_supergraph;

@@ -11,9 +11,11 @@
 //   common supergraph: both sides end in the same operator with the same
 //     operands but one, and the differing operands are a smaller proved rule.
 //
-// Rules are keyed by a structural form whose variables are named by first
-// occurrence and grouped by type (a rule's variables of equal type are
-// interchangeable), so equal keys mean equal up to renaming.
+// A rule is matched against known ones two ways: by its structure with
+// variables named by first occurrence and operators written as their Z3
+// signature (equal structure is an equal proof; a merged-variable pattern is
+// an instance), and by name, up to renaming variables of equal type, through
+// a union-find of the sides of proved rules (so equalities compose).
 #ifndef TASO_VERIFIER_PRUNING_H_
 #define TASO_VERIFIER_PRUNING_H_
 

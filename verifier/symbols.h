@@ -16,18 +16,10 @@
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "core/op.h"
+#include "verifier/signature.h"
 #include "z3++.h"
 
 namespace taso::verifier {
-
-// Integer encodings of parameters that are not plain integers.
-inline constexpr int kPadSame = 0;
-inline constexpr int kPadValid = 1;
-inline constexpr int kActNone = 0;
-inline constexpr int kActRelu = 1;
-// A transpose permutation as one integer: rank*10000 + digits of the perm in
-// base rank, so (1,0) is 20002 and ranks cannot collide.
-int64_t PermutationCode(const std::vector<int>& perm);
 
 class Symbols {
  public:
@@ -41,19 +33,6 @@ class Symbols {
   // different arity is a programming error and throws.
   z3::expr Apply(const std::string& name, const std::vector<z3::expr>& params,
                  const std::vector<z3::expr>& args);
-
-  // The function name and integer parameters of IR operator `kind`'s output
-  // `output` on operands of types `inputs`, or Unimplemented for operators
-  // the axioms do not model. Shape facts that laws depend on become part of
-  // the signature: a convolution's group count, a matmul's rank (laws are
-  // for rank 2), whether an element-wise operator broadcasts (laws are for
-  // equal shapes).
-  struct Signature {
-    std::string name;
-    std::vector<int64_t> params;
-  };
-  absl::StatusOr<Signature> SignatureOf(OpKind kind, const OpParams& params,
-                                        const std::vector<TensorType>& inputs, int output) const;
 
   // A free tensor variable of a rule (graph input or weight), by name.
   z3::expr Variable(const std::string& name);

@@ -1,0 +1,298 @@
+#include "cli/rules_command.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cli/local_store.h"
+#include "cli/processes.h"
+#include "core/graph_proto.h"
+#include "core/op.h"
+#include "core/rule_sexpr.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+
+namespace taso::cli {
+namespace {
+
+constexpr int kPage = 1000;
+
+std::string StatusName(rules::RuleStatus s) {
+  std::string name = rules::RuleStatus_Name(s);
+  const std::string prefix = "RULE_STATUS_";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  return absl::AsciiStrToLower(name);
+}
+
+// One node per line, "%3 = conv2d[...](%1, w4)".
+std::string DescribeGraph(const ir::Graph& proto) {
+  auto g = GraphFromProto(proto);
+  if (!g.ok()) return absl::StrCat("    (malformed: ", g.status().message(), ")\n");
+  std::string out;
+  auto ref = [&](const TensorRef& r) {
+    const Node& n = g->node(r.node);
+    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) return n.name;
+    return n.output_types.size() > 1 ? absl::StrCat("%", r.node, ":", r.index) : absl::StrCat("%", r.node);
+  };
+  for (const Node& n : g->nodes()) {
+    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) continue;
+    std::vector<std::string> args;
+    for (const TensorRef& r : n.inputs) args.push_back(ref(r));
+    absl::StrAppend(&out, "    %", n.id, " = ", OpLabel(n.kind, n.params), "(", absl::StrJoin(args, ", "), ")  -> ",
+                    n.output_types[0].ToString(), "\n");
+  }
+  for (const GraphOutput& o : g->outputs()) absl::StrAppend(&out, "    output ", o.name, " = ", ref(o.tensor), "\n");
+  return out;
+}
+
+class Rules {
+ public:
+  Rules(const RulesOptions& options, std::ostream& out, std::ostream& err) : options_(options), out_(out), err_(err) {}
+  ~Rules() {
+    if (store_.pid > 0) Stop(store_.pid, SIGTERM, 10000);
+  }
+
+  int Run() {
+    const std::string& c = options_.subcommand;
+    if (c != "stats" && c != "list" && c != "show" && c != "export") {
+      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use stats, list, show ID or export"));
+    }
+    if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
+    if (c != "show" && !options_.args.empty()) return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
+    rules_db::ListRulesRequest filter;
+    for (const std::string& s : options_.statuses) {
+      rules::RuleStatus status;
+      if (!rules::RuleStatus_Parse("RULE_STATUS_" + absl::AsciiStrToUpper(s), &status)) {
+        return Fail(2, absl::StrCat("unknown status '", s,
+                                    "': use proved, pruned, refuted, timeout, unknown, rejected_precheck, candidate"));
+      }
+      filter.add_statuses(status);
+    }
+    for (const std::string& o : options_.ops) {
+      auto kind = OpKindFromName(o);
+      if (!kind) return Fail(2, absl::StrCat("unknown operator '", o, "'"));
+      filter.add_any_op_kinds(static_cast<ir::OpKind>(*kind));
+    }
+    filter.set_max_ops(options_.size);
+    filter.set_job_id(options_.job_id);
+    if (c == "export" && options_.format != "sexpr" && options_.format != "json" && options_.format != "proto") {
+      return Fail(2, absl::StrCat("unknown --format '", options_.format, "': use sexpr, json or proto"));
+    }
+    if (c == "export" && options_.format == "proto" && options_.output.empty()) {
+      return Fail(2, "--format proto writes binary: give -o FILE");
+    }
+    if (int code = Connect(); code != 0) return code;
+    if (c == "stats") return Stats();
+    if (c == "show") return Show(options_.args[0]);
+    return ListOrExport(filter);
+  }
+
+ private:
+  int Fail(int code, const std::string& message) {
+    err_ << "taso rules: " << message << "\n";
+    return code;
+  }
+  int FailStatus(const absl::Status& s) {
+    return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : s.code() == absl::StatusCode::kNotFound ? 4 : 1,
+                std::string(s.message()));
+  }
+
+  int Connect() {
+    std::string address = options_.store;
+    if (address.empty()) {
+      const std::string dir = options_.db + "/store-0";
+      if (!std::filesystem::exists(dir)) {
+        return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` and `taso verify` first"));
+      }
+      std::error_code error;
+      std::filesystem::create_directories(options_.db + "/logs", error);
+      auto store = StartLocalStore(dir, options_.db + "/logs/store-0.log");
+      if (!store.ok()) return Fail(1, std::string(store.status().message()));
+      store_ = *store;
+      address = store->address;
+    }
+    address_ = address;
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(256 << 20);
+    auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    rules_ = rules_db::RuleDb::NewStub(channel);
+    jobs_ = rules_db::HashStore::NewStub(channel);
+    return 0;
+  }
+
+  template <typename Call>
+  absl::Status Rpc(Call call) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    return net::FromGrpc(call(&context), "store " + address_);
+  }
+
+  int Stats() {
+    rules_db::StatsRequest request;
+    request.set_job_id(options_.job_id);
+    rules_db::StatsResponse stats;
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->Stats(c, request, &stats); }); !s.ok()) {
+      return FailStatus(s);
+    }
+    rules_db::ListJobsRequest list;
+    list.set_page_size(kPage);
+    rules_db::ListJobsResponse jobs;
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return jobs_->ListJobs(c, list, &jobs); }); !s.ok()) {
+      return FailStatus(s);
+    }
+    std::map<std::string, int64_t> by_status;
+    for (const auto& c : stats.rules_by_status()) by_status[StatusName(c.status())] = c.count();
+    if (options_.json) {
+      std::vector<std::string> parts;
+      for (const auto& [k, v] : by_status) parts.push_back(absl::StrFormat("\"%s\": %d", k, v));
+      out_ << absl::StrFormat("{\"rules\": {%s}, \"graphs\": %d, \"candidate_classes\": %d, \"classes_leased\": %d, "
+                              "\"classes_pending\": %d, \"jobs\": [",
+                              absl::StrJoin(parts, ", "), stats.graphs(), stats.candidate_classes(),
+                              stats.classes_leased(), stats.classes_pending());
+      bool first = true;
+      for (const auto& job : jobs.jobs()) {
+        if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
+        const auto& v = job.verification();
+        out_ << (first ? "" : ", ")
+             << absl::StrFormat("{\"id\": \"%s\", \"state\": \"%s\", \"proved\": %d, \"after_renaming\": %d, "
+                                "\"after_common_subgraph\": %d}",
+                                job.id(), rules_db::JobState_Name(job.state()), v.rules_proved(), v.after_renaming(),
+                                v.after_common_subgraph());
+        first = false;
+      }
+      out_ << "]}\n";
+      return 0;
+    }
+    out_ << "rules by status:\n";
+    for (const auto& [k, v] : by_status) out_ << absl::StrFormat("  %-20s %10d\n", k, v);
+    out_ << absl::StrFormat("graphs %d, candidate classes %d (%d leased, %d pending)\n", stats.graphs(),
+                            stats.candidate_classes(), stats.classes_leased(), stats.classes_pending());
+    for (const auto& job : jobs.jobs()) {
+      if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
+      const auto& v = job.verification();
+      out_ << absl::StrFormat("job %s: %s", job.id(), rules_db::JobState_Name(job.state()));
+      if (job.state() == rules_db::JOB_STATE_DONE) {
+        out_ << absl::StrFormat("; proved %d -> after renaming %d -> after common subgraph %d", v.rules_proved(),
+                                v.after_renaming(), v.after_common_subgraph());
+      } else if (job.state() == rules_db::JOB_STATE_VERIFYING) {
+        out_ << absl::StrFormat("; %d / %d classes verified", v.classes_verified(), v.classes_total());
+      }
+      out_ << "\n";
+    }
+    return 0;
+  }
+
+  int Show(const std::string& id) {
+    rules_db::GetRuleRequest request;
+    request.set_id(id);
+    rules::Rule rule;
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->GetRule(c, request, &rule); }); !s.ok()) {
+      return FailStatus(s);
+    }
+    if (options_.json) {
+      std::string json;
+      google::protobuf::util::JsonPrintOptions o;
+      (void)google::protobuf::util::MessageToJsonString(rule, &json, o);
+      out_ << json << "\n";
+      return 0;
+    }
+    auto sexpr = RuleToSexpr(rule);
+    out_ << "rule " << rule.id() << "  " << StatusName(rule.status()) << "\n";
+    if (!rule.status_detail().empty()) out_ << "  detail: " << rule.status_detail() << "\n";
+    out_ << "  sexpr:  " << (sexpr.ok() ? *sexpr : std::string(sexpr.status().message())) << "\n";
+    out_ << "  source:\n" << DescribeGraph(rule.source()) << "  target:\n" << DescribeGraph(rule.target());
+    out_ << "  outputs:";
+    for (const auto& p : rule.outputs()) out_ << " " << p.source_output() << "=" << p.target_output();
+    out_ << "\n  proof: " << (rule.proof().axioms_used().empty() ? "-" : absl::StrJoin(rule.proof().axioms_used(), ", "))
+         << " (" << rule.proof().proof_time_ms() << " ms, " << rule.proof().solver() << ", "
+         << rule.proof().axiom_set_version() << ")\n";
+    out_ << "  job " << rule.provenance().job_id() << ", verified by " << rule.provenance().verifier_worker_id()
+         << ", revision " << rule.revision() << "\n";
+    return 0;
+  }
+
+  int ListOrExport(rules_db::ListRulesRequest request) {
+    const bool exporting = options_.subcommand == "export";
+    std::ofstream file;
+    std::ostream* out = &out_;
+    if (exporting && !options_.output.empty()) {
+      file.open(options_.output, std::ios::binary | std::ios::trunc);
+      if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output));
+      out = &file;
+    }
+    rules::RuleCollection collection;
+    collection.set_format_version(1);
+    request.set_page_size(kPage);
+    int64_t count = 0;
+    while (true) {
+      rules_db::ListRulesResponse page;
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->ListRules(c, request, &page); }); !s.ok()) {
+        return FailStatus(s);
+      }
+      for (const rules::Rule& rule : page.rules()) {
+        if (!exporting && options_.limit > 0 && count >= options_.limit) break;
+        ++count;
+        if (exporting && options_.format == "proto") {
+          *collection.add_rules() = rule;
+          continue;
+        }
+        if (exporting && options_.format == "json") {
+          std::string json;
+          (void)google::protobuf::util::MessageToJsonString(rule, &json, {});
+          *out << json << "\n";
+          continue;
+        }
+        auto sexpr = RuleToSexpr(rule);
+        if (!sexpr.ok()) return Fail(1, absl::StrCat("rule ", rule.id(), ": ", sexpr.status().message()));
+        if (exporting) {
+          *out << *sexpr << "\n";
+        } else {
+          int size = 0;
+          for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
+            int n = 0;
+            for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
+            size = std::max(size, n);
+          }
+          *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
+        }
+      }
+      if (page.next_page_token().empty() || (!exporting && options_.limit > 0 && count >= options_.limit)) break;
+      request.set_page_token(page.next_page_token());
+    }
+    if (exporting && options_.format == "proto") {
+      if (!collection.SerializeToOstream(out)) return Fail(1, absl::StrCat("cannot write ", options_.output));
+    }
+    if (exporting && !options_.output.empty()) {
+      file.close();
+      if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output));
+      err_ << "taso rules: exported " << count << " rules to " << options_.output << "\n";
+    }
+    return 0;
+  }
+
+  const RulesOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  LocalStore store_;
+  std::string address_;
+  std::unique_ptr<rules_db::RuleDb::Stub> rules_;
+  std::unique_ptr<rules_db::HashStore::Stub> jobs_;
+};
+
+}  // namespace
+
+int RunRules(const RulesOptions& options, std::ostream& out, std::ostream& err) {
+  Rules rules(options, out, err);
+  return rules.Run();
+}
+
+}  // namespace taso::cli

@@ -1,0 +1,257 @@
+#include "cli/verify_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "cli/local_store.h"
+#include "cli/processes.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+
+namespace taso::cli {
+namespace {
+
+std::atomic<bool> interrupted{false};
+void OnInterrupt(int) { interrupted = true; }
+
+class Verify {
+ public:
+  Verify(const VerifyOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err) {}
+
+  int Run() {
+    if (options_.workers < 1 || options_.workers > 256) return Fail(2, "--workers must be in 1..256");
+    if (options_.threads < 1 || options_.threads > 64) return Fail(2, "--threads must be in 1..64");
+    struct sigaction action = {};
+    action.sa_handler = OnInterrupt;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+    start_ = absl::Now();
+    int code = Execute();
+    Shutdown();
+    return code;
+  }
+
+ private:
+  struct WorkerHandle {
+    pid_t pid = -1;
+    int restarts = 0;
+    bool exited = false;
+    std::string log;
+  };
+
+  int Fail(int code, const std::string& message) {
+    err_ << "taso verify: " << message << "\n";
+    return code;
+  }
+
+  int Execute() {
+    logs_ = options_.db + "/logs";
+    std::error_code error;
+    std::filesystem::create_directories(logs_, error);
+    if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
+    if (options_.store.empty()) {
+      const std::string dir = options_.db + "/store-0";
+      if (!std::filesystem::exists(dir)) {
+        return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` first (or give --store)"));
+      }
+      auto store = StartLocalStore(dir, logs_ + "/store-0.log",
+                                   {absl::StrCat("--lease_ms=", options_.lease_ms)});
+      if (!store.ok()) return Fail(1, std::string(store.status().message()));
+      store_ = *store;
+      address_ = store->address;
+    } else {
+      address_ = options_.store;
+    }
+    auto channel = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    jobs_ = rules_db::HashStore::NewStub(channel);
+
+    // Which job.
+    rules_db::ListJobsRequest list;
+    list.set_page_size(1000);
+    rules_db::ListJobsResponse jobs;
+    {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+      absl::Status s = net::FromGrpc(jobs_->ListJobs(&context, list, &jobs), "store " + address_);
+      if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
+    }
+    std::vector<std::string> ready;
+    for (const auto& job : jobs.jobs()) {
+      if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
+      if (job.state() == rules_db::JOB_STATE_GENERATED || job.state() == rules_db::JOB_STATE_VERIFYING ||
+          job.state() == rules_db::JOB_STATE_DONE) {
+        ready.push_back(job.id());
+      } else if (!options_.job_id.empty()) {
+        return Fail(2, absl::StrCat("job ", job.id(), " is ", rules_db::JobState_Name(job.state()),
+                                    "; finish it with `taso generate` first"));
+      }
+    }
+    if (ready.empty()) {
+      return Fail(2, options_.job_id.empty() ? "no generated job in the database; run `taso generate` first"
+                                             : absl::StrCat("no job '", options_.job_id, "' in the database"));
+    }
+    if (ready.size() > 1) {
+      return Fail(2, absl::StrCat("the database holds ", ready.size(), " generated jobs; pick one with --job"));
+    }
+    job_id_ = ready[0];
+    if (!options_.json) err_ << "taso verify: job " << job_id_ << ", " << options_.workers << " verifier(s)\n";
+
+    auto path = FindExecutable("taso_verifier", "verifier");
+    if (!path.ok()) return Fail(1, std::string(path.status().message()));
+    verifier_path_ = *path;
+    for (int w = 0; w < options_.workers; ++w) {
+      workers_.push_back(WorkerHandle{-1, 0, false, absl::StrCat(logs_, "/verifier-", w, ".log")});
+      if (int code = StartWorker(static_cast<int>(workers_.size()) - 1); code != 0) return code;
+    }
+    return Monitor();
+  }
+
+  int StartWorker(int index) {
+    WorkerHandle& w = workers_[index];
+    auto pid = Spawn(verifier_path_,
+                     {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
+                      absl::StrCat("--threads=", options_.threads), absl::StrCat("--lease_ms=", options_.lease_ms),
+                      absl::StrCat("--rlimit=", options_.rlimit), absl::StrCat("--worker_id=verifier-", index)},
+                     w.log);
+    if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
+    w.pid = *pid;
+    w.exited = false;
+    return 0;
+  }
+
+  absl::StatusOr<rules_db::Job> GetJob() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    rules_db::GetJobRequest request;
+    request.set_job_id(job_id_);
+    rules_db::Job job;
+    absl::Status s = net::FromGrpc(jobs_->GetJob(&context, request, &job), "store " + address_);
+    if (!s.ok()) return s;
+    return job;
+  }
+
+  int Monitor() {
+    const bool tty = isatty(2) && !options_.json;
+    absl::Time last_line = absl::InfinitePast();
+    while (true) {
+      if (interrupted) {
+        if (tty) err_ << "\n";
+        return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
+      }
+      auto job = GetJob();
+      if (!job.ok()) return Fail(job.status().code() == absl::StatusCode::kUnavailable ? 3 : 1,
+                                 std::string(job.status().message()));
+      if (job->state() == rules_db::JOB_STATE_DONE) {
+        if (tty) err_ << "\n";
+        PrintSummary(*job);
+        return 0;
+      }
+      // Reap and restart workers. A worker that exits 0 found no work left
+      // it could lease: the rest is leased by others and will finish.
+      int running = 0;
+      for (size_t i = 0; i < workers_.size(); ++i) {
+        WorkerHandle& w = workers_[i];
+        if (w.exited) continue;
+        if (auto code = PollExit(w.pid)) {
+          w.exited = true;
+          if (*code != 0) {
+            if (w.restarts >= options_.max_restarts) {
+              return Fail(1, absl::StrCat("verifier ", i, " failed ", w.restarts + 1, " times; last lines of ", w.log,
+                                          ":\n", TailFile(w.log, 5)));
+            }
+            ++w.restarts;
+            if (int c = StartWorker(static_cast<int>(i)); c != 0) return c;
+          }
+        }
+        running += !w.exited;
+      }
+      if (running == 0) {
+        // Everything was leased and reported, but the job is not done:
+        // leases of a killed worker may still be expiring. Start one more.
+        if (int c = StartWorker(0); c != 0) return c;
+      }
+      if (tty && absl::Now() - last_line > absl::Milliseconds(500)) {
+        const auto& v = job->verification();
+        err_ << absl::StrFormat("\r  %lld / %lld classes verified, %.0f s   ", (long long)v.classes_verified(),
+                                (long long)v.classes_total(), absl::ToDoubleSeconds(absl::Now() - start_))
+             << std::flush;
+        last_line = absl::Now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  void PrintSummary(const rules_db::Job& job) {
+    const auto& v = job.verification();
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+    if (options_.json) {
+      out_ << absl::StrFormat(
+          "{\"job\": \"%s\", \"classes\": %d, \"proved\": %d, \"refuted\": %d, \"timeout\": %d, \"unknown\": %d, "
+          "\"rejected_precheck\": %d, \"after_renaming\": %d, \"after_common_subgraph\": %d, "
+          "\"pruned_renaming\": %d, \"pruned_common_subgraph\": %d, \"pruned_common_supergraph\": %d, "
+          "\"verify_seconds\": %.3f, \"wall_seconds\": %.3f}\n",
+          job.id(), v.classes_total(), v.rules_proved(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(),
+          v.rules_rejected_precheck(), v.after_renaming(), v.after_common_subgraph(), v.pruned_renaming(),
+          v.pruned_common_subgraph(), v.pruned_common_supergraph(), v.wall_seconds(), seconds);
+      return;
+    }
+    const int64_t attempted = v.rules_proved() + v.rules_refuted() + v.rules_timeout() + v.rules_unknown();
+    out_ << absl::StrFormat(
+        "job %s verified\n"
+        "  candidate classes       %10d\n"
+        "  pairs proved            %10d   (%.2f%% of %d attempted)\n"
+        "  refuted                 %10d\n"
+        "  timeout                 %10d\n"
+        "  unknown                 %10d\n"
+        "  rejected by re-check    %10d   (never sent to Z3)\n"
+        "reduction (TASO's Table 3):\n"
+        "  proved rules            %10d\n"
+        "  after renaming          %10d   (-%d)\n"
+        "  after common subgraph   %10d   (-%d subgraph, -%d supergraph)\n"
+        "  wall time               %10.1f s\n"
+        "`taso rules stats|list|export --db %s` reads the rules.\n",
+        job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
+        attempted, v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(),
+        v.rules_proved(), v.after_renaming(), v.pruned_renaming(), v.after_common_subgraph(),
+        v.pruned_common_subgraph(), v.pruned_common_supergraph(), seconds, options_.db);
+  }
+
+  void Shutdown() {
+    for (WorkerHandle& w : workers_) {
+      if (w.pid > 0 && !w.exited) Stop(w.pid, SIGTERM, 2000);
+    }
+    if (store_.pid > 0) Stop(store_.pid, SIGTERM, 10000);
+  }
+
+  const VerifyOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::string logs_;
+  std::string address_;
+  std::string job_id_;
+  std::string verifier_path_;
+  LocalStore store_;
+  absl::Time start_;
+  std::unique_ptr<rules_db::HashStore::Stub> jobs_;
+  std::vector<WorkerHandle> workers_;
+};
+
+}  // namespace
+
+int RunVerify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
+  Verify verify(options, out, err);
+  return verify.Run();
+}
+
+}  // namespace taso::cli

@@ -1,0 +1,34 @@
+// `taso verify`: prove a generation job's candidates and build its rule set.
+// Without --store it starts the local store on --db (as `taso generate` left
+// it) and M taso_verifier processes on loopback; a verifier that dies is
+// restarted, and the classes it held go back to the queue when their leases
+// expire. When every class has verdicts the store prunes the proved rules,
+// and the summary prints TASO's reduction table.
+#ifndef TASO_CLI_VERIFY_COMMAND_H_
+#define TASO_CLI_VERIFY_COMMAND_H_
+
+#include <ostream>
+#include <string>
+
+namespace taso::cli {
+
+struct VerifyOptions {
+  std::string store;           // empty: start the local store on `db`
+  std::string db = "taso-db";
+  std::string job_id;          // empty: the only generated job
+  int workers = 2;             // taso_verifier processes
+  int threads = 1;             // prover threads per process
+  int64_t lease_ms = 30'000;
+  int64_t rlimit = 20'000'000;
+  bool json = false;
+  int max_restarts = 3;        // per worker
+};
+
+// Exit codes: 0 done; 1 verification failed (message on `err`); 2 bad
+// options or no such job; 3 the store was unreachable; 130 interrupted
+// (rerun to resume: verdicts already reported are kept).
+int RunVerify(const VerifyOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace taso::cli
+
+#endif  // TASO_CLI_VERIFY_COMMAND_H_

@@ -1,0 +1,296 @@
+#include "rules_db/rule_store.h"
+
+#include <map>
+#include <thread>
+
+#include "generator/encoding.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rules_db/store_test_util.h"
+#include "verifier/candidate.h"
+#include "verifier/prover.h"
+
+namespace taso::rules_db {
+namespace {
+
+using ::testing::HasSubstr;
+
+// What a verifier worker does with one lease, in-process: every pair gets a
+// verdict (the re-check's rejection, or a proof attempt).
+constexpr int kSize = 3;
+
+ReportVerdictsRequest Verify(const Lease& lease, const std::string& worker, verifier::Prover& prover) {
+  auto spec = generator::SpecFromProto(SmallSpec(kSize));
+  ReportVerdictsRequest report;
+  report.set_lease_id(lease.lease_id());
+  report.set_worker_id(worker);
+  report.set_complete(true);
+  for (const CandidatePair& pair : lease.candidate_class().pairs()) {
+    auto graphs = verifier::DecodeCandidate(*spec, lease.candidate_class(), pair);
+    EXPECT_TRUE(graphs.ok()) << graphs.status();
+    if (!graphs.ok()) continue;
+    rules::Rule rule = verifier::RuleFromGraphs(*graphs);
+    if (pair.rejected()) {
+      rule.set_status(rules::RULE_STATUS_REJECTED_PRECHECK);
+      rule.set_status_detail(pair.reason());
+    } else {
+      auto result = prover.Prove(graphs->source, graphs->target, graphs->outputs);
+      EXPECT_TRUE(result.ok()) << result.status();
+      if (result.ok()) verifier::ApplyProofResult(*result, "z3", prover.axiom_set_version(), rule);
+    }
+    PairVerdict* v = report.add_verdicts();
+    v->set_source_member(pair.source_member());
+    v->set_target_member(pair.target_member());
+    *v->mutable_rule() = rule;
+  }
+  return report;
+}
+
+LeaseCandidatesRequest LeaseRequest(const std::string& worker, int64_t ms = 60000) {
+  LeaseCandidatesRequest r;
+  r.set_worker_id(worker);
+  r.set_job_id("j");
+  r.set_max_classes(1);
+  r.set_lease_duration_ms(ms);
+  return r;
+}
+
+std::map<rules::RuleStatus, int64_t> CountByListing(RuleStore& rules) {
+  std::map<rules::RuleStatus, int64_t> counts;
+  ListRulesRequest request;
+  for (int s = rules::RULE_STATUS_CANDIDATE; s <= rules::RULE_STATUS_PRUNED; ++s) {
+    request.add_statuses(static_cast<rules::RuleStatus>(s));
+  }
+  request.set_page_size(7);  // several pages
+  while (true) {
+    auto page = rules.ListRules(request);
+    EXPECT_TRUE(page.ok()) << page.status();
+    if (!page.ok()) break;
+    for (const auto& r : page->rules()) ++counts[r.status()];
+    if (page->next_page_token().empty()) break;
+    request.set_page_token(page->next_page_token());
+  }
+  return counts;
+}
+
+class RuleStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = OpenStore(TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    ASSERT_NE(store_, nullptr);
+    job_ = RunJob(*store_, SmallSpec(kSize), "j");
+    ASSERT_EQ(job_.state(), JOB_STATE_GENERATED);
+    ASSERT_GT(job_.candidate_classes(), 3);
+    rules_ = std::make_unique<RuleStore>(store_.get());
+    auto prover = verifier::Prover::Create();
+    ASSERT_TRUE(prover.ok());
+    prover_ = std::move(*prover);
+  }
+  std::unique_ptr<GraphHashStore> store_;
+  Job job_;
+  std::unique_ptr<RuleStore> rules_;
+  std::unique_ptr<verifier::Prover> prover_;
+};
+
+TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
+  int64_t leased = 0;
+  while (true) {
+    auto leases = rules_->LeaseCandidates(LeaseRequest("w1"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    ++leased;
+    auto reply = rules_->ReportVerdicts(Verify(leases->leases(0), "w1", *prover_));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    EXPECT_TRUE(reply->accepted());
+  }
+  EXPECT_EQ(leased, job_.candidate_classes());
+  auto job = store_->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), JOB_STATE_DONE);
+  const Verification& v = job->verification();
+  EXPECT_EQ(v.classes_verified(), job_.candidate_classes());
+  EXPECT_GT(v.rules_proved(), 0);
+  EXPECT_LE(v.after_common_subgraph(), v.after_renaming());
+  EXPECT_LE(v.after_renaming(), v.rules_proved());
+
+  // The table, the listing and Stats agree with what is stored.
+  auto counts = CountByListing(*rules_);
+  EXPECT_EQ(counts[rules::RULE_STATUS_PROVED], v.after_common_subgraph());
+  EXPECT_EQ(counts[rules::RULE_STATUS_PROVED] + counts[rules::RULE_STATUS_PRUNED], v.rules_proved());
+  EXPECT_EQ(counts[rules::RULE_STATUS_REJECTED_PRECHECK], v.rules_rejected_precheck());
+  EXPECT_EQ(counts[rules::RULE_STATUS_REJECTED_PRECHECK], job_.rejected_pairs());
+  int64_t pairs = 0;
+  for (const auto& [status, n] : counts) pairs += n;
+  EXPECT_EQ(pairs, job_.candidate_pairs() + job_.rejected_pairs());
+  StatsRequest stats_request;
+  stats_request.set_job_id("j");
+  auto stats = rules_->Stats(stats_request);
+  ASSERT_TRUE(stats.ok());
+  for (const auto& c : stats->rules_by_status()) EXPECT_EQ(c.count(), counts[c.status()]) << c.status();
+  EXPECT_EQ(stats->classes_pending(), 0);
+  EXPECT_EQ(stats->classes_leased(), 0);
+
+  // Every pruned rule names a reason; the default listing is the proved set.
+  ListRulesRequest pruned;
+  pruned.add_statuses(rules::RULE_STATUS_PRUNED);
+  pruned.set_page_size(1000);
+  auto listing = rules_->ListRules(pruned);
+  ASSERT_TRUE(listing.ok());
+  for (const auto& r : listing->rules()) EXPECT_FALSE(r.status_detail().empty()) << r.id();
+  auto served = rules_->ListRules(ListRulesRequest());
+  ASSERT_TRUE(served.ok());
+  for (const auto& r : served->rules()) {
+    EXPECT_EQ(r.status(), rules::RULE_STATUS_PROVED);
+    EXPECT_FALSE(r.proof().axioms_used().empty()) << r.id();
+    EXPECT_EQ(r.provenance().job_id(), "j");
+  }
+}
+
+TEST_F(RuleStoreTest, AnExpiredLeaseGoesToAnotherWorkerAndTheLateReportIsRefused) {
+  auto first = rules_->LeaseCandidates(LeaseRequest("slow", 1));
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->leases_size(), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto second = rules_->LeaseCandidates(LeaseRequest("fast"));
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->leases_size(), 1);
+  EXPECT_EQ(second->leases(0).candidate_class().fingerprint(), first->leases(0).candidate_class().fingerprint());
+  auto late = rules_->ReportVerdicts(Verify(first->leases(0), "slow", *prover_));
+  ASSERT_TRUE(late.ok());
+  EXPECT_FALSE(late->accepted());
+  auto on_time = rules_->ReportVerdicts(Verify(second->leases(0), "fast", *prover_));
+  ASSERT_TRUE(on_time.ok());
+  EXPECT_TRUE(on_time->accepted());
+  // Someone else's lease id is refused too.
+  auto third = rules_->LeaseCandidates(LeaseRequest("fast"));
+  ASSERT_TRUE(third.ok());
+  ASSERT_EQ(third->leases_size(), 1);
+  auto stolen = rules_->ReportVerdicts(Verify(third->leases(0), "intruder", *prover_));
+  ASSERT_TRUE(stolen.ok());
+  EXPECT_FALSE(stolen->accepted());
+}
+
+TEST_F(RuleStoreTest, PartialReportsRenewTheLeaseAndRulesKeepStableIds) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w", 60000));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  ReportVerdictsRequest report = Verify(leases->leases(0), "w", *prover_);
+  report.set_complete(false);
+  auto partial = rules_->ReportVerdicts(report);
+  ASSERT_TRUE(partial.ok());
+  EXPECT_TRUE(partial->accepted());
+  report.set_complete(true);
+  auto done = rules_->ReportVerdicts(report);
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->accepted());
+  // The same verdicts twice are one rule per pair, at revision 2.
+  auto id = RuleId(report.verdicts(0).rule());
+  ASSERT_TRUE(id.ok());
+  auto rule = rules_->GetRule(*id);
+  ASSERT_TRUE(rule.ok()) << rule.status();
+  EXPECT_EQ(rule->revision(), 2u);
+  EXPECT_EQ(rules_->GetRule("rnothere").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(RuleStoreTest, PutRulesDetectsConcurrentWrites) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ReportVerdictsRequest report = Verify(leases->leases(0), "w", *prover_);
+  PutRulesRequest put;
+  *put.add_rules() = report.verdicts(0).rule();
+  auto created = rules_->PutRules(put);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->created(), 1);
+  auto stored = rules_->GetRule(created->ids(0));
+  ASSERT_TRUE(stored.ok());
+  PutRulesRequest stale;
+  *stale.add_rules() = *stored;
+  stale.mutable_rules(0)->set_revision(stored->revision() + 5);
+  EXPECT_EQ(rules_->PutRules(stale).status().code(), absl::StatusCode::kAborted);
+  stale.mutable_rules(0)->set_revision(stored->revision());
+  auto updated = rules_->PutRules(stale);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ(updated->updated(), 1);
+  PutRulesRequest broken;
+  broken.add_rules()->mutable_source()->add_nodes()->set_kind(ir::OP_RELU);
+  EXPECT_EQ(rules_->PutRules(broken).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
+  // Forged records: graphs that are not equal, sent under one fingerprint, as
+  // a hash collision would. The store's re-check rejects them, and a proof
+  // attempt without it (the verifier on its own) does not prove them either.
+  auto store = OpenStore(TempDir("injected"));
+  const generator::GenerationSpec proto = SmallSpec(kSize);
+  auto spec = generator::SpecFromProto(proto);
+  ASSERT_TRUE(spec.ok());
+  CreateJobRequest create;
+  create.set_job_id("j");
+  *create.mutable_spec() = proto;
+  create.set_num_shards(1);
+  ASSERT_TRUE(store->CreateJob(create).ok());
+  auto template_index = [&](OpKind kind) {
+    for (size_t t = 0; t < spec->templates.size(); ++t) {
+      if (spec->templates[t].kind == kind) return static_cast<int>(t);
+    }
+    return -1;
+  };
+  const int n = static_cast<int>(spec->variables.size());  // pool: x1 x2 x3 w1, then ops
+  auto encode = [](std::vector<std::pair<int, std::vector<int>>> ops) {
+    std::string e;
+    for (auto& [t, in] : ops) generator::AppendEncodedOp(t, in.data(), static_cast<int>(in.size()), e);
+    return e;
+  };
+  const std::vector<std::pair<std::string, std::string>> forged = {
+      {encode({{template_index(OpKind::kEwAdd), {0, 1}}}), encode({{template_index(OpKind::kEwMul), {0, 1}}})},
+      {encode({{template_index(OpKind::kMatMul), {0, n - 1}}}), encode({{template_index(OpKind::kEwMul), {0, 1}}})},
+  };
+  GraphBatch batch;
+  batch.set_job_id("j");
+  batch.set_sequence(1);
+  for (size_t i = 0; i < forged.size(); ++i) {
+    const std::string fp(kFingerprintBytes, static_cast<char>(0x10 + i));
+    AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
+    AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
+  }
+  ASSERT_TRUE(store->PutBatch(batch).ok());
+  ASSERT_TRUE(store->ReportProgress(Done("j", 0)).ok());
+  Job job = WaitGenerated(*store, "j");
+  ASSERT_EQ(job.state(), JOB_STATE_GENERATED);
+  ASSERT_EQ(job.rejected_pairs(), 2);
+
+  RuleStore rules(store.get());
+  auto prover = verifier::Prover::Create();
+  ASSERT_TRUE(prover.ok());
+  int checked = 0;
+  while (true) {
+    auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok());
+    if (leases->leases().empty()) break;
+    const CandidateClass& c = leases->leases(0).candidate_class();
+    for (CandidatePair pair : c.pairs()) {
+      EXPECT_TRUE(pair.rejected());
+      EXPECT_THAT(pair.reason(), HasSubstr("int32"));
+      // Without the re-check: map the outputs one to one and try to prove.
+      pair.set_rejected(false);
+      pair.clear_output_mapping();
+      pair.add_output_mapping(0);
+      auto graphs = verifier::DecodeCandidate(*spec, c, pair);
+      ASSERT_TRUE(graphs.ok()) << graphs.status();
+      auto result = (*prover)->Prove(graphs->source, graphs->target, graphs->outputs);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_NE(result->outcome, verifier::ProofOutcome::kProved);
+      ++checked;
+    }
+    ASSERT_TRUE(rules.ReportVerdicts(Verify(leases->leases(0), "w", **prover)).ok());
+  }
+  EXPECT_EQ(checked, 2);
+  auto after = store->GetJob("j");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->state(), JOB_STATE_DONE);
+  EXPECT_EQ(after->verification().rules_proved(), 0);
+  EXPECT_EQ(after->verification().rules_rejected_precheck(), 2);
+}
+
+}  // namespace
+}  // namespace taso::rules_db

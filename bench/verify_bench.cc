@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     int pair;
   };
   std::vector<rules_db::CandidateClass> classes;
+  int64_t pairs_listed = 0;
   rules_db::ListCandidateClassesRequest request;
   request.set_job_id(job_id);
   request.set_page_size(1000);
@@ -73,8 +74,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", std::string(page.status().message()).c_str());
       return 1;
     }
-    for (auto& c : *page->mutable_classes()) classes.push_back(std::move(c));
+    for (auto& c : *page->mutable_classes()) {
+      pairs_listed += c.pairs_size();
+      classes.push_back(std::move(c));
+    }
     if (page->next_page_token().empty()) break;
+    // A sample: classes are in fingerprint order, i.e. random.
+    if (absl::GetFlag(FLAGS_limit) > 0 && pairs_listed >= absl::GetFlag(FLAGS_limit)) break;
     request.set_page_token(page->next_page_token());
   }
   std::vector<Work> work;

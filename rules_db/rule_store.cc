@@ -167,13 +167,8 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
   const absl::Time now = absl::Now();
   ExpireLeases(queue, now);
   if (queue.started == absl::InfinitePast()) queue.started = now;
-  auto job = hash_store_->GetJob(*job_id);
-  if (!job.ok()) return job.status();
-  if (job->state() == JOB_STATE_GENERATED && !queue.pending.empty()) {
-    Verification v = job->verification();
-    v.set_classes_total(queue.total);
-    v.set_classes_verified(queue.verified);
-    if (absl::Status s = hash_store_->UpdateVerification(*job_id, JOB_STATE_VERIFYING, v); !s.ok()) return s;
+  if (!queue.verifying && !queue.pending.empty()) {
+    if (absl::Status s = PersistProgress(*job_id, queue); !s.ok()) return s;
   }
   while (response.leases_size() < wanted && !queue.pending.empty()) {
     const std::string fp = queue.pending.front();
@@ -252,15 +247,20 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   ++queue.verified;
   if (queue.verified == queue.total) {
     if (absl::Status s = FinishJob(job_id, queue); !s.ok()) return s;
-  } else {
-    auto job = hash_store_->GetJob(job_id);
-    if (!job.ok()) return job.status();
-    Verification v = job->verification();
-    v.set_classes_total(queue.total);
-    v.set_classes_verified(queue.verified);
-    if (absl::Status s = hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v); !s.ok()) return s;
+  } else if (now - queue.persisted >= absl::Seconds(1)) {
+    // Progress for `taso verify` and stats; the verified markers are the truth.
+    if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;
   }
   return response;
+}
+
+absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& queue) {
+  Verification v;
+  v.set_classes_total(queue.total);
+  v.set_classes_verified(queue.verified);
+  queue.verifying = true;
+  queue.persisted = absl::Now();
+  return hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v);
 }
 
 absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit) {

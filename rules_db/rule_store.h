@@ -66,6 +66,8 @@ class RuleStore {
     int64_t total = 0;
     int64_t verified = 0;
     absl::Time started = absl::InfinitePast();
+    bool verifying = false;                      // the job's state says so
+    absl::Time persisted = absl::InfinitePast();  // progress last written
   };
 
   // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.
@@ -73,6 +75,7 @@ class RuleStore {
   absl::StatusOr<std::string> PickJob(const std::string& job_id);
   void ExpireLeases(JobQueue& queue, absl::Time now);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
+  absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit);
 
   GraphHashStore* hash_store_;

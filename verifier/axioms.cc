@@ -186,6 +186,8 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.mm(x, y)) == b.mm(b.tr2(y), b.tr2(x)); }},
       {{"transpose_concat", "T cat_0(x,y) = cat_1(T x,T y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.cat(0, x, y)) == b.cat(1, b.tr2(x), b.tr2(y)); }},
+      {{"transpose_concat_1", "T cat_1(x,y) = cat_0(T x,T y)"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.cat(1, x, y)) == b.cat(0, b.tr2(x), b.tr2(y)); }},
       {{"concat_interchange", "cat_0(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0(x,z),cat_0(y,w))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
          return b.cat(0, b.cat(1, x, y), b.cat(1, z, w)) == b.cat(1, b.cat(0, x, z), b.cat(0, y, w)); }},

@@ -85,7 +85,9 @@ class Worker {
     while (true) {
       rules_db::LeaseCandidatesRequest request;
       request.set_worker_id(worker_id);
-      request.set_max_classes(1);
+      // A few classes per lease call: fewer round trips, still fine-grained
+      // enough that a dead worker strands little work.
+      request.set_max_classes(4);
       request.set_lease_duration_ms(options_.lease_ms);
       request.set_job_id(options_.job_id);
       rules_db::LeaseCandidatesResponse leases;

@@ -1,10 +1,16 @@
 // taso_verifier: proves candidate rules against the operator axioms.
 //   taso_verifier --store HOST:PORT [--threads N] [--job ID]   lease and prove a job's candidates
+//   taso_verifier axioms list                                  the axioms and their version
+//   taso_verifier axioms validate [--max_dim D] [--only A,B] [--extra FILE]
+//                                  check each axiom on every small instance (symbolic reals)
+//   taso_verifier axioms redundancy [--only A,B]               axioms the others entail
 // Exit codes: 0 no work left; 1 an error retrying cannot fix (see the
 // message); 2 bad flags; 3 the rule database stayed unreachable.
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <set>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,6 +21,10 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "core/version.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "verifier/axiom_validation.h"
+#include "verifier/axioms.h"
 #include "verifier/worker.h"
 
 ABSL_FLAG(std::string, store, "", "rule database (taso_rules_db) address");
@@ -27,15 +37,103 @@ ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
 ABSL_FLAG(bool, wait, false, "keep polling for new jobs instead of exiting when no work is left");
 ABSL_FLAG(int32_t, retry_seconds, 120, "keep retrying an unreachable rule database this long");
 ABSL_FLAG(bool, quiet, false, "do not log expired leases to stderr");
+ABSL_FLAG(int32_t, max_dim, 2, "axioms validate: largest tensor dimension tried (kernels also try 3)");
+ABSL_FLAG(int64_t, max_instances, 5000, "axioms validate: instances checked per axiom at most");
+ABSL_FLAG(std::vector<std::string>, only, {}, "axioms: only these axioms");
+ABSL_FLAG(std::string, extra, "", "axioms validate: file of candidate axioms, one SMT-LIB2 assertion per line");
+
+namespace {
+
+int Axioms(const std::vector<char*>& args) {
+  const std::string what = args.size() > 2 ? args[2] : "";
+  if (what == "list") {
+    for (const auto& a : taso::verifier::AxiomList()) std::printf("%-32s %s\n", a.name.c_str(), a.description.c_str());
+    std::printf("%zu axioms, version %s\n", taso::verifier::AxiomList().size(),
+                taso::verifier::AxiomSetVersion().c_str());
+    return 0;
+  }
+  const auto only_list = absl::GetFlag(FLAGS_only);
+  const std::set<std::string> only(only_list.begin(), only_list.end());
+  if (what == "validate") {
+    taso::verifier::ValidationOptions options;
+    options.max_dim = absl::GetFlag(FLAGS_max_dim);
+    options.threads = absl::GetFlag(FLAGS_threads);
+    options.max_instances = absl::GetFlag(FLAGS_max_instances);
+    options.only = only;
+    if (options.max_dim < 1 || options.max_dim > 4) {
+      std::cerr << "error: --max_dim must be in 1..4\n";
+      return 2;
+    }
+    if (!absl::GetFlag(FLAGS_extra).empty()) {
+      std::ifstream in(absl::GetFlag(FLAGS_extra));
+      if (!in) {
+        std::cerr << "error: cannot read " << absl::GetFlag(FLAGS_extra) << "\n";
+        return 2;
+      }
+      for (std::string line; std::getline(in, line);) {
+        if (line.find_first_not_of(" \t") != std::string::npos && line[line.find_first_not_of(" \t")] != ';') {
+          options.extra_axioms_smt2.push_back(line);
+        }
+      }
+    }
+    options.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+    auto results = taso::verifier::ValidateAxioms(options);
+    if (!results.ok()) {
+      std::cerr << "taso_verifier: error: " << results.status().message() << "\n";
+      return 2;
+    }
+    int64_t instances = 0, failed_axioms = 0;
+    std::printf("%-32s %10s %10s %8s %8s %9s\n", "axiom", "instances", "held", "failed", "unknown", "seconds");
+    for (const auto& r : *results) {
+      instances += r.instances;
+      std::printf("%-32s %10lld %10lld %8lld %8lld %9.1f%s\n", r.name.c_str(), (long long)r.instances,
+                  (long long)r.held, (long long)r.failed, (long long)r.unknown, r.seconds,
+                  r.instances >= options.max_instances ? "  (capped)" : "");
+      if (r.failed > 0) {
+        ++failed_axioms;
+        std::printf("    counterexample: %s\n", r.counterexample.c_str());
+      }
+    }
+    std::printf("%lld instances; %lld axiom(s) failed\n", (long long)instances, (long long)failed_axioms);
+    return failed_axioms > 0 ? 1 : 0;
+  }
+  if (what == "redundancy") {
+    taso::verifier::RedundancyOptions options;
+    options.rlimit = static_cast<uint64_t>(std::max<int64_t>(1, absl::GetFlag(FLAGS_rlimit)));
+    options.only = only;
+    auto results = taso::verifier::FindRedundantAxioms(options);
+    if (!results.ok()) {
+      std::cerr << "taso_verifier: error: " << results.status().message() << "\n";
+      return 1;
+    }
+    int entailed = 0;
+    for (const auto& r : *results) {
+      if (r.entailed) {
+        ++entailed;
+        std::printf("%-32s entailed by %s\n", r.name.c_str(), absl::StrJoin(r.by, ", ").c_str());
+      } else {
+        std::printf("%-32s %s\n", r.name.c_str(), r.detail.c_str());
+      }
+    }
+    std::printf("%d of %zu axioms are entailed by the others\n", entailed, results->size());
+    return 0;
+  }
+  std::cerr << "error: use `taso_verifier axioms list|validate|redundancy`\n";
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "proves candidate rules with Z3\n"
-      "  taso_verifier --store HOST:PORT [--threads N] [--job ID]");
+      "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
+      "  taso_verifier axioms list | validate [--max_dim D] [--only A,B] [--extra FILE] | redundancy");
   absl::FlagsUsageConfig usage_config;
   usage_config.version_string = [] { return std::string("taso_verifier ") + taso::kVersion + "\n"; };
   absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1 && std::string(args[1]) == "axioms") return Axioms(args);
   if (args.size() > 1) {
     std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
     return 2;

@@ -1,5 +1,7 @@
 #include "verifier/signature.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace taso::verifier {
@@ -38,7 +40,8 @@ absl::StatusOr<OpSignature> SignatureOf(OpKind kind, const OpParams& p, const st
     case OpKind::kMatMul: {
       auto a = act(p.activation);
       if (!a.ok()) return a.status();
-      const size_t rank = in.empty() ? 2 : in[0].dims.size();
+      // The output rank: batch dimensions broadcast.
+      const size_t rank = in.size() < 2 ? 2 : std::max(in[0].dims.size(), in[1].dims.size());
       return OpSignature{rank == 2 ? std::string("matmul") : absl::StrCat("matmul_r", rank), {*a}};
     }
     case OpKind::kConv2D: {

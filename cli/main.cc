@@ -50,8 +50,9 @@ constexpr char kUsage[] =
     "              [--store ADDR | --db DIR] [--spec FILE] [--job ID] [--json]\n"
     "  verify      prove a generated job's candidates and prune the rules:\n"
     "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
-    "  rules       read the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
+    "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
+    "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
     "  version     print the version\n";
 
 }  // namespace
@@ -157,7 +158,7 @@ int main(int argc, char** argv) {
     }
     taso::cli::RulesOptions options;
     options.subcommand = args[2];
-    for (size_t i = 3; i < args.size(); ++i) options.args.emplace_back(args[i]);
+    for (size_t i = 3; i < args.size(); ++i) options.args.emplace_back(options.subcommand == "import" ? resolve(args[i]) : args[i]);
     options.store = absl::GetFlag(FLAGS_store);
     options.db = resolve(absl::GetFlag(FLAGS_db));
     options.job_id = absl::GetFlag(FLAGS_job);

@@ -20,6 +20,9 @@
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "verifier/precheck.h"
+#include "verifier/prover.h"
+#include "z3_version.h"
 
 namespace taso::cli {
 namespace {
@@ -63,11 +66,23 @@ class Rules {
 
   int Run() {
     const std::string& c = options_.subcommand;
-    if (c != "stats" && c != "list" && c != "show" && c != "export") {
-      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use stats, list, show ID or export"));
+    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import") {
+      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use stats, list, show ID, export or import FILE"));
     }
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
-    if (c != "show" && !options_.args.empty()) return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
+    if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
+    if (c != "show" && c != "import" && !options_.args.empty()) {
+      return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
+    }
+    std::vector<rules::Rule> imported;
+    if (c == "import") {
+      std::ifstream in(options_.args[0]);
+      if (!in) return Fail(2, absl::StrCat("cannot read ", options_.args[0]));
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto parsed = RulesFromSexpr(text);
+      if (!parsed.ok()) return Fail(2, absl::StrCat(options_.args[0], ": ", parsed.status().message()));
+      imported = std::move(*parsed);
+    }
     rules_db::ListRulesRequest filter;
     for (const std::string& s : options_.statuses) {
       rules::RuleStatus status;
@@ -91,6 +106,7 @@ class Rules {
       return Fail(2, "--format proto writes binary: give -o FILE");
     }
     if (int code = Connect(); code != 0) return code;
+    if (c == "import") return Import(std::move(imported));
     if (c == "stats") return Stats();
     if (c == "show") return Show(options_.args[0]);
     return ListOrExport(filter);
@@ -217,6 +233,44 @@ class Rules {
          << rule.proof().axiom_set_version() << ")\n";
     out_ << "  job " << rule.provenance().job_id() << ", verified by " << rule.provenance().verifier_worker_id()
          << ", revision " << rule.revision() << "\n";
+    return 0;
+  }
+
+  // Hand-written rules are verified like any candidate before they are
+  // stored: the numeric pre-check, then the proof. All of them are stored,
+  // with their status, so a rejected one can be looked at.
+  int Import(std::vector<rules::Rule> rules) {
+    auto prover = verifier::Prover::Create();
+    if (!prover.ok()) return Fail(1, std::string(prover.status().message()));
+    rules_db::PutRulesRequest put;
+    std::map<std::string, int> counts;
+    for (size_t i = 0; i < rules.size(); ++i) {
+      rules::Rule& rule = rules[i];
+      if (absl::Status s = verifier::VerifyStandalone(**prover, "z3 " Z3_FULL_VERSION, rule); !s.ok()) {
+        return Fail(2, absl::StrCat("rule ", i + 1, ": ", s.message()));
+      }
+      rule.mutable_provenance()->set_job_id(absl::StrCat("import:", std::filesystem::path(options_.args[0]).filename().string()));
+      ++counts[StatusName(rule.status())];
+      if (rule.status() != rules::RULE_STATUS_PROVED) {
+        auto sexpr = RuleToSexpr(rule);
+        err_ << "taso rules: rule " << i + 1 << " " << StatusName(rule.status()) << ": " << rule.status_detail() << "\n    "
+             << (sexpr.ok() ? *sexpr : "") << "\n";
+      }
+      *put.add_rules() = rule;
+    }
+    rules_db::PutRulesResponse response;
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->PutRules(c, put, &response); }); !s.ok()) {
+      return FailStatus(s);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : counts) parts.push_back(absl::StrCat(v, " ", k));
+    if (options_.json) {
+      out_ << absl::StrFormat("{\"imported\": %d, \"created\": %d, \"updated\": %d, \"proved\": %d}\n", rules.size(),
+                              response.created(), response.updated(), counts["proved"]);
+    } else {
+      out_ << "imported " << rules.size() << " rules (" << absl::StrJoin(parts, ", ") << "); " << response.created()
+           << " new, " << response.updated() << " updated\n";
+    }
     return 0;
   }
 

@@ -219,12 +219,14 @@ class Verify {
         "  proved rules            %10d\n"
         "  after renaming          %10d   (-%d)\n"
         "  after common subgraph   %10d   (-%d subgraph, -%d supergraph)\n"
+        "%s"
         "  wall time               %10.1f s\n"
         "`taso rules stats|list|export --db %s` reads the rules.\n",
         job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
         attempted, v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(),
         v.rules_proved(), v.after_renaming(), v.pruned_renaming(), v.after_common_subgraph(),
-        v.pruned_common_subgraph(), v.pruned_common_supergraph(), seconds, options_.db);
+        v.pruned_common_subgraph(), v.pruned_common_supergraph(),
+        v.note().empty() ? "" : absl::StrCat("  note: ", v.note(), "\n"), seconds, options_.db);
   }
 
   void Shutdown() {

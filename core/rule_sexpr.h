@@ -9,6 +9,8 @@
 // (graph output order for a rule without output pairs: a rejected pair).
 // Operators Tensat lacks keep our names and parameters: enlarge (kh kw),
 // const_pool/const_iconv/const_imatmul/const_ones (shape), merge_gconv.
+// A variable carries its shape after '@', as Tensat's inputs do: ?x1@2_4
+// (a 0-D tensor is ?s0@). Variables whose name starts with 'w' are weights.
 #ifndef TASO_CORE_RULE_SEXPR_H_
 #define TASO_CORE_RULE_SEXPR_H_
 
@@ -20,6 +22,11 @@
 namespace taso {
 
 absl::StatusOr<std::string> RuleToSexpr(const rules::Rule& rule);
+
+// Parses rules, one per line (blank lines and lines starting with ';' or '#'
+// are skipped), into rules with status CANDIDATE and outputs paired in
+// order. Errors name the line and what is wrong; nothing is returned then.
+absl::StatusOr<std::vector<rules::Rule>> RulesFromSexpr(const std::string& text);
 
 }  // namespace taso
 

@@ -29,6 +29,7 @@ ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive 
 ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
+ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
 
 namespace {
 
@@ -108,6 +109,7 @@ int main(int argc, char** argv) {
   taso::rules_db::HashStoreService service(store->get());
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

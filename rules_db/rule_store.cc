@@ -277,12 +277,46 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
 }
 
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
-  std::vector<rules::Rule> rules;
+  int64_t count = 0;
   absl::Status s = ForEachRule([&](const rules::Rule& r) {
-    if (r.provenance().job_id() == job_id) rules.push_back(r);
+    count += r.provenance().job_id() == job_id;
     return true;
   });
   if (!s.ok()) return s;
+  const bool prune = count <= options_.prune_max_rules;
+  std::vector<rules::Rule> rules;
+  Verification v;
+  auto tally = [&v](const rules::Rule& r) {
+    switch (r.status()) {
+      case rules::RULE_STATUS_PROVED:
+      case rules::RULE_STATUS_PRUNED: v.set_rules_proved(v.rules_proved() + 1); break;
+      case rules::RULE_STATUS_REFUTED: v.set_rules_refuted(v.rules_refuted() + 1); break;
+      case rules::RULE_STATUS_TIMEOUT: v.set_rules_timeout(v.rules_timeout() + 1); break;
+      case rules::RULE_STATUS_UNKNOWN: v.set_rules_unknown(v.rules_unknown() + 1); break;
+      case rules::RULE_STATUS_REJECTED_PRECHECK:
+        v.set_rules_rejected_precheck(v.rules_rejected_precheck() + 1);
+        break;
+      default: break;
+    }
+  };
+  s = ForEachRule([&](const rules::Rule& r) {
+    if (r.provenance().job_id() != job_id) return true;
+    if (prune) {
+      rules.push_back(r);
+    } else {
+      tally(r);
+    }
+    return true;
+  });
+  if (!s.ok()) return s;
+  v.set_classes_total(queue.total);
+  v.set_classes_verified(queue.verified);
+  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
+  if (!prune) {
+    v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
+                            options_.prune_max_rules));
+    return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
+  }
   // Pruning is a function of the proved set: start from it afresh.
   std::vector<rules::RuleStatus> before;
   for (rules::Rule& r : rules) {
@@ -295,23 +329,10 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   const verifier::ReductionTable table = verifier::PruneRules(rules);
   const auto f = hash_store_->rule_families();
   rocksdb::WriteBatch batch;
-  Verification v;
-  v.set_classes_total(queue.total);
-  v.set_classes_verified(queue.verified);
   for (size_t i = 0; i < rules.size(); ++i) {
     const rules::Rule& r = rules[i];
     if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
-    switch (r.status()) {
-      case rules::RULE_STATUS_PROVED:
-      case rules::RULE_STATUS_PRUNED: v.set_rules_proved(v.rules_proved() + 1); break;
-      case rules::RULE_STATUS_REFUTED: v.set_rules_refuted(v.rules_refuted() + 1); break;
-      case rules::RULE_STATUS_TIMEOUT: v.set_rules_timeout(v.rules_timeout() + 1); break;
-      case rules::RULE_STATUS_UNKNOWN: v.set_rules_unknown(v.rules_unknown() + 1); break;
-      case rules::RULE_STATUS_REJECTED_PRECHECK:
-        v.set_rules_rejected_precheck(v.rules_rejected_precheck() + 1);
-        break;
-      default: break;
-    }
+    tally(r);
   }
   if (s = Rocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
   v.set_after_renaming(table.after_renaming);
@@ -319,7 +340,6 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   v.set_pruned_renaming(table.pruned_renaming);
   v.set_pruned_common_subgraph(table.pruned_subgraph);
   v.set_pruned_common_supergraph(table.pruned_supergraph);
-  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 

@@ -35,6 +35,9 @@ namespace taso::rules_db {
 struct RuleStoreOptions {
   int64_t default_lease_ms = 60'000;
   int64_t max_lease_ms = 3'600'000;
+  // Pruning holds a job's rules in memory (about 10 KB each with their
+  // decoded graphs); above this many it is skipped and the job says so.
+  int64_t prune_max_rules = 500'000;
 };
 
 // A stable id for a rule, from its two graphs and output pairs: "r" and 16

@@ -66,6 +66,20 @@ id=$(head -1 "$WORK/ref.rules" | cut -d' ' -f1)
 grep -q "source:" "$WORK/show.txt" || fail "show printed no graphs"
 check "stats, list, show and export agree ($kept rules served)"
 
+# Hand-written rules are verified before they are stored.
+cat >"$WORK/mine.txt" <<'RULES'
+; commutativity holds; relu is not additive
+(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)
+(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))
+RULES
+"$TASO" rules import "$WORK/mine.txt" --store "$addr" >"$WORK/import.out" 2>"$WORK/import.err" ||
+  fail "import: $(cat "$WORK/import.err")"
+grep -q "imported 2 rules (1 proved, 1 rejected_precheck)" "$WORK/import.out" || fail "import: $(cat "$WORK/import.out")"
+grep -q "differs" "$WORK/import.err" || fail "the rejected rule's reason is not shown: $(cat "$WORK/import.err")"
+"$TASO" rules list --store "$addr" --job import:mine.txt --status proved,rejected_precheck >"$WORK/imported.rules"
+[ "$(wc -l <"$WORK/imported.rules")" -eq 2 ] || fail "imported rules not listed: $(cat "$WORK/imported.rules")"
+check "import: the true rule proved, the false one rejected with a counterexample"
+
 # Errors a user can act on.
 set +e
 "$TASO" rules show rnosuchrule --store "$addr" 2>"$WORK/e1"; code=$?
@@ -76,7 +90,10 @@ set +e
 [ $code -eq 3 ] && grep -q "unreachable" "$WORK/e3" || fail "unreachable store: exit $code, $(cat "$WORK/e3")"
 "$TASO" verify --db "$WORK/nothing" 2>"$WORK/e4"; code=$?
 [ $code -eq 2 ] && grep -q "taso generate" "$WORK/e4" || fail "missing database: exit $code, $(cat "$WORK/e4")"
+echo "(ewadd ?x@2_4 ?y)=>?x@2_4" >"$WORK/bad.txt"
+"$TASO" rules import "$WORK/bad.txt" --store "$addr" 2>"$WORK/e5"; code=$?
+[ $code -eq 2 ] && grep -q "line 1" "$WORK/e5" || fail "bad import file: exit $code, $(cat "$WORK/e5")"
 set -e
-check "bad ids, formats, addresses and databases give clear errors"
+check "bad ids, formats, addresses, databases and rule files give clear errors"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
 echo "PASS"

@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string command = args[1];
+  // Under `bazel run`, relative paths mean the caller's directory.
+  auto resolve = [](std::string path) {
+    const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+    if (cwd && !path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
+    return path;
+  };
   if (command == "version") {
     std::cout << "taso " << taso::kVersion << "\n";
     return 0;
@@ -110,31 +116,15 @@ int main(int argc, char** argv) {
     for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
       options.stores.emplace_back(a);
     }
-    options.db = absl::GetFlag(FLAGS_db);
-    // Under `bazel run`, relative paths mean the caller's directory.
-    if (const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY")) {
-      auto resolve = [cwd](std::string& path) {
-        if (!path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
-      };
-      resolve(options.db);
-      std::string spec = absl::GetFlag(FLAGS_spec);
-      resolve(spec);
-      absl::SetFlag(&FLAGS_spec, spec);
-    }
+    options.db = resolve(absl::GetFlag(FLAGS_db));
     options.store_shards = absl::GetFlag(FLAGS_store_shards);
-    options.spec_path = absl::GetFlag(FLAGS_spec);
+    options.spec_path = resolve(absl::GetFlag(FLAGS_spec));
     options.job_id = absl::GetFlag(FLAGS_job);
     options.json = absl::GetFlag(FLAGS_json);
     options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
     options.batch_records = absl::GetFlag(FLAGS_batch_records);
     return taso::cli::RunGenerate(options, std::cout, std::cerr);
   }
-  // Under `bazel run`, relative paths mean the caller's directory.
-  auto resolve = [](std::string path) {
-    const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-    if (cwd && !path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
-    return path;
-  };
   if (command == "verify") {
     if (args.size() > 2) {
       std::cerr << "taso verify: unexpected argument '" << args[2] << "'\n";
@@ -153,7 +143,7 @@ int main(int argc, char** argv) {
   }
   if (command == "rules") {
     if (args.size() < 3) {
-      std::cerr << "taso rules: give a subcommand: stats, list, show ID or export\n";
+      std::cerr << "taso rules: give a subcommand: stats, list, show ID, export or import FILE\n";
       return 2;
     }
     taso::cli::RulesOptions options;

@@ -61,6 +61,10 @@ rules::Rule RuleFromGraphs(const CandidateGraphs& graphs) {
     p->set_target_output(t);
   }
   rule.set_status(rules::RULE_STATUS_CANDIDATE);
+  // Only a hint for the search's order (costs decide): fewer operators.
+  const int s = graphs.source.num_ops(), t = graphs.target.num_ops();
+  rule.set_direction(t < s ? rules::DIRECTION_HINT_FORWARD
+                           : s < t ? rules::DIRECTION_HINT_BACKWARD : rules::DIRECTION_HINT_NONE);
   return rule;
 }
 

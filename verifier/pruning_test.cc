@@ -141,6 +141,17 @@ TEST(Pruning, GroupedConvolutionIsNotAnInstanceOfADenseOne) {
   EXPECT_EQ(rules[2].status(), rules::RULE_STATUS_PRUNED);
 }
 
+TEST(Candidate, DirectionHintPointsToTheSmallerSide) {
+  Side a, b;
+  OpParams none, relu;
+  relu.activation = Activation::kRelu;
+  a.Out(a.Relu(a.Op(OpKind::kConv2D, {a.V("i1"), a.V("k1")}, none)));
+  b.Out(b.Op(OpKind::kConv2D, {b.V("i1"), b.V("k1")}, relu));
+  EXPECT_EQ(MakeRule("r", a, b).direction(), rules::DIRECTION_HINT_FORWARD);
+  EXPECT_EQ(MakeRule("r", b, a).direction(), rules::DIRECTION_HINT_BACKWARD);
+  EXPECT_EQ(Assoc("r", "x1", "x2", "x3").direction(), rules::DIRECTION_HINT_NONE);
+}
+
 TEST(Pruning, LayoutRulesAreKept) {
   Side a, b;
   OpParams copy, view;

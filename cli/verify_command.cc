@@ -200,13 +200,23 @@ class Verify {
           "{\"job\": \"%s\", \"classes\": %d, \"proved\": %d, \"refuted\": %d, \"timeout\": %d, \"unknown\": %d, "
           "\"rejected_precheck\": %d, \"after_renaming\": %d, \"after_common_subgraph\": %d, "
           "\"pruned_renaming\": %d, \"pruned_common_subgraph\": %d, \"pruned_common_supergraph\": %d, "
-          "\"verify_seconds\": %.3f, \"wall_seconds\": %.3f}\n",
+          "\"note\": \"%s\", \"verify_seconds\": %.3f, \"wall_seconds\": %.3f}\n",
           job.id(), v.classes_total(), v.rules_proved(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(),
           v.rules_rejected_precheck(), v.after_renaming(), v.after_common_subgraph(), v.pruned_renaming(),
-          v.pruned_common_subgraph(), v.pruned_common_supergraph(), v.wall_seconds(), seconds);
+          v.pruned_common_subgraph(), v.pruned_common_supergraph(), v.note(), v.wall_seconds(), seconds);
       return;
     }
     const int64_t attempted = v.rules_proved() + v.rules_refuted() + v.rules_timeout() + v.rules_unknown();
+    // Without pruning there is no table to print, only why.
+    const std::string reduction =
+        v.note().empty()
+            ? absl::StrFormat("reduction (TASO's Table 3):\n"
+                              "  proved rules            %10d\n"
+                              "  after renaming          %10d   (-%d)\n"
+                              "  after common subgraph   %10d   (-%d subgraph, -%d supergraph)\n",
+                              v.rules_proved(), v.after_renaming(), v.pruned_renaming(), v.after_common_subgraph(),
+                              v.pruned_common_subgraph(), v.pruned_common_supergraph())
+            : absl::StrCat("reduction: ", v.note(), "\n");
     out_ << absl::StrFormat(
         "job %s verified\n"
         "  candidate classes       %10d\n"
@@ -215,18 +225,12 @@ class Verify {
         "  timeout                 %10d\n"
         "  unknown                 %10d\n"
         "  rejected by re-check    %10d   (never sent to Z3)\n"
-        "reduction (TASO's Table 3):\n"
-        "  proved rules            %10d\n"
-        "  after renaming          %10d   (-%d)\n"
-        "  after common subgraph   %10d   (-%d subgraph, -%d supergraph)\n"
         "%s"
         "  wall time               %10.1f s\n"
         "`taso rules stats|list|export --db %s` reads the rules.\n",
         job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
-        attempted, v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(),
-        v.rules_proved(), v.after_renaming(), v.pruned_renaming(), v.after_common_subgraph(),
-        v.pruned_common_subgraph(), v.pruned_common_supergraph(),
-        v.note().empty() ? "" : absl::StrCat("  note: ", v.note(), "\n"), seconds, options_.db);
+        attempted, v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(), reduction,
+        seconds, options_.db);
   }
 
   void Shutdown() {

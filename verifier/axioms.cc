@@ -165,6 +165,11 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z");
          Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.I("act"), b.N(1)};
          return b.cat(1, b.conv(c, x, y), b.conv(c, x, z)) == b.conv(c, x, b.cat(0, y, z)); }},
+      {{"concat_conv_grouped", "cat_1(conv_{s,p,c,1}(x,y),conv_{s,p,c,1}(z,w)) = conv_{s,p,c,2}(cat_1(x,z),cat_0(y,w))"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
+         Builder::Conv dense{b.I("sh"), b.I("sw"), b.I("pad"), b.I("act"), b.N(1)};
+         Builder::Conv two{dense.sh, dense.sw, dense.pad, dense.act, b.N(2)};
+         return b.cat(1, b.conv(dense, x, y), b.conv(dense, z, w)) == b.conv(two, b.cat(1, x, z), b.cat(0, y, w)); }},
       {{"matmul_assoc", "mm(x,mm(y,z)) = mm(mm(x,y),z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mm(x, b.mm(y, z)) == b.mm(b.mm(x, y), z); }},
       {{"split0_concat", "sp0_a(cat_a(x,y)) = x"},

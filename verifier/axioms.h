@@ -9,7 +9,9 @@
 //
 // Differences from TASO's list, on purpose:
 //   - concat associativity and the grouped-conv concat law stay out (false:
-//     the first changes the split tree, the second needs equal shapes).
+//     the first changes the split tree, the second needs equal shapes); the
+//     second is in, in the form whose signature says the halves are equal:
+//     two dense convolutions side by side are one with two groups.
 //   - convolution carries its group count: the channel-concat laws hold only
 //     for dense convolutions (groups = 1) and say so.
 //   - the enlarge law needs stride 1 (SAME padding of a larger kernel shifts

@@ -18,6 +18,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
+#include "rules_db/rocks_status.h"
 
 namespace taso::rules_db {
 namespace {
@@ -43,24 +44,7 @@ std::string JobKey(const std::string& id) { return "job/" + id; }
 std::string JobNumberKey(const std::string& id) { return "jobnum/" + id; }
 std::string ShardKey(const std::string& id, int shard) { return absl::StrCat("shard/", id, "/", U32(shard)); }
 
-void SetNow(google::protobuf::Timestamp* t) {
-  absl::Time now = absl::Now();
-  int64_t nanos = absl::ToUnixNanos(now);
-  t->set_seconds(nanos / 1000000000);
-  t->set_nanos(static_cast<int32_t>(nanos % 1000000000));
-}
-
-absl::Status FromRocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return absl::OkStatus();
-  // EFBIG (a file-size limit) is the same situation for the user.
-  if (s.IsNoSpace() || absl::StrContains(s.ToString(), "No space left") ||
-      absl::StrContains(s.ToString(), "File too large")) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        what, ": the store's disk is full (", s.ToString(),
-        "); free space and rerun: the job resumes from its last stored batch"));
-  }
-  return absl::InternalError(absl::StrCat(what, ": RocksDB: ", s.ToString()));
-}
+void SetNow(google::protobuf::Timestamp* t) { SetTime(absl::Now(), t); }
 
 bool ValidJobId(const std::string& id) {
   if (id.empty() || id.size() > 64) return false;

@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "rules_db/rocks_status.h"
 #include "verifier/pruning.h"
 
 namespace taso::rules_db {
@@ -18,18 +19,6 @@ namespace {
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 constexpr int kMaxClassesPerLease = 100;
-
-void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
-  const int64_t nanos = absl::ToUnixNanos(t);
-  out->set_seconds(nanos / 1000000000);
-  out->set_nanos(static_cast<int32_t>(nanos % 1000000000));
-}
-
-absl::Status Rocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return absl::OkStatus();
-  if (s.IsNoSpace()) return absl::ResourceExhaustedError(absl::StrCat(what, ": disk full: ", s.ToString()));
-  return absl::InternalError(absl::StrCat(what, ": RocksDB: ", s.ToString()));
-}
 
 bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
 
@@ -128,7 +117,7 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
     } else if (s.IsNotFound()) {
       queue->pending.push_back(fp);
     } else {
-      return Rocks(s, "reading verification markers");
+      return FromRocks(s, "reading verification markers");
     }
   }
   queue->total = static_cast<int64_t>(fingerprints->size());
@@ -235,7 +224,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   }
   if (request.complete()) batch.Put(f.verified, queue.prefix + lease.fingerprint, rocksdb::Slice());
   rocksdb::WriteOptions wo;
-  if (absl::Status s = Rocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
+  if (absl::Status s = FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
   if (!request.complete()) {
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
@@ -273,7 +262,7 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
     }
     if (!visit(rule)) break;
   }
-  return Rocks(it->status(), "reading rules");
+  return FromRocks(it->status(), "reading rules");
 }
 
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
@@ -334,7 +323,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
     if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
     tally(r);
   }
-  if (s = Rocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
+  if (s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
   v.set_after_renaming(table.after_renaming);
   v.set_after_common_subgraph(table.after_common_subgraph);
   v.set_pruned_renaming(table.pruned_renaming);
@@ -361,7 +350,7 @@ absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& r
     }
     *response.add_rules() = rule;
   }
-  if (absl::Status s = Rocks(it->status(), "listing rules"); !s.ok()) return s;
+  if (absl::Status s = FromRocks(it->status(), "listing rules"); !s.ok()) return s;
   return response;
 }
 
@@ -370,7 +359,7 @@ absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
   std::string value;
   rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, id, &value);
   if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", id, "'"));
-  if (!s.ok()) return Rocks(s, "reading a rule");
+  if (!s.ok()) return FromRocks(s, "reading a rule");
   rules::Rule rule;
   if (!rule.ParseFromString(value)) return absl::DataLossError(absl::StrCat("stored rule ", id, " is corrupt"));
   return rule;
@@ -402,14 +391,14 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
       rule.set_revision(1);
       response.set_created(response.created() + 1);
     } else {
-      return Rocks(s, "reading a rule");
+      return FromRocks(s, "reading a rule");
     }
     SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
     if (!rule.provenance().has_discovered_at()) SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
     response.add_ids(rule.id());
     batch.Put(f.rules, rule.id(), rule.SerializeAsString());
   }
-  if (absl::Status s = Rocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
+  if (absl::Status s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
   return response;
 }
 

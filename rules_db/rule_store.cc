@@ -252,11 +252,12 @@ absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& que
   return hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v);
 }
 
-absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit) {
+absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after) {
   const auto f = hash_store_->rule_families();
   std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
   rules::Rule rule;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  for (it->Seek(after); it->Valid(); it->Next()) {
+    if (!after.empty() && it->key() == rocksdb::Slice(after)) continue;
     if (!rule.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
       return absl::DataLossError(absl::StrCat("stored rule ", it->key().ToString(), " is corrupt"));
     }
@@ -267,12 +268,7 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
 
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   int64_t count = 0;
-  absl::Status s = ForEachRule([&](const rules::Rule& r) {
-    count += r.provenance().job_id() == job_id;
-    return true;
-  });
-  if (!s.ok()) return s;
-  const bool prune = count <= options_.prune_max_rules;
+  bool prune = true;
   std::vector<rules::Rule> rules;
   Verification v;
   auto tally = [&v](const rules::Rule& r) {
@@ -288,8 +284,16 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
       default: break;
     }
   };
-  s = ForEachRule([&](const rules::Rule& r) {
+  // One scan: the job's rules are kept for pruning until there are more than
+  // it may hold, then only counted.
+  absl::Status s = ForEachRule([&](const rules::Rule& r) {
     if (r.provenance().job_id() != job_id) return true;
+    ++count;
+    if (prune && count > options_.prune_max_rules) {
+      prune = false;
+      for (const rules::Rule& kept : rules) tally(kept);
+      rules = {};
+    }
     if (prune) {
       rules.push_back(r);
     } else {
@@ -335,22 +339,18 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
 absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& request) {
   const int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
   ListRulesResponse response;
-  const auto f = hash_store_->rule_families();
-  std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
-  rules::Rule rule;
-  for (it->Seek(request.page_token()); it->Valid(); it->Next()) {
-    if (!request.page_token().empty() && it->key().ToString() == request.page_token()) continue;
-    if (!rule.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
-      return absl::DataLossError(absl::StrCat("stored rule ", it->key().ToString(), " is corrupt"));
-    }
-    if (!Matches(rule, request)) continue;
-    if (response.rules_size() == page) {
-      response.set_next_page_token(response.rules(page - 1).id());
-      break;
-    }
-    *response.add_rules() = rule;
-  }
-  if (absl::Status s = FromRocks(it->status(), "listing rules"); !s.ok()) return s;
+  absl::Status s = ForEachRule(
+      [&](const rules::Rule& rule) {
+        if (!Matches(rule, request)) return true;
+        if (response.rules_size() == page) {
+          response.set_next_page_token(response.rules(page - 1).id());
+          return false;
+        }
+        *response.add_rules() = rule;
+        return true;
+      },
+      request.page_token());
+  if (!s.ok()) return s;
   return response;
 }
 

@@ -79,7 +79,9 @@ class RuleStore {
   void ExpireLeases(JobQueue& queue, absl::Time now);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
-  absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit);
+  // Visits stored rules in id order, starting after `after` (all when empty),
+  // until `visit` returns false.
+  absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after = "");
 
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;

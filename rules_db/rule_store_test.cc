@@ -146,6 +146,29 @@ TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
   }
 }
 
+TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
+  RuleStoreOptions options;
+  options.prune_max_rules = 5;
+  RuleStore limited(store_.get(), options);
+  while (true) {
+    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
+  }
+  auto job = store_->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), JOB_STATE_DONE);
+  const Verification& v = job->verification();
+  EXPECT_THAT(v.note(), HasSubstr("not pruned"));
+  auto counts = CountByListing(limited);
+  EXPECT_EQ(counts[rules::RULE_STATUS_PRUNED], 0);
+  EXPECT_EQ(counts[rules::RULE_STATUS_PROVED], v.rules_proved());
+  EXPECT_GT(v.rules_proved(), options.prune_max_rules);
+  EXPECT_EQ(counts[rules::RULE_STATUS_REJECTED_PRECHECK], v.rules_rejected_precheck());
+  EXPECT_EQ(counts[rules::RULE_STATUS_UNKNOWN], v.rules_unknown());
+}
+
 TEST_F(RuleStoreTest, AnExpiredLeaseGoesToAnotherWorkerAndTheLateReportIsRefused) {
   auto first = rules_->LeaseCandidates(LeaseRequest("slow", 1));
   ASSERT_TRUE(first.ok());

@@ -517,11 +517,7 @@ absl::StatusOr<std::vector<AxiomValidation>> ValidateAxioms(const ValidationOpti
               }
               return absl::NotFoundError(task.name);
             }
-            z3::sort_vector sorts(symbols.ctx());
-            sorts.push_back(symbols.tensor());
-            z3::func_decl_vector decls(symbols.ctx());
-            for (const auto& [name, decl] : symbols.functions()) decls.push_back(decl);
-            z3::expr_vector parsed = symbols.ctx().parse_string(task.smt2.c_str(), sorts, decls);
+            z3::expr_vector parsed = symbols.ParseSmt2(task.smt2);
             if (parsed.size() != 1) return absl::InvalidArgumentError("give one assertion per extra axiom");
             return parsed[0];
           });

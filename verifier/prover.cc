@@ -89,12 +89,8 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
   impl->version = AxiomSetVersion();
   try {
     if (!options.extra_axioms_smt2.empty()) {
-      z3::sort_vector sorts(impl->ctx);
-      sorts.push_back(impl->symbols.tensor());
-      z3::func_decl_vector decls(impl->ctx);
-      for (const auto& [name, decl] : impl->symbols.functions()) decls.push_back(decl);
       for (size_t k = 0; k < options.extra_axioms_smt2.size(); ++k) {
-        z3::expr_vector parsed = impl->ctx.parse_string(options.extra_axioms_smt2[k].c_str(), sorts, decls);
+        z3::expr_vector parsed = impl->symbols.ParseSmt2(options.extra_axioms_smt2[k]);
         for (unsigned j = 0; j < parsed.size(); ++j) {
           impl->axioms.push_back(BuiltAxiom{AxiomInfo{absl::StrCat("extra", k), options.extra_axioms_smt2[k]},
                                             parsed[j], {}});

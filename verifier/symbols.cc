@@ -26,6 +26,14 @@ z3::expr Symbols::Apply(const std::string& name, const std::vector<z3::expr>& pa
   return f(all);
 }
 
+z3::expr_vector Symbols::ParseSmt2(const std::string& text) {
+  z3::sort_vector sorts(ctx_);
+  sorts.push_back(tensor_);
+  z3::func_decl_vector decls(ctx_);
+  for (const auto& [name, decl] : functions_) decls.push_back(decl);
+  return ctx_.parse_string(text.c_str(), sorts, decls);
+}
+
 z3::expr Symbols::Variable(const std::string& name) {
   auto it = variables_.find(name);
   if (it == variables_.end()) {

@@ -37,6 +37,10 @@ class Symbols {
   // A free tensor variable of a rule (graph input or weight), by name.
   z3::expr Variable(const std::string& name);
 
+  // Parses SMT-LIB2 assertions over this vocabulary: the tensor sort "T" and
+  // every function declared so far. Throws z3::exception on bad text.
+  z3::expr_vector ParseSmt2(const std::string& text);
+
   // Names of every function applied so far (for relevance filtering).
   const std::map<std::string, z3::func_decl>& functions() const { return functions_; }
 

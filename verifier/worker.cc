@@ -26,10 +26,10 @@ class Worker {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
     args.SetMaxSendMessageSize(64 << 20);
-    stub_ = rules_db::RuleDb::NewStub(
-        grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args));
-    jobs_ = rules_db::HashStore::NewStub(
-        grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args));
+    // Both services live in the same taso_rules_db: one channel serves both.
+    auto channel = grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args);
+    stub_ = rules_db::RuleDb::NewStub(channel);
+    jobs_ = rules_db::HashStore::NewStub(channel);
   }
 
   absl::Status Run() {

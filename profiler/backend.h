@@ -1,0 +1,38 @@
+// A measurement backend: something that can run (or model) one operator on
+// one device. The profiler owns caching and de-duplication; a backend only
+// measures. Backends are not required to be thread-safe: the profiler runs
+// one measurement at a time per backend, since two kernels timed at once on
+// one device would disturb each other's figures.
+#ifndef TASO_PROFILER_BACKEND_H_
+#define TASO_PROFILER_BACKEND_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "profiler/signature.h"
+#include "profiler/timing.h"
+#include "proto/profiler.pb.h"
+
+namespace taso::profiler {
+
+class MeasureBackend {
+ public:
+  virtual ~MeasureBackend() = default;
+
+  virtual Backend kind() const = 0;
+  // The hardware and library build the numbers hold for, e.g.
+  // "NVIDIA H100 80GB HBM3; cuDNN 9.19.0; cuBLAS 13.1.0". Part of every cache
+  // key, so it must be stable across processes on the same machine.
+  virtual const std::string& device() const = 0;
+
+  // Measures a canonical, validated signature (never a load-time constant).
+  // UnimplementedError when this backend has no kernel for it (e.g. an
+  // opaque operator, or an int32 tensor where only float32 is supported);
+  // InvalidArgumentError for a signature the kernel library rejects.
+  virtual absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
+                                              const TimingOptions& options) = 0;
+};
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_BACKEND_H_

@@ -1,0 +1,63 @@
+// The CPU measurement backend: every operator of the IR run on oneDNN
+// kernels, timed with a steady clock on a fixed, pinned number of threads.
+//
+// Layout policy: convolutions let oneDNN choose its preferred (blocked)
+// layouts for input, weights and output, as an inference runtime keeps
+// them between layers, and the reorders into those layouts are not timed.
+// Every other operator runs on the layouts (strides) its signature gives,
+// so the row-/column-major choice of a matmul operand is measured as such.
+// Transpose without shuffle and reshape of a row-major tensor are views:
+// they cost 0 and run no kernel.
+#ifndef TASO_PROFILER_CPU_BACKEND_H_
+#define TASO_PROFILER_CPU_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/interpreter.h"
+#include "profiler/backend.h"
+
+namespace taso::profiler {
+
+struct CpuBackendOptions {
+  // Threads oneDNN runs on; 0 means every core this process may use.
+  int threads = 0;
+  // Pin thread i to the i-th allowed core, so that repeated measurements
+  // see the same cores and caches.
+  bool pin_threads = true;
+};
+
+class CpuBackend : public MeasureBackend {
+ public:
+  // Fails only if oneDNN cannot create a CPU engine.
+  static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(const CpuBackendOptions& options = {});
+  ~CpuBackend() override;
+
+  Backend kind() const override { return BACKEND_CPU; }
+  // "cpu: AMD EPYC, 2 threads; oneDNN 2.6.3 (avx512_core_bf16)".
+  const std::string& device() const override { return device_; }
+  int threads() const { return threads_; }
+
+  absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
+                                      const TimingOptions& options) override;
+
+  // Runs the kernel that Measure times once on the given values (logical
+  // row-major, as the reference interpreter stores them) and returns its
+  // outputs, so tests can check that the measured kernel is correct.
+  absl::StatusOr<std::vector<FloatTensor>> Execute(const CanonicalSignature& signature,
+                                                   const std::vector<FloatTensor>& inputs);
+
+ private:
+  struct State;
+  CpuBackend(std::unique_ptr<State> state, int threads, std::string device);
+
+  std::unique_ptr<State> state_;
+  int threads_;
+  std::string device_;
+};
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_CPU_BACKEND_H_

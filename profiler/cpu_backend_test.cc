@@ -1,0 +1,219 @@
+// Every operator the cpu backend measures runs on oneDNN and gives what the
+// float reference interpreter gives: the kernel timed is a correct kernel.
+#include "profiler/cpu_backend.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "core/interpreter.h"
+#include "core/random_inputs.h"
+#include "gtest/gtest.h"
+
+namespace taso::profiler {
+namespace {
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+// A 2-D tensor stored column-major (the transposed layout of a matmul operand).
+TensorType ColumnMajor(int64_t rows, int64_t cols) {
+  TensorType t = F32({rows, cols});
+  t.strides = {1, rows};
+  return t;
+}
+
+class CpuBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto backend = CpuBackend::Create({.threads = 2});
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    backend_ = backend->release();
+  }
+  static void TearDownTestSuite() { delete backend_; }
+
+  // Runs `kind` on random inputs on oneDNN and in the interpreter and
+  // compares every output element.
+  void ExpectMatchesInterpreter(OpKind kind, const OpParams& params, const std::vector<TensorType>& inputs) {
+    auto sig = Canonicalize(Signature{kind, params, inputs});
+    ASSERT_TRUE(sig.ok()) << sig.status();
+    SCOPED_TRACE(sig->key);
+    std::vector<FloatTensor> values;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      values.push_back(DeterministicFloatTensor(inputs[i], absl::StrCat("in", i), 7));
+      if (kind == OpKind::kBatchNorm && i == 4) {
+        for (float& v : values.back().data) v = std::abs(v) + 0.1f;
+      }
+    }
+    std::vector<const FloatTensor*> ptrs;
+    for (const FloatTensor& v : values) ptrs.push_back(&v);
+    auto expected = EvalOpFloat(kind, params, ptrs);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    auto actual = backend_->Execute(*sig, values);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    ASSERT_EQ(actual->size(), expected->size());
+    for (size_t o = 0; o < expected->size(); ++o) {
+      const FloatTensor& e = (*expected)[o];
+      const FloatTensor& a = (*actual)[o];
+      EXPECT_EQ(a.type.dims, e.type.dims);
+      ASSERT_EQ(a.data.size(), e.data.size());
+      int mismatches = 0;
+      for (size_t i = 0; i < e.data.size(); ++i) {
+        if (std::abs(a.data[i] - e.data[i]) > 1e-4f * (1 + std::abs(e.data[i])) && ++mismatches <= 3) {
+          ADD_FAILURE() << "output " << o << " element " << i << ": oneDNN " << a.data[i]
+                        << ", interpreter " << e.data[i];
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+    // And it can be timed.
+    auto m = backend_->Measure(*sig, {.warmup = 1, .repetitions = 3, .min_timed_ms = 0});
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_FALSE(m->kernel.empty());
+  }
+
+  static CpuBackend* backend_;
+};
+
+CpuBackend* CpuBackendTest::backend_ = nullptr;
+
+TEST_F(CpuBackendTest, Conv2D) {
+  OpParams p;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 6, 6}), F32({6, 4, 3, 3})});
+  p.stride_h = p.stride_w = 2;  // SAME with more padding after than before
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({2, 3, 7, 8}), F32({5, 3, 3, 3})});
+  p.padding = Padding::kValid;
+  p.activation = Activation::kSigmoid;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 7, 7}), F32({4, 3, 3, 1})});
+  p = OpParams();
+  p.activation = Activation::kTanh;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 8, 5, 5}), F32({8, 1, 3, 3})});  // depthwise
+  p.activation = Activation::kNone;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({6, 2, 1, 1})});  // 2 groups
+}
+
+TEST_F(CpuBackendTest, MatMulInBothLayouts) {
+  OpParams p;
+  ExpectMatchesInterpreter(OpKind::kMatMul, p, {F32({3, 4}), F32({4, 5})});
+  ExpectMatchesInterpreter(OpKind::kMatMul, p, {F32({3, 4}), ColumnMajor(4, 5)});
+  ExpectMatchesInterpreter(OpKind::kMatMul, p, {ColumnMajor(3, 4), ColumnMajor(4, 5)});
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kMatMul, p, {F32({2, 3, 4}), F32({4, 5})});     // broadcast batch
+  ExpectMatchesInterpreter(OpKind::kMatMul, p, {F32({2, 1, 3, 4}), F32({3, 4, 2})});
+}
+
+TEST_F(CpuBackendTest, Elementwise) {
+  OpParams p;
+  for (OpKind k : {OpKind::kEwAdd, OpKind::kEwMul}) {
+    ExpectMatchesInterpreter(k, p, {F32({2, 3, 4}), F32({2, 3, 4})});
+    ExpectMatchesInterpreter(k, p, {F32({2, 3, 4}), F32({4})});
+    ExpectMatchesInterpreter(k, p, {F32({3, 1}), F32({2, 3, 5})});  // the first operand broadcasts
+    ExpectMatchesInterpreter(k, p, {ColumnMajor(3, 4), ColumnMajor(3, 4)});
+  }
+  ExpectMatchesInterpreter(OpKind::kScalarMul, p, {F32({2, 5}), F32({})});
+  for (OpKind k : {OpKind::kRelu, OpKind::kTanh, OpKind::kSigmoid}) {
+    ExpectMatchesInterpreter(k, p, {F32({2, 3, 4})});
+    ExpectMatchesInterpreter(k, p, {ColumnMajor(3, 4)});
+  }
+}
+
+TEST_F(CpuBackendTest, Pooling) {
+  OpParams p;
+  p.kernel_h = p.kernel_w = 3;
+  for (OpKind k : {OpKind::kPoolAvg, OpKind::kPoolMax}) {
+    ExpectMatchesInterpreter(k, p, {F32({1, 2, 5, 5})});
+    p.stride_h = p.stride_w = 2;
+    ExpectMatchesInterpreter(k, p, {F32({2, 3, 6, 7})});
+    p.padding = Padding::kValid;
+    ExpectMatchesInterpreter(k, p, {F32({1, 2, 7, 6})});
+    p.padding = Padding::kSame;
+    p.stride_h = p.stride_w = 1;
+  }
+  p.count_include_pad = false;
+  ExpectMatchesInterpreter(OpKind::kPoolAvg, p, {F32({1, 2, 5, 4})});
+}
+
+TEST_F(CpuBackendTest, DataMovement) {
+  OpParams p;
+  p.axis = 1;
+  ExpectMatchesInterpreter(OpKind::kConcat, p, {F32({2, 3, 4}), F32({2, 5, 4}), F32({2, 1, 4})});
+  p.axis = 0;
+  ExpectMatchesInterpreter(OpKind::kConcat, p, {F32({2, 3}), F32({4, 3})});
+  p.axis = 1;
+  p.sizes = {2, 3};
+  ExpectMatchesInterpreter(OpKind::kSplit, p, {F32({2, 5, 3})});
+  // A split at a recorded concat point.
+  TensorType concatenated = F32({4, 6});
+  concatenated.split[1] = MakeSplit(2, nullptr, nullptr);
+  p.sizes.clear();
+  ExpectMatchesInterpreter(OpKind::kSplit, p, {concatenated});
+
+  OpParams t;
+  t.perm = {1, 0};
+  ExpectMatchesInterpreter(OpKind::kTranspose, t, {F32({3, 5})});
+  t.perm = {0, 2, 1};
+  t.shuffle = false;  // a view
+  ExpectMatchesInterpreter(OpKind::kTranspose, t, {F32({2, 3, 4})});
+  t.perm = {1, 0};
+  t.shuffle = true;
+  ExpectMatchesInterpreter(OpKind::kTranspose, t, {ColumnMajor(3, 4)});
+
+  OpParams r;
+  r.shape = {3, 4};
+  ExpectMatchesInterpreter(OpKind::kReshape, r, {F32({2, 6})});
+  ExpectMatchesInterpreter(OpKind::kReshape, r, {ColumnMajor(6, 2)});
+}
+
+TEST_F(CpuBackendTest, WeightTransformsAndBatchNorm) {
+  OpParams e;
+  e.kernel_h = 5;
+  e.kernel_w = 3;
+  ExpectMatchesInterpreter(OpKind::kEnlarge, e, {F32({4, 2, 1, 1})});
+  OpParams m;
+  m.groups = 4;
+  m.count = 2;
+  ExpectMatchesInterpreter(OpKind::kMergeGConv, m, {F32({8, 3, 3, 3})});
+  OpParams b;
+  b.epsilon = 1e-3f;
+  ExpectMatchesInterpreter(OpKind::kBatchNorm, b, {F32({2, 3, 4, 4}), F32({3}), F32({3}), F32({3}), F32({3})});
+}
+
+TEST_F(CpuBackendTest, ViewsCostNothing) {
+  OpParams r;
+  r.shape = {6};
+  auto sig = Canonicalize(Signature{OpKind::kReshape, r, {F32({2, 3})}});
+  ASSERT_TRUE(sig.ok());
+  auto m = backend_->Measure(*sig, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->median_ms, 0);
+  EXPECT_EQ(m->repetitions, 0);
+}
+
+TEST_F(CpuBackendTest, MeasuresWithRepetitionsAndNamesTheKernel) {
+  OpParams p;
+  auto sig = Canonicalize(Signature{OpKind::kConv2D, p, {F32({1, 16, 28, 28}), F32({16, 16, 3, 3})}});
+  ASSERT_TRUE(sig.ok());
+  auto m = backend_->Measure(*sig, {.warmup = 2, .repetitions = 10, .min_timed_ms = 5});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_GE(m->repetitions, 10);
+  EXPECT_GT(m->min_ms, 0);
+  EXPECT_LE(m->min_ms, m->median_ms);
+  EXPECT_FALSE(m->is_estimate);
+  EXPECT_FALSE(m->kernel.empty());
+  EXPECT_NE(backend_->device().find("oneDNN"), std::string::npos) << backend_->device();
+  EXPECT_NE(backend_->device().find("2 threads"), std::string::npos) << backend_->device();
+}
+
+TEST_F(CpuBackendTest, UnsupportedSignaturesAreUnimplemented) {
+  OpParams p;
+  auto ints = Canonicalize(Signature{OpKind::kRelu, p, {TensorType::RowMajor(DType::kInt32, {4})}});
+  ASSERT_TRUE(ints.ok());
+  EXPECT_EQ(backend_->Measure(*ints, {}).status().code(), absl::StatusCode::kUnimplemented);
+  auto both = Canonicalize(Signature{OpKind::kEwAdd, p, {F32({3, 1}), F32({1, 4})}});
+  ASSERT_TRUE(both.ok());
+  auto status = backend_->Measure(*both, {}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(status.message().find("both operands broadcast"), std::string::npos) << status;
+}
+
+}  // namespace
+}  // namespace taso::profiler

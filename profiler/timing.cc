@@ -1,0 +1,30 @@
+#include "profiler/timing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace taso::profiler {
+
+Measurement Summarize(std::vector<double> samples_ms) {
+  Measurement m;
+  if (samples_ms.empty()) return m;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  const size_t n = samples_ms.size();
+  m.repetitions = static_cast<int>(n);
+  m.min_ms = samples_ms.front();
+  m.median_ms = n % 2 == 1 ? samples_ms[n / 2] : (samples_ms[n / 2 - 1] + samples_ms[n / 2]) / 2;
+  m.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / n;
+  double var = 0;
+  for (double s : samples_ms) var += (s - m.mean_ms) * (s - m.mean_ms);
+  m.stddev_ms = n > 1 ? std::sqrt(var / (n - 1)) : 0;
+  return m;
+}
+
+bool EnoughRepetitions(const TimingOptions& options, int done, double elapsed_ms) {
+  if (done < options.repetitions) return false;
+  if (done >= options.max_repetitions) return true;
+  return elapsed_ms >= options.min_timed_ms;
+}
+
+}  // namespace taso::profiler

@@ -1,0 +1,43 @@
+// Turning timed repetitions into the statistics a Cost reports.
+#ifndef TASO_PROFILER_TIMING_H_
+#define TASO_PROFILER_TIMING_H_
+
+#include <string>
+#include <vector>
+
+namespace taso::profiler {
+
+// How long to run a kernel. A backend runs `warmup` untimed repetitions,
+// then times at least `repetitions` runs and keeps going (up to
+// `max_repetitions`) until `min_timed_ms` of kernel time has accumulated, so
+// microsecond kernels get enough samples for a stable median.
+struct TimingOptions {
+  int warmup = 8;            // TASO: 8
+  int repetitions = 32;      // TASO: 32
+  int max_repetitions = 2000;
+  double min_timed_ms = 50;
+};
+
+// One measurement of one canonical signature.
+struct Measurement {
+  double mean_ms = 0;
+  double stddev_ms = 0;
+  double min_ms = 0;
+  double median_ms = 0;
+  int repetitions = 0;
+  bool is_estimate = false;
+  // The implementation that ran, e.g. "brgconv:avx512_core" or
+  // "cudnn IMPLICIT_PRECOMP_GEMM"; for estimates, the model used.
+  std::string kernel;
+};
+
+// Statistics over per-repetition times in milliseconds.
+Measurement Summarize(std::vector<double> samples_ms);
+
+// Whether a timing loop that has run `done` repetitions for `elapsed_ms`
+// should stop.
+bool EnoughRepetitions(const TimingOptions& options, int done, double elapsed_ms);
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_TIMING_H_

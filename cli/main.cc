@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/generate_command.h"
 #include "cli/ir_command.h"
+#include "cli/profile_command.h"
 #include "cli/rules_command.h"
 #include "cli/verify_command.h"
 #include "core/version.h"
@@ -37,7 +38,17 @@ ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of thes
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
-ABSL_FLAG(std::string, o, "", "rules export: output file (default: stdout)");
+ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
+ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; default: embedded (the profiler in this process)");
+ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
+          "'none': memory only");
+ABSL_FLAG(std::string, backend, "auto", "profile: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic");
+ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
+ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
+ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
+ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
+ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
+ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
 
 namespace {
 
@@ -53,6 +64,11 @@ constexpr char kUsage[] =
     "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
     "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
+    "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
+    "              taso profile measure SIG... | graph FILE|resnet50 | backends\n"
+    "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
+    "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
+    "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
     "  version     print the version\n";
 
 }  // namespace
@@ -160,6 +176,33 @@ int main(int argc, char** argv) {
     options.output = resolve(absl::GetFlag(FLAGS_o));
     options.json = absl::GetFlag(FLAGS_json);
     return taso::cli::RunRules(options, std::cout, std::cerr);
+  }
+  if (command == "profile") {
+    if (args.size() < 3) {
+      std::cerr << "taso profile: give a subcommand: measure SIG..., graph FILE, backends or cache\n";
+      return 2;
+    }
+    taso::cli::ProfileOptions options;
+    options.subcommand = args[2];
+    for (size_t i = 3; i < args.size(); ++i) {
+      options.args.emplace_back(options.subcommand == "graph" && std::string(args[i]) != "resnet50" ? resolve(args[i]) : args[i]);
+    }
+    options.server = absl::GetFlag(FLAGS_server);
+    options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+    if (options.cache_dir != "none") options.cache_dir = resolve(options.cache_dir);
+    options.backend = absl::GetFlag(FLAGS_backend);
+    options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
+    options.threads = absl::GetFlag(FLAGS_cpu_threads);
+    options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
+    options.repetitions = absl::GetFlag(FLAGS_repetitions);
+    options.device = absl::GetFlag(FLAGS_device);
+    options.ops = absl::GetFlag(FLAGS_op);
+    options.all = absl::GetFlag(FLAGS_all);
+    const std::string format = absl::GetFlag(FLAGS_format);
+    options.format = format == "sexpr" ? "json" : format;  // sexpr is the rules default
+    options.output = resolve(absl::GetFlag(FLAGS_o));
+    options.json = absl::GetFlag(FLAGS_json);
+    return taso::cli::RunProfile(options, std::cout, std::cerr);
   }
   std::cerr << "taso: unknown command '" << command << "'\n" << kUsage;
   return 2;

@@ -1,0 +1,265 @@
+#include "cli/profile_command.h"
+
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "bench/models/resnet50.h"
+#include "core/graph_proto.h"
+#include "google/protobuf/util/json_util.h"
+#include "profiler/client.h"
+#include "profiler/graph_cost.h"
+#include "profiler/signature_text.h"
+
+namespace taso::cli {
+namespace {
+
+using profiler::Backend;
+
+std::string ToJson(const google::protobuf::Message& m) {
+  std::string json;
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &json, o);
+  return json;
+}
+
+// The canonical key of a stored signature, for display.
+std::string KeyOf(const profiler::OpSignature& proto) {
+  auto sig = profiler::SignatureFromProto(proto);
+  if (!sig.ok()) return "(unreadable signature)";
+  auto canonical = profiler::Canonicalize(*sig);
+  return canonical.ok() ? canonical->key : "(invalid signature)";
+}
+
+std::string CostLine(const profiler::Cost& c) {
+  if (c.repetitions() == 0 && !c.is_estimate()) return absl::StrFormat("0 ms (%s)", c.kernel());
+  return absl::StrFormat("%.4f ms median%s, mean %.4f +- %.4f, %d runs, %s%s", c.median_ms(),
+                         c.is_estimate() ? " (ESTIMATE)" : "", c.mean_ms(), c.stddev_ms(), c.repetitions(),
+                         c.kernel(), c.from_cache() ? ", cached" : "");
+}
+
+class Profile {
+ public:
+  Profile(const ProfileOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err) {}
+
+  int Run() {
+    const std::string& c = options_.subcommand;
+    auto backend = profiler::BackendFromName(options_.backend);
+    if (!backend) return Fail(2, absl::StrCat("--backend must be auto, cuda, cpu or analytic, got '", options_.backend, "'"));
+    backend_ = *backend;
+    if (c != "measure" && c != "graph" && c != "backends" && c != "cache") {
+      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use measure, graph, backends or cache"));
+    }
+    if (c == "measure") {
+      // Signatures are checked before anything is started or contacted.
+      if (options_.args.empty()) return Fail(2, "give one or more signatures, e.g. 'relu(f32[1,64,56,56])'");
+      for (const std::string& text : options_.args) {
+        auto sig = profiler::ParseSignature(text);
+        if (!sig.ok()) return Fail(sig.status());
+        *measure_.add_signatures() = profiler::SignatureToProto(*sig);
+      }
+    }
+    if (int code = Connect(); code != 0) return code;
+    if (c == "measure") return Measure();
+    if (c == "graph") return GraphCost();
+    if (c == "backends") return Backends();
+    return Cache();
+  }
+
+ private:
+  int Fail(int code, const std::string& message) {
+    err_ << "taso profile " << options_.subcommand << ": " << message << "\n";
+    return code;
+  }
+  int Fail(const absl::Status& s) {
+    const bool unreachable = s.code() == absl::StatusCode::kUnavailable ||
+                             s.code() == absl::StatusCode::kFailedPrecondition;
+    return Fail(unreachable ? 3 : s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1, std::string(s.message()));
+  }
+
+  int Connect() {
+    if (!options_.server.empty()) {
+      auto client = profiler::ConnectProfiler(options_.server);
+      if (!client.ok()) return Fail(client.status());
+      client_ = std::move(*client);
+      return 0;
+    }
+    profiler::ProfilerOptions po;
+    po.cache_dir = options_.cache_dir == "none" ? ""
+                   : options_.cache_dir.empty() ? profiler::DefaultCacheDir()
+                                                : options_.cache_dir;
+    po.cpu.threads = options_.threads;
+    po.analytic_device = options_.analytic_device;
+    auto p = profiler::CostProfiler::Create(po);
+    if (!p.ok()) return Fail(p.status());
+    embedded_ = p->get();
+    client_ = profiler::InProcessClient(std::move(*p));
+    return 0;
+  }
+
+  int Measure() {
+    profiler::MeasureRequest request = measure_;
+    request.set_backend(backend_);
+    request.set_bypass_cache(options_.bypass_cache);
+    request.set_min_repetitions(options_.repetitions);
+    auto response = client_->MeasureBatch(request);
+    if (!response.ok()) return Fail(response.status());
+    int failed = 0;
+    for (int i = 0; i < response->results_size(); ++i) {
+      const profiler::MeasureResult& r = response->results(i);
+      failed += r.has_error();
+      if (options_.json) {
+        out_ << "{\"signature\":\"" << options_.args[i] << "\",\"result\":" << ToJson(r) << "}\n";
+      } else if (r.has_cost()) {
+        out_ << options_.args[i] << "\n  " << CostLine(r.cost()) << "\n  on " << r.cost().device() << "\n";
+      } else {
+        out_ << options_.args[i] << "\n  error: " << r.error().message() << "\n";
+      }
+    }
+    return failed > 0 ? 4 : 0;
+  }
+
+  int GraphCost() {
+    if (options_.args.size() != 1) return Fail(2, "give one graph: a taso.ir.Graph text-proto FILE or resnet50");
+    absl::StatusOr<Graph> graph;
+    const std::string& name = options_.args[0];
+    if (name == "resnet50") {
+      graph = bench::BuildResNet50();
+    } else {
+      std::ifstream in(name);
+      if (!in) return Fail(2, absl::StrCat("cannot read ", name));
+      std::stringstream text;
+      text << in.rdbuf();
+      graph = GraphFromText(text.str());
+    }
+    if (!graph.ok()) return Fail(graph.status());
+    auto report = profiler::MeasureGraph(*graph, *client_, backend_, options_.bypass_cache);
+    if (!report.ok()) return Fail(report.status());
+    int cached = 0;
+    for (const auto& op : report->distinct) cached += op.cost.from_cache();
+    if (options_.json) {
+      out_ << absl::StrFormat(
+          "{\"graph\":\"%s\",\"operators\":%d,\"distinct\":%d,\"from_cache\":%d,\"unmeasured\":%d,"
+          "\"total_ms\":%.6f,\"estimate\":%s,\"request_ms\":%.3f,\"via\":\"%s\"}\n",
+          name, report->operators, report->distinct.size(), cached, report->unmeasured, report->total_ms,
+          report->any_estimate ? "true" : "false", report->request_ms, client_->Describe());
+    } else {
+      for (const auto& op : report->distinct) {
+        out_ << absl::StrFormat("%4dx %s\n      %s\n", op.count, op.key,
+                                op.error.empty() ? CostLine(op.cost) : "error: " + op.error);
+      }
+      out_ << absl::StrFormat("%s: %d operators, %d distinct (%d from cache); cost %.3f ms%s%s\n", name,
+                              report->operators, report->distinct.size(), cached, report->total_ms,
+                              report->any_estimate ? " (ESTIMATE)" : "",
+                              report->unmeasured ? absl::StrCat(", ", report->unmeasured, " operators unmeasured")
+                                                 : "");
+      out_ << absl::StrFormat("MeasureBatch via %s took %.1f ms\n", client_->Describe(), report->request_ms);
+    }
+    return report->unmeasured > 0 ? 4 : 0;
+  }
+
+  int Backends() {
+    if (embedded_ == nullptr) return Fail(2, "backends describes this machine: run it without --server");
+    out_ << embedded_->DescribeBackends();
+    return 0;
+  }
+
+  int Cache() {
+    if (options_.args.empty()) return Fail(2, "give list, export or invalidate");
+    const std::string what = options_.args[0];
+    if (what == "invalidate") return Invalidate();
+    if (what != "list" && what != "export") return Fail(2, absl::StrCat("unknown cache command '", what, "'"));
+    if (what == "export" && options_.format != "json" && options_.format != "proto") {
+      return Fail(2, absl::StrCat("unknown --format '", options_.format, "': use json or proto"));
+    }
+    if (what == "export" && options_.format == "proto" && options_.output.empty()) {
+      return Fail(2, "--format proto writes binary: give -o FILE");
+    }
+    std::vector<ir::OpKind> kinds;
+    for (const std::string& op : options_.ops) {
+      auto kind = OpKindFromName(op);
+      if (!kind) return Fail(2, absl::StrCat("unknown operator '", op, "'"));
+      kinds.push_back(static_cast<ir::OpKind>(*kind));
+    }
+    if (kinds.empty()) kinds.push_back(ir::OP_UNSPECIFIED);
+    profiler::ListCacheResponse all;
+    for (ir::OpKind kind : kinds) {
+      profiler::ListCacheRequest request;
+      request.set_backend(backend_);
+      request.set_device(options_.device);
+      request.set_kind(kind);
+      request.set_page_size(1000);
+      while (true) {
+        auto page = client_->ListCache(request);
+        if (!page.ok()) return Fail(page.status());
+        for (auto& e : *page->mutable_entries()) *all.add_entries() = std::move(e);
+        if (page->next_page_token().empty()) break;
+        request.set_page_token(page->next_page_token());
+      }
+    }
+    std::ofstream file;
+    std::ostream* sink = &out_;
+    if (!options_.output.empty()) {
+      file.open(options_.output, std::ios::binary);
+      if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output));
+      sink = &file;
+    }
+    if (what == "export" && options_.format == "proto") {
+      if (!all.SerializeToOstream(sink)) return Fail(1, absl::StrCat("writing ", options_.output, " failed"));
+    } else if (what == "export" || options_.json) {
+      for (const auto& e : all.entries()) *sink << ToJson(e) << "\n";
+    } else {
+      for (const auto& e : all.entries()) {
+        *sink << KeyOf(e.signature()) << "\n  " << profiler::BackendName(e.cost().backend()) << " "
+              << CostLine(e.cost()) << "\n  on " << e.cost().device() << "\n";
+      }
+      *sink << all.entries_size() << " entries\n";
+    }
+    if (what == "export" && !options_.output.empty()) {
+      err_ << "taso profile cache export: " << all.entries_size() << " entries written to " << options_.output << "\n";
+    }
+    return 0;
+  }
+
+  int Invalidate() {
+    profiler::InvalidateCacheRequest request;
+    for (size_t i = 1; i < options_.args.size(); ++i) {
+      auto sig = profiler::ParseSignature(options_.args[i]);
+      if (!sig.ok()) return Fail(sig.status());
+      *request.add_signatures() = profiler::SignatureToProto(*sig);
+    }
+    if (request.signatures_size() == 0 && !options_.all) {
+      return Fail(2, "name signatures to drop, or --all (with --device/--backend to limit it)");
+    }
+    request.set_all(options_.all);
+    request.set_backend(backend_);
+    request.set_device(options_.device);
+    auto response = client_->InvalidateCache(request);
+    if (!response.ok()) return Fail(response.status());
+    out_ << response->removed() << " entries removed\n";
+    return 0;
+  }
+
+  const ProfileOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  Backend backend_ = profiler::BACKEND_UNSPECIFIED;
+  std::unique_ptr<profiler::ProfilerClient> client_;
+  profiler::CostProfiler* embedded_ = nullptr;
+  profiler::MeasureRequest measure_;  // measure: the parsed signatures
+};
+
+}  // namespace
+
+int RunProfile(const ProfileOptions& options, std::ostream& out, std::ostream& err) {
+  return Profile(options, out, err).Run();
+}
+
+}  // namespace taso::cli

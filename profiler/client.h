@@ -1,0 +1,46 @@
+// What a caller of the profiler holds: the same interface whether the
+// profiler runs in this process (the optimizer's embedded mode) or as a
+// taso_profiler server reached over gRPC.
+#ifndef TASO_PROFILER_CLIENT_H_
+#define TASO_PROFILER_CLIENT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "profiler/profiler.h"
+#include "proto/profiler.pb.h"
+
+namespace taso::profiler {
+
+class ProfilerClient {
+ public:
+  virtual ~ProfilerClient() = default;
+  virtual absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request) = 0;
+  virtual absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request) = 0;
+  virtual absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request) = 0;
+  // "embedded profiler" or "taso_profiler at 127.0.0.1:7072", for messages.
+  virtual std::string Describe() const = 0;
+};
+
+// Calls `profiler` directly; it must outlive the client.
+std::unique_ptr<ProfilerClient> InProcessClient(CostProfiler* profiler);
+// As above, owning the profiler.
+std::unique_ptr<ProfilerClient> InProcessClient(std::unique_ptr<CostProfiler> profiler);
+
+struct RemoteOptions {
+  // How long to wait for the server to accept a connection.
+  absl::Duration connect_timeout = absl::Seconds(10);
+  // Deadline of each call; a cold batch on a slow device can take minutes.
+  absl::Duration call_timeout = absl::Minutes(30);
+};
+
+// A client of the taso_profiler at `address`. Unavailable (saying which
+// address) when nothing answers there within the connect timeout.
+absl::StatusOr<std::unique_ptr<ProfilerClient>> ConnectProfiler(const std::string& address,
+                                                                const RemoteOptions& options = {});
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_CLIENT_H_

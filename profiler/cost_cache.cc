@@ -1,0 +1,185 @@
+#include "profiler/cost_cache.h"
+
+#include <set>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/write_batch.h"
+#include "rules_db/rocks_status.h"
+
+namespace taso::profiler {
+namespace {
+
+using rules_db::FromRocks;
+
+// Key layout: "cost1" SEP backend-name SEP device SEP signature-key, where SEP
+// is a byte that never appears in names, devices or signature keys. A device
+// prefix scan lists one device's entries.
+constexpr char kSep = '\x1f';
+constexpr char kKeyVersion[] = "cost1";
+
+std::string EncodeKey(const CacheKey& k) {
+  return absl::StrCat(kKeyVersion, std::string(1, kSep), BackendName(k.backend), std::string(1, kSep), k.device,
+                      std::string(1, kSep), k.signature);
+}
+
+std::optional<CacheKey> DecodeKey(const rocksdb::Slice& raw) {
+  std::vector<std::string> parts = absl::StrSplit(std::string(raw.data(), raw.size()), absl::MaxSplits(kSep, 3));
+  if (parts.size() != 4 || parts[0] != kKeyVersion) return std::nullopt;
+  auto backend = BackendFromName(parts[1]);
+  if (!backend) return std::nullopt;
+  return CacheKey{*backend, parts[2], parts[3]};
+}
+
+bool Matches(const CacheKey& key, Backend backend, const std::string& device) {
+  return (backend == BACKEND_UNSPECIFIED || key.backend == backend) && (device.empty() || key.device == device);
+}
+
+// The narrowest key prefix covering a (backend, device) filter.
+std::string FilterPrefix(Backend backend, const std::string& device) {
+  std::string prefix = absl::StrCat(kKeyVersion, std::string(1, kSep));
+  if (backend == BACKEND_UNSPECIFIED) return prefix;
+  absl::StrAppend(&prefix, BackendName(backend), std::string(1, kSep));
+  if (!device.empty()) absl::StrAppend(&prefix, device, std::string(1, kSep));
+  return prefix;
+}
+
+}  // namespace
+
+const char* BackendName(Backend backend) {
+  switch (backend) {
+    case BACKEND_CUDA: return "cuda";
+    case BACKEND_CPU: return "cpu";
+    case BACKEND_ANALYTIC: return "analytic";
+    default: return "auto";
+  }
+}
+
+std::optional<Backend> BackendFromName(const std::string& name) {
+  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC, BACKEND_UNSPECIFIED}) {
+    if (name == BackendName(b)) return b;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.max_open_files = 64;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
+  if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cost cache ", path, " is in use by another process (", s.ToString(),
+        "); stop it or point --cache_dir elsewhere"));
+  }
+  if (!s.ok()) return FromRocks(s, absl::StrCat("opening cost cache ", path));
+  return std::unique_ptr<CostCache>(new CostCache(db, nullptr));
+}
+
+absl::StatusOr<std::unique_ptr<CostCache>> CostCache::OpenInMemory() {
+  std::unique_ptr<rocksdb::Env> env(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.env = env.get();
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, "/in-memory-cost-cache", &db);
+  if (!s.ok()) return FromRocks(s, "opening an in-memory cost cache");
+  return std::unique_ptr<CostCache>(new CostCache(db, std::move(env)));
+}
+
+CostCache::CostCache(rocksdb::DB* db, std::unique_ptr<rocksdb::Env> env) : env_(std::move(env)), db_(db) {}
+
+CostCache::~CostCache() { delete db_; }
+
+absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), EncodeKey(key), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "reading the cost cache");
+  CacheEntry entry;
+  if (!entry.ParseFromString(value)) {
+    return absl::DataLossError(absl::StrCat("cost cache entry for ", key.signature, " is corrupt"));
+  }
+  return entry;
+}
+
+absl::Status CostCache::Put(const CacheKey& key, const CacheEntry& entry) {
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(db_->Put(wo, EncodeKey(key), entry.SerializeAsString()), "writing the cost cache");
+}
+
+absl::Status CostCache::ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn) {
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(kKeyVersion); it->Valid(); it->Next()) {
+    auto key = DecodeKey(it->key());
+    if (!key) continue;
+    CacheEntry entry;
+    if (!entry.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) continue;
+    if (!fn(*key, entry)) break;
+  }
+  return FromRocks(it->status(), "scanning the cost cache");
+}
+
+absl::StatusOr<ListCacheResponse> CostCache::List(const ListCacheRequest& request) {
+  const int page_size = request.page_size() > 0 ? std::min(request.page_size(), 10000) : 1000;
+  std::string start;
+  if (!request.page_token().empty() && !absl::WebSafeBase64Unescape(request.page_token(), &start)) {
+    return absl::InvalidArgumentError("page_token is not one this server returned");
+  }
+  const std::string prefix = FilterPrefix(request.backend(), request.device());
+  if (start.empty()) start = prefix;
+  ListCacheResponse response;
+  std::string last_key;
+  bool more = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(start); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    if (!request.page_token().empty() && it->key() == rocksdb::Slice(start)) continue;
+    auto key = DecodeKey(it->key());
+    if (!key || !Matches(*key, request.backend(), request.device())) continue;
+    CacheEntry entry;
+    if (!entry.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) continue;
+    if (request.kind() != ir::OP_UNSPECIFIED && entry.signature().kind() != request.kind()) continue;
+    if (response.entries_size() == page_size) {
+      more = true;
+      break;
+    }
+    *response.add_entries() = std::move(entry);
+    last_key = it->key().ToString();
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "listing the cost cache");
+  // The token names the last key returned; the next page starts after it.
+  if (more) response.set_next_page_token(absl::WebSafeBase64Escape(last_key));
+  return response;
+}
+
+absl::StatusOr<int64_t> CostCache::Invalidate(const std::vector<std::string>& signature_keys, bool all,
+                                              Backend backend, const std::string& device) {
+  if (!all && signature_keys.empty()) return 0;
+  std::set<std::string> wanted(signature_keys.begin(), signature_keys.end());
+  rocksdb::WriteBatch batch;
+  int64_t removed = 0;
+  const std::string prefix = FilterPrefix(backend, device);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    auto key = DecodeKey(it->key());
+    if (!key || !Matches(*key, backend, device)) continue;
+    if (!all && wanted.count(key->signature) == 0) continue;
+    batch.Delete(it->key());
+    ++removed;
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "scanning the cost cache");
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  absl::Status s = FromRocks(db_->Write(wo, &batch), "removing cost cache entries");
+  if (!s.ok()) return s;
+  return removed;
+}
+
+}  // namespace taso::profiler

@@ -1,0 +1,65 @@
+// The persistent cost cache: RocksDB keyed by (backend, device identity,
+// canonical signature). A cost is never reused on another device or backend.
+// Storage sits behind this small interface so the profiler does not know it
+// is RocksDB.
+#ifndef TASO_PROFILER_COST_CACHE_H_
+#define TASO_PROFILER_COST_CACHE_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/profiler.pb.h"
+
+namespace rocksdb {
+class DB;
+class Env;
+}
+
+namespace taso::profiler {
+
+// Where a cached cost belongs.
+struct CacheKey {
+  Backend backend = BACKEND_UNSPECIFIED;
+  std::string device;
+  std::string signature;  // CanonicalSignature::key
+};
+
+class CostCache {
+ public:
+  // Opens (creating if missing) the cache in directory `path`. A directory
+  // that is not a cache, or one another process holds, is an error saying so.
+  static absl::StatusOr<std::unique_ptr<CostCache>> Open(const std::string& path);
+  // A cache that lives in memory only (the same code over RocksDB's memory
+  // environment), for callers that want no files.
+  static absl::StatusOr<std::unique_ptr<CostCache>> OpenInMemory();
+  ~CostCache();
+
+  absl::StatusOr<std::optional<CacheEntry>> Get(const CacheKey& key);
+  // Durable when it returns: written with the write-ahead log synced.
+  absl::Status Put(const CacheKey& key, const CacheEntry& entry);
+
+  // A page of entries matching the request's filters, in key order.
+  absl::StatusOr<ListCacheResponse> List(const ListCacheRequest& request);
+  // Removes entries matching the filters and, unless `all`, whose signature
+  // key is one of `signature_keys`. Returns how many were removed.
+  absl::StatusOr<int64_t> Invalidate(const std::vector<std::string>& signature_keys, bool all,
+                                     Backend backend, const std::string& device);
+  // Every entry, in key order; stops early when `fn` returns false.
+  absl::Status ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn);
+
+ private:
+  CostCache(rocksdb::DB* db, std::unique_ptr<rocksdb::Env> env);
+  std::unique_ptr<rocksdb::Env> env_;  // the memory environment, if any; outlives db_
+  rocksdb::DB* db_;
+};
+
+// Stable lower-case backend name: "cuda", "cpu", "analytic".
+const char* BackendName(Backend backend);
+std::optional<Backend> BackendFromName(const std::string& name);
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_COST_CACHE_H_

@@ -1,0 +1,54 @@
+#include "profiler/graph_cost.h"
+
+#include <chrono>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace taso::profiler {
+
+absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient& client, Backend backend,
+                                             bool bypass_cache) {
+  GraphCostReport report;
+  std::map<std::string, int> index;  // key -> position in report.distinct
+  MeasureRequest request;
+  request.set_backend(backend);
+  request.set_bypass_cache(bypass_cache);
+  for (const Node& node : graph.nodes()) {
+    if (node.kind == OpKind::kInput || node.kind == OpKind::kWeight) continue;
+    ++report.operators;
+    Signature sig{node.kind, node.params, {}};
+    for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
+    auto canonical = Canonicalize(sig);
+    const std::string key = canonical.ok() ? canonical->key : absl::StrCat(DescribeNode(node), " (invalid)");
+    auto [it, inserted] = index.emplace(key, static_cast<int>(report.distinct.size()));
+    if (inserted) {
+      report.distinct.push_back(OperatorCost{key, 0, {}, {}});
+      *request.add_signatures() = SignatureToProto(sig);
+    }
+    ++report.distinct[it->second].count;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto response = client.MeasureBatch(request);
+  report.request_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!response.ok()) return response.status();
+  if (response->results_size() != static_cast<int>(report.distinct.size())) {
+    return absl::InternalError(absl::StrCat(client.Describe(), " answered ", response->results_size(),
+                                            " results for ", report.distinct.size(), " signatures"));
+  }
+  for (size_t i = 0; i < report.distinct.size(); ++i) {
+    OperatorCost& op = report.distinct[i];
+    const MeasureResult& r = response->results(i);
+    if (r.has_cost()) {
+      op.cost = r.cost();
+      report.total_ms += op.count * op.cost.median_ms();
+      report.any_estimate = report.any_estimate || op.cost.is_estimate();
+    } else {
+      op.error = r.error().message();
+      report.unmeasured += op.count;
+    }
+  }
+  return report;
+}
+
+}  // namespace taso::profiler

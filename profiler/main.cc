@@ -1,0 +1,91 @@
+// taso_profiler: measures operator costs and caches them.
+//   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]
+//                 [--threads N] [--analytic_device v100|t4|a100|h100|cpu]
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "core/version.h"
+#include "net/server.h"
+#include "profiler/profiler.h"
+#include "profiler/profiler_service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7072", "address to serve on; port 0 picks a free one");
+ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
+ABSL_FLAG(std::string, cache_dir, "",
+          "cost cache directory (RocksDB); default $XDG_CACHE_HOME/taso/costs or ~/.cache/taso/costs; "
+          "'none' keeps costs in memory");
+ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: auto (cuda if a GPU, else cpu), "
+          "cuda, cpu or analytic");
+ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
+ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
+ABSL_FLAG(bool, cuda, true, "use the cuda backend when a GPU is present");
+ABSL_FLAG(std::string, analytic_device, "cpu", "device the analytic backend models: v100, t4, a100, h100 or cpu");
+ABSL_FLAG(int32_t, warmup, 8, "untimed runs before timing");
+ABSL_FLAG(int32_t, repetitions, 32, "minimum timed runs per signature");
+ABSL_FLAG(double, min_timed_ms, 50, "keep timing short kernels until this much kernel time is measured");
+
+
+int main(int argc, char** argv) {
+  taso::net::BlockTerminationSignals();
+  absl::SetProgramUsageMessage(
+      "measures operator costs (oneDNN on CPU, cuDNN/cuBLAS on GPU, or a roofline estimate) and caches them\n"
+      "  taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] { return std::string("taso_profiler ") + taso::kVersion + "\n"; };
+  absl::SetFlagsUsageConfig(usage_config);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1) {
+    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
+    return 2;
+  }
+  taso::profiler::ProfilerOptions options;
+  const std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  options.cache_dir = cache_dir == "none" ? "" : cache_dir.empty() ? taso::profiler::DefaultCacheDir() : cache_dir;
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  auto parsed = taso::profiler::BackendFromName(backend);
+  if (!parsed) {
+    std::cerr << "error: --backend must be auto, cuda, cpu or analytic, got '" << backend << "'\n";
+    return 2;
+  }
+  options.default_backend = *parsed;
+  options.cpu.threads = absl::GetFlag(FLAGS_threads);
+  options.cpu.pin_threads = absl::GetFlag(FLAGS_pin_threads);
+  options.enable_cuda = absl::GetFlag(FLAGS_cuda);
+  options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
+  options.timing.warmup = absl::GetFlag(FLAGS_warmup);
+  options.timing.repetitions = absl::GetFlag(FLAGS_repetitions);
+  options.timing.min_timed_ms = absl::GetFlag(FLAGS_min_timed_ms);
+  if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0) {
+    std::cerr << "error: --warmup must be >= 0, --repetitions >= 1 and --threads >= 0\n";
+    return 2;
+  }
+  auto profiler = taso::profiler::CostProfiler::Create(options);
+  if (!profiler.ok()) {
+    std::cerr << "error: " << profiler.status().message() << "\n";
+    return 1;
+  }
+  auto resolved = (*profiler)->ResolveBackend(taso::profiler::BACKEND_UNSPECIFIED);
+  if (!resolved.ok()) {
+    std::cerr << "error: " << resolved.status().message() << "\n";
+    return 1;
+  }
+  std::cerr << "taso_profiler: cache " << (options.cache_dir.empty() ? "in memory" : options.cache_dir)
+            << "; default backend " << taso::profiler::BackendName((*resolved)->kind()) << "\n"
+            << (*profiler)->DescribeBackends();
+  taso::profiler::ProfilerService service(profiler->get());
+  taso::net::ServerOptions server_options;
+  server_options.listen = absl::GetFlag(FLAGS_listen);
+  server_options.port_file = absl::GetFlag(FLAGS_port_file);
+  server_options.name = "taso_profiler";
+  absl::Status s = taso::net::RunServer(server_options, {&service});
+  if (!s.ok()) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

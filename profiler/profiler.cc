@@ -1,0 +1,282 @@
+#include "profiler/profiler.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "profiler/analytic_backend.h"
+#include "profiler/cuda_backend.h"
+#include "rules_db/rocks_status.h"
+
+namespace taso::profiler {
+
+// One measurement in progress; requests for the same key wait on it.
+struct CostProfiler::Flight {
+  std::condition_variable done_cv;
+  bool done = false;
+  absl::StatusOr<Cost> result = absl::UnknownError("measurement did not finish");
+};
+
+namespace {
+
+MeasureResult ErrorResult(const absl::Status& status) {
+  MeasureResult r;
+  r.mutable_error()->set_code(static_cast<int>(status.code()));
+  r.mutable_error()->set_message(std::string(status.message()));
+  return r;
+}
+
+Cost ToCost(const Measurement& m, const MeasureBackend& backend) {
+  Cost c;
+  c.set_mean_ms(m.mean_ms);
+  c.set_stddev_ms(m.stddev_ms);
+  c.set_min_ms(m.min_ms);
+  c.set_median_ms(m.median_ms);
+  c.set_repetitions(m.repetitions);
+  c.set_backend(backend.kind());
+  c.set_device(backend.device());
+  c.set_is_estimate(m.is_estimate || backend.kind() == BACKEND_ANALYTIC);
+  c.set_kernel(m.kernel);
+  rules_db::SetTime(absl::Now(), c.mutable_measured_at());
+  return c;
+}
+
+std::string FlightKey(const MeasureBackend& backend, const CanonicalSignature& sig) {
+  return absl::StrCat(BackendName(backend.kind()), "\x1f", backend.device(), "\x1f", sig.key);
+}
+
+}  // namespace
+
+std::string DefaultCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/taso/costs";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/taso/costs";
+  return "taso-costs";
+}
+
+CostProfiler::CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache)
+    : options_(options), cache_(std::move(cache)) {
+  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC}) measure_mu_[b] = std::make_unique<std::mutex>();
+}
+
+CostProfiler::~CostProfiler() = default;
+
+absl::StatusOr<std::unique_ptr<CostProfiler>> CostProfiler::Create(const ProfilerOptions& options) {
+  std::vector<std::unique_ptr<MeasureBackend>> backends;
+  std::map<Backend, std::string> unavailable;
+  if (options.enable_cuda) {
+    auto cuda = CreateCudaBackend();
+    if (cuda.ok()) {
+      backends.push_back(std::move(*cuda));
+    } else {
+      unavailable[BACKEND_CUDA] = std::string(cuda.status().message());
+    }
+  } else {
+    unavailable[BACKEND_CUDA] = "disabled by configuration";
+  }
+  auto cpu = CpuBackend::Create(options.cpu);
+  if (cpu.ok()) {
+    backends.push_back(std::move(*cpu));
+  } else {
+    unavailable[BACKEND_CPU] = std::string(cpu.status().message());
+  }
+  if (!options.cache_dir.empty()) {
+    std::error_code ignored;  // Open reports a directory it cannot create
+    std::filesystem::create_directories(std::filesystem::path(options.cache_dir).parent_path(), ignored);
+  }
+  auto opened = options.cache_dir.empty() ? CostCache::OpenInMemory() : CostCache::Open(options.cache_dir);
+  if (!opened.ok()) return opened.status();
+  auto profiler = CreateWithBackends(options, std::move(backends), std::move(*opened));
+  if (!profiler.ok()) return profiler.status();
+  for (auto& [backend, reason] : unavailable) (*profiler)->unavailable_[backend] = reason;
+  return profiler;
+}
+
+absl::StatusOr<std::unique_ptr<CostProfiler>> CostProfiler::CreateWithBackends(
+    const ProfilerOptions& options, std::vector<std::unique_ptr<MeasureBackend>> backends,
+    std::unique_ptr<CostCache> cache) {
+  if (cache == nullptr) {
+    auto opened = CostCache::OpenInMemory();
+    if (!opened.ok()) return opened.status();
+    cache = std::move(*opened);
+  }
+  std::unique_ptr<CostProfiler> p(new CostProfiler(options, std::move(cache)));
+  for (auto& b : backends) {
+    if (p->backends_.count(b->kind()) == 0) p->backends_[b->kind()] = std::move(b);
+  }
+  return p;
+}
+
+absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Backend want = requested != BACKEND_UNSPECIFIED ? requested : options_.default_backend;
+  if (want == BACKEND_UNSPECIFIED) want = backends_.count(BACKEND_CUDA) ? BACKEND_CUDA : BACKEND_CPU;
+  if (want == BACKEND_ANALYTIC && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
+    // Created on first use: calibrating the cpu model takes a moment.
+    auto analytic = CreateAnalyticBackend(options_.analytic_device);
+    if (analytic.ok()) {
+      backends_[want] = std::move(*analytic);
+    } else {
+      unavailable_[want] = std::string(analytic.status().message());
+    }
+  }
+  auto it = backends_.find(want);
+  if (it != backends_.end()) return it->second.get();
+  auto why = unavailable_.find(want);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the ", BackendName(want), " backend is unavailable here",
+      why != unavailable_.end() ? absl::StrCat(": ", why->second) : std::string(),
+      "; ask for another backend rather than mixing backends in one model"));
+}
+
+std::string CostProfiler::DescribeBackends() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC}) {
+    auto it = backends_.find(b);
+    auto why = unavailable_.find(b);
+    absl::StrAppend(&out, BackendName(b), " backend: ",
+                    it != backends_.end()     ? it->second->device()
+                    : why != unavailable_.end() ? absl::StrCat("unavailable (", why->second, ")")
+                    : b == BACKEND_ANALYTIC     ? absl::StrCat("on first use (", options_.analytic_device, ")")
+                                                : std::string("unavailable"),
+                    "\n");
+  }
+  return out;
+}
+
+ProfilerCounters CostProfiler::counters() const {
+  ProfilerCounters c;
+  c.requests = requests_.load();
+  c.cache_hits = hits_.load();
+  c.cache_misses = misses_.load();
+  c.shared = shared_.load();
+  c.measurements = measurements_.load();
+  c.errors = errors_.load();
+  return c;
+}
+
+absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest& request) {
+  auto backend = ResolveBackend(request.backend());
+  if (!backend.ok()) return backend.status();
+  TimingOptions timing = options_.timing;
+  if (request.min_repetitions() > 0) {
+    timing.repetitions = std::max(timing.repetitions, request.min_repetitions());
+    timing.max_repetitions = std::max(timing.max_repetitions, timing.repetitions);
+  }
+  MeasureResponse response;
+  for (const OpSignature& sig : request.signatures()) {
+    ++requests_;
+    *response.add_results() = MeasureOne(*backend, sig, request.bypass_cache(), timing);
+    if (response.results().rbegin()->has_error()) ++errors_;
+  }
+  return response;
+}
+
+MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,
+                                   const TimingOptions& timing) {
+  auto sig = SignatureFromProto(proto);
+  if (!sig.ok()) return ErrorResult(sig.status());
+  auto canonical = Canonicalize(*sig);
+  if (!canonical.ok()) return ErrorResult(canonical.status());
+  MeasureResult result;
+  if (IsLoadTimeConstant(canonical->op.kind)) {
+    Measurement zero;
+    zero.kernel = "load-time constant";
+    *result.mutable_cost() = ToCost(zero, *backend);
+    return result;
+  }
+  auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
+  if (!cost.ok()) return ErrorResult(cost.status());
+  *result.mutable_cost() = *cost;
+  return result;
+}
+
+absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig,
+                                             bool bypass_cache, const TimingOptions& timing) {
+  const CacheKey cache_key{backend->kind(), backend->device(), sig.key};
+  const std::string key = FlightKey(*backend, sig);
+  std::shared_ptr<Flight> flight;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto in_flight = flights_.find(key);
+    if (in_flight != flights_.end()) {
+      ++shared_;
+      std::shared_ptr<Flight> f = in_flight->second;
+      f->done_cv.wait(lock, [&] { return f->done; });
+      return f->result;
+    }
+    // Checked under the lock: a measurement finishing now has already written
+    // the cache before it leaves flights_, so it cannot be measured twice.
+    if (!bypass_cache) {
+      auto cached = cache_->Get(cache_key);
+      if (!cached.ok()) return cached.status();
+      if (cached->has_value()) {
+        ++hits_;
+        Cost cost = (*cached)->cost();
+        cost.set_from_cache(true);
+        return cost;
+      }
+    }
+    ++misses_;
+    flight = std::make_shared<Flight>();
+    flights_[key] = flight;
+  }
+
+  absl::StatusOr<Cost> result;
+  {
+    std::lock_guard<std::mutex> measuring(*measure_mu_[backend->kind()]);
+    ++measurements_;
+    auto m = backend->Measure(sig, timing);
+    if (m.ok()) {
+      result = ToCost(*m, *backend);
+    } else {
+      result = m.status();
+    }
+  }
+  if (result.ok()) {
+    CacheEntry entry;
+    *entry.mutable_signature() = SignatureToProto(sig.op);
+    *entry.mutable_cost() = *result;
+    absl::Status stored = cache_->Put(cache_key, entry);
+    if (!stored.ok()) {
+      // The figure is still right; only its persistence failed.
+      std::cerr << "taso_profiler: warning: " << stored.message() << "\n";
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    flight->result = result;
+    flight->done = true;
+    flights_.erase(key);
+  }
+  flight->done_cv.notify_all();
+  return result;
+}
+
+absl::StatusOr<ListCacheResponse> CostProfiler::ListCache(const ListCacheRequest& request) {
+  return cache_->List(request);
+}
+
+absl::StatusOr<InvalidateCacheResponse> CostProfiler::InvalidateCache(const InvalidateCacheRequest& request) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < request.signatures_size(); ++i) {
+    auto sig = SignatureFromProto(request.signatures(i));
+    if (!sig.ok()) return absl::InvalidArgumentError(absl::StrCat("signature ", i, ": ", sig.status().message()));
+    auto canonical = Canonicalize(*sig);
+    if (!canonical.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("signature ", i, ": ", canonical.status().message()));
+    }
+    keys.push_back(canonical->key);
+  }
+  auto removed = cache_->Invalidate(keys, request.all(), request.backend(), request.device());
+  if (!removed.ok()) return removed.status();
+  InvalidateCacheResponse response;
+  response.set_removed(*removed);
+  return response;
+}
+
+}  // namespace taso::profiler

@@ -1,0 +1,96 @@
+// The profiler library: the service's logic, also used in-process (the
+// optimizer's embedded mode). It canonicalises signatures, answers from the
+// persistent cache, and otherwise measures on a backend, once: concurrent
+// requests for the same (backend, device, signature) wait for the one
+// measurement in flight. Measurements on one backend never overlap.
+#ifndef TASO_PROFILER_PROFILER_H_
+#define TASO_PROFILER_PROFILER_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "profiler/backend.h"
+#include "profiler/cost_cache.h"
+#include "profiler/cpu_backend.h"
+#include "profiler/timing.h"
+#include "proto/profiler.pb.h"
+
+namespace taso::profiler {
+
+struct ProfilerOptions {
+  // Cost cache directory; empty keeps costs in memory only (lost at exit).
+  std::string cache_dir;
+  // The backend used when a request leaves it unspecified. UNSPECIFIED picks
+  // cuda where a device is present, else cpu.
+  Backend default_backend = BACKEND_UNSPECIFIED;
+  TimingOptions timing;
+  CpuBackendOptions cpu;
+  // Try the cuda backend (it reports why it is unavailable otherwise).
+  bool enable_cuda = true;
+  // The device the analytic backend models: v100, t4, a100, h100 or cpu.
+  std::string analytic_device = "cpu";
+};
+
+// Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,
+// else ~/.cache/taso/costs. Shared by taso_profiler and embedded callers.
+std::string DefaultCacheDir();
+
+// Counters since the profiler started; all monotone.
+struct ProfilerCounters {
+  int64_t requests = 0;      // signatures asked for
+  int64_t cache_hits = 0;    // answered from the cache without measuring
+  int64_t cache_misses = 0;  // not in the cache: this request measured
+  int64_t shared = 0;        // waited for another request's measurement
+  int64_t measurements = 0;  // kernels actually timed (or estimated)
+  int64_t errors = 0;        // entries answered with an error
+};
+
+class CostProfiler {
+ public:
+  static absl::StatusOr<std::unique_ptr<CostProfiler>> Create(const ProfilerOptions& options);
+  // With given backends (tests, or a caller that built its own). The first
+  // backend of a kind wins; `cache` may be null (memory only).
+  static absl::StatusOr<std::unique_ptr<CostProfiler>> CreateWithBackends(
+      const ProfilerOptions& options, std::vector<std::unique_ptr<MeasureBackend>> backends,
+      std::unique_ptr<CostCache> cache);
+  ~CostProfiler();
+
+  // results[i] answers signatures[i]; a bad entry (INVALID_ARGUMENT) or one
+  // the backend cannot run (UNIMPLEMENTED) fails alone. The whole request
+  // fails only for an unavailable backend (FAILED_PRECONDITION).
+  absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request);
+  absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request);
+  absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request);
+
+  ProfilerCounters counters() const;
+  // The backend a request with `requested` would use, and its device.
+  absl::StatusOr<MeasureBackend*> ResolveBackend(Backend requested);
+  // One line per backend: available with its device, or why not.
+  std::string DescribeBackends() const;
+
+ private:
+  struct Flight;
+  CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache);
+  MeasureResult MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,
+                           const TimingOptions& timing);
+  absl::StatusOr<Cost> MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig, bool bypass_cache,
+                                     const TimingOptions& timing);
+
+  ProfilerOptions options_;
+  std::unique_ptr<CostCache> cache_;
+  mutable std::mutex mu_;  // guards backends_, unavailable_, flights_
+  std::map<Backend, std::unique_ptr<MeasureBackend>> backends_;
+  std::map<Backend, std::string> unavailable_;  // backend -> reason
+  std::map<std::string, std::shared_ptr<Flight>> flights_;
+  std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
+
+  std::atomic<int64_t> requests_{0}, hits_{0}, misses_{0}, shared_{0}, measurements_{0}, errors_{0};
+};
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_PROFILER_H_

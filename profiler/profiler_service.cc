@@ -1,0 +1,33 @@
+#include "profiler/profiler_service.h"
+
+#include "net/grpc_status.h"
+
+namespace taso::profiler {
+
+namespace {
+
+template <typename T>
+grpc::Status Reply(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return net::ToGrpc(result.status());
+  *response = std::move(*result);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status ProfilerService::MeasureBatch(grpc::ServerContext*, const MeasureRequest* request,
+                                           MeasureResponse* response) {
+  return Reply(profiler_->MeasureBatch(*request), response);
+}
+
+grpc::Status ProfilerService::ListCache(grpc::ServerContext*, const ListCacheRequest* request,
+                                        ListCacheResponse* response) {
+  return Reply(profiler_->ListCache(*request), response);
+}
+
+grpc::Status ProfilerService::InvalidateCache(grpc::ServerContext*, const InvalidateCacheRequest* request,
+                                              InvalidateCacheResponse* response) {
+  return Reply(profiler_->InvalidateCache(*request), response);
+}
+
+}  // namespace taso::profiler

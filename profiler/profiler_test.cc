@@ -1,0 +1,296 @@
+// The profiler library: cache hits and misses (by counters), one measurement
+// for concurrent duplicates, per-entry errors, persistence across restarts,
+// listing and invalidation. A counting backend stands in for the hardware
+// here; the last tests use the real oneDNN backend.
+#include "profiler/profiler.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "core/graph_proto.h"
+#include "gtest/gtest.h"
+
+namespace taso::profiler {
+namespace {
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+OpSignature Relu(int64_t n) { return SignatureToProto(Signature{OpKind::kRelu, {}, {F32({n})}}); }
+
+OpSignature Conv(int64_t c) {
+  return SignatureToProto(Signature{OpKind::kConv2D, {}, {F32({1, c, 8, 8}), F32({c, c, 3, 3})}});
+}
+
+// Counts calls; takes `delay` per measurement so concurrent callers overlap.
+class CountingBackend : public MeasureBackend {
+ public:
+  CountingBackend(Backend kind, std::string device, std::chrono::milliseconds delay = {})
+      : kind_(kind), device_(std::move(device)), delay_(delay) {}
+  Backend kind() const override { return kind_; }
+  const std::string& device() const override { return device_; }
+  absl::StatusOr<Measurement> Measure(const CanonicalSignature& sig, const TimingOptions&) override {
+    ++calls;
+    std::this_thread::sleep_for(delay_);
+    if (sig.op.kind == OpKind::kOpaque) return absl::UnimplementedError("no kernel for opaque");
+    Measurement m;
+    m.mean_ms = m.median_ms = m.min_ms = 1.0 + calls;
+    m.repetitions = 32;
+    m.kernel = "counting";
+    return m;
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  Backend kind_;
+  std::string device_;
+  std::chrono::milliseconds delay_;
+};
+
+struct Fixture {
+  CountingBackend* backend = nullptr;
+  std::unique_ptr<CostProfiler> profiler;
+};
+
+Fixture MakeProfiler(std::unique_ptr<CostCache> cache = nullptr, std::chrono::milliseconds delay = {}) {
+  Fixture f;
+  auto backend = std::make_unique<CountingBackend>(BACKEND_CPU, "test cpu", delay);
+  f.backend = backend.get();
+  std::vector<std::unique_ptr<MeasureBackend>> backends;
+  backends.push_back(std::move(backend));
+  ProfilerOptions options;
+  options.default_backend = BACKEND_CPU;
+  auto p = CostProfiler::CreateWithBackends(options, std::move(backends), std::move(cache));
+  EXPECT_TRUE(p.ok()) << p.status();
+  f.profiler = std::move(*p);
+  return f;
+}
+
+MeasureRequest Request(std::vector<OpSignature> sigs) {
+  MeasureRequest r;
+  for (auto& s : sigs) *r.add_signatures() = std::move(s);
+  return r;
+}
+
+TEST(ProfilerTest, SecondRequestIsACacheHit) {
+  Fixture f = MakeProfiler();
+  auto first = f.profiler->MeasureBatch(Request({Relu(16)}));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->results(0).has_cost());
+  EXPECT_FALSE(first->results(0).cost().from_cache());
+  auto second = f.profiler->MeasureBatch(Request({Relu(16), Relu(32)}));
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second->results(0).cost().from_cache());
+  EXPECT_EQ(second->results(0).cost().median_ms(), first->results(0).cost().median_ms());
+  EXPECT_FALSE(second->results(1).cost().from_cache());
+  const ProfilerCounters c = f.profiler->counters();
+  EXPECT_EQ(c.requests, 3);
+  EXPECT_EQ(c.cache_hits, 1);
+  EXPECT_EQ(c.cache_misses, 2);
+  EXPECT_EQ(c.measurements, 2);
+  EXPECT_EQ(f.backend->calls, 2);
+  EXPECT_EQ(first->results(0).cost().device(), "test cpu");
+  EXPECT_EQ(first->results(0).cost().backend(), BACKEND_CPU);
+  EXPECT_GT(first->results(0).cost().measured_at().seconds(), 0);
+}
+
+TEST(ProfilerTest, SplitRecordsDoNotChangeTheKey) {
+  Fixture f = MakeProfiler();
+  TensorType recorded = F32({4, 6});
+  recorded.split[1] = MakeSplit(2, nullptr, nullptr);
+  ASSERT_TRUE(f.profiler->MeasureBatch(Request({SignatureToProto(Signature{OpKind::kRelu, {}, {recorded}})})).ok());
+  auto plain = f.profiler->MeasureBatch(Request({SignatureToProto(Signature{OpKind::kRelu, {}, {F32({4, 6})}})}));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->results(0).cost().from_cache());
+}
+
+TEST(ProfilerTest, BypassCacheMeasuresAgain) {
+  Fixture f = MakeProfiler();
+  ASSERT_TRUE(f.profiler->MeasureBatch(Request({Relu(8)})).ok());
+  MeasureRequest again = Request({Relu(8)});
+  again.set_bypass_cache(true);
+  auto r = f.profiler->MeasureBatch(again);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->results(0).cost().from_cache());
+  EXPECT_EQ(f.backend->calls, 2);
+}
+
+TEST(ProfilerTest, ConcurrentDuplicatesMeasureOnce) {
+  Fixture f = MakeProfiler(nullptr, std::chrono::milliseconds(300));
+  constexpr int kThreads = 8;
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  std::vector<double> medians(kThreads);
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = f.profiler->MeasureBatch(Request({Conv(4)}));
+      if (r.ok() && r->results(0).has_cost()) {
+        ++ok;
+        medians[i] = r->results(0).cost().median_ms();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok, kThreads);
+  EXPECT_EQ(f.backend->calls, 1);
+  const ProfilerCounters c = f.profiler->counters();
+  EXPECT_EQ(c.measurements, 1);
+  EXPECT_EQ(c.cache_misses, 1);
+  EXPECT_EQ(c.shared + c.cache_hits, kThreads - 1);
+  for (double m : medians) EXPECT_EQ(m, medians[0]);
+}
+
+TEST(ProfilerTest, BadEntriesFailAloneWithInvalidArgument) {
+  Fixture f = MakeProfiler();
+  OpSignature unknown_kind = Relu(4);
+  unknown_kind.set_kind(static_cast<ir::OpKind>(99));
+  // 3 input channels do not match a weight with 2 per group.
+  OpSignature bad_shapes = SignatureToProto(Signature{OpKind::kConv2D, {}, {F32({1, 3, 8, 8}), F32({4, 2, 3, 3})}});
+  OpSignature input = Relu(4);
+  input.set_kind(ir::OP_INPUT);
+  OpSignature opaque = Relu(4);
+  opaque.set_kind(ir::OP_OPAQUE);
+  opaque.mutable_params()->mutable_opaque()->set_op_type("LayerNorm");
+  opaque.mutable_params()->mutable_opaque()->add_output_types()->CopyFrom(TensorTypeToProto(F32({4})));
+  auto r = f.profiler->MeasureBatch(Request({Relu(4), unknown_kind, bad_shapes, input, opaque, Conv(2)}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->results_size(), 6);
+  EXPECT_TRUE(r->results(0).has_cost());
+  for (int i : {1, 2, 3}) {
+    ASSERT_TRUE(r->results(i).has_error()) << i;
+    EXPECT_EQ(r->results(i).error().code(), static_cast<int>(absl::StatusCode::kInvalidArgument)) << i;
+    EXPECT_FALSE(r->results(i).error().message().empty());
+  }
+  EXPECT_NE(r->results(1).error().message().find("unknown operator kind 99"), std::string::npos)
+      << r->results(1).error().message();
+  EXPECT_NE(r->results(2).error().message().find("conv2d"), std::string::npos);
+  EXPECT_NE(r->results(3).error().message().find("not an operator"), std::string::npos);
+  ASSERT_TRUE(r->results(4).has_error());
+  EXPECT_EQ(r->results(4).error().code(), static_cast<int>(absl::StatusCode::kUnimplemented));
+  EXPECT_TRUE(r->results(5).has_cost());
+  EXPECT_EQ(f.profiler->counters().errors, 4);
+}
+
+TEST(ProfilerTest, ConstantsCostNothingAndAreNotMeasured) {
+  Fixture f = MakeProfiler();
+  OpParams p;
+  p.shape = {4, 4};
+  auto r = f.profiler->MeasureBatch(Request({SignatureToProto(Signature{OpKind::kConstIMatMul, p, {}})}));
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->results(0).has_cost());
+  EXPECT_EQ(r->results(0).cost().median_ms(), 0);
+  EXPECT_EQ(f.backend->calls, 0);
+}
+
+TEST(ProfilerTest, UnavailableBackendFailsTheRequest) {
+  Fixture f = MakeProfiler();
+  MeasureRequest r = Request({Relu(4)});
+  r.set_backend(BACKEND_CUDA);
+  auto result = f.profiler->MeasureBatch(r);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(result.status().message().find("cuda backend is unavailable"), std::string::npos) << result.status();
+}
+
+TEST(ProfilerTest, CacheSurvivesARestart) {
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/restart_cache");
+  {
+    auto cache = CostCache::Open(dir);
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    Fixture f = MakeProfiler(std::move(*cache));
+    ASSERT_TRUE(f.profiler->MeasureBatch(Request({Conv(3), Relu(5)})).ok());
+    EXPECT_EQ(f.backend->calls, 2);
+  }
+  auto cache = CostCache::Open(dir);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  Fixture f = MakeProfiler(std::move(*cache));
+  auto r = f.profiler->MeasureBatch(Request({Conv(3), Relu(5)}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->results(0).cost().from_cache());
+  EXPECT_TRUE(r->results(1).cost().from_cache());
+  EXPECT_EQ(f.backend->calls, 0);
+  EXPECT_EQ(f.profiler->counters().cache_hits, 2);
+
+  // A second process cannot open the same cache: it is told why.
+  auto second = CostCache::Open(dir);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition) << second.status();
+}
+
+TEST(ProfilerTest, ListPagesAndFiltersAndInvalidates) {
+  Fixture f = MakeProfiler();
+  std::vector<OpSignature> sigs;
+  for (int n = 1; n <= 5; ++n) sigs.push_back(Relu(n));
+  sigs.push_back(Conv(2));
+  ASSERT_TRUE(f.profiler->MeasureBatch(Request(sigs)).ok());
+
+  ListCacheRequest list;
+  list.set_page_size(4);
+  auto page1 = f.profiler->ListCache(list);
+  ASSERT_TRUE(page1.ok()) << page1.status();
+  EXPECT_EQ(page1->entries_size(), 4);
+  ASSERT_FALSE(page1->next_page_token().empty());
+  list.set_page_token(page1->next_page_token());
+  auto page2 = f.profiler->ListCache(list);
+  ASSERT_TRUE(page2.ok());
+  EXPECT_EQ(page2->entries_size(), 2);
+  EXPECT_TRUE(page2->next_page_token().empty());
+
+  ListCacheRequest convs;
+  convs.set_kind(ir::OP_CONV2D);
+  EXPECT_EQ(f.profiler->ListCache(convs)->entries_size(), 1);
+  ListCacheRequest other_device;
+  other_device.set_device("another device");
+  EXPECT_EQ(f.profiler->ListCache(other_device)->entries_size(), 0);
+
+  InvalidateCacheRequest nothing;  // no signatures, not `all`: removes nothing
+  EXPECT_EQ(f.profiler->InvalidateCache(nothing)->removed(), 0);
+  InvalidateCacheRequest one;
+  *one.add_signatures() = Relu(3);
+  EXPECT_EQ(f.profiler->InvalidateCache(one)->removed(), 1);
+  InvalidateCacheRequest wrong_device;
+  wrong_device.set_all(true);
+  wrong_device.set_device("another device");
+  EXPECT_EQ(f.profiler->InvalidateCache(wrong_device)->removed(), 0);
+  InvalidateCacheRequest all_here;
+  all_here.set_all(true);
+  all_here.set_backend(BACKEND_CPU);
+  all_here.set_device("test cpu");
+  EXPECT_EQ(f.profiler->InvalidateCache(all_here)->removed(), 5);
+  EXPECT_EQ(f.profiler->ListCache(ListCacheRequest())->entries_size(), 0);
+
+  ListCacheRequest bad_token;
+  bad_token.set_page_token("not a token!");
+  EXPECT_EQ(f.profiler->ListCache(bad_token).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ProfilerTest, RealCpuBackendByDefaultWithoutAGpu) {
+  ProfilerOptions options;
+  options.cache_dir = absl::StrCat(::testing::TempDir(), "/real_cache");
+  options.cpu.threads = 1;
+  options.timing = {.warmup = 1, .repetitions = 5, .min_timed_ms = 1};
+  auto p = CostProfiler::Create(options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::cout << (*p)->DescribeBackends();
+  auto backend = (*p)->ResolveBackend(BACKEND_UNSPECIFIED);
+  ASSERT_TRUE(backend.ok());
+  if ((*backend)->kind() == BACKEND_CUDA) GTEST_SKIP() << "a GPU is present: the default backend is cuda";
+  auto r = (*p)->MeasureBatch(Request({Conv(8), Relu(64)}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const auto& result : r->results()) {
+    ASSERT_TRUE(result.has_cost()) << result.error().message();
+    EXPECT_EQ(result.cost().backend(), BACKEND_CPU);
+    EXPECT_GT(result.cost().median_ms(), 0);
+    EXPECT_GE(result.cost().repetitions(), 5);
+    EXPECT_NE(result.cost().device().find("oneDNN"), std::string::npos);
+  }
+  MeasureRequest analytic = Request({Conv(8)});
+  analytic.set_backend(BACKEND_ANALYTIC);
+  auto estimate = (*p)->MeasureBatch(analytic);
+  ASSERT_TRUE(estimate.ok()) << estimate.status();
+  ASSERT_TRUE(estimate->results(0).has_cost());
+  EXPECT_TRUE(estimate->results(0).cost().is_estimate());
+  EXPECT_EQ(estimate->results(0).cost().backend(), BACKEND_ANALYTIC);
+}
+
+}  // namespace
+}  // namespace taso::profiler

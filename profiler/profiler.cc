@@ -159,7 +159,8 @@ ProfilerCounters CostProfiler::counters() const {
   return c;
 }
 
-absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest& request) {
+absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest& request,
+                                                           const std::function<bool()>& cancelled) {
   auto backend = ResolveBackend(request.backend());
   if (!backend.ok()) return backend.status();
   TimingOptions timing = options_.timing;
@@ -169,6 +170,11 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
   }
   MeasureResponse response;
   for (const OpSignature& sig : request.signatures()) {
+    if (cancelled && cancelled()) {
+      return absl::CancelledError(absl::StrCat(
+          "request cancelled (deadline passed or client gone) after ", response.results_size(), " of ",
+          request.signatures_size(), " signatures; the costs measured so far are cached"));
+    }
     ++requests_;
     *response.add_results() = MeasureOne(*backend, sig, request.bypass_cache(), timing);
     if (response.results().rbegin()->has_error()) ++errors_;

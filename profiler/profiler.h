@@ -7,6 +7,7 @@
 #define TASO_PROFILER_PROFILER_H_
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,8 +62,11 @@ class CostProfiler {
 
   // results[i] answers signatures[i]; a bad entry (INVALID_ARGUMENT) or one
   // the backend cannot run (UNIMPLEMENTED) fails alone. The whole request
-  // fails only for an unavailable backend (FAILED_PRECONDITION).
-  absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request);
+  // fails only for an unavailable backend (FAILED_PRECONDITION), or when
+  // `cancelled` (checked between signatures: a gRPC deadline or a client
+  // gone) returns true: CANCELLED, with what was measured so far cached.
+  absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request,
+                                               const std::function<bool()>& cancelled = nullptr);
   absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request);
   absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request);
 

@@ -15,9 +15,9 @@ grpc::Status Reply(absl::StatusOr<T> result, T* response) {
 
 }  // namespace
 
-grpc::Status ProfilerService::MeasureBatch(grpc::ServerContext*, const MeasureRequest* request,
+grpc::Status ProfilerService::MeasureBatch(grpc::ServerContext* context, const MeasureRequest* request,
                                            MeasureResponse* response) {
-  return Reply(profiler_->MeasureBatch(*request), response);
+  return Reply(profiler_->MeasureBatch(*request, [context] { return context->IsCancelled(); }), response);
 }
 
 grpc::Status ProfilerService::ListCache(grpc::ServerContext*, const ListCacheRequest* request,

@@ -172,6 +172,19 @@ TEST(ProfilerTest, BadEntriesFailAloneWithInvalidArgument) {
   EXPECT_EQ(f.profiler->counters().errors, 4);
 }
 
+TEST(ProfilerTest, CancellationStopsBetweenSignaturesAndKeepsWhatWasMeasured) {
+  Fixture f = MakeProfiler();
+  int checks = 0;
+  auto r = f.profiler->MeasureBatch(Request({Relu(1), Relu(2), Relu(3)}), [&] { return ++checks > 2; });
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_NE(r.status().message().find("after 2 of 3 signatures"), std::string::npos) << r.status();
+  EXPECT_EQ(f.backend->calls, 2);
+  auto again = f.profiler->MeasureBatch(Request({Relu(1), Relu(2)}));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->results(0).cost().from_cache());
+  EXPECT_TRUE(again->results(1).cost().from_cache());
+}
+
 TEST(ProfilerTest, ConstantsCostNothingAndAreNotMeasured) {
   Fixture f = MakeProfiler();
   OpParams p;

@@ -221,8 +221,8 @@ class Evaluator {
     const int64_t batch = xd[0], c = xd[1], h = xd[2], wi = xd[3];
     const int64_t cout = wd[0], cg = wd[1], kh = wd[2], kw = wd[3];
     const int64_t groups = c / cg, cout_per_group = cout / groups;
-    auto gh = ComputeWindow(h, kh, p.stride_h, p.padding);
-    auto gw = ComputeWindow(wi, kw, p.stride_w, p.padding);
+    auto gh = ComputeWindow(p, 0, h, kh);
+    auto gw = ComputeWindow(p, 1, wi, kw);
     if (!gh.ok()) return gh.status();
     if (!gw.ok()) return gw.status();
     const int64_t ho = gh->out, wo = gw->out;
@@ -270,8 +270,8 @@ class Evaluator {
   absl::Status Pool(bool average, const OpParams& p, const TensorT& x, TensorT& o) const {
     const auto& xd = x.type.dims;
     const int64_t planes = xd[0] * xd[1], h = xd[2], w = xd[3];
-    auto gh = ComputeWindow(h, p.kernel_h, p.stride_h, p.padding);
-    auto gw = ComputeWindow(w, p.kernel_w, p.stride_w, p.padding);
+    auto gh = ComputeWindow(p, 0, h, p.kernel_h);
+    auto gw = ComputeWindow(p, 1, w, p.kernel_w);
     if (!gh.ok()) return gh.status();
     if (!gw.ok()) return gw.status();
     const int64_t ho = gh->out, wo = gw->out;

@@ -90,6 +90,7 @@ ir::OpParams OpParamsToProto(OpKind kind, const OpParams& p) {
       c->set_stride_w(p.stride_w);
       c->set_padding(static_cast<ir::Padding>(p.padding));
       c->set_activation(static_cast<ir::Activation>(p.activation));
+      if (p.padding == Padding::kExplicit) c->mutable_pads()->Add(p.pads.begin(), p.pads.end());
       break;
     }
     case OpKind::kPoolAvg:
@@ -101,6 +102,7 @@ ir::OpParams OpParamsToProto(OpKind kind, const OpParams& p) {
       c->set_stride_w(p.stride_w);
       c->set_padding(static_cast<ir::Padding>(p.padding));
       c->set_exclude_pad(!p.count_include_pad);
+      if (p.padding == Padding::kExplicit) c->mutable_pads()->Add(p.pads.begin(), p.pads.end());
       break;
     }
     case OpKind::kMatMul:
@@ -173,6 +175,7 @@ absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& in) 
       p.stride_w = StrideOrOne(c.stride_w());
       p.padding = static_cast<Padding>(c.padding());
       p.activation = static_cast<Activation>(c.activation());
+      if (p.padding == Padding::kExplicit) p.pads.assign(c.pads().begin(), c.pads().end());
       break;
     }
     case OpKind::kPoolAvg:
@@ -186,6 +189,7 @@ absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& in) 
       p.stride_w = StrideOrOne(c.stride_w());
       p.padding = static_cast<Padding>(c.padding());
       p.count_include_pad = !c.exclude_pad();
+      if (p.padding == Padding::kExplicit) p.pads.assign(c.pads().begin(), c.pads().end());
       break;
     }
     case OpKind::kMatMul:

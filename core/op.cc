@@ -15,7 +15,14 @@ const char* ActivationName(Activation a) {
   return "?";
 }
 
-const char* PaddingName(Padding p) { return p == Padding::kSame ? "same" : "valid"; }
+const char* PaddingName(Padding p) {
+  switch (p) {
+    case Padding::kSame: return "same";
+    case Padding::kValid: return "valid";
+    case Padding::kExplicit: return "explicit";
+  }
+  return "?";
+}
 
 const char* OpKindName(OpKind kind) {
   switch (kind) {
@@ -66,21 +73,26 @@ namespace {
 
 std::string KernelStr(const OpParams& p) { return absl::StrCat(p.kernel_h, "x", p.kernel_w); }
 std::string StrideStr(const OpParams& p) { return absl::StrCat(p.stride_h, "x", p.stride_w); }
+// "same", "valid" or "explicit:1,1,0,0" (top, left, bottom, right).
+std::string PadStr(const OpParams& p) {
+  if (p.padding != Padding::kExplicit) return PaddingName(p.padding);
+  return absl::StrCat("explicit:", absl::StrJoin(p.pads, ","));
+}
 
 }  // namespace
 
 std::string CanonicalParams(OpKind kind, const OpParams& p) {
   switch (kind) {
     case OpKind::kConv2D:
-      return absl::StrCat("stride=", StrideStr(p), ",pad=", PaddingName(p.padding),
+      return absl::StrCat("stride=", StrideStr(p), ",pad=", PadStr(p),
                           ",act=", ActivationName(p.activation));
     case OpKind::kPoolAvg:
       return absl::StrCat("kernel=", KernelStr(p), ",stride=", StrideStr(p),
-                          ",pad=", PaddingName(p.padding),
+                          ",pad=", PadStr(p),
                           ",count_pad=", p.count_include_pad ? 1 : 0);
     case OpKind::kPoolMax:
       return absl::StrCat("kernel=", KernelStr(p), ",stride=", StrideStr(p),
-                          ",pad=", PaddingName(p.padding));
+                          ",pad=", PadStr(p));
     case OpKind::kMatMul:
       return absl::StrCat("act=", ActivationName(p.activation));
     case OpKind::kTranspose:

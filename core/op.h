@@ -42,7 +42,12 @@ enum class OpKind {
 };
 
 enum class Activation { kNone = 0, kRelu = 1, kSigmoid = 2, kTanh = 3 };
-enum class Padding { kSame = 0, kValid = 1 };
+// SAME pads so that out = ceil(in / stride), the smaller half before (ONNX's
+// SAME_UPPER, TASO's SAME); VALID pads nothing; EXPLICIT gives each side's
+// padding in OpParams::pads, as ONNX models usually do. Importers turn explicit
+// padding that computes the same as SAME or VALID into those, so rules (which
+// only know SAME and VALID) still match.
+enum class Padding { kSame = 0, kValid = 1, kExplicit = 2 };
 
 const char* ActivationName(Activation a);
 const char* PaddingName(Padding p);
@@ -63,6 +68,7 @@ struct OpParams {
   int stride_h = 1;                          // conv2d, pool
   int stride_w = 1;                          // conv2d, pool
   Padding padding = Padding::kSame;          // conv2d, pool
+  std::vector<int> pads;                     // conv2d, pool with kExplicit: {top, left, bottom, right} (ONNX order)
   Activation activation = Activation::kNone; // conv2d, matmul
   int kernel_h = 0;                          // pool, enlarge, const_pool, const_iconv
   int kernel_w = 0;                          // pool, enlarge, const_pool, const_iconv

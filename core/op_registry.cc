@@ -123,9 +123,9 @@ absl::StatusOr<std::vector<TensorType>> Conv2D(const OpParams& p, const std::vec
     return Invalid(kind, absl::StrCat(cout, " output channels do not divide into ", groups, " groups"), in);
   }
   if (p.stride_h < 1 || p.stride_w < 1) return Invalid(kind, "strides must be >= 1", in);
-  auto h = ComputeWindow(x.dims[2], w.dims[2], p.stride_h, p.padding);
+  auto h = ComputeWindow(p, 0, x.dims[2], w.dims[2]);
   if (!h.ok()) return Invalid(kind, std::string(h.status().message()), in);
-  auto wd = ComputeWindow(x.dims[3], w.dims[3], p.stride_w, p.padding);
+  auto wd = ComputeWindow(p, 1, x.dims[3], w.dims[3]);
   if (!wd.ok()) return Invalid(kind, std::string(wd.status().message()), in);
   TensorType out = TensorType::RowMajor(x.dtype, {x.dims[0], cout, h->out, wd->out});
   out.split[0] = SplitAt(x, 0);
@@ -139,9 +139,9 @@ absl::StatusOr<std::vector<TensorType>> Pool(OpKind kind, const OpParams& p,
   if (x.rank() != 4) return Invalid(kind, "input must be 4-D (N,C,H,W)", in);
   if (p.kernel_h < 1 || p.kernel_w < 1) return Invalid(kind, "kernel sizes must be >= 1", in);
   if (p.stride_h < 1 || p.stride_w < 1) return Invalid(kind, "strides must be >= 1", in);
-  auto h = ComputeWindow(x.dims[2], p.kernel_h, p.stride_h, p.padding);
+  auto h = ComputeWindow(p, 0, x.dims[2], p.kernel_h);
   if (!h.ok()) return Invalid(kind, std::string(h.status().message()), in);
-  auto w = ComputeWindow(x.dims[3], p.kernel_w, p.stride_w, p.padding);
+  auto w = ComputeWindow(p, 1, x.dims[3], p.kernel_w);
   if (!w.ok()) return Invalid(kind, std::string(w.status().message()), in);
   TensorType out = TensorType::RowMajor(x.dtype, {x.dims[0], x.dims[1], h->out, w->out});
   out.split[0] = SplitAt(x, 0);
@@ -292,10 +292,14 @@ const OpInfo& GetOpInfo(OpKind kind) {
 absl::StatusOr<WindowGeometry> ComputeWindow(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
   if (kernel < 1 || stride < 1) return absl::InvalidArgumentError("kernel and stride must be >= 1");
   WindowGeometry g;
+  if (padding == Padding::kExplicit) {
+    return absl::InvalidArgumentError("explicit padding needs its pads: use ComputeWindow(params, axis, ...)");
+  }
   if (padding == Padding::kSame) {
     g.out = (in + stride - 1) / stride;
     const int64_t total = std::max<int64_t>((g.out - 1) * stride + kernel - in, 0);
     g.pad_before = total / 2;
+    g.pad_after = total - g.pad_before;
   } else {
     if (in < kernel) {
       return absl::InvalidArgumentError(
@@ -304,6 +308,52 @@ absl::StatusOr<WindowGeometry> ComputeWindow(int64_t in, int64_t kernel, int64_t
     g.out = (in - kernel) / stride + 1;
   }
   return g;
+}
+
+absl::StatusOr<WindowGeometry> ComputeWindow(const OpParams& p, int axis, int64_t in, int64_t kernel) {
+  const int64_t stride = axis == 0 ? p.stride_h : p.stride_w;
+  if (p.padding != Padding::kExplicit) return ComputeWindow(in, kernel, stride, p.padding);
+  if (p.pads.size() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("explicit padding needs 4 pads {top, left, bottom, right}, got ", p.pads.size()));
+  }
+  const int64_t before = p.pads[axis], after = p.pads[axis + 2];
+  if (before < 0 || after < 0) return absl::InvalidArgumentError("pads must be >= 0");
+  if (kernel < 1 || stride < 1) return absl::InvalidArgumentError("kernel and stride must be >= 1");
+  if (before >= kernel || after >= kernel) {
+    // A window entirely inside the padding would read no input at all.
+    return absl::InvalidArgumentError(absl::StrCat("pads ", before, "/", after, " must be smaller than the kernel ", kernel));
+  }
+  const int64_t padded = in + before + after;
+  if (padded < kernel) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("window of ", kernel, " does not fit in extent ", in, " padded by ", before, "+", after));
+  }
+  WindowGeometry g;
+  g.out = (padded - kernel) / stride + 1;
+  g.pad_before = before;
+  g.pad_after = std::max<int64_t>((g.out - 1) * stride + kernel - in - before, 0);
+  return g;
+}
+
+bool NormalizePadding(OpParams& p, int64_t in_h, int64_t in_w, int64_t kernel_h, int64_t kernel_w) {
+  if (p.padding != Padding::kExplicit) return false;
+  auto eh = ComputeWindow(p, 0, in_h, kernel_h);
+  auto ew = ComputeWindow(p, 1, in_w, kernel_w);
+  if (!eh.ok() || !ew.ok()) return false;
+  for (Padding candidate : {Padding::kValid, Padding::kSame}) {
+    auto ch = ComputeWindow(in_h, kernel_h, p.stride_h, candidate);
+    auto cw = ComputeWindow(in_w, kernel_w, p.stride_w, candidate);
+    if (!ch.ok() || !cw.ok()) continue;
+    // Same output extent and same first window position: the same windows.
+    if (ch->out == eh->out && ch->pad_before == eh->pad_before && cw->out == ew->out &&
+        cw->pad_before == ew->pad_before) {
+      p.padding = candidate;
+      p.pads.clear();
+      return true;
+    }
+  }
+  return false;
 }
 
 absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpParams& p,
@@ -318,7 +368,8 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
   for (const TensorType& t : in) {
     if (t.strides.size() != t.dims.size()) return Invalid(kind, "an input has malformed strides", in);
     for (int64_t d : t.dims) {
-      if (d < 0) return Invalid(kind, "an input has a negative dimension", in);
+      // Opaque operators may carry dimensions ONNX could not infer (-1).
+      if (d < 0 && kind != OpKind::kOpaque) return Invalid(kind, "an input has a negative (unknown) dimension", in);
     }
   }
   switch (kind) {

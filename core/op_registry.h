@@ -26,12 +26,22 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
                                                          const std::vector<TensorType>& inputs);
 
 // Output extent of a sliding window along one dimension. SAME: ceil(in/stride),
-// padding split with the smaller half before. VALID: no padding.
+// padding split with the smaller half before. VALID: no padding. EXPLICIT:
+// the given padding on each side (floor division, as ONNX).
 struct WindowGeometry {
   int64_t out = 0;
   int64_t pad_before = 0;
+  // Padding after that the window actually reaches (never more than asked).
+  int64_t pad_after = 0;
 };
 absl::StatusOr<WindowGeometry> ComputeWindow(int64_t in, int64_t kernel, int64_t stride, Padding padding);
+// The window of a conv2d or pool along spatial dimension `axis` (0: height,
+// 1: width), reading stride and padding (explicit pads included) from `p`.
+absl::StatusOr<WindowGeometry> ComputeWindow(const OpParams& p, int axis, int64_t in, int64_t kernel);
+// Rewrites explicit padding that computes exactly what SAME or VALID computes
+// on an input of spatial size (in_h, in_w) into that form; otherwise leaves
+// it explicit. Returns whether it changed `p`.
+bool NormalizePadding(OpParams& p, int64_t in_h, int64_t in_w, int64_t kernel_h, int64_t kernel_w);
 
 }  // namespace taso
 

@@ -218,6 +218,59 @@ TEST(ShapeInference, ConstantsAndArity) {
   EXPECT_THAT(out.status().message(), HasSubstr("9 elements, input has 8"));
 }
 
+TEST(ShapeInference, ExplicitPadding) {
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  // ResNet's stride-2 3x3 with pads 1: 56 -> 28, the first window starts one
+  // row up (SAME would start at 0), and the last padded row is never read.
+  auto g = ComputeWindow(p, 0, 56, 3);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->out, 28);
+  EXPECT_EQ(g->pad_before, 1);
+  EXPECT_EQ(g->pad_after, 0);
+  auto out = InferOutputTypes(OpKind::kConv2D, p, {F32({1, 64, 56, 56}), F32({128, 64, 3, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{1, 128, 28, 28}));
+  EXPECT_EQ(CanonicalParams(OpKind::kConv2D, p), "stride=2x2,pad=explicit:1,1,1,1,act=none");
+  // Not SAME here, so it stays explicit.
+  OpParams q = p;
+  EXPECT_FALSE(NormalizePadding(q, 56, 56, 3, 3));
+  EXPECT_EQ(q.padding, Padding::kExplicit);
+  // On an odd input the same pads are exactly SAME; pads of 0 are VALID.
+  EXPECT_TRUE(NormalizePadding(q, 57, 57, 3, 3));
+  EXPECT_EQ(q.padding, Padding::kSame);
+  EXPECT_TRUE(q.pads.empty());
+  OpParams one = p;
+  one.stride_h = one.stride_w = 1;
+  EXPECT_TRUE(NormalizePadding(one, 56, 56, 3, 3));  // stride 1, pads 1: SAME
+  EXPECT_EQ(one.padding, Padding::kSame);
+  OpParams zero = p;
+  zero.pads = {0, 0, 0, 0};
+  EXPECT_TRUE(NormalizePadding(zero, 56, 56, 3, 3));
+  EXPECT_EQ(zero.padding, Padding::kValid);
+  // Bad pads are errors, never crashes.
+  OpParams bad = p;
+  bad.pads = {1, 1};
+  EXPECT_FALSE(InferOutputTypes(OpKind::kConv2D, bad, {F32({1, 4, 8, 8}), F32({4, 4, 3, 3})}).ok());
+  bad.pads = {-1, 0, 0, 0};
+  EXPECT_FALSE(InferOutputTypes(OpKind::kConv2D, bad, {F32({1, 4, 8, 8}), F32({4, 4, 3, 3})}).ok());
+  bad.pads = {3, 0, 0, 0};
+  bad.kernel_h = bad.kernel_w = 3;
+  auto too_big = InferOutputTypes(OpKind::kPoolMax, bad, {F32({1, 4, 8, 8})});
+  EXPECT_FALSE(too_big.ok());
+}
+
+TEST(ShapeInference, OpaqueOperatorsMayCarryUnknownDims) {
+  OpParams p;
+  p.opaque.op_type = "NonZero";
+  p.opaque.output_types = {TensorType::RowMajor(DType::kInt64, {2, -1})};
+  TensorType unknown = F32({-1, 3});
+  EXPECT_TRUE(InferOutputTypes(OpKind::kOpaque, p, {unknown}).ok());
+  EXPECT_FALSE(InferOutputTypes(OpKind::kRelu, OpParams{}, {unknown}).ok());
+}
+
 TEST(OpNames, RoundTrip) {
   for (OpKind k : AllOpKinds()) {
     ASSERT_TRUE(OpKindFromName(OpKindName(k)).has_value()) << OpKindName(k);

@@ -22,6 +22,8 @@ int TasoActivation(Activation a) {
   return 0;
 }
 
+// Tensat knows SAME (0) and VALID (1); explicit padding never appears in
+// generated rules, and RuleToSexpr refuses it before writing.
 int TasoPadding(Padding p) { return p == Padding::kSame ? 0 : 1; }
 
 class Writer {
@@ -82,6 +84,15 @@ absl::StatusOr<std::string> RuleToSexpr(const rules::Rule& rule) {
   if (!source.ok()) return source.status();
   auto target = GraphFromProto(rule.target());
   if (!target.ok()) return target.status();
+  for (const Graph* g : {&*source, &*target}) {
+    for (const Node& n : g->nodes()) {
+      if (n.params.padding == Padding::kExplicit &&
+          (n.kind == OpKind::kConv2D || n.kind == OpKind::kPoolAvg || n.kind == OpKind::kPoolMax)) {
+        return absl::UnimplementedError(
+            absl::StrCat(DescribeNode(n), " has explicit padding, which Tensat's syntax cannot express"));
+      }
+    }
+  }
   std::vector<std::string> left, right;
   Writer ws(*source), wt(*target);
   for (const auto& p : rule.outputs()) {

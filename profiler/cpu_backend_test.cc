@@ -89,6 +89,14 @@ TEST_F(CpuBackendTest, Conv2D) {
   ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 8, 5, 5}), F32({8, 1, 3, 3})});  // depthwise
   p.activation = Activation::kNone;
   ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({6, 2, 1, 1})});  // 2 groups
+  // ONNX-style explicit padding: ResNet's stride-2 3x3 with pads 1 on an even input.
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3})});
+  p.pads = {0, 2, 1, 0};
+  p.stride_h = p.stride_w = 1;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 6, 7}), F32({4, 3, 3, 3})});
 }
 
 TEST_F(CpuBackendTest, MatMulInBothLayouts) {
@@ -130,6 +138,12 @@ TEST_F(CpuBackendTest, Pooling) {
   }
   p.count_include_pad = false;
   ExpectMatchesInterpreter(OpKind::kPoolAvg, p, {F32({1, 2, 5, 4})});
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  for (OpKind k : {OpKind::kPoolAvg, OpKind::kPoolMax}) ExpectMatchesInterpreter(k, p, {F32({1, 2, 8, 8})});
+  p.count_include_pad = true;
+  ExpectMatchesInterpreter(OpKind::kPoolAvg, p, {F32({1, 2, 8, 8})});
 }
 
 TEST_F(CpuBackendTest, DataMovement) {

@@ -85,11 +85,10 @@ struct Pads {
   int64_t after = 0;
 };
 
-Pads WindowPads(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
-  auto g = ComputeWindow(in, kernel, stride, padding);
-  if (!g.ok() || padding == Padding::kValid) return {};
-  const int64_t total = std::max<int64_t>((g->out - 1) * stride + kernel - in, 0);
-  return {g->pad_before, total - g->pad_before};
+Pads WindowPads(const OpParams& p, int axis, int64_t in, int64_t kernel) {
+  auto g = ComputeWindow(p, axis, in, kernel);
+  if (!g.ok()) return {};
+  return {g->pad_before, g->pad_after};
 }
 
 }  // namespace
@@ -192,8 +191,8 @@ absl::Status Kernel::BuildConv(const CanonicalSignature& s) {
   const memory::dims src_dims = x.dims, dst_dims = y.dims;
   memory::dims w_dims = w.dims;
   if (groups > 1) w_dims = {groups, w.dims[0] / groups, w.dims[1], w.dims[2], w.dims[3]};
-  const Pads ph = WindowPads(x.dims[2], w.dims[2], p.stride_h, p.padding);
-  const Pads pw = WindowPads(x.dims[3], w.dims[3], p.stride_w, p.padding);
+  const Pads ph = WindowPads(p, 0, x.dims[2], w.dims[2]);
+  const Pads pw = WindowPads(p, 1, x.dims[3], w.dims[3]);
   const auto any = memory::format_tag::any;
   dnnl::convolution_forward::desc desc(
       prop_kind::forward_inference, algorithm::convolution_direct, memory::desc(src_dims, dt::f32, any),
@@ -274,8 +273,8 @@ absl::Status Kernel::BuildPool(const CanonicalSignature& s) {
   const TensorType& x = s.op.inputs[0];
   inputs_ = {PlainPort(x, 4)};
   outputs_ = {PlainPort(s.outputs[0], 4)};
-  const Pads ph = WindowPads(x.dims[2], p.kernel_h, p.stride_h, p.padding);
-  const Pads pw = WindowPads(x.dims[3], p.kernel_w, p.stride_w, p.padding);
+  const Pads ph = WindowPads(p, 0, x.dims[2], p.kernel_h);
+  const Pads pw = WindowPads(p, 1, x.dims[3], p.kernel_w);
   const algorithm alg = s.op.kind == OpKind::kPoolMax ? algorithm::pooling_max
                         : p.count_include_pad         ? algorithm::pooling_avg_include_padding
                                                       : algorithm::pooling_avg_exclude_padding;

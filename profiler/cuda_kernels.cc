@@ -301,21 +301,22 @@ absl::StatusOr<Plan> Elementwise(const CanonicalSignature& s, const std::vector<
   return plan;
 }
 
-// Padding of one spatial dimension of conv2d / pooling, as ComputeWindow
-// defines it: SAME puts the smaller half before.
+// Padding of one spatial dimension (axis 0: height, 1: width) of conv2d /
+// pooling, as ComputeWindow defines it: SAME puts the smaller half before;
+// explicit padding keeps only the part the windows reach.
 struct SpatialPadding {
   int64_t out = 0;
   int64_t before = 0;
   int64_t after = 0;
 };
 
-absl::StatusOr<SpatialPadding> PaddingOf(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
-  auto g = ComputeWindow(in, kernel, stride, padding);
+absl::StatusOr<SpatialPadding> PaddingOf(const OpParams& params, int axis, int64_t in, int64_t kernel) {
+  auto g = ComputeWindow(params, axis, in, kernel);
   if (!g.ok()) return g.status();
   SpatialPadding p;
   p.out = g->out;
   p.before = g->pad_before;
-  if (padding == Padding::kSame) p.after = std::max<int64_t>((g->out - 1) * stride + kernel - in, 0) - p.before;
+  p.after = g->pad_after;
   return p;
 }
 
@@ -385,8 +386,8 @@ absl::StatusOr<Plan> Conv2D(const CanonicalSignature& s, const std::vector<float
   const TensorType& y = s.outputs[0];
   if (!IsDenseRowMajor(w)) return Unsupported(s, "the weight must be row-major (OIHW): cuDNN filters have no strides");
   const int64_t groups = x.dims[1] / w.dims[1];
-  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding ph, PaddingOf(x.dims[2], w.dims[2], p.stride_h, p.padding));
-  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding pw, PaddingOf(x.dims[3], w.dims[3], p.stride_w, p.padding));
+  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding ph, PaddingOf(p, 0, x.dims[2], w.dims[2]));
+  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding pw, PaddingOf(p, 1, x.dims[3], w.dims[3]));
   TASO_CUDA_ASSIGN_OR_RETURN(WindowInput src, PrepareWindowInput(x, in[0], ph, pw, 0.0f, ctx, arena));
 
   TASO_CUDA_ASSIGN_OR_RETURN(cudnnTensorDescriptor_t x_desc, arena.Tensor(src.dims, src.strides));
@@ -471,8 +472,8 @@ absl::StatusOr<Plan> Pool(const CanonicalSignature& s, const std::vector<float*>
   const TensorType& x = s.op.inputs[0];
   const TensorType& y = s.outputs[0];
   const bool average = s.op.kind == OpKind::kPoolAvg;
-  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding ph, PaddingOf(x.dims[2], p.kernel_h, p.stride_h, p.padding));
-  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding pw, PaddingOf(x.dims[3], p.kernel_w, p.stride_w, p.padding));
+  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding ph, PaddingOf(p, 0, x.dims[2], p.kernel_h));
+  TASO_CUDA_ASSIGN_OR_RETURN(SpatialPadding pw, PaddingOf(p, 1, x.dims[3], p.kernel_w));
   const bool asymmetric = ph.before != ph.after || pw.before != pw.after;
   const float pad_value = average ? 0.0f : -std::numeric_limits<float>::infinity();
   TASO_CUDA_ASSIGN_OR_RETURN(WindowInput src, PrepareWindowInput(x, in[0], ph, pw, pad_value, ctx, arena));

@@ -39,7 +39,15 @@ absl::Status SetParam(OpParams& p, const std::string& name, const std::string& v
     (name == "stride" ? p.stride_h : p.kernel_h) = hw->first;
     (name == "stride" ? p.stride_w : p.kernel_w) = hw->second;
   } else if (name == "pad") {
-    if (value != "same" && value != "valid") return absl::InvalidArgumentError("pad is same or valid");
+    absl::string_view pads = value;
+    if (absl::ConsumePrefix(&pads, "explicit:")) {
+      auto v = Ints(std::string(pads), ',');
+      if (!v.ok() || v->size() != 4) return absl::InvalidArgumentError("pad=explicit:TOP,LEFT,BOTTOM,RIGHT");
+      p.padding = Padding::kExplicit;
+      p.pads.assign(v->begin(), v->end());
+      return absl::OkStatus();
+    }
+    if (value != "same" && value != "valid") return absl::InvalidArgumentError("pad is same, valid or explicit:T,L,B,R");
     p.padding = value == "same" ? Padding::kSame : Padding::kValid;
   } else if (name == "act") {
     for (Activation a : {Activation::kNone, Activation::kRelu, Activation::kSigmoid, Activation::kTanh}) {

@@ -9,6 +9,7 @@ namespace {
 TEST(SignatureTextTest, KeysRoundTrip) {
   for (const char* key : {
            "conv2d[stride=2x2,pad=valid,act=relu](f32[1,64,56,56],f32[64,64,3,3])",
+           "conv2d[stride=2x2,pad=explicit:1,1,1,1,act=none](f32[1,64,56,56],f32[128,64,3,3])",
            "matmul[act=none](f32[64,128],f32[128,256]{strides=1,128})",
            "poolavg[kernel=3x3,stride=1x1,pad=same,count_pad=0](f32[1,8,7,7])",
            "poolmax[kernel=3x3,stride=2x2,pad=same](f32[1,64,112,112])",

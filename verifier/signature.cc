@@ -21,6 +21,11 @@ absl::StatusOr<OpSignature> SignatureOf(OpKind kind, const OpParams& p, const st
     return absl::UnimplementedError(absl::StrCat("activation ", ActivationName(a), " has no axioms"));
   };
   auto pad = [](Padding x) -> int64_t { return x == Padding::kSame ? kPadSame : kPadValid; };
+  if (p.padding == Padding::kExplicit &&
+      (kind == OpKind::kConv2D || kind == OpKind::kPoolAvg || kind == OpKind::kPoolMax)) {
+    // The axioms speak of SAME and VALID windows only.
+    return absl::UnimplementedError(absl::StrCat(OpKindName(kind), " with explicit padding has no axioms"));
+  }
   auto dims = [](const std::vector<int64_t>& d) { return std::vector<int64_t>(d.begin(), d.end()); };
   switch (kind) {
     case OpKind::kEwAdd:

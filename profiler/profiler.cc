@@ -189,9 +189,11 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
   auto canonical = Canonicalize(*sig);
   if (!canonical.ok()) return ErrorResult(canonical.status());
   MeasureResult result;
-  if (IsLoadTimeConstant(canonical->op.kind)) {
+  if (IsLoadTimeConstant(canonical->op.kind) || canonical->op.kind == OpKind::kSplit) {
+    // Constants are materialised when the model loads. A split's parts are
+    // views into its input, as in TASO: readers take them with strides.
     Measurement zero;
-    zero.kernel = "load-time constant";
+    zero.kernel = canonical->op.kind == OpKind::kSplit ? "view: split parts alias the input" : "load-time constant";
     *result.mutable_cost() = ToCost(zero, *backend);
     return result;
   }

@@ -1,0 +1,92 @@
+#include "optimizer/rewrite_rule.h"
+
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/graph_proto.h"
+
+namespace taso::optimizer {
+namespace {
+
+std::set<std::string> VariableNames(const Graph& g) {
+  std::set<std::string> names;
+  for (const Node& n : g.nodes()) {
+    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) names.insert(n.name);
+  }
+  return names;
+}
+
+// `side` with its outputs reordered as `order` lists them.
+absl::StatusOr<Graph> WithOutputs(const Graph& side, const std::vector<int>& order) {
+  std::vector<GraphOutput> outputs;
+  for (int i : order) {
+    if (i < 0 || i >= static_cast<int>(side.outputs().size())) {
+      return absl::InvalidArgumentError("output pair out of range");
+    }
+    outputs.push_back(side.outputs()[i]);
+  }
+  return Graph::Create(side.nodes(), outputs);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rule) {
+  auto source = GraphFromProto(rule.source());
+  if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", rule.id(), ": ", source.status().message()));
+  auto target = GraphFromProto(rule.target());
+  if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", rule.id(), ": ", target.status().message()));
+  if (rule.outputs().empty() || rule.outputs_size() != static_cast<int>(source->outputs().size()) ||
+      rule.outputs_size() != static_cast<int>(target->outputs().size())) {
+    return absl::InvalidArgumentError(absl::StrCat("rule ", rule.id(), ": outputs are not paired one to one"));
+  }
+  std::vector<int> source_order, target_order;
+  for (const auto& pair : rule.outputs()) {
+    source_order.push_back(pair.source_output());
+    target_order.push_back(pair.target_output());
+  }
+  auto lhs = WithOutputs(*source, source_order);
+  if (!lhs.ok()) return lhs.status();
+  auto rhs = WithOutputs(*target, target_order);
+  if (!rhs.ok()) return rhs.status();
+  // The replacement may use fewer variables than the pattern binds, never more.
+  const std::set<std::string> lhs_vars = VariableNames(*lhs), rhs_vars = VariableNames(*rhs);
+  std::vector<std::string> weights;
+  for (const auto& v : rule.variables()) {
+    if (v.kind() == ir::OP_WEIGHT) weights.push_back(v.name());
+  }
+  std::vector<RewriteRule> out;
+  auto add = [&](const Graph& pattern, const Graph& replacement, const std::set<std::string>& pattern_vars,
+                 const std::set<std::string>& replacement_vars, const std::string& name) {
+    if (pattern.num_ops() == 0) return;  // a bare variable matches everything: not a pattern
+    for (const std::string& v : replacement_vars) {
+      if (pattern_vars.count(v) == 0) return;  // the replacement would need a tensor the match does not bind
+    }
+    RewriteRule r;
+    r.name = name;
+    r.lhs = pattern;
+    r.rhs = replacement;
+    for (const std::string& w : weights) {
+      if (pattern_vars.count(w)) r.weight_variables.push_back(w);
+    }
+    r.lhs_ops = pattern.num_ops();
+    r.rhs_ops = replacement.num_ops();
+    out.push_back(std::move(r));
+  };
+  add(*lhs, *rhs, lhs_vars, rhs_vars, rule.id());
+  add(*rhs, *lhs, rhs_vars, lhs_vars, absl::StrCat(rule.id(), "~"));
+  return out;
+}
+
+absl::StatusOr<std::vector<RewriteRule>> RewritesFromCollection(const rules::RuleCollection& rules) {
+  std::vector<RewriteRule> out;
+  for (const rules::Rule& rule : rules.rules()) {
+    if (rule.status() != rules::RULE_STATUS_PROVED) continue;
+    auto rewrites = RewritesFromRule(rule);
+    if (!rewrites.ok()) return rewrites.status();
+    for (auto& r : *rewrites) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace taso::optimizer

@@ -1,0 +1,237 @@
+// Matching, applying and searching with rewrites: every rewrite the search
+// keeps is checked here against the float interpreter, and the searches are
+// run with a real in-process profiler (the analytic backend, so the costs are
+// deterministic).
+#include <cmath>
+
+#include "core/graph_proto.h"
+#include "core/interpreter.h"
+#include "core/random_inputs.h"
+#include "gtest/gtest.h"
+#include "optimizer/apply.h"
+#include "optimizer/backtrack.h"
+#include "optimizer/match.h"
+#include "optimizer/rewrite_rule.h"
+#include "optimizer/structural_rules.h"
+#include "profiler/client.h"
+
+namespace taso::optimizer {
+namespace {
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+// A proved rule from two sides whose outputs pair up in order.
+rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target) {
+  rules::Rule r;
+  r.set_id(id);
+  r.set_status(rules::RULE_STATUS_PROVED);
+  *r.mutable_source() = GraphToProto(source);
+  *r.mutable_target() = GraphToProto(target);
+  for (size_t i = 0; i < source.outputs().size(); ++i) {
+    auto* pair = r.add_outputs();
+    pair->set_source_output(static_cast<int>(i));
+    pair->set_target_output(static_cast<int>(i));
+  }
+  for (const Node& n : source.nodes()) {
+    if (n.kind != OpKind::kInput && n.kind != OpKind::kWeight) continue;
+    auto* v = r.add_variables();
+    v->set_name(n.name);
+    v->set_kind(static_cast<ir::OpKind>(n.kind));
+    *v->mutable_type() = TensorTypeToProto(n.output_types[0]);
+  }
+  return r;
+}
+
+RewriteRule Forward(const rules::Rule& rule) {
+  auto rewrites = RewritesFromRule(rule);
+  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
+  return rewrites->front();
+}
+
+// The same outputs on random inputs and weights.
+void ExpectEquivalent(const Graph& a, const Graph& b) {
+  auto feeds = DeterministicFloatFeeds(a, 3);
+  auto out_a = EvaluateFloat(a, feeds);
+  auto out_b = EvaluateFloat(b, feeds);
+  ASSERT_TRUE(out_a.ok()) << out_a.status();
+  ASSERT_TRUE(out_b.ok()) << out_b.status();
+  ASSERT_EQ(out_a->size(), out_b->size());
+  for (size_t o = 0; o < out_a->size(); ++o) {
+    ASSERT_EQ((*out_a)[o].data.size(), (*out_b)[o].data.size());
+    for (size_t i = 0; i < (*out_a)[o].data.size(); ++i) {
+      ASSERT_NEAR((*out_a)[o].data[i], (*out_b)[o].data[i], 1e-4 * (1 + std::abs((*out_a)[o].data[i])))
+          << "output " << o << " element " << i;
+    }
+  }
+}
+
+// relu(conv(x, w)) as a host graph; optionally the conv is an output too.
+Graph ConvRelu(bool conv_is_output, bool w_is_weight = true) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
+  TensorRef w = w_is_weight ? g.AddWeight("w", F32({6, 4, 3, 3})) : g.AddInput("w", F32({6, 4, 3, 3}));
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
+  TensorRef r = *g.AddOp1(OpKind::kRelu, {}, {c});
+  g.AddOutput("y", r);
+  if (conv_is_output) g.AddOutput("conv", c);
+  return g;
+}
+
+TEST(RewriteTest, FusionMatchesAndPreservesValues) {
+  const Graph host = ConvRelu(false);
+  std::vector<RewriteRule> fusions = StructuralRewrites(host);
+  ASSERT_EQ(fusions.size(), 1u);
+  const GraphIndex index(host);
+  std::vector<Match> matches = FindMatches(fusions[0], index);
+  ASSERT_EQ(matches.size(), 1u);
+  auto fused = ApplyRewrite(host, fusions[0], matches[0]);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(fused->num_ops(), 1);
+  ExpectEquivalent(host, *fused);
+}
+
+TEST(RewriteTest, AValueReadOutsideThePatternBlocksTheMatch) {
+  const Graph host = ConvRelu(true);
+  std::vector<RewriteRule> fusions = StructuralRewrites(host);
+  ASSERT_EQ(fusions.size(), 1u);
+  EXPECT_TRUE(FindMatches(fusions[0], GraphIndex(host)).empty());
+}
+
+// matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))).
+rules::Rule SharedInputMatMuls() {
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({2, 4}));
+  TensorRef w1 = s.AddWeight("w1", F32({4, 3})), w2 = s.AddWeight("w2", F32({4, 3}));
+  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  TensorRef tx = t.AddInput("x", F32({2, 4}));
+  TensorRef tw1 = t.AddWeight("w1", F32({4, 3})), tw2 = t.AddWeight("w2", F32({4, 3}));
+  OpParams axis1;
+  axis1.axis = 1;
+  TensorRef cat = *t.AddOp1(OpKind::kConcat, axis1, {tw1, tw2});
+  TensorRef mm = *t.AddOp1(OpKind::kMatMul, {}, {tx, cat});
+  auto parts = t.AddOp(OpKind::kSplit, axis1, {mm});
+  t.AddOutput("a", (*parts)[0]);
+  t.AddOutput("b", (*parts)[1]);
+  return MakeRule("mm2", s, t);
+}
+
+TEST(RewriteTest, MultiOutputRuleAtOtherShapes) {
+  // The rule was stated on 2x4 inputs; it applies to any shapes that infer.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({5, 16}));
+  TensorRef w1 = host.AddWeight("p", F32({16, 8})), w2 = host.AddWeight("q", F32({16, 32}));
+  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {x, w1});
+  TensorRef b = *host.AddOp1(OpKind::kMatMul, {}, {x, w2});
+  host.AddOutput("sum_a", *host.AddOp1(OpKind::kRelu, {}, {a}));
+  host.AddOutput("b", b);
+  const RewriteRule rule = Forward(SharedInputMatMuls());
+  std::vector<Match> matches = FindMatches(rule, GraphIndex(host));
+  ASSERT_FALSE(matches.empty());
+  auto merged = ApplyRewrite(host, rule, matches[0]);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->type(merged->outputs()[1].tensor).dims, (std::vector<int64_t>{5, 32}));
+  ExpectEquivalent(host, *merged);
+  // And back: the backward direction splits it again.
+  auto both = RewritesFromRule(SharedInputMatMuls());
+  ASSERT_TRUE(both.ok());
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_EQ((*both)[1].name, "mm2~");
+}
+
+TEST(RewriteTest, WeightVariablesOnlyBindConstants) {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({2, 4}));
+  TensorRef w1 = host.AddInput("not_a_weight", F32({4, 3})), w2 = host.AddWeight("w2", F32({4, 3}));
+  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  EXPECT_TRUE(FindMatches(Forward(SharedInputMatMuls()), GraphIndex(host)).empty());
+}
+
+TEST(RewriteTest, ARewriteThatWouldCreateACycleIsRejected) {
+  // (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)).
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({2, 4})), z = s.AddInput("z", F32({2, 4}));
+  TensorRef w = s.AddWeight("w", F32({4, 4}));
+  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w}));
+  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {z, w}));
+  TensorRef tx = t.AddInput("x", F32({2, 4})), tz = t.AddInput("z", F32({2, 4}));
+  TensorRef tw = t.AddWeight("w", F32({4, 4}));
+  OpParams axis0;
+  TensorRef cat = *t.AddOp1(OpKind::kConcat, axis0, {tx, tz});
+  auto parts = t.AddOp(OpKind::kSplit, axis0, {*t.AddOp1(OpKind::kMatMul, {}, {cat, tw})});
+  t.AddOutput("a", (*parts)[0]);
+  t.AddOutput("b", (*parts)[1]);
+  const RewriteRule rule = Forward(MakeRule("rows", s, t));
+  // b = matmul(relu(a), w): z would be computed from a, which the rewrite replaces.
+  Graph host;
+  TensorRef hx = host.AddInput("x", F32({2, 4}));
+  TensorRef hw = host.AddWeight("w", F32({4, 4}));
+  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {hx, hw});
+  TensorRef b = *host.AddOp1(OpKind::kMatMul, {}, {*host.AddOp1(OpKind::kRelu, {}, {a}), hw});
+  host.AddOutput("b", b);
+  std::vector<Match> matches = FindMatches(rule, GraphIndex(host));
+  int applied = 0;
+  for (const Match& m : matches) {
+    auto r = ApplyRewrite(host, rule, m);
+    if (r.ok()) {
+      ++applied;
+      ExpectEquivalent(host, *r);
+    } else {
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+    }
+  }
+  EXPECT_EQ(applied, 0) << "every match of this host would be cyclic";
+}
+
+class SearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profiler::ProfilerOptions options;
+    options.enable_cuda = false;
+    options.default_backend = profiler::BACKEND_ANALYTIC;
+    options.analytic_device = "h100";
+    auto p = profiler::CostProfiler::Create(options);
+    ASSERT_TRUE(p.ok()) << p.status();
+    client_ = profiler::InProcessClient(std::move(*p));
+  }
+  std::unique_ptr<profiler::ProfilerClient> client_;
+};
+
+TEST_F(SearchTest, BacktrackingFindsConvReluFusion) {
+  const Graph host = ConvRelu(false);
+  CostModel cost(client_.get());
+  auto result = BacktrackSearch(host, StructuralRewrites(host), cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  EXPECT_EQ(result->best.num_ops(), 1);
+  ASSERT_EQ(result->report.rules_applied.size(), 1u);
+  EXPECT_NE(result->report.rules_applied.begin()->first.find("fuse:conv2d+relu"), std::string::npos);
+  EXPECT_FALSE(result->report.stop_reason.empty());
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(SearchTest, BacktrackingMergesMatMulsThatShareAnInput) {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({64, 256}));
+  TensorRef w1 = host.AddWeight("p", F32({256, 256})), w2 = host.AddWeight("q", F32({256, 256}));
+  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  CostModel cost(client_.get());
+  auto rules = RewritesFromRule(SharedInputMatMuls());
+  ASSERT_TRUE(rules.ok());
+  auto result = BacktrackSearch(host, *rules, cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  // One launch instead of two; the concat of weights is folded (costs 0).
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  EXPECT_EQ(result->report.rules_applied.count("mm2"), 1u);
+  ExpectEquivalent(host, result->best);
+  EXPECT_GE(cost.requests(), 1);
+}
+
+}  // namespace
+}  // namespace taso::optimizer

@@ -15,6 +15,7 @@
 #include "core/graph.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/rewrite_rule.h"
+#include "optimizer/search_report.h"
 
 namespace taso::optimizer {
 
@@ -26,18 +27,6 @@ struct BacktrackOptions {
   int max_queue = 20000;             // candidate graphs held at most
 };
 
-struct SearchReport {
-  double initial_cost_ms = 0;
-  double best_cost_ms = 0;
-  int expanded = 0;        // graphs popped and expanded
-  int generated = 0;       // distinct graphs produced by rewrites
-  int rejected = 0;        // rewrites that did not fit (shapes, cycles)
-  absl::Duration elapsed;
-  // "queue exhausted", "budget of N graphs", "time limit of S", ...
-  std::string stop_reason;
-  // Rewrites on the path from the input to the best graph, by rule name.
-  std::map<std::string, int> rules_applied;
-};
 
 struct SearchResult {
   Graph best;

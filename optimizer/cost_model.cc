@@ -13,22 +13,35 @@ CostModel::CostModel(profiler::ProfilerClient* client, profiler::Backend backend
 
 absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
   const GraphIndex index(graph);
-  std::vector<std::string> keys(graph.num_nodes());
-  profiler::MeasureRequest request;
-  request.set_backend(backend_);
-  std::vector<std::string> asked;
+  std::vector<profiler::Signature> signatures;
   for (const Node& node : graph.nodes()) {
     if (node.kind == OpKind::kInput || node.kind == OpKind::kWeight || index.is_constant(node.id)) continue;
     profiler::Signature sig{node.kind, node.params, {}};
     for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
-    auto canonical = profiler::Canonicalize(sig);
+    signatures.push_back(std::move(sig));
+  }
+  auto costs = SignatureCosts(signatures);
+  if (!costs.ok()) return costs.status();
+  double total = 0;
+  for (double c : *costs) total += c;
+  return total;
+}
+
+absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<profiler::Signature>& signatures) {
+  std::vector<std::string> keys(signatures.size());
+  profiler::MeasureRequest request;
+  request.set_backend(backend_);
+  std::vector<std::string> asked;
+  for (size_t i = 0; i < signatures.size(); ++i) {
+    auto canonical = profiler::Canonicalize(signatures[i]);
     // An operator the profiler cannot even describe (opaque with unknown
     // dims) is unchanged by every rewrite: it adds the same to every graph.
-    keys[node.id] = canonical.ok() ? canonical->key : absl::StrCat("#unmeasurable:", node.id);
-    if (!canonical.ok() || costs_.count(keys[node.id])) continue;
-    costs_[keys[node.id]] = 0;  // placeholder so a signature is asked once
-    asked.push_back(keys[node.id]);
-    *request.add_signatures() = profiler::SignatureToProto(sig);
+    if (!canonical.ok()) continue;
+    keys[i] = canonical->key;
+    if (costs_.count(keys[i])) continue;
+    costs_[keys[i]] = 0;  // placeholder so a signature is asked once
+    asked.push_back(keys[i]);
+    *request.add_signatures() = profiler::SignatureToProto(signatures[i]);
   }
   if (request.signatures_size() > 0) {
     ++requests_;
@@ -47,13 +60,11 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
       }
     }
   }
-  double total = 0;
-  for (const std::string& k : keys) {
-    if (k.empty()) continue;
-    auto it = costs_.find(k);
-    if (it != costs_.end()) total += it->second;
+  std::vector<double> out(signatures.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!keys[i].empty()) out[i] = costs_[keys[i]];
   }
-  return total;
+  return out;
 }
 
 }  // namespace taso::optimizer

@@ -9,10 +9,12 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "profiler/client.h"
+#include "profiler/signature.h"
 
 namespace taso::optimizer {
 
@@ -25,6 +27,10 @@ class CostModel {
   // the whole request; operators it cannot measure (opaque ones) cost 0 and
   // are counted in unmeasured().
   absl::StatusOr<double> GraphCost(const Graph& graph);
+  // Milliseconds for each signature (one request for those not yet known);
+  // 0 for signatures that do not canonicalize or that the profiler cannot
+  // measure. For searches that cost operators one by one (e-graphs).
+  absl::StatusOr<std::vector<double>> SignatureCosts(const std::vector<profiler::Signature>& signatures);
 
   int64_t requests() const { return requests_; }
   int64_t signatures() const { return static_cast<int64_t>(costs_.size()); }

@@ -1,0 +1,111 @@
+// Batch-norm folding, constant folding and the numerical check.
+#include "optimizer/passes.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "optimizer/numeric_check.h"
+
+namespace taso::optimizer {
+namespace {
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+std::shared_ptr<const std::string> Data(const TensorType& t, float start, float step) {
+  std::vector<float> v(t.num_elements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = start + step * static_cast<float>(i % 7);
+  return std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+// conv -> (+bias) -> batchnorm -> relu, every weight with values.
+Graph ConvBn(bool with_bias) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 3, 6, 6}));
+  TensorRef w = g.AddWeight("w", F32({4, 3, 3, 3}), Data(F32({4, 3, 3, 3}), -0.3f, 0.1f));
+  TensorRef y = *g.AddOp1(OpKind::kConv2D, {}, {x, w});
+  if (with_bias) y = *g.AddOp1(OpKind::kEwAdd, {}, {y, g.AddWeight("b", F32({4, 1, 1}), Data(F32({4, 1, 1}), 0.2f, 0.1f))});
+  std::vector<TensorRef> bn = {y};
+  const char* names[] = {"scale", "shift", "mean", "var"};
+  for (int i = 0; i < 4; ++i) bn.push_back(g.AddWeight(names[i], F32({4}), Data(F32({4}), 0.5f + i, 0.25f)));
+  OpParams p;
+  p.epsilon = 1e-3f;
+  TensorRef out = *g.AddOp1(OpKind::kBatchNorm, p, bn);
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {out}));
+  return g;
+}
+
+TEST(PassesTest, BatchNormFoldsIntoTheConvolution) {
+  for (bool bias : {false, true}) {
+    const Graph g = ConvBn(bias);
+    auto folded = FoldBatchNorm(g);
+    ASSERT_TRUE(folded.ok()) << folded.status();
+    EXPECT_EQ(folded->changed, 1);
+    for (const Node& n : folded->graph.nodes()) EXPECT_NE(n.kind, OpKind::kBatchNorm);
+    EXPECT_EQ(folded->graph.num_ops(), 3);  // conv, bias add, relu
+    NumericCheck check = CompareGraphs(g, folded->graph);
+    EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  }
+}
+
+TEST(PassesTest, WithoutValuesNothingFolds) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 3, 6, 6}));
+  TensorRef y = *g.AddOp1(OpKind::kConv2D, {}, {x, g.AddWeight("w", F32({4, 3, 3, 3}))});
+  std::vector<TensorRef> bn = {y};
+  for (const char* n : {"s", "b", "m", "v"}) bn.push_back(g.AddWeight(n, F32({4})));
+  g.AddOutput("y", *g.AddOp1(OpKind::kBatchNorm, {}, bn));
+  auto folded = FoldBatchNorm(g);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded->changed, 0);
+}
+
+TEST(PassesTest, ConstantSubgraphsBecomeWeights) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  TensorRef w1 = g.AddWeight("w1", F32({4, 3}), Data(F32({4, 3}), 0.1f, 0.2f));
+  TensorRef w2 = g.AddWeight("w2", F32({4, 3}), Data(F32({4, 3}), -0.5f, 0.3f));
+  OpParams axis1;
+  axis1.axis = 1;
+  TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {w1, w2});
+  g.AddOutput("y", *g.AddOp1(OpKind::kMatMul, {}, {x, cat}));
+  auto folded = FoldConstants(g);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(folded->changed, 1);
+  EXPECT_EQ(folded->graph.num_ops(), 1);
+  NumericCheck check = CompareGraphs(g, folded->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+}
+
+TEST(NumericCheckTest, CatchesADifferenceEvenBehindAnOpaqueOperator) {
+  auto build = [](bool relu) {
+    Graph g;
+    TensorRef x = g.AddInput("x", F32({2, 4}));
+    TensorRef v = relu ? *g.AddOp1(OpKind::kRelu, {}, {x}) : *g.AddOp1(OpKind::kTanh, {}, {x});
+    OpParams op;
+    op.opaque.op_type = "LayerNormalization";
+    op.opaque.output_types = {F32({2, 4})};
+    g.AddOutput("y", *g.AddOp1(OpKind::kOpaque, op, {v}));
+    return g;
+  };
+  NumericCheck same = CompareGraphs(build(true), build(true));
+  EXPECT_TRUE(same.ran && same.equal) << same.reason;
+  NumericCheck differ = CompareGraphs(build(true), build(false));
+  EXPECT_TRUE(differ.ran);
+  EXPECT_FALSE(differ.equal);
+  EXPECT_NE(differ.reason.find("output y"), std::string::npos) << differ.reason;
+}
+
+TEST(NumericCheckTest, UnknownShapesMeanNoVerdict) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  OpParams op;
+  op.opaque.op_type = "NonZero";
+  op.opaque.output_types = {TensorType::RowMajor(DType::kInt64, {2, -1})};
+  g.AddOutput("y", *g.AddOp1(OpKind::kOpaque, op, {x}));
+  NumericCheck check = CompareGraphs(g, g);
+  EXPECT_FALSE(check.ran);
+  EXPECT_NE(check.reason.find("unknown shape"), std::string::npos) << check.reason;
+}
+
+}  // namespace
+}  // namespace taso::optimizer

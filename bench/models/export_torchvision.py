@@ -1,0 +1,32 @@
+#!/usr/bin/python3
+"""Exports a torchvision model with random weights to ONNX for the optimizer
+benchmarks: bench/models/export_torchvision.py [resnet50|resnext50|squeezenet|inception_v3] OUT.onnx
+
+Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,
+opset 13, eval mode (batch norms in inference form)."""
+import sys
+
+import torch
+import torchvision
+
+MODELS = {
+    "resnet50": (torchvision.models.resnet50, 224),
+    "resnext50": (torchvision.models.resnext50_32x4d, 224),
+    "squeezenet": (torchvision.models.squeezenet1_1, 224),
+    "inception_v3": (lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=True), 299),
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
+        sys.exit("usage: export_torchvision.py [%s] OUT.onnx" % "|".join(MODELS))
+    build, size = MODELS[sys.argv[1]]
+    torch.manual_seed(0)
+    model = build().eval()
+    example = torch.randn(1, 3, size, size)
+    torch.onnx.export(model, example, sys.argv[2], opset_version=13, input_names=["input"],
+                      output_names=["output"], do_constant_folding=True)
+
+
+if __name__ == "__main__":
+    main()

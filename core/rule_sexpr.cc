@@ -321,14 +321,22 @@ class Builder {
       return absl::InvalidArgumentError(absl::StrCat("unknown operator '", op, "'"));
     }
 #undef TRY
+    // A subexpression written twice (the split under split_0 and split_1,
+    // or a shared operator in a multi-output side) is one node.
+    std::string key = OpLabel(kind, p);
+    for (const TensorRef& t : in) absl::StrAppend(&key, " ", t.node, ":", t.index);
+    auto known = built_.find(key);
+    if (known != built_.end()) return known->second[output];
     auto outs = graph.AddOp(kind, p, in);
     if (!outs.ok()) return outs.status();
+    built_[key] = *outs;
     return (*outs)[output];
   }
 
   Graph graph;
 
  private:
+  std::map<std::string, std::vector<TensorRef>> built_;
   absl::StatusOr<TensorRef> Variable(const std::string& spec) {
     const size_t at = spec.find('@');
     if (at == std::string::npos) {

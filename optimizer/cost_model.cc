@@ -55,6 +55,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
       if (r.has_cost()) {
         costs_[asked[i]] = r.cost().median_ms();
         any_estimate_ = any_estimate_ || r.cost().is_estimate();
+        if (device_.empty()) device_ = r.cost().device();
       } else {
         ++unmeasured_;
       }

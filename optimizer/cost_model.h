@@ -36,6 +36,8 @@ class CostModel {
   int64_t signatures() const { return static_cast<int64_t>(costs_.size()); }
   int64_t unmeasured() const { return unmeasured_; }
   bool any_estimate() const { return any_estimate_; }
+  // The device the costs came from ("" before the first measurement).
+  const std::string& device() const { return device_; }
 
  private:
   profiler::ProfilerClient* client_;
@@ -44,6 +46,7 @@ class CostModel {
   int64_t requests_ = 0;
   int64_t unmeasured_ = 0;
   bool any_estimate_ = false;
+  std::string device_;
 };
 
 }  // namespace taso::optimizer

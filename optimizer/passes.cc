@@ -180,8 +180,11 @@ absl::StatusOr<PassResult> FoldConstants(const Graph& graph) {
       bool frontier = index.is_graph_output(t);
       for (int c : index.consumers(id)) frontier = frontier || !value.count(c);
       if (!frontier) continue;
-      TensorType type = outs[k].type;
-      TensorRef w = editor.Weight(absl::StrCat("folded_", OpKindName(n.kind), "_", id, "_", k), type.Plain(), outs[k].data);
+      // Row-major values, but the split records kept: a split downstream may
+      // undo a concat that is now folded into this weight.
+      TensorType type = graph.node(id).output_types[k];
+      type.strides = RowMajorStrides(type.dims);
+      TensorRef w = editor.Weight(absl::StrCat("folded_", OpKindName(n.kind), "_", id, "_", k), type, outs[k].data);
       editor.Redirect(t, w);
       ++folded;
     }

@@ -1,0 +1,65 @@
+// Tensat-style equality saturation: the input graph becomes an e-graph, every
+// rewrite is applied at every match in rounds (search all rules, then apply
+// all matches, then rebuild) until nothing changes or a limit is hit, and the
+// cheapest program the e-graph represents is extracted (ILP with CBC, greedy
+// as the fallback and CBC's starting point).
+//
+// An application is skipped when its right side does not type-check on the
+// bound classes' types, when it would change an output's dims or dtype, or
+// when it would make a class reachable from itself through the right side's
+// e-nodes (a bound class that already reaches a matched class): such e-nodes
+// could never be extracted and only blow the e-graph up (Tensat's
+// pre-filtering). Cycles made by unions through the pattern's own e-nodes
+// stay; extraction never chooses a cyclic program.
+//
+// Multi-output rules match many more places (pairs of matches), so, as in
+// Tensat, they only run in the first `multi_pattern_iteration_limit` rounds.
+#ifndef TASO_OPTIMIZER_EQSAT_H_
+#define TASO_OPTIMIZER_EQSAT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/graph.h"
+#include "optimizer/cost_model.h"
+#include "optimizer/rewrite_rule.h"
+#include "optimizer/search_report.h"
+
+namespace taso::optimizer {
+
+struct EqsatOptions {
+  int iteration_limit = 15;
+  int multi_pattern_iteration_limit = 2;  // Tensat's k_multi: small, multi-output rules explode
+  int node_limit = 50000;                 // e-nodes
+  absl::Duration time_limit = absl::Seconds(60);  // exploration
+  bool use_ilp = true;
+  absl::Duration ilp_time_limit = absl::Seconds(60);
+  // Matches applied per rule and round at first (egg's default match limit);
+  // a rule that has more gets twice as many the next round (as egg's backoff
+  // scheduler grows its limit). Larger values let multi-output rules flood
+  // the e-graph in their few rounds.
+  int max_matches_per_rule = 1000;
+};
+
+struct EqsatResult {
+  Graph best;
+  // expanded: rounds run; generated: e-nodes added by rewrites; rejected:
+  // applications skipped (types, dims, cycles); rules_applied: applications
+  // that added an e-node or merged two classes, by rule name.
+  SearchReport report;
+  int iterations = 0;
+  int enodes = 0;
+  int eclasses = 0;
+  // "ilp optimal", "ilp (time limit, best found)", "ilp (best found)",
+  // "greedy (ilp failed: ...)" or "greedy".
+  std::string extraction;
+};
+
+absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
+                                        const EqsatOptions& options = {});
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_EQSAT_H_

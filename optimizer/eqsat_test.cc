@@ -1,0 +1,444 @@
+// Equality saturation with e-graphs: every graph a search returns is checked
+// against the float interpreter on deterministic random inputs, and costs
+// come from a real in-process profiler (the analytic backend, deterministic).
+#include "optimizer/eqsat.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "core/graph_proto.h"
+#include "core/interpreter.h"
+#include "core/random_inputs.h"
+#include "gtest/gtest.h"
+#include "optimizer/egraph.h"
+#include "optimizer/ematch.h"
+#include "optimizer/extract.h"
+#include "optimizer/rewrite_rule.h"
+#include "optimizer/structural_rules.h"
+#include "profiler/client.h"
+
+namespace taso::optimizer {
+namespace {
+
+TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+
+// A proved rule from two sides whose outputs pair up in order.
+rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target) {
+  rules::Rule r;
+  r.set_id(id);
+  r.set_status(rules::RULE_STATUS_PROVED);
+  *r.mutable_source() = GraphToProto(source);
+  *r.mutable_target() = GraphToProto(target);
+  for (size_t i = 0; i < source.outputs().size(); ++i) {
+    auto* pair = r.add_outputs();
+    pair->set_source_output(static_cast<int>(i));
+    pair->set_target_output(static_cast<int>(i));
+  }
+  for (const Node& n : source.nodes()) {
+    if (n.kind != OpKind::kInput && n.kind != OpKind::kWeight) continue;
+    auto* v = r.add_variables();
+    v->set_name(n.name);
+    v->set_kind(static_cast<ir::OpKind>(n.kind));
+    *v->mutable_type() = TensorTypeToProto(n.output_types[0]);
+  }
+  return r;
+}
+
+std::vector<RewriteRule> BothWays(const rules::Rule& rule) {
+  auto rewrites = RewritesFromRule(rule);
+  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
+  return rewrites.ok() ? *rewrites : std::vector<RewriteRule>{};
+}
+
+// The same outputs on random inputs and weights.
+void ExpectEquivalent(const Graph& a, const Graph& b) {
+  ASSERT_TRUE(b.Validate().ok()) << b.Validate();
+  auto feeds = DeterministicFloatFeeds(a, 3);
+  auto out_a = EvaluateFloat(a, feeds);
+  auto out_b = EvaluateFloat(b, feeds);
+  ASSERT_TRUE(out_a.ok()) << out_a.status();
+  ASSERT_TRUE(out_b.ok()) << out_b.status();
+  ASSERT_EQ(out_a->size(), out_b->size());
+  for (size_t o = 0; o < out_a->size(); ++o) {
+    ASSERT_EQ((*out_a)[o].data.size(), (*out_b)[o].data.size());
+    for (size_t i = 0; i < (*out_a)[o].data.size(); ++i) {
+      ASSERT_NEAR((*out_a)[o].data[i], (*out_b)[o].data[i], 1e-4 * (1 + std::abs((*out_a)[o].data[i])))
+          << "output " << o << " element " << i;
+    }
+  }
+}
+
+int CountOps(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.kind == kind ? 1 : 0;
+  return n;
+}
+
+// relu(conv(x, w)).
+Graph ConvRelu() {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
+  TensorRef w = g.AddWeight("w", F32({6, 4, 3, 3}));
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {c}));
+  return g;
+}
+
+// matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))).
+rules::Rule SharedInputMatMuls() {
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({2, 4}));
+  TensorRef w1 = s.AddWeight("w1", F32({4, 3})), w2 = s.AddWeight("w2", F32({4, 3}));
+  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  TensorRef tx = t.AddInput("x", F32({2, 4}));
+  TensorRef tw1 = t.AddWeight("w1", F32({4, 3})), tw2 = t.AddWeight("w2", F32({4, 3}));
+  OpParams axis1;
+  axis1.axis = 1;
+  TensorRef cat = *t.AddOp1(OpKind::kConcat, axis1, {tw1, tw2});
+  TensorRef mm = *t.AddOp1(OpKind::kMatMul, {}, {tx, cat});
+  auto parts = t.AddOp(OpKind::kSplit, axis1, {mm});
+  t.AddOutput("a", (*parts)[0]);
+  t.AddOutput("b", (*parts)[1]);
+  return MakeRule("mm2", s, t);
+}
+
+// Two matmuls reading one input, as the rule above merges them.
+Graph TwoMatMuls() {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({64, 256}));
+  TensorRef w1 = host.AddWeight("p", F32({256, 256})), w2 = host.AddWeight("q", F32({256, 256}));
+  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  return host;
+}
+
+class EqsatTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    profiler::ProfilerOptions options;
+    options.enable_cuda = false;
+    options.default_backend = profiler::BACKEND_ANALYTIC;
+    options.analytic_device = "h100";
+    auto p = profiler::CostProfiler::Create(options);
+    ASSERT_TRUE(p.ok()) << p.status();
+    client_ = profiler::InProcessClient(std::move(*p));
+  }
+  std::unique_ptr<profiler::ProfilerClient> client_;
+};
+
+TEST_F(EqsatTest, MergesMatMulsThatShareAnInput) {
+  const Graph host = TwoMatMuls();
+  CostModel cost(client_.get());
+  auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  EXPECT_EQ(CountOps(result->best, OpKind::kMatMul), 1);
+  EXPECT_EQ(CountOps(result->best, OpKind::kSplit), 1);
+  EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
+  EXPECT_EQ(result->extraction, "ilp optimal");
+  EXPECT_EQ(result->report.stop_reason, "saturated");
+  ASSERT_EQ(result->best.outputs().size(), 2u);
+  EXPECT_EQ(result->best.outputs()[0].name, "a");
+  EXPECT_EQ(result->best.outputs()[1].name, "b");
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(EqsatTest, FindsConvReluFusion) {
+  const Graph host = ConvRelu();
+  CostModel cost(client_.get());
+  auto result = EqsatSearch(host, StructuralRewrites(host), cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  EXPECT_EQ(result->best.num_ops(), 1);
+  ASSERT_EQ(result->report.rules_applied.size(), 1u);
+  EXPECT_NE(result->report.rules_applied.begin()->first.find("fuse:conv2d+relu"), std::string::npos);
+  EXPECT_EQ(result->report.stop_reason, "saturated");
+  ExpectEquivalent(host, result->best);
+}
+
+// The e-graph the matmul rule makes, built by hand: each output's class holds
+// its own matmul and a get-item of one shared split(matmul(x, concat(p, q))).
+struct MergedMatMuls {
+  GraphEGraph g;
+  ENodeId merged_matmul = -1;
+  ENodeId split = -1;
+};
+
+MergedMatMuls BuildMergedMatMuls(const Graph& host) {
+  MergedMatMuls m;
+  auto g = EGraphFromGraph(host);
+  EXPECT_TRUE(g.ok()) << g.status();
+  m.g = *std::move(g);
+  EGraph& eg = m.g.egraph;
+  auto var = [&](const std::string& name) {
+    EOp op;
+    op.role = EOp::Role::kVariable;
+    op.name = name;
+    return *eg.Lookup(ENode{eg.InternOp(op), {}});
+  };
+  auto op = [&](OpKind kind, int axis) {
+    EOp o;
+    o.kind = kind;
+    o.params.axis = axis;
+    return eg.InternOp(o);
+  };
+  EOp item;
+  item.role = EOp::Role::kGetItem;
+  auto cat = eg.Add(ENode{op(OpKind::kConcat, 1), {var("p"), var("q")}});
+  auto mm = eg.Add(ENode{op(OpKind::kMatMul, 0), {var("x"), *cat}});
+  auto split = eg.Add(ENode{op(OpKind::kSplit, 1), {*mm}});
+  item.item = 0;
+  auto a = eg.Add(ENode{eg.InternOp(item), {*split}});
+  item.item = 1;
+  auto b = eg.Add(ENode{eg.InternOp(item), {*split}});
+  EXPECT_TRUE(a.ok() && b.ok());
+  eg.Union(m.g.outputs[0], *a);
+  eg.Union(m.g.outputs[1], *b);
+  eg.Rebuild();
+  m.merged_matmul = eg.eclass(*mm).nodes[0];
+  m.split = eg.eclass(*split).nodes[0];
+  return m;
+}
+
+TEST_F(EqsatTest, IlpCountsSharedWorkOnceWhereGreedyCountsItTwice) {
+  const Graph host = TwoMatMuls();
+  MergedMatMuls m = BuildMergedMatMuls(host);
+  const EGraph& eg = m.g.egraph;
+  CostModel cost(client_.get());
+  auto costs = ENodeCosts(eg, cost);
+  ASSERT_TRUE(costs.ok()) << costs.status();
+  // Costs where the merged matmul is dearer than either small one but
+  // cheaper than both: greedy, costing each output alone, keeps the two.
+  for (ENodeId id = 0; id < eg.enode_capacity(); ++id) {
+    if (!eg.alive(id) || eg.op(eg.node(id).op).kind != OpKind::kMatMul) continue;
+    (*costs)[id] = id == m.merged_matmul ? 4.0 : 3.0;
+  }
+  (*costs)[m.split] = 0.5;
+  auto greedy = ExtractGreedy(eg, m.g.outputs, *costs);
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  auto ilp = ExtractIlp(eg, m.g.outputs, *costs, absl::Seconds(10), &*greedy);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_DOUBLE_EQ(greedy->cost_ms, 6.0);
+  EXPECT_DOUBLE_EQ(ilp->cost_ms, 4.5);
+  EXPECT_TRUE(ilp->optimal);
+  auto built = BuildGraph(eg, *ilp, host, m.g.outputs);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(CountOps(*built, OpKind::kMatMul), 1);
+  ExpectEquivalent(host, *built);
+
+  // With the profiler's own costs the ILP is never worse than greedy.
+  auto real = ENodeCosts(eg, cost);
+  ASSERT_TRUE(real.ok());
+  auto real_greedy = ExtractGreedy(eg, m.g.outputs, *real);
+  auto real_ilp = ExtractIlp(eg, m.g.outputs, *real, absl::Seconds(10), &*real_greedy);
+  ASSERT_TRUE(real_greedy.ok() && real_ilp.ok());
+  EXPECT_LE(real_ilp->cost_ms, real_greedy->cost_ms + 1e-9);
+  // And the whole search agrees.
+  EqsatOptions greedy_only;
+  greedy_only.use_ilp = false;
+  auto by_greedy = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost, greedy_only);
+  auto by_ilp = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost);
+  ASSERT_TRUE(by_greedy.ok() && by_ilp.ok());
+  EXPECT_LE(by_ilp->report.best_cost_ms, by_greedy->report.best_cost_ms + 1e-9);
+}
+
+TEST_F(EqsatTest, ExtractionAvoidsCyclesInTheEGraph) {
+  // x == split(concat(x, y))[0] puts x's class on a cycle through the
+  // concat, the split and the get-item; both extractions must break it.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({4, 4}));
+  host.AddInput("y", F32({4, 4}));
+  host.AddOutput("r", *host.AddOp1(OpKind::kRelu, {}, {x}));
+  auto g = EGraphFromGraph(host);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EGraph& eg = g->egraph;
+  auto var = [&](const std::string& name) {
+    EOp op;
+    op.role = EOp::Role::kVariable;
+    op.name = name;
+    return *eg.Lookup(ENode{eg.InternOp(op), {}});
+  };
+  EOp concat, split, item;
+  concat.kind = OpKind::kConcat;
+  split.kind = OpKind::kSplit;
+  item.role = EOp::Role::kGetItem;
+  item.item = 0;
+  auto cat = eg.Add(ENode{eg.InternOp(concat), {var("x"), var("y")}});
+  ASSERT_TRUE(cat.ok()) << cat.status();
+  auto parts = eg.Add(ENode{eg.InternOp(split), {*cat}});
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  auto first = eg.Add(ENode{eg.InternOp(item), {*parts}});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(eg.Union(var("x"), *first));
+  eg.Rebuild();
+  CostModel cost(client_.get());
+  auto costs = ENodeCosts(eg, cost);
+  ASSERT_TRUE(costs.ok());
+  auto greedy = ExtractGreedy(eg, g->outputs, *costs);
+  auto ilp = ExtractIlp(eg, g->outputs, *costs, absl::Seconds(10), nullptr);
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  for (const Extraction* e : {&*greedy, &*ilp}) {
+    auto built = BuildGraph(eg, *e, host, g->outputs);
+    ASSERT_TRUE(built.ok()) << built.status();
+    EXPECT_EQ(built->num_ops(), 1);
+    ExpectEquivalent(host, *built);
+  }
+  // A choice that follows the cycle is refused, not built.
+  Extraction cyclic = *greedy;
+  cyclic.choice[eg.Find(var("x"))] = eg.eclass(*first).nodes.back();
+  cyclic.choice[eg.Find(*parts)] = eg.eclass(*parts).nodes[0];
+  cyclic.choice[eg.Find(*cat)] = eg.eclass(*cat).nodes[0];
+  for (ENodeId id : eg.eclass(var("x")).nodes) {
+    if (eg.op(eg.node(id).op).role == EOp::Role::kGetItem) cyclic.choice[eg.Find(var("x"))] = id;
+  }
+  auto refused = BuildGraph(eg, cyclic, host, g->outputs);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+}
+
+TEST_F(EqsatTest, ARewriteThatWouldCreateACycleIsFiltered) {
+  // (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)).
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({2, 4})), z = s.AddInput("z", F32({2, 4}));
+  TensorRef w = s.AddWeight("w", F32({4, 4}));
+  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w}));
+  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {z, w}));
+  TensorRef tx = t.AddInput("x", F32({2, 4})), tz = t.AddInput("z", F32({2, 4}));
+  TensorRef tw = t.AddWeight("w", F32({4, 4}));
+  TensorRef cat = *t.AddOp1(OpKind::kConcat, OpParams{}, {tx, tz});
+  auto parts = t.AddOp(OpKind::kSplit, OpParams{}, {*t.AddOp1(OpKind::kMatMul, {}, {cat, tw})});
+  t.AddOutput("a", (*parts)[0]);
+  t.AddOutput("b", (*parts)[1]);
+  const std::vector<RewriteRule> rules = {BothWays(MakeRule("rows", s, t)).front()};
+  // b = matmul(relu(a), w): z would be computed from a, which the rewrite replaces.
+  Graph host;
+  TensorRef hx = host.AddInput("x", F32({2, 4}));
+  TensorRef hw = host.AddWeight("w", F32({4, 4}));
+  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {hx, hw});
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {*host.AddOp1(OpKind::kRelu, {}, {a}), hw}));
+  CostModel cost(client_.get());
+  auto result = EqsatSearch(host, rules, cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.rules_applied.count("rows"), 0u);
+  EXPECT_GE(result->report.rejected, 2);  // both orders of the pair
+  EXPECT_EQ(result->report.stop_reason, "saturated");
+  EXPECT_TRUE(result->best.TopologicalOrder().ok());
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(EqsatTest, LimitsStopTheSearchWithTheirReason) {
+  const Graph host = ConvRelu();
+  CostModel cost(client_.get());
+  const std::vector<RewriteRule> rules = StructuralRewrites(host);
+  EqsatOptions tiny_nodes;
+  tiny_nodes.node_limit = 2;
+  auto by_nodes = EqsatSearch(host, rules, cost, tiny_nodes);
+  ASSERT_TRUE(by_nodes.ok()) << by_nodes.status();
+  EXPECT_EQ(by_nodes->report.stop_reason, "node limit 2");
+  ExpectEquivalent(host, by_nodes->best);
+
+  EqsatOptions no_time;
+  no_time.time_limit = absl::ZeroDuration();
+  auto by_time = EqsatSearch(host, rules, cost, no_time);
+  ASSERT_TRUE(by_time.ok()) << by_time.status();
+  EXPECT_EQ(by_time->report.stop_reason, "time limit 0");
+  EXPECT_EQ(by_time->iterations, 0);
+  ExpectEquivalent(host, by_time->best);
+
+  EqsatOptions one_round;
+  one_round.iteration_limit = 1;
+  auto by_rounds = EqsatSearch(host, rules, cost, one_round);
+  ASSERT_TRUE(by_rounds.ok()) << by_rounds.status();
+  EXPECT_EQ(by_rounds->report.stop_reason, "iteration limit 1");
+  EXPECT_EQ(by_rounds->best.num_ops(), 1);
+  ExpectEquivalent(host, by_rounds->best);
+}
+
+TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {
+  const Graph host = ConvRelu();
+  CostModel cost(client_.get());
+  EqsatOptions options;
+  options.use_ilp = false;
+  auto result = EqsatSearch(host, StructuralRewrites(host), cost, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->extraction, "greedy");
+  EXPECT_EQ(result->best.num_ops(), 1);
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(EqsatTest, SplitsInTheInputRoundTripThroughTupleClasses) {
+  // split(matmul(x, concat(p, q))) and the backward rule that undoes the merge.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({8, 16}));
+  TensorRef p = host.AddWeight("p", F32({16, 8})), q = host.AddWeight("q", F32({16, 8}));
+  OpParams axis1;
+  axis1.axis = 1;
+  TensorRef cat = *host.AddOp1(OpKind::kConcat, axis1, {p, q});
+  auto parts = *host.AddOp(OpKind::kSplit, axis1, {*host.AddOp1(OpKind::kMatMul, {}, {x, cat})});
+  host.AddOutput("a", *host.AddOp1(OpKind::kRelu, {}, {parts[0]}));
+  host.AddOutput("b", parts[1]);
+  CostModel cost(client_.get());
+  auto unchanged = EqsatSearch(host, {}, cost);
+  ASSERT_TRUE(unchanged.ok()) << unchanged.status();
+  EXPECT_EQ(unchanged->report.stop_reason, "saturated");
+  EXPECT_DOUBLE_EQ(unchanged->report.best_cost_ms, unchanged->report.initial_cost_ms);
+  ExpectEquivalent(host, unchanged->best);
+  auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GE(result->report.rules_applied.count("mm2~"), 1u);
+  EXPECT_LE(result->report.best_cost_ms, result->report.initial_cost_ms);
+  ExpectEquivalent(host, result->best);
+}
+
+
+// x + y => y + x.
+rules::Rule AddCommutes() {
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({4, 4})), y = s.AddInput("y", F32({4, 4}));
+  s.AddOutput("o", *s.AddOp1(OpKind::kEwAdd, {}, {x, y}));
+  TensorRef tx = t.AddInput("x", F32({4, 4})), ty = t.AddInput("y", F32({4, 4}));
+  t.AddOutput("o", *t.AddOp1(OpKind::kEwAdd, {}, {ty, tx}));
+  return MakeRule("add-commutes", s, t);
+}
+
+TEST_F(EqsatTest, RecurrentCellsMergeTheirMatMuls) {
+  // Two NasRNN-like steps: three branches matmul(x, Wa) + matmul(h, Wb) each.
+  Graph g;
+  const int64_t hidden = 64;
+  TensorRef h = g.AddWeight("h0", F32({1, hidden}));
+  for (int step = 0; step < 2; ++step) {
+    TensorRef x = g.AddInput(absl::StrCat("x", step), F32({1, hidden}));
+    std::vector<TensorRef> branches;
+    for (int k = 0; k < 3; ++k) {
+      TensorRef wa = g.AddWeight(absl::StrCat("wa", step, "_", k), F32({hidden, hidden}));
+      TensorRef wb = g.AddWeight(absl::StrCat("wb", step, "_", k), F32({hidden, hidden}));
+      branches.push_back(*g.AddOp1(OpKind::kEwAdd, {}, {*g.AddOp1(OpKind::kMatMul, {}, {x, wa}),
+                                                        *g.AddOp1(OpKind::kMatMul, {}, {h, wb})}));
+    }
+    TensorRef left = *g.AddOp1(OpKind::kEwMul, {}, {*g.AddOp1(OpKind::kSigmoid, {}, {branches[0]}),
+                                                    *g.AddOp1(OpKind::kTanh, {}, {branches[1]})});
+    TensorRef right = *g.AddOp1(OpKind::kRelu, {}, {branches[2]});
+    h = *g.AddOp1(OpKind::kTanh, {}, {*g.AddOp1(OpKind::kEwAdd, {}, {left, right})});
+  }
+  g.AddOutput("h", h);
+  std::vector<RewriteRule> rules = BothWays(SharedInputMatMuls());
+  for (RewriteRule& r : BothWays(AddCommutes())) rules.push_back(std::move(r));
+  CostModel cost(client_.get());
+  auto result = EqsatSearch(g, rules, cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  EXPECT_LT(CountOps(result->best, OpKind::kMatMul), CountOps(g, OpKind::kMatMul));
+  EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
+  EXPECT_GE(result->report.rules_applied.count("add-commutes"), 1u);
+  EXPECT_EQ(result->extraction, "ilp optimal");
+  ExpectEquivalent(g, result->best);
+}
+
+}  // namespace
+}  // namespace taso::optimizer

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/generate_command.h"
 #include "cli/ir_command.h"
+#include "cli/optimize_command.h"
 #include "cli/profile_command.h"
 #include "cli/rules_command.h"
 #include "cli/verify_command.h"
@@ -39,7 +40,12 @@ ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most thi
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
-ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; default: embedded (the profiler in this process)");
+ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
+          "default: embedded (the library in this process)");
+ABSL_FLAG(std::string, search, "backtrack", "optimize: backtrack (TASO) or eqsat (Tensat)");
+ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds");
+ABSL_FLAG(std::string, rules, "", "optimize (embedded): rules file from `taso rules export --format proto -o FILE`");
+ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
 ABSL_FLAG(std::string, backend, "auto", "profile: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic");
@@ -69,6 +75,9 @@ constexpr char kUsage[] =
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
+    "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
+    "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B]\n"
+    "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  version     print the version\n";
 
 }  // namespace
@@ -176,6 +185,26 @@ int main(int argc, char** argv) {
     options.output = resolve(absl::GetFlag(FLAGS_o));
     options.json = absl::GetFlag(FLAGS_json);
     return taso::cli::RunRules(options, std::cout, std::cerr);
+  }
+  if (command == "optimize") {
+    if (args.size() != 3) {
+      std::cerr << "taso optimize: give one model: taso optimize IN.onnx -o OUT.onnx\n";
+      return 2;
+    }
+    taso::cli::OptimizeCommandOptions options;
+    options.input = resolve(args[2]);
+    options.output = resolve(absl::GetFlag(FLAGS_o));
+    options.server = absl::GetFlag(FLAGS_server);
+    options.search = absl::GetFlag(FLAGS_search);
+    options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
+    options.rules = resolve(absl::GetFlag(FLAGS_rules));
+    options.store = absl::GetFlag(FLAGS_store);
+    options.profiler = absl::GetFlag(FLAGS_profiler);
+    options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+    if (options.cache_dir != "none") options.cache_dir = resolve(options.cache_dir);
+    options.backend = absl::GetFlag(FLAGS_backend);
+    options.json = absl::GetFlag(FLAGS_json);
+    return taso::cli::RunOptimize(options, std::cout, std::cerr);
   }
   if (command == "profile") {
     if (args.size() < 3) {

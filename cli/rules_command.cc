@@ -126,7 +126,8 @@ class Rules {
     std::string address = options_.store;
     if (address.empty()) {
       const std::string dir = options_.db + "/store-0";
-      if (!std::filesystem::exists(dir)) {
+      // Importing hand-written rules may start a database; reading needs one.
+      if (!std::filesystem::exists(dir) && options_.subcommand != "import") {
         return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` and `taso verify` first"));
       }
       std::error_code error;

@@ -1,0 +1,156 @@
+#include "cli/optimize_command.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "optimizer/optimize.h"
+#include "optimizer/report_proto.h"
+#include "optimizer/rule_source.h"
+#include "profiler/client.h"
+#include "profiler/cost_cache.h"
+#include "proto/optimizer.grpc.pb.h"
+
+namespace taso::cli {
+namespace {
+
+int ExitCode(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+      return 2;
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+void PrintReport(const optimizer::Report& r, const std::string& output, bool json, std::ostream& out) {
+  if (json) {
+    std::string text;
+    google::protobuf::util::JsonPrintOptions o;
+    o.preserve_proto_field_names = true;
+    o.always_print_primitive_fields = true;
+    (void)google::protobuf::util::MessageToJsonString(r, &text, o);
+    out << text << "\n";
+    return;
+  }
+  out << absl::StrFormat("cost %.3f ms -> %.3f ms%s (%.2fx), %d -> %d operators\n", r.cost_before_ms(),
+                         r.cost_after_ms(), r.costs_are_estimates() ? " (estimates)" : "",
+                         r.cost_after_ms() > 0 ? r.cost_before_ms() / r.cost_after_ms() : 1.0, r.nodes_before(),
+                         r.nodes_after());
+  out << absl::StrFormat("%s search: %.1f s, %s; %d rewrites available\n", r.search(), r.search_time_ms() / 1000.0,
+                         r.stop_detail(), r.rules_available());
+  for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";
+  if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
+  if (r.opaque_operators_size() > 0) {
+    out << "  passed through untouched:";
+    for (const auto& op : r.opaque_operators()) out << " " << op;
+    out << "\n";
+  }
+  out << "check: " << r.check_detail() << "\n";
+  if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
+  out << "wrote " << output << "\n";
+}
+
+}  // namespace
+
+int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto fail = [&](int code, const std::string& message) {
+    err << "taso optimize: " << message << "\n";
+    return code;
+  };
+  if (options.input.empty()) return fail(2, "give the model: taso optimize IN.onnx -o OUT.onnx");
+  if (options.output.empty()) return fail(2, "give the output file: -o OUT.onnx");
+  if (options.search != "backtrack" && options.search != "eqsat") return fail(2, "--search is backtrack or eqsat");
+  if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
+  auto backend = profiler::BackendFromName(options.backend);
+  if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
+  std::ifstream in(options.input, std::ios::binary);
+  if (!in) return fail(2, absl::StrCat("cannot read ", options.input));
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+
+  std::string model;
+  optimizer::Report report;
+  if (!options.server.empty()) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(1 << 30);
+    args.SetMaxSendMessageSize(1 << 30);
+    auto channel = grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), args);
+    if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
+      return fail(3, absl::StrCat("taso_optimizer at ", options.server, " is unreachable"));
+    }
+    auto stub = optimizer::Optimizer::NewStub(channel);
+    optimizer::OptimizeRequest request;
+    request.set_model(bytes.str());
+    request.set_model_name(options.input);
+    request.mutable_options()->set_search(options.search == "eqsat" ? optimizer::SEARCH_EQSAT
+                                                                    : optimizer::SEARCH_BACKTRACK);
+    request.mutable_options()->set_time_limit_s(options.time_limit_s);
+    request.mutable_options()->set_cost_backend(*backend);
+    grpc::ClientContext context;
+    // The search may use the whole limit; import, check and export come on top.
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(static_cast<int64_t>(options.time_limit_s * 3000) + 120000));
+    optimizer::OptimizeResponse response;
+    absl::Status s = net::FromGrpc(stub->Optimize(&context, request, &response),
+                                   absl::StrCat("taso_optimizer at ", options.server));
+    if (!s.ok()) return fail(ExitCode(s), std::string(s.message()));
+    model = std::move(*response.mutable_model());
+    report = response.report();
+  } else {
+    std::vector<optimizer::RewriteRule> rules;
+    if (!options.rules.empty() || !options.store.empty()) {
+      auto loaded = !options.rules.empty() ? optimizer::LoadRulesFile(options.rules)
+                                           : optimizer::FetchRules(options.store);
+      if (!loaded.ok()) return fail(ExitCode(loaded.status()), std::string(loaded.status().message()));
+      rules = std::move(*loaded);
+    }
+    std::unique_ptr<profiler::ProfilerClient> client;
+    if (!options.profiler.empty()) {
+      auto c = profiler::ConnectProfiler(options.profiler);
+      if (!c.ok()) return fail(3, std::string(c.status().message()));
+      client = std::move(*c);
+    } else {
+      profiler::ProfilerOptions po;
+      po.cache_dir = options.cache_dir == "none" ? ""
+                     : options.cache_dir.empty() ? profiler::DefaultCacheDir()
+                                                 : options.cache_dir;
+      auto p = profiler::CostProfiler::Create(po);
+      if (!p.ok()) return fail(p.status().code() == absl::StatusCode::kFailedPrecondition ? 3 : 1,
+                               std::string(p.status().message()));
+      client = profiler::InProcessClient(std::move(*p));
+    }
+    optimizer::OptimizerOptions oo;
+    oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
+    oo.time_limit = absl::Seconds(options.time_limit_s);
+    oo.backend = *backend;
+    auto result = optimizer::OptimizeOnnx(bytes.str(), rules, *client, oo);
+    if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
+    model = std::move(result->model);
+    report = optimizer::ReportToProto(result->report);
+    report.set_cost_backend(*backend);
+    if (rules.empty()) {
+      err << "taso optimize: note: no --rules or --store given: only structural rewrites (activation fusion) "
+             "were used\n";
+    }
+  }
+  std::ofstream file(options.output, std::ios::binary);
+  if (!file || !file.write(model.data(), static_cast<std::streamsize>(model.size()))) {
+    return fail(1, absl::StrCat("cannot write ", options.output));
+  }
+  file.close();
+  PrintReport(report, options.output, options.json, out);
+  return report.returned_original() ? 4 : 0;
+}
+
+}  // namespace taso::cli

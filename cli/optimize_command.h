@@ -1,0 +1,38 @@
+// `taso optimize IN.onnx -o OUT.onnx`: embedded (rules, profiler and search in
+// this process) or through a taso_optimizer (--server).
+#ifndef TASO_CLI_OPTIMIZE_COMMAND_H_
+#define TASO_CLI_OPTIMIZE_COMMAND_H_
+
+#include <ostream>
+#include <string>
+
+namespace taso::cli {
+
+struct OptimizeCommandOptions {
+  std::string input;
+  std::string output;
+  std::string server;       // taso_optimizer address; empty: embedded
+  std::string search = "backtrack";
+  double time_limit_s = 60;
+  std::string rules;        // embedded: RuleCollection file
+  std::string store;        // embedded: taso_rules_db address to fetch proved rules from
+  std::string profiler;     // embedded: taso_profiler address; empty: in-process profiler
+  std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
+  std::string backend = "auto";
+  bool json = false;
+};
+
+// Exit codes (stable, for CI):
+//   0  OUT written: an equivalent model, optimized and checked numerically
+//      against the input (or unchanged when nothing cheaper was found)
+//   1  internal error
+//   2  bad options, unreadable input, or not a valid ONNX model
+//   3  a server (optimizer, profiler, rule database) is unreachable
+//   4  OUT written but it is the input unchanged: the optimized graph failed
+//      (or could not run) the numerical check, or could not be exported;
+//      the report says why
+int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace taso::cli
+
+#endif  // TASO_CLI_OPTIMIZE_COMMAND_H_

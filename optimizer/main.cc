@@ -1,0 +1,101 @@
+// taso_optimizer: ONNX model in, faster equivalent ONNX model out, over gRPC.
+//   taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR | --cache_dir DIR]
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "core/version.h"
+#include "net/server.h"
+#include "optimizer/optimizer_service.h"
+#include "optimizer/rule_source.h"
+#include "profiler/client.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
+ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
+ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto -o FILE`)");
+ABSL_FLAG(std::string, rules_db, "", "taso_rules_db address to load proved rules from at start");
+ABSL_FLAG(int32_t, rules_max_ops, 0, "only rules whose larger side has at most this many operators (0: all)");
+ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
+ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs)");
+ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat");
+ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
+ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
+ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
+
+int main(int argc, char** argv) {
+  taso::net::BlockTerminationSignals();
+  absl::SetProgramUsageMessage(
+      "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
+      "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]");
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = [] { return std::string("taso_optimizer ") + taso::kVersion + "\n"; };
+  absl::SetFlagsUsageConfig(usage_config);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1) {
+    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
+    return 2;
+  }
+  const std::string search = absl::GetFlag(FLAGS_search);
+  if (search != "backtrack" && search != "eqsat") {
+    std::cerr << "error: --search must be backtrack or eqsat\n";
+    return 2;
+  }
+  std::vector<taso::optimizer::RewriteRule> rules;
+  if (!absl::GetFlag(FLAGS_rules).empty() && !absl::GetFlag(FLAGS_rules_db).empty()) {
+    std::cerr << "error: give --rules or --rules_db, not both\n";
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_rules).empty() || !absl::GetFlag(FLAGS_rules_db).empty()) {
+    auto loaded = !absl::GetFlag(FLAGS_rules).empty()
+                      ? taso::optimizer::LoadRulesFile(absl::GetFlag(FLAGS_rules))
+                      : taso::optimizer::FetchRules(absl::GetFlag(FLAGS_rules_db), absl::GetFlag(FLAGS_rules_max_ops));
+    if (!loaded.ok()) {
+      std::cerr << "error: " << loaded.status().message() << "\n";
+      return loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1;
+    }
+    rules = std::move(*loaded);
+  } else {
+    std::cerr << "taso_optimizer: warning: no --rules or --rules_db: only structural rewrites (activation fusion)\n";
+  }
+  std::unique_ptr<taso::profiler::ProfilerClient> profiler;
+  if (!absl::GetFlag(FLAGS_profiler).empty()) {
+    auto client = taso::profiler::ConnectProfiler(absl::GetFlag(FLAGS_profiler));
+    if (!client.ok()) {
+      std::cerr << "error: " << client.status().message() << "\n";
+      return 3;
+    }
+    profiler = std::move(*client);
+  } else {
+    taso::profiler::ProfilerOptions po;
+    po.cache_dir = absl::GetFlag(FLAGS_cache_dir).empty() ? taso::profiler::DefaultCacheDir()
+                                                          : absl::GetFlag(FLAGS_cache_dir);
+    auto p = taso::profiler::CostProfiler::Create(po);
+    if (!p.ok()) {
+      std::cerr << "error: " << p.status().message() << "\n";
+      return 1;
+    }
+    profiler = taso::profiler::InProcessClient(std::move(*p));
+  }
+  taso::optimizer::ServiceLimits limits;
+  limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
+  limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
+  limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
+  limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
+                                            : taso::optimizer::SearchKind::kBacktrack;
+  std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";
+  taso::optimizer::OptimizerService service(&rules, profiler.get(), limits);
+  taso::net::ServerOptions server_options;
+  server_options.listen = absl::GetFlag(FLAGS_listen);
+  server_options.port_file = absl::GetFlag(FLAGS_port_file);
+  server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
+  server_options.name = "taso_optimizer";
+  absl::Status s = taso::net::RunServer(server_options, {&service});
+  if (!s.ok()) {
+    std::cerr << "error: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

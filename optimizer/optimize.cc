@@ -1,0 +1,115 @@
+#include "optimizer/optimize.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "core/onnx_export.h"
+#include "optimizer/cost_model.h"
+#include "optimizer/eqsat.h"
+#include "optimizer/passes.h"
+#include "optimizer/structural_rules.h"
+
+namespace taso::optimizer {
+
+absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<RewriteRule>& rules,
+                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  GraphResult result;
+  OptimizeReport& report = result.report;
+  auto bn = FoldBatchNorm(input);
+  if (!bn.ok()) return bn.status();
+  report.batchnorms_folded = bn->changed;
+  const Graph& start = bn->graph;
+  report.operators_before = input.num_ops();
+
+  std::vector<RewriteRule> all = rules;
+  if (options.structural_rules) {
+    for (RewriteRule& r : StructuralRewrites(start)) all.push_back(std::move(r));
+  }
+  report.rules_available = static_cast<int>(all.size());
+  CostModel cost(&profiler, options.backend);
+  const absl::Time search_start = absl::Now();
+  Graph best = start;
+  if (options.search == SearchKind::kEqsat) {
+    EqsatOptions eq;
+    eq.time_limit = options.time_limit;
+    eq.ilp_time_limit = options.time_limit;
+    auto r = EqsatSearch(start, all, cost, eq);
+    if (!r.ok()) return r.status();
+    best = std::move(r->best);
+    report.search = "eqsat";
+    report.stop_reason = absl::StrCat(r->report.stop_reason, "; extraction: ", r->extraction);
+    report.rules_applied = r->report.rules_applied;
+    report.cost_before_ms = r->report.initial_cost_ms;
+  } else {
+    BacktrackOptions bt = options.backtrack;
+    bt.time_limit = options.time_limit;
+    auto r = BacktrackSearch(start, all, cost, bt);
+    if (!r.ok()) return r.status();
+    best = std::move(r->best);
+    report.search = "backtrack";
+    report.stop_reason = r->report.stop_reason;
+    report.rules_applied = r->report.rules_applied;
+    report.cost_before_ms = r->report.initial_cost_ms;
+  }
+  report.search_time = absl::Now() - search_start;
+  auto folded = FoldConstants(best);
+  if (!folded.ok()) return folded.status();
+  report.constants_folded = folded->changed;
+  result.graph = std::move(folded->graph);
+  // The cost of the unfolded original, so both figures count the same things.
+  auto before = cost.GraphCost(input);
+  if (!before.ok()) return before.status();
+  report.cost_before_ms = *before;
+  auto after = cost.GraphCost(result.graph);
+  if (!after.ok()) return after.status();
+  report.cost_after_ms = *after;
+  report.costs_are_estimates = cost.any_estimate();
+  report.cost_device = cost.device();
+  report.operators_after = result.graph.num_ops();
+
+  report.check = CompareGraphs(input, result.graph, options.check);
+  if (!report.check.ran || !report.check.equal) {
+    // Unchecked is treated as wrong: the contract is a verified model or the input.
+    report.returned_original = true;
+    report.error = report.check.ran
+                       ? absl::StrCat("the optimized graph differs from the original (", report.check.reason,
+                                      "); returning the original")
+                       : absl::StrCat("the optimized graph could not be checked numerically (", report.check.reason,
+                                      "); returning the original");
+    result.graph = input;
+    report.cost_after_ms = report.cost_before_ms;
+    report.operators_after = report.operators_before;
+  }
+  return result;
+}
+
+absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
+                                            profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  const absl::Time start = absl::Now();
+  auto model = ImportOnnx(model_bytes, options.import);
+  if (!model.ok()) return model.status();
+  auto optimized = OptimizeGraph(model->graph, rules, profiler, options);
+  if (!optimized.ok()) return optimized.status();
+  OptimizeResult result;
+  result.report = std::move(optimized->report);
+  result.report.opaque_operators = model->opaque_ops_seen;
+  if (result.report.returned_original) {
+    result.model = model_bytes;  // byte for byte what came in
+    result.report.total_time = absl::Now() - start;
+    return result;
+  }
+  auto exported = ExportOnnx(*model, optimized->graph);
+  if (!exported.ok()) {
+    // Never hand back something broken: the input, with the reason.
+    result.report.returned_original = true;
+    result.report.error = absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
+                                       "); returning the original");
+    result.model = model_bytes;
+  } else {
+    result.model = std::move(*exported);
+  }
+  result.report.total_time = absl::Now() - start;
+  return result;
+}
+
+}  // namespace taso::optimizer

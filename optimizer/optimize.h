@@ -1,0 +1,79 @@
+// The optimizer's job end to end, as a library (taso_optimizer serves it,
+// `taso optimize` embeds it): ONNX model in, search over verified rewrites,
+// a numerical check against the original, ONNX model out. A graph that fails
+// the check is never returned: the original comes back with the reason.
+#ifndef TASO_OPTIMIZER_OPTIMIZE_H_
+#define TASO_OPTIMIZER_OPTIMIZE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/graph.h"
+#include "core/onnx_import.h"
+#include "optimizer/backtrack.h"
+#include "optimizer/numeric_check.h"
+#include "optimizer/rewrite_rule.h"
+#include "profiler/client.h"
+
+namespace taso::optimizer {
+
+enum class SearchKind { kBacktrack, kEqsat };
+
+struct OptimizerOptions {
+  SearchKind search = SearchKind::kBacktrack;
+  absl::Duration time_limit = absl::Seconds(60);  // the search's; import/export/check come on top
+  BacktrackOptions backtrack;
+  NumericCheckOptions check;
+  profiler::Backend backend = profiler::BACKEND_UNSPECIFIED;
+  OnnxImportOptions import;
+  // Structural rewrites (activation fusion) besides the rules given.
+  bool structural_rules = true;
+};
+
+struct OptimizeReport {
+  double cost_before_ms = 0;   // the imported graph, batch norms folded
+  double cost_after_ms = 0;    // what is returned
+  bool costs_are_estimates = false;
+  std::string cost_device;     // the hardware (or model) the costs are for
+  absl::Duration search_time;
+  absl::Duration total_time;
+  std::string search;          // "backtrack" or "eqsat"
+  std::string stop_reason;
+  std::map<std::string, int> rules_applied;
+  int rules_available = 0;     // rewrites the search could use (both directions)
+  int batchnorms_folded = 0;
+  int constants_folded = 0;
+  int operators_before = 0, operators_after = 0;
+  std::vector<std::string> opaque_operators;  // "domain::OpType"
+  NumericCheck check;
+  // True when the optimized graph failed the numerical check (or could not
+  // be exported) and the original model was returned; `error` says why.
+  bool returned_original = false;
+  std::string error;
+};
+
+struct OptimizeResult {
+  std::string model;  // serialized ONNX
+  OptimizeReport report;
+};
+
+// The search on an IR graph (batch norms folded first, constants after).
+// Exposed for tests and benchmarks that build graphs directly.
+struct GraphResult {
+  Graph graph;
+  OptimizeReport report;
+};
+absl::StatusOr<GraphResult> OptimizeGraph(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options);
+
+// InvalidArgument for a model that does not import (with the importer's
+// message); Unavailable when the profiler cannot be reached.
+absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
+                                            profiler::ProfilerClient& profiler, const OptimizerOptions& options);
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_OPTIMIZE_H_

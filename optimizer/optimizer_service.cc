@@ -1,0 +1,54 @@
+#include "optimizer/optimizer_service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "net/grpc_status.h"
+#include "optimizer/report_proto.h"
+
+namespace taso::optimizer {
+
+grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
+                                        OptimizeResponse* response) {
+  const int64_t size = static_cast<int64_t>(request->model().size());
+  if (size == 0) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the request carries no model bytes");
+  if (size > limits_.max_model_bytes) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("model is ", size >> 20, " MiB, above this server's limit of ",
+                                     limits_.max_model_bytes >> 20, " MiB (taso_optimizer --max_model_mb)"));
+  }
+  const OptimizeOptions& in = request->options();  // the wire message
+  OptimizerOptions options;
+  options.search = in.search() == SEARCH_EQSAT       ? SearchKind::kEqsat
+                   : in.search() == SEARCH_BACKTRACK ? SearchKind::kBacktrack
+                                                     : limits_.default_search;
+  if (in.time_limit_s() < 0 || in.alpha() < 0 || in.budget() < 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "time_limit_s, alpha and budget must not be negative");
+  }
+  absl::Duration limit = in.time_limit_s() > 0 ? absl::Seconds(in.time_limit_s()) : limits_.default_time_limit;
+  limit = std::min(limit, limits_.max_time_limit);
+  // Leave part of the caller's deadline for import, the check and export.
+  const auto deadline = absl::FromChrono(context->deadline());
+  if (deadline < absl::InfiniteFuture()) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed before the search started");
+    }
+    limit = std::min(limit, left / 2);
+  }
+  options.time_limit = limit;
+  if (in.alpha() > 0) options.backtrack.alpha = in.alpha();
+  if (in.budget() > 0) options.backtrack.budget = static_cast<int>(std::min<int64_t>(in.budget(), 1 << 30));
+  options.backend = in.cost_backend();
+  options.import.max_model_bytes = limits_.max_model_bytes;
+  auto result = OptimizeOnnx(request->model(), *rules_, *profiler_, options);
+  if (!result.ok()) return net::ToGrpc(result.status());
+  if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
+  response->set_model(std::move(result->model));
+  *response->mutable_report() = ReportToProto(result->report);
+  response->mutable_report()->set_cost_backend(options.backend);
+  return grpc::Status::OK;
+}
+
+}  // namespace taso::optimizer

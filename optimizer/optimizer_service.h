@@ -1,0 +1,41 @@
+// The Optimizer gRPC service: a thin adapter over OptimizeOnnx, with the
+// server's limits (model size, search time) and the caller's deadline.
+#ifndef TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
+#define TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "optimizer/optimize.h"
+#include "profiler/client.h"
+#include "proto/optimizer.grpc.pb.h"
+
+namespace taso::optimizer {
+
+struct ServiceLimits {
+  int64_t max_model_bytes = 512LL << 20;
+  absl::Duration default_time_limit = absl::Seconds(60);
+  absl::Duration max_time_limit = absl::Minutes(10);
+  SearchKind default_search = SearchKind::kBacktrack;
+};
+
+class OptimizerService final : public Optimizer::Service {
+ public:
+  // `rules` and `profiler` must outlive the service; both are shared by
+  // concurrent requests (the profiler clients are thread-safe).
+  OptimizerService(const std::vector<RewriteRule>* rules, profiler::ProfilerClient* profiler, ServiceLimits limits)
+      : rules_(rules), profiler_(profiler), limits_(limits) {}
+
+  grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
+                        OptimizeResponse* response) override;
+
+ private:
+  const std::vector<RewriteRule>* rules_;
+  profiler::ProfilerClient* profiler_;
+  ServiceLimits limits_;
+};
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_

@@ -1,0 +1,25 @@
+// Where the optimizer's rules come from: a RuleCollection file (`taso rules
+// export --format proto`), or a running rule database. Only PROVED rules are
+// used; each becomes a rewrite in both directions.
+#ifndef TASO_OPTIMIZER_RULE_SOURCE_H_
+#define TASO_OPTIMIZER_RULE_SOURCE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "optimizer/rewrite_rule.h"
+
+namespace taso::optimizer {
+
+// A binary RuleCollection (or, by extension .json, its JSON form).
+// InvalidArgument naming the file when it does not parse.
+absl::StatusOr<std::vector<RewriteRule>> LoadRulesFile(const std::string& path);
+
+// Proved rules from taso_rules_db at `address` whose larger side has at most
+// `max_ops` operators (0: any). Unavailable when the store is unreachable.
+absl::StatusOr<std::vector<RewriteRule>> FetchRules(const std::string& address, int max_ops = 0);
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_RULE_SOURCE_H_

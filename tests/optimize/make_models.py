@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Small ONNX models for the optimizer's end-to-end test, written to DIR:
+  convrelu.onnx   Conv (pads 1, bias) + Relu + a second Conv + Relu
+  matmuls.onnx    two MatMuls sharing their input, then Add
+  truncated.onnx  the first half of convrelu.onnx's bytes
+  cycle.onnx      Relu nodes feeding each other
+  dangling.onnx   a node reading a value nothing defines
+  shapes.onnx     Add of [2,3] and [4,5]
+  opaque.onnx     Conv + LRN (no IR equivalent) + Relu
+Run with Debian's /usr/bin/python3 (python3-onnx)."""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(0)
+
+
+def weight(name, *shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32) * 0.2, name)
+
+
+def model(nodes, inputs, outputs, inits=(), check=True):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    if check:
+        onnx.checker.check_model(m)
+    return m
+
+
+def f32(name, *shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
+
+
+def main(out):
+    conv = model(
+        [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c1"], ["r1"]),
+         helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+         helper.make_node("Relu", ["c2"], ["y"])],
+        [f32("x", 1, 8, 16, 16)], [f32("y", 1, 8, 8, 8)],
+        [weight("w1", 8, 8, 3, 3), weight("b1", 8), weight("w2", 8, 8, 3, 3)])
+    onnx.save(conv, f"{out}/convrelu.onnx")
+    mm = model(
+        [helper.make_node("MatMul", ["x", "p"], ["a"]),
+         helper.make_node("MatMul", ["x", "q"], ["b"]),
+         helper.make_node("Add", ["a", "b"], ["y"])],
+        [f32("x", 32, 64)], [f32("y", 32, 64)], [weight("p", 64, 64), weight("q", 64, 64)])
+    onnx.save(mm, f"{out}/matmuls.onnx")
+    data = conv.SerializeToString()
+    with open(f"{out}/truncated.onnx", "wb") as f:
+        f.write(data[: len(data) // 2])
+    cyc = model([helper.make_node("Relu", ["b"], ["a"]), helper.make_node("Relu", ["a"], ["b"]),
+                 helper.make_node("Add", ["x", "b"], ["y"])],
+                [f32("x", 2, 3)], [f32("y", 2, 3)], check=False)
+    onnx.save(cyc, f"{out}/cycle.onnx")
+    dang = model([helper.make_node("Add", ["x", "nowhere"], ["y"])], [f32("x", 2, 3)], [f32("y", 2, 3)], check=False)
+    onnx.save(dang, f"{out}/dangling.onnx")
+    shapes = model([helper.make_node("Add", ["x", "z"], ["y"])], [f32("x", 2, 3), f32("z", 4, 5)],
+                   [f32("y", 2, 3)], check=False)
+    onnx.save(shapes, f"{out}/shapes.onnx")
+    opq = model(
+        [helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+         helper.make_node("LRN", ["c1"], ["l"], size=3),
+         helper.make_node("Relu", ["l"], ["y"])],
+        [f32("x", 1, 8, 16, 16)], [f32("y", 1, 8, 16, 16)], [weight("w1", 8, 8, 3, 3)])
+    onnx.save(opq, f"{out}/opaque.onnx")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# taso optimize, embedded and against a real taso_optimizer on loopback:
+# activation fusion (backtrack) and a verified multi-output rule (eqsat) are
+# applied, outputs pass the ONNX checker and the optimizer's numerical check,
+# and malformed models get exit code 2 with a reason over both paths.
+set -euo pipefail
+TASO="$PWD/cli/taso"
+OPTIMIZER="$PWD/optimizer/taso_optimizer"
+HERE="$PWD/tests/optimize"
+WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
+rm -rf "$WORK" && mkdir -p "$WORK/models"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check() { echo "ok: $*"; }
+trap 'if [ -n "${OPT_PID:-}" ]; then kill -9 "$OPT_PID" 2>/dev/null || true; fi' EXIT
+
+/usr/bin/python3 "$HERE/make_models.py" "$WORK/models" || fail "making test models (needs python3-onnx)"
+onnx_ok() { /usr/bin/python3 -c "import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1]))" "$1"; }
+
+# The rule, proved by Z3 on import, exported as the optimizer reads rules.
+"$TASO" rules import "$HERE/mm2.sexpr" --db "$WORK/db" >"$WORK/import.txt" 2>&1 || fail "import: $(cat "$WORK/import.txt")"
+"$TASO" rules export --db "$WORK/db" --format proto -o "$WORK/rules.pb" 2>/dev/null || fail "export"
+check "rule proved and exported: $(grep -c . "$WORK/import.txt") lines of import report"
+
+COMMON=(--backend analytic --cache-dir none --time-limit 20 --json)
+"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.opt.onnx" "${COMMON[@]}" \
+  >"$WORK/convrelu.json" 2>"$WORK/convrelu.err" || fail "embedded convrelu: $(cat "$WORK/convrelu.err")"
+grep -q '"rule_id":"fuse:conv2d+relu' "$WORK/convrelu.json" || fail "no fusion: $(cat "$WORK/convrelu.json")"
+grep -q '"verified_numerically":true' "$WORK/convrelu.json" || fail "not verified: $(cat "$WORK/convrelu.json")"
+onnx_ok "$WORK/convrelu.opt.onnx" || fail "the optimized model fails the ONNX checker"
+check "embedded backtrack: conv+relu fused, checked, valid ONNX"
+
+"$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
+  "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"
+grep -q '"verified_numerically":true' "$WORK/matmuls.json" || fail "eqsat result not verified: $(cat "$WORK/matmuls.json")"
+grep -q '"rule_id":"r[0-9a-f]*"' "$WORK/matmuls.json" || fail "eqsat did not apply the proved rule: $(cat "$WORK/matmuls.json")"
+onnx_ok "$WORK/matmuls.opt.onnx" || fail "the eqsat model fails the ONNX checker"
+check "embedded eqsat: the shared-input matmuls merged by the proved rule"
+
+"$OPTIMIZER" --listen 127.0.0.1:0 --port_file "$WORK/port" --rules "$WORK/rules.pb" --cache_dir "$WORK/costs" \
+  >"$WORK/optimizer.log" 2>&1 &
+OPT_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+[ -s "$WORK/port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
+ADDR="127.0.0.1:$(cat "$WORK/port")"
+"$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.srv.onnx" --server "$ADDR" --search eqsat \
+  "${COMMON[@]}" >"$WORK/srv.json" 2>"$WORK/srv.err" || fail "over gRPC: $(cat "$WORK/srv.err")"
+grep -q '"verified_numerically":true' "$WORK/srv.json" || fail "gRPC result not verified: $(cat "$WORK/srv.json")"
+onnx_ok "$WORK/matmuls.srv.onnx" || fail "the gRPC model fails the ONNX checker"
+# Concurrent requests.
+pids=()
+for i in 1 2 3; do
+  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/c$i.onnx" --server "$ADDR" "${COMMON[@]}" >"$WORK/c$i.json" 2>&1 &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail "a concurrent request failed"; done
+check "over gRPC: eqsat result verified; 3 concurrent requests answered"
+
+# An opaque operator passes through and is reported.
+"$TASO" optimize "$WORK/models/opaque.onnx" -o "$WORK/opaque.opt.onnx" --server "$ADDR" "${COMMON[@]}" \
+  >"$WORK/opaque.json" 2>&1 || fail "opaque model: $(cat "$WORK/opaque.json")"
+grep -q '"opaque_operators":\["::LRN"\]' "$WORK/opaque.json" || grep -q 'LRN' "$WORK/opaque.json" ||
+  fail "LRN not reported: $(cat "$WORK/opaque.json")"
+/usr/bin/python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); assert any(n.op_type=='LRN' for n in m.graph.node)" \
+  "$WORK/opaque.opt.onnx" || fail "the LRN node was dropped"
+check "LRN kept verbatim and reported"
+
+for bad in truncated cycle dangling shapes; do
+  for via in embedded server; do
+    extra=()
+    [ "$via" = server ] && extra=(--server "$ADDR")
+    set +e
+    "$TASO" optimize "$WORK/models/$bad.onnx" -o "$WORK/$bad.out" "${extra[@]}" --backend analytic --cache-dir none \
+      >"$WORK/$bad.$via.out" 2>"$WORK/$bad.$via.err"
+    code=$?
+    set -e
+    [ "$code" = 2 ] || fail "$bad via $via: exit $code, want 2: $(cat "$WORK/$bad.$via.err")"
+    [ -s "$WORK/$bad.$via.err" ] || fail "$bad via $via: no message"
+  done
+  echo "  $bad: $(head -c 200 "$WORK/$bad.server.err")"
+done
+check "malformed models: exit 2 with a reason, embedded and over gRPC"
+
+kill -TERM "$OPT_PID"
+wait "$OPT_PID" || fail "taso_optimizer exited non-zero on SIGTERM"
+OPT_PID=
+set +e
+"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/x.onnx" --server "$ADDR" >/dev/null 2>"$WORK/down.err"
+code=$?
+set -e
+[ "$code" = 3 ] || fail "stopped server: exit $code, want 3"
+check "server gone: exit 3"
+echo PASS

@@ -292,7 +292,9 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   auto greedy = ExtractGreedy(eg, roots, *costs);
   std::optional<Graph> best;
   std::string ilp_error;
-  if (options.use_ilp) {
+  if (options.use_ilp && result.enodes > options.ilp_max_enodes) {
+    ilp_error = absl::StrCat(result.enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes);
+  } else if (options.use_ilp) {
     auto ilp = ExtractIlp(eg, roots, *costs, options.ilp_time_limit, greedy.ok() ? &*greedy : nullptr);
     if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
       // CBC stopped before reaching even its starting point's cost.

@@ -36,6 +36,9 @@ struct EqsatOptions {
   absl::Duration time_limit = absl::Seconds(60);  // exploration
   bool use_ilp = true;
   absl::Duration ilp_time_limit = absl::Seconds(60);
+  // Larger e-graphs are extracted greedily: CBC's memory grows by hundreds of
+  // MB per second on them (ResNet-50 with the size-3 rules: ~170 MB/s).
+  int ilp_max_enodes = 20000;
   // Matches applied per rule and round at first (egg's default match limit);
   // a rule that has more gets twice as many the next round (as egg's backoff
   // scheduler grows its limit). Larger values let multi-output rules flood

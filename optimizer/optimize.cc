@@ -32,12 +32,14 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   if (options.search == SearchKind::kEqsat) {
     EqsatOptions eq;
     eq.time_limit = options.time_limit;
-    eq.ilp_time_limit = options.time_limit;
+    // The ILP's own bound: CBC's memory grows fast on large e-graphs.
+    eq.ilp_time_limit = std::min(options.time_limit, absl::Seconds(20));
     auto r = EqsatSearch(start, all, cost, eq);
     if (!r.ok()) return r.status();
     best = std::move(r->best);
     report.search = "eqsat";
-    report.stop_reason = absl::StrCat(r->report.stop_reason, "; extraction: ", r->extraction);
+    report.stop_reason = absl::StrCat(r->report.stop_reason, " (", r->iterations, " iterations, ", r->enodes,
+                                      " e-nodes, ", r->eclasses, " e-classes); extraction: ", r->extraction);
     report.rules_applied = r->report.rules_applied;
     report.cost_before_ms = r->report.initial_cost_ms;
   } else {

@@ -60,7 +60,9 @@ class Enumerator {
       if (slot == goal.cls) {
         Solve(goals);
       } else if (slot < 0 && !eg_.eclass(goal.cls).tuple &&
-                 (!weight_var_[pn.id] || eg_.eclass(goal.cls).constant)) {
+                 (!weight_var_[pn.id] || eg_.eclass(goal.cls).constant) &&
+                 (!pattern_.rule().exact_variable_types ||
+                  eg_.eclass(goal.cls).types[0].dims == pn.output_types[0].dims)) {
         slot = goal.cls;
         Solve(goals);
         slot = -1;

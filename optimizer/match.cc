@@ -182,6 +182,11 @@ class Matcher {
       if (bound_[n.id].node < 0) return;  // a variable no operator reads
       m.binding[n.name] = bound_[n.id];
     }
+    if (rule_.exact_variable_types) {
+      for (const Node& n : p_.nodes()) {
+        if (IsVariable(n) && g_.type(m.binding[n.name]).dims != n.output_types[0].dims) return;
+      }
+    }
     for (const std::string& w : rule_.weight_variables) {
       auto it = m.binding.find(w);
       if (it != m.binding.end() && !index_.is_constant(it->second.node)) return;

@@ -26,6 +26,11 @@ struct RewriteRule {
   std::vector<std::string> weight_variables;
   int lhs_ops = 0;  // operator count of the pattern
   int rhs_ops = 0;
+  // Variables bind only tensors with exactly the dims they are declared
+  // with. For rewrites that hold at particular shapes only (instantiated
+  // structural rewrites such as merging convolutions of different kernels);
+  // proved rules hold at every shape and leave this false.
+  bool exact_variable_types = false;
 };
 
 // Both directions of a proved rule (one, when a side has no operators and so

@@ -188,6 +188,43 @@ TEST(RewriteTest, ARewriteThatWouldCreateACycleIsRejected) {
   EXPECT_EQ(applied, 0) << "every match of this host would be cyclic";
 }
 
+TEST(RewriteTest, ConvolutionsWithDifferentKernelsMergeWhereTheirWindowsLineUp) {
+  // ResNet-style: a 1x1 projection (no padding) and a 3x3 (pads 1), both
+  // stride 2, on an even input: SAME could express neither.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({1, 4, 8, 8}));
+  OpParams one;
+  one.padding = Padding::kExplicit;
+  one.pads = {0, 0, 0, 0};
+  one.stride_h = one.stride_w = 2;
+  OpParams three = one;
+  three.pads = {1, 1, 1, 1};
+  TensorRef a = *host.AddOp1(OpKind::kConv2D, one, {x, host.AddWeight("p", F32({6, 4, 1, 1}))});
+  TensorRef b = *host.AddOp1(OpKind::kConv2D, three, {x, host.AddWeight("q", F32({5, 4, 3, 3}))});
+  host.AddOutput("a", a);
+  host.AddOutput("b", b);
+  std::vector<RewriteRule> rules = StructuralRewrites(host);
+  int applied = 0;
+  for (const RewriteRule& rule : rules) {
+    if (rule.name.rfind("merge:conv1x1+conv3x3", 0) != 0) continue;
+    for (const Match& m : FindMatches(rule, GraphIndex(host))) {
+      auto merged = ApplyRewrite(host, rule, m);
+      ASSERT_TRUE(merged.ok()) << merged.status();
+      EXPECT_EQ(merged->num_ops(), 4);  // enlarge, concat, conv, split
+      ExpectEquivalent(host, *merged);
+      ++applied;
+    }
+  }
+  EXPECT_EQ(applied, 1);
+  // Windows that do not line up (the 3x3 unpadded) give no merge rule.
+  Graph off;
+  TensorRef y = off.AddInput("x", F32({1, 4, 9, 9}));
+  OpParams valid3 = one;  // 3x3 without padding: 9 -> 4, 1x1 stride 2: 9 -> 5
+  off.AddOutput("a", *off.AddOp1(OpKind::kConv2D, one, {y, off.AddWeight("p", F32({6, 4, 1, 1}))}));
+  off.AddOutput("b", *off.AddOp1(OpKind::kConv2D, valid3, {y, off.AddWeight("q", F32({5, 4, 3, 3}))}));
+  for (const RewriteRule& rule : StructuralRewrites(off)) EXPECT_EQ(rule.name.rfind("merge:", 0), std::string::npos);
+}
+
 class SearchTest : public ::testing::Test {
  protected:
   void SetUp() override {

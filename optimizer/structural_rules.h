@@ -3,9 +3,19 @@
 // the database carry fixed parameters, e.g. SAME padding only):
 //  - activation fusion: relu/sigmoid/tanh after a conv2d or matmul without
 //    activation becomes that conv2d or matmul with the activation (cuDNN and
-//    oneDNN fuse it into the kernel's epilogue).
+//    oneDNN fuse it into the kernel's epilogue);
+//  - convolution merging: two dense convolutions reading the same tensor,
+//    with the same strides and activation, whose windows line up (same
+//    output size; the smaller kernel's first window starts (k2-k1)/2 later),
+//    become one convolution over the concatenated (the smaller one enlarged)
+//    weights, split by output channel. This covers TASO's enlarge-and-merge
+//    for explicit padding and any stride, which the SAME-only generated rules
+//    cannot express. These hold at the shapes they were made for, so they
+//    match those shapes only (RewriteRule::exact_variable_types).
 // Their correctness follows from the operators' definitions (an activation
-// parameter applies the activation to the result), so they need no proof.
+// parameter applies the activation to the result; a zero-padded kernel
+// whose window starts earlier by the padding computes the same sums), and
+// the optimizer's numerical check backs every use.
 #ifndef TASO_OPTIMIZER_STRUCTURAL_RULES_H_
 #define TASO_OPTIMIZER_STRUCTURAL_RULES_H_
 

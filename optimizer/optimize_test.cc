@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
+#include "optimizer/test_util.h"
 
 namespace taso::optimizer {
 namespace {
@@ -76,13 +77,8 @@ std::string ConvReluModel() {
 class OptimizeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    profiler::ProfilerOptions options;
-    options.enable_cuda = false;
-    options.default_backend = profiler::BACKEND_ANALYTIC;
-    options.analytic_device = "h100";
-    auto p = profiler::CostProfiler::Create(options);
-    ASSERT_TRUE(p.ok()) << p.status();
-    client_ = profiler::InProcessClient(std::move(*p));
+    client_ = testing::AnalyticProfiler();
+    ASSERT_NE(client_, nullptr);
   }
   std::unique_ptr<profiler::ProfilerClient> client_;
 };

@@ -1,0 +1,33 @@
+// What the optimizer's tests share: building rules and graphs, checking two
+// graphs compute the same, and a deterministic in-process profiler.
+#ifndef TASO_OPTIMIZER_TEST_UTIL_H_
+#define TASO_OPTIMIZER_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "profiler/client.h"
+#include "proto/rules.pb.h"
+
+namespace taso::optimizer::testing {
+
+TensorType F32(std::vector<int64_t> dims);
+
+// A proved rule from two sides whose outputs pair up in order.
+rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target);
+
+// matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))), id "mm2".
+rules::Rule SharedInputMatMuls();
+
+// `b` validates and gives `a`'s outputs on random inputs and weights
+// (gtest failures otherwise).
+void ExpectEquivalent(const Graph& a, const Graph& b);
+
+// The profiler with the analytic H100 model: fast and deterministic.
+std::unique_ptr<profiler::ProfilerClient> AnalyticProfiler();
+
+}  // namespace taso::optimizer::testing
+
+#endif  // TASO_OPTIMIZER_TEST_UTIL_H_

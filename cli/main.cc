@@ -1,6 +1,7 @@
 // `taso`: the one command people type. Subcommands are thin wrappers over the
 // libraries; each stage of the pipeline adds its own.
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -83,6 +84,9 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `taso rules list | head` closes the pipe early: a write then fails
+  // instead of killing taso before it stops the local store it started.
+  signal(SIGPIPE, SIG_IGN);
   absl::SetProgramUsageMessage(kUsage);
   absl::FlagsUsageConfig usage_config;
   usage_config.version_string = [] { return std::string("taso ") + taso::kVersion + "\n"; };

@@ -122,9 +122,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
       client = std::move(*c);
     } else {
       profiler::ProfilerOptions po;
-      po.cache_dir = options.cache_dir == "none" ? ""
-                     : options.cache_dir.empty() ? profiler::DefaultCacheDir()
-                                                 : options.cache_dir;
+      po.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
       auto p = profiler::CostProfiler::Create(po);
       if (!p.ok()) return fail(p.status().code() == absl::StatusCode::kFailedPrecondition ? 3 : 1,
                                std::string(p.status().message()));

@@ -92,9 +92,7 @@ class Profile {
       return 0;
     }
     profiler::ProfilerOptions po;
-    po.cache_dir = options_.cache_dir == "none" ? ""
-                   : options_.cache_dir.empty() ? profiler::DefaultCacheDir()
-                                                : options_.cache_dir;
+    po.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
     po.cpu.threads = options_.threads;
     po.analytic_device = options_.analytic_device;
     auto p = profiler::CostProfiler::Create(po);

@@ -19,7 +19,7 @@ ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto
 ABSL_FLAG(std::string, rules_db, "", "taso_rules_db address to load proved rules from at start");
 ABSL_FLAG(int32_t, rules_max_ops, 0, "only rules whose larger side has at most this many operators (0: all)");
 ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
-ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs)");
+ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs; 'none': memory only)");
 ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat");
 ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
 ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
     profiler = std::move(*client);
   } else {
     taso::profiler::ProfilerOptions po;
-    po.cache_dir = absl::GetFlag(FLAGS_cache_dir).empty() ? taso::profiler::DefaultCacheDir()
-                                                          : absl::GetFlag(FLAGS_cache_dir);
+    po.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
     auto p = taso::profiler::CostProfiler::Create(po);
     if (!p.ok()) {
       std::cerr << "error: " << p.status().message() << "\n";

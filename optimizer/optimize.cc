@@ -41,7 +41,6 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
     report.stop_reason = absl::StrCat(r->report.stop_reason, " (", r->iterations, " iterations, ", r->enodes,
                                       " e-nodes, ", r->eclasses, " e-classes); extraction: ", r->extraction);
     report.rules_applied = r->report.rules_applied;
-    report.cost_before_ms = r->report.initial_cost_ms;
   } else {
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;
@@ -51,7 +50,6 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
     report.search = "backtrack";
     report.stop_reason = r->report.stop_reason;
     report.rules_applied = r->report.rules_applied;
-    report.cost_before_ms = r->report.initial_cost_ms;
   }
   report.search_time = absl::Now() - search_start;
   auto folded = FoldConstants(best);

@@ -23,11 +23,6 @@ using rules_db::FromRocks;
 constexpr char kSep = '\x1f';
 constexpr char kKeyVersion[] = "cost1";
 
-std::string EncodeKey(const CacheKey& k) {
-  return absl::StrCat(kKeyVersion, std::string(1, kSep), BackendName(k.backend), std::string(1, kSep), k.device,
-                      std::string(1, kSep), k.signature);
-}
-
 std::optional<CacheKey> DecodeKey(const rocksdb::Slice& raw) {
   std::vector<std::string> parts = absl::StrSplit(std::string(raw.data(), raw.size()), absl::MaxSplits(kSep, 3));
   if (parts.size() != 4 || parts[0] != kKeyVersion) return std::nullopt;
@@ -50,6 +45,11 @@ std::string FilterPrefix(Backend backend, const std::string& device) {
 }
 
 }  // namespace
+
+std::string EncodeCacheKey(const CacheKey& k) {
+  return absl::StrCat(kKeyVersion, std::string(1, kSep), BackendName(k.backend), std::string(1, kSep), k.device,
+                      std::string(1, kSep), k.signature);
+}
 
 const char* BackendName(Backend backend) {
   switch (backend) {
@@ -99,7 +99,7 @@ CostCache::~CostCache() { delete db_; }
 
 absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
   std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), EncodeKey(key), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), EncodeCacheKey(key), &value);
   if (s.IsNotFound()) return std::nullopt;
   if (!s.ok()) return FromRocks(s, "reading the cost cache");
   CacheEntry entry;
@@ -112,7 +112,7 @@ absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
 absl::Status CostCache::Put(const CacheKey& key, const CacheEntry& entry) {
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(db_->Put(wo, EncodeKey(key), entry.SerializeAsString()), "writing the cost cache");
+  return FromRocks(db_->Put(wo, EncodeCacheKey(key), entry.SerializeAsString()), "writing the cost cache");
 }
 
 absl::Status CostCache::ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn) {

@@ -56,6 +56,10 @@ class CostCache {
   rocksdb::DB* db_;
 };
 
+// The key's bytes in the cache (also how concurrent requests for one
+// measurement find each other).
+std::string EncodeCacheKey(const CacheKey& key);
+
 // Stable lower-case backend name: "cuda", "cpu", "analytic".
 const char* BackendName(Backend backend);
 std::optional<Backend> BackendFromName(const std::string& name);

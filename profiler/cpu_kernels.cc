@@ -114,10 +114,10 @@ Kernel::Port Kernel::PlainPort(const TensorType& type, int rank) {
 }
 
 Kernel::Port Kernel::KernelPort(const TensorType& type, const memory::dims& dims,
-                                const memory::desc& kernel_md) {
+                                const memory::desc& kernel_md, void* buffer) {
   Port p;
   p.type = type;
-  p.memory = memory(kernel_md, engine_);
+  p.memory = buffer != nullptr ? memory(kernel_md, engine_, buffer) : memory(kernel_md, engine_);
   p.logical_md = memory::desc(dims, dt::f32, RowMajor(dims));
   return p;
 }
@@ -327,8 +327,8 @@ absl::Status Kernel::BuildTranspose(const CanonicalSignature& s) {
   const memory::dims dims = PadDims(y.dims, rank);
   memory view(StridedMd(permuted, rank), engine_, inputs_[0].memory.get_data_handle());
   if (!s.op.params.shuffle) {
-    outputs_ = {KernelPort(y, dims, view.get_desc())};
-    outputs_[0].memory = view;  // no copy: the output is the input's buffer
+    // No copy: the output is the input's buffer.
+    outputs_ = {KernelPort(y, dims, view.get_desc(), inputs_[0].memory.get_data_handle())};
     return absl::OkStatus();
   }
   outputs_ = {PlainPort(y, rank)};
@@ -343,8 +343,7 @@ absl::Status Kernel::BuildReshape(const CanonicalSignature& s) {
   const int out_rank = std::max(1, y.rank());
   if (x.is_row_major()) {
     const memory::dims dims = PadDims(y.dims, out_rank);
-    outputs_ = {KernelPort(y, dims, memory::desc(dims, dt::f32, RowMajor(dims)))};
-    outputs_[0].memory = memory(outputs_[0].memory.get_desc(), engine_, inputs_[0].memory.get_data_handle());
+    outputs_ = {KernelPort(y, dims, memory::desc(dims, dt::f32, RowMajor(dims)), inputs_[0].memory.get_data_handle())};
     return absl::OkStatus();
   }
   // A strided input is first copied to row-major order, into the output.

@@ -73,9 +73,9 @@ class Kernel {
   // Ports whose memory has the type's own layout, padded to `rank` dims.
   Port PlainPort(const TensorType& type, int rank);
   // A port over the same dims whose memory uses `kernel_md` (e.g. a layout
-  // oneDNN chose).
+  // oneDNN chose): allocated, or over `buffer` (a view of another port's).
   Port KernelPort(const TensorType& type, const dnnl::memory::dims& dims,
-                  const dnnl::memory::desc& kernel_md);
+                  const dnnl::memory::desc& kernel_md, void* buffer = nullptr);
 
   dnnl::engine engine_;
   std::vector<Port> inputs_;

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   }
   taso::profiler::ProfilerOptions options;
   const std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
-  options.cache_dir = cache_dir == "none" ? "" : cache_dir.empty() ? taso::profiler::DefaultCacheDir() : cache_dir;
+  options.cache_dir = taso::profiler::CacheDirFromFlag(cache_dir);
   const std::string backend = absl::GetFlag(FLAGS_backend);
   auto parsed = taso::profiler::BackendFromName(backend);
   if (!parsed) {

@@ -45,16 +45,17 @@ Cost ToCost(const Measurement& m, const MeasureBackend& backend) {
   return c;
 }
 
-std::string FlightKey(const MeasureBackend& backend, const CanonicalSignature& sig) {
-  return absl::StrCat(BackendName(backend.kind()), "\x1f", backend.device(), "\x1f", sig.key);
-}
-
 }  // namespace
 
 std::string DefaultCacheDir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/taso/costs";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/taso/costs";
   return "taso-costs";
+}
+
+std::string CacheDirFromFlag(const std::string& flag) {
+  if (flag == "none") return "";
+  return flag.empty() ? DefaultCacheDir() : flag;
 }
 
 CostProfiler::CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache)
@@ -206,7 +207,7 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
 absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig,
                                              bool bypass_cache, const TimingOptions& timing) {
   const CacheKey cache_key{backend->kind(), backend->device(), sig.key};
-  const std::string key = FlightKey(*backend, sig);
+  const std::string key = EncodeCacheKey(cache_key);
   std::shared_ptr<Flight> flight;
   {
     std::unique_lock<std::mutex> lock(mu_);

@@ -39,6 +39,9 @@ struct ProfilerOptions {
 // Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,
 // else ~/.cache/taso/costs. Shared by taso_profiler and embedded callers.
 std::string DefaultCacheDir();
+// A --cache_dir flag as every binary reads it: "" means DefaultCacheDir(),
+// "none" means memory only (ProfilerOptions::cache_dir ""), else the path.
+std::string CacheDirFromFlag(const std::string& flag);
 
 // Counters since the profiler started; all monotone.
 struct ProfilerCounters {

@@ -9,8 +9,6 @@
 namespace taso {
 namespace {
 
-bool IsTypedSource(OpKind kind) { return kind == OpKind::kInput || kind == OpKind::kWeight; }
-
 absl::Status CheckRefs(const std::vector<Node>& nodes, const Node& node) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const TensorRef& r = node.inputs[i];
@@ -63,7 +61,7 @@ absl::StatusOr<std::vector<int>> TopoSort(const std::vector<Node>& nodes) {
 }
 
 absl::StatusOr<std::vector<TensorType>> InferNode(const std::vector<Node>& nodes, const Node& node) {
-  if (IsTypedSource(node.kind)) {
+  if (IsInputOrWeight(node.kind)) {
     if (!node.inputs.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(DescribeNode(node), ": takes no inputs"));
     }
@@ -177,7 +175,7 @@ absl::StatusOr<std::vector<TensorRef>> Graph::AddOp(OpKind kind, const OpParams&
   n.kind = kind;
   n.params = params;
   n.inputs = inputs;
-  if (IsTypedSource(kind)) {
+  if (IsInputOrWeight(kind)) {
     return absl::InvalidArgumentError("use AddInput or AddWeight for graph inputs and weights");
   }
   if (absl::Status s = CheckRefs(nodes_, n); !s.ok()) return s;
@@ -206,7 +204,7 @@ void Graph::AddOutput(const std::string& name, TensorRef tensor) { outputs_.push
 
 int Graph::num_ops() const {
   int n = 0;
-  for (const Node& node : nodes_) n += IsTypedSource(node.kind) ? 0 : 1;
+  for (const Node& node : nodes_) n += IsInputOrWeight(node.kind) ? 0 : 1;
   return n;
 }
 

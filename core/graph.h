@@ -80,6 +80,10 @@ class Graph {
   std::vector<GraphOutput> outputs_;
 };
 
+// Graph inputs and weights: source nodes that carry their own name and type
+// (a rule side's variables).
+inline bool IsInputOrWeight(OpKind kind) { return kind == OpKind::kInput || kind == OpKind::kWeight; }
+
 // "node 3 (conv2d)" or "node 0 (input x)": how errors refer to a node.
 std::string DescribeNode(const Node& node);
 

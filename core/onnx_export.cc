@@ -25,8 +25,6 @@ using onnx_internal::OnnxElemType;
 using TensorKey = std::pair<int, int>;
 TensorKey Key(TensorRef r) { return {r.node, r.index}; }
 
-bool IsSource(OpKind kind) { return kind == OpKind::kInput || kind == OpKind::kWeight; }
-
 // Kinds with no ONNX operator: always computed from weights by rewrite rules,
 // so they are folded into initializers.
 bool IsFoldedKind(OpKind kind) {
@@ -194,7 +192,7 @@ absl::Status Exporter::Prepare() {
   }
   onnx_internal::CollectValueNames(*g_, reserved_);
   for (const Node& node : graph_.nodes()) {
-    if (IsSource(node.kind)) reserved_.insert(node.name);  // so fresh names leave weights theirs
+    if (IsInputOrWeight(node.kind)) reserved_.insert(node.name);  // so fresh names leave weights theirs
   }
   for (const auto& [key, record] : model_.opaque_nodes) {
     onnx::NodeProto proto;
@@ -243,7 +241,7 @@ absl::Status Exporter::Prepare() {
   auto designate = [&](TensorRef t, const std::string& name) {
     if (names_.count(Key(t)) || taken_.count(name)) return;
     const Node& node = graph_.node(t.node);
-    if (!IsSource(node.kind) || node.name == name) {
+    if (!IsInputOrWeight(node.kind) || node.name == name) {
       names_[Key(t)] = name;
       taken_.insert(name);
     }

@@ -9,8 +9,6 @@
 namespace taso::optimizer {
 namespace {
 
-bool IsVariable(const Node& n) { return n.kind == OpKind::kInput || n.kind == OpKind::kWeight; }
-
 struct RefLess {
   bool operator()(const TensorRef& a, const TensorRef& b) const {
     return a.node != b.node ? a.node < b.node : a.index < b.index;
@@ -74,7 +72,7 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
   if (!order.ok()) return order.status();
   for (int id : *order) {
     const Node& r = rule.rhs.node(id);
-    if (IsVariable(r)) {
+    if (IsInputOrWeight(r.kind)) {
       auto it = match.binding.find(r.name);
       if (it == match.binding.end()) {
         return absl::FailedPreconditionError(absl::StrCat(rule.name, ": variable ", r.name, " is not bound"));
@@ -87,7 +85,7 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
     n.kind = r.kind;
     n.params = r.params;
     for (const TensorRef& in : r.inputs) {
-      n.inputs.push_back(IsVariable(rule.rhs.node(in.node)) ? rhs_value[in.node]
+      n.inputs.push_back(IsInputOrWeight(rule.rhs.node(in.node).kind) ? rhs_value[in.node]
                                                            : TensorRef{rhs_new_id[in.node], in.index});
     }
     rhs_new_id[id] = n.id;
@@ -98,7 +96,7 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
   for (size_t i = 0; i < match.outputs.size(); ++i) {
     const TensorRef r = rule.rhs.outputs()[i].tensor;
     redirect[match.outputs[i]] =
-        IsVariable(rule.rhs.node(r.node)) ? rhs_value[r.node] : TensorRef{rhs_new_id[r.node], r.index};
+        IsInputOrWeight(rule.rhs.node(r.node).kind) ? rhs_value[r.node] : TensorRef{rhs_new_id[r.node], r.index};
   }
   auto follow = [&](TensorRef t) {
     auto it = redirect.find(t);

@@ -15,7 +15,7 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
   const GraphIndex index(graph);
   std::vector<profiler::Signature> signatures;
   for (const Node& node : graph.nodes()) {
-    if (node.kind == OpKind::kInput || node.kind == OpKind::kWeight || index.is_constant(node.id)) continue;
+    if (IsInputOrWeight(node.kind) || index.is_constant(node.id)) continue;
     profiler::Signature sig{node.kind, node.params, {}};
     for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
     signatures.push_back(std::move(sig));

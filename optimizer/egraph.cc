@@ -252,7 +252,7 @@ absl::StatusOr<GraphEGraph> EGraphFromGraph(const Graph& graph) {
     EOp op;
     op.kind = n.kind;
     ENode enode;
-    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) {
+    if (IsInputOrWeight(n.kind)) {
       op.role = EOp::Role::kVariable;
       op.name = n.name;
       op.type = n.output_types[0];

@@ -6,8 +6,6 @@
 namespace taso::optimizer {
 namespace {
 
-bool IsVariable(const Node& n) { return n.kind == OpKind::kInput || n.kind == OpKind::kWeight; }
-
 // A class for each pattern node (-1: not bound), and the class each pattern
 // output matched.
 struct Assignment {
@@ -24,7 +22,7 @@ class Enumerator {
     assign_.assign(p_.num_nodes(), -1);
     weight_var_.assign(p_.num_nodes(), false);
     for (const Node& n : p_.nodes()) {
-      if (!IsVariable(n)) continue;
+      if (!IsInputOrWeight(n.kind)) continue;
       const auto& w = pattern.rule().weight_variables;
       weight_var_[n.id] = std::find(w.begin(), w.end(), n.name) != w.end();
     }
@@ -55,7 +53,7 @@ class Enumerator {
     const Goal goal = goals.back();
     goals.pop_back();
     const Node& pn = p_.node(goal.ref.node);
-    if (IsVariable(pn)) {
+    if (IsInputOrWeight(pn.kind)) {
       EClassId& slot = assign_[pn.id];
       if (slot == goal.cls) {
         Solve(goals);
@@ -139,7 +137,7 @@ CompiledPattern::CompiledPattern(const RewriteRule& rule, EGraph& egraph) : rule
   size_t max_outputs = 1;
   for (const Node& n : p.nodes()) {
     max_outputs = std::max(max_outputs, n.output_types.size());
-    if (IsVariable(n)) continue;
+    if (IsInputOrWeight(n.kind)) continue;
     EOp op;
     op.role = n.kind == OpKind::kOpaque ? EOp::Role::kOpaque : EOp::Role::kOperator;
     op.kind = n.kind;
@@ -171,7 +169,7 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
   for (int o = 0; o < num_outputs; ++o) {
     const TensorRef ref = p.outputs()[o].tensor;
     const Node& producer = p.node(ref.node);
-    if (IsVariable(producer)) continue;
+    if (IsInputOrWeight(producer.kind)) continue;
     const int root_op = pattern.yields_tuple(producer.id) ? pattern.item_op(ref.index) : pattern.op_of(producer.id);
     std::vector<std::vector<EClassId>> found;
     std::vector<EClassId> found_root;
@@ -215,7 +213,7 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
       if (a.roots[o] < 0) complete = false;
     }
     for (const Node& n : p.nodes()) {
-      if (!IsVariable(n)) continue;
+      if (!IsInputOrWeight(n.kind)) continue;
       if (a.classes[n.id] < 0) {
         complete = false;  // a variable no operator reads
         break;

@@ -15,8 +15,6 @@
 namespace taso::optimizer {
 namespace {
 
-bool IsVariable(const Node& n) { return n.kind == OpKind::kInput || n.kind == OpKind::kWeight; }
-
 // A rule prepared for one e-graph: its pattern, and its right side's
 // operations interned, in an order where inputs come first.
 struct CompiledRule {
@@ -24,7 +22,7 @@ struct CompiledRule {
     rhs_op.assign(r.rhs.num_nodes(), -1);
     rhs_tuple.assign(r.rhs.num_nodes(), false);
     for (const Node& n : r.rhs.nodes()) {
-      if (IsVariable(n)) continue;
+      if (IsInputOrWeight(n.kind)) continue;
       EOp op;
       op.role = EOp::Role::kOperator;
       op.kind = n.kind;
@@ -81,7 +79,7 @@ class Applier {
     ApplyOutcome rejected{true, 0, false};
     for (int id : rule.rhs_order) {
       const Node& n = rhs.node(id);
-      if (IsVariable(n)) {
+      if (IsInputOrWeight(n.kind)) {
         auto it = match.binding.find(n.name);
         if (it == match.binding.end()) return rejected;
         values[id].cls = eg_.Find(it->second);
@@ -144,7 +142,7 @@ class Applier {
     auto class_of = [&](TensorRef t) { return rule.rhs_tuple[t.node] ? item_cls[t.node][t.index] : cls[t.node]; };
     for (int id : rule.rhs_order) {
       const Node& n = rhs.node(id);
-      if (IsVariable(n)) {
+      if (IsInputOrWeight(n.kind)) {
         cls[id] = eg_.Find(match.binding.at(n.name));
         continue;
       }

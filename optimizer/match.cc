@@ -6,8 +6,6 @@
 namespace taso::optimizer {
 namespace {
 
-bool IsVariable(const Node& n) { return n.kind == OpKind::kInput || n.kind == OpKind::kWeight; }
-
 // Pattern operator nodes in the order the search places them: each one after
 // the first is, where possible, connected to one already placed, so its host
 // node is determined or chosen among few consumers.
@@ -16,7 +14,7 @@ std::vector<int> PlacementOrder(const Graph& p) {
   std::vector<bool> placed(p.num_nodes(), false);
   std::vector<int> ops;
   for (const Node& n : p.nodes()) {
-    if (!IsVariable(n)) ops.push_back(n.id);
+    if (!IsInputOrWeight(n.kind)) ops.push_back(n.id);
   }
   auto connected = [&](int id) {
     for (const TensorRef& in : p.node(id).inputs) {
@@ -31,7 +29,7 @@ std::vector<int> PlacementOrder(const Graph& p) {
   };
   // Start from the first output's producer.
   int first = p.outputs().empty() ? ops.front() : p.outputs()[0].tensor.node;
-  if (IsVariable(p.node(first))) first = ops.front();
+  if (IsInputOrWeight(p.node(first).kind)) first = ops.front();
   while (order.size() < ops.size()) {
     int best = -1, best_score = -1;
     for (int id : ops) {
@@ -46,7 +44,7 @@ std::vector<int> PlacementOrder(const Graph& p) {
     order.push_back(best);
     // Variables count as placed once a placed node reads them.
     for (const TensorRef& in : p.node(best).inputs) {
-      if (IsVariable(p.node(in.node))) placed[in.node] = true;
+      if (IsInputOrWeight(p.node(in.node).kind)) placed[in.node] = true;
     }
   }
   return order;
@@ -71,7 +69,7 @@ class Matcher {
   // The host tensor a pattern tensor is known to be, if any.
   bool Known(TensorRef pt, TensorRef* host) const {
     const Node& n = p_.node(pt.node);
-    if (IsVariable(n)) {
+    if (IsInputOrWeight(n.kind)) {
       if (bound_[pt.node].node < 0) return false;
       *host = bound_[pt.node];
       return true;
@@ -114,7 +112,7 @@ class Matcher {
     for (size_t i = 0; i < pn.inputs.size(); ++i) {
       const TensorRef pin = pn.inputs[i];
       const TensorRef hin = hn.inputs[i];
-      if (IsVariable(p_.node(pin.node))) {
+      if (IsInputOrWeight(p_.node(pin.node).kind)) {
         if (bound_[pin.node].node < 0) {
           bound_[pin.node] = hin;
           newly_bound->push_back(pin.node);
@@ -178,13 +176,13 @@ class Matcher {
     Match m;
     m.nodes = host_;
     for (const Node& n : p_.nodes()) {
-      if (!IsVariable(n)) continue;
+      if (!IsInputOrWeight(n.kind)) continue;
       if (bound_[n.id].node < 0) return;  // a variable no operator reads
       m.binding[n.name] = bound_[n.id];
     }
     if (rule_.exact_variable_types) {
       for (const Node& n : p_.nodes()) {
-        if (IsVariable(n) && g_.type(m.binding[n.name]).dims != n.output_types[0].dims) return;
+        if (IsInputOrWeight(n.kind) && g_.type(m.binding[n.name]).dims != n.output_types[0].dims) return;
       }
     }
     for (const std::string& w : rule_.weight_variables) {
@@ -229,7 +227,7 @@ GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
     std::set<int> producers;
     for (const TensorRef& in : node.inputs) producers.insert(in.node);
     for (int p : producers) consumers_[p].push_back(id);
-    if (!IsVariable(node)) by_kind_[node.kind].push_back(id);
+    if (!IsInputOrWeight(node.kind)) by_kind_[node.kind].push_back(id);
     if (node.kind == OpKind::kWeight) {
       constant_[id] = true;
     } else if (node.kind != OpKind::kInput && node.kind != OpKind::kOpaque) {

@@ -62,7 +62,7 @@ absl::StatusOr<std::vector<FloatTensor>> Run(const Graph& g, uint64_t seed) {
   std::vector<std::vector<FloatTensor>> values(g.num_nodes());
   for (int id : *order) {
     const Node& n = g.node(id);
-    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) {
+    if (IsInputOrWeight(n.kind)) {
       const TensorType& t = n.output_types[0];
       for (int64_t d : t.dims) {
         if (d < 0) return absl::UnimplementedError(absl::StrCat(DescribeNode(n), " has an unknown dimension"));

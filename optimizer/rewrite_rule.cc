@@ -12,7 +12,7 @@ namespace {
 std::set<std::string> VariableNames(const Graph& g) {
   std::set<std::string> names;
   for (const Node& n : g.nodes()) {
-    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) names.insert(n.name);
+    if (IsInputOrWeight(n.kind)) names.insert(n.name);
   }
   return names;
 }

@@ -1,4 +1,4 @@
-# Shared helpers for the generation integration tests (real processes on
+# Shared helpers for the integration tests (real processes on
 # loopback). Sourced by each *_test.sh; runs from the Bazel runfiles root.
 set -euo pipefail
 TASO="$PWD/cli/taso"

@@ -3,14 +3,10 @@
 # activation fusion (backtrack) and a verified multi-output rule (eqsat) are
 # applied, outputs pass the ONNX checker and the optimizer's numerical check,
 # and malformed models get exit code 2 with a reason over both paths.
-set -euo pipefail
-TASO="$PWD/cli/taso"
+source tests/generate/lib.sh
 OPTIMIZER="$PWD/optimizer/taso_optimizer"
 HERE="$PWD/tests/optimize"
-WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
-rm -rf "$WORK" && mkdir -p "$WORK/models"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-check() { echo "ok: $*"; }
+mkdir -p "$WORK/models"
 trap 'if [ -n "${OPT_PID:-}" ]; then kill -9 "$OPT_PID" 2>/dev/null || true; fi' EXIT
 
 /usr/bin/python3 "$HERE/make_models.py" "$WORK/models" || fail "making test models (needs python3-onnx)"

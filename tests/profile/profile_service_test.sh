@@ -3,13 +3,8 @@
 # measured once and then served from the cache, the cache survives a restart
 # and a SIGKILL, concurrent clients asking for the same new signature get the
 # one measurement, and bad signatures fail alone with INVALID_ARGUMENT.
-set -euo pipefail
-TASO="$PWD/cli/taso"
+source tests/generate/lib.sh
 PROFILER="$PWD/profiler/taso_profiler"
-WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-check() { echo "ok: $*"; }
 
 CACHE="$WORK/costs"
 start_profiler() {

@@ -132,7 +132,7 @@ class Evaluator {
         return absl::OkStatus();
       case OpKind::kConv2D:
         if (absl::Status s = d_.Supports(p.activation); !s.ok()) return s;
-        return Conv2D(p, *in[0], *in[1], out[0]);
+        return Conv2D(p, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, out[0]);
       case OpKind::kPoolAvg:
       case OpKind::kPoolMax:
         return Pool(kind == OpKind::kPoolAvg, p, *in[0], out[0]);
@@ -215,7 +215,9 @@ class Evaluator {
     });
   }
 
-  absl::Status Conv2D(const OpParams& p, const TensorT& x, const TensorT& w, TensorT& o) const {
+  // act(conv(x, w) + bias[oc]): the bias joins each sum last, before the activation.
+  absl::Status Conv2D(const OpParams& p, const TensorT& x, const TensorT& w, const TensorT* bias,
+                      TensorT& o) const {
     const auto& xd = x.type.dims;
     const auto& wd = w.type.dims;
     const int64_t batch = xd[0], c = xd[1], h = xd[2], wi = xd[3];
@@ -261,6 +263,9 @@ class Evaluator {
           }
         }
         T* dst = &o.data[(b * cout + oc) * ho * wo];
+        if (bias != nullptr) {
+          for (int64_t i = 0; i < ho * wo; ++i) acc[i] = D::Add(acc[i], bias->data[oc]);
+        }
         for (int64_t i = 0; i < ho * wo; ++i) dst[i] = d_.Activate(p.activation, acc[i]);
       }
     }

@@ -379,6 +379,26 @@ TEST(EvaluateGraph, ReluMatMulOutputsInOrder) {
   EXPECT_THAT((*rf)[1].data, Near({-1.5f, 1.f, -2.5f, 1.f}));
 }
 
+TEST(EvaluateGraph, ConvBiasIsAddedBeforeTheActivation) {
+  // 1x1 convolution of one channel into two, weights 1 and -1, biases -2 and 3:
+  // relu(x - 2) and relu(-x + 3).
+  Graph g;
+  TensorRef x = g.AddInput("x", TensorType::RowMajor(DType::kFloat32, {1, 1, 1, 4}));
+  TensorRef w = g.AddInput("w", TensorType::RowMajor(DType::kFloat32, {2, 1, 1, 1}));
+  TensorRef b = g.AddInput("b", TensorType::RowMajor(DType::kFloat32, {2}));
+  OpParams p;
+  p.activation = Activation::kRelu;
+  auto y = g.AddOp1(OpKind::kConv2D, p, {x, w, b});
+  ASSERT_TRUE(y.ok()) << y.status();
+  g.AddOutput("y", *y);
+  std::map<std::string, FloatTensor> feeds = {{"x", FT({1, 1, 1, 4}, {0.f, 1.f, 2.f, 5.f})},
+                                              {"w", FT({2, 1, 1, 1}, {1.f, -1.f})},
+                                              {"b", FT({2}, {-2.f, 3.f})}};
+  auto r = EvaluateFloat(g, feeds);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT((*r)[0].data, Near({0.f, 0.f, 0.f, 3.f, 3.f, 2.f, 1.f, 0.f}));
+}
+
 TEST(EvaluateGraph, MissingFeedIsAClearError) {
   Graph g = ReluMatMulGraph();
   std::map<std::string, IntTensor> feeds = {{"x", IT({2, 2}, {1, 2, 3, 4})}};

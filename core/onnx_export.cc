@@ -270,7 +270,8 @@ void Exporter::FindConvBiases() {
       const TensorRef c = add.inputs[side], r = add.inputs[1 - side];
       const Node& conv = graph_.node(c.node);
       const Node& reshape = graph_.node(r.node);
-      if (conv.kind != OpKind::kConv2D || conv.params.activation != Activation::kNone || uses[Key(c)] != 1 ||
+      if (conv.kind != OpKind::kConv2D || conv.inputs.size() != 2 || conv.params.activation != Activation::kNone ||
+          uses[Key(c)] != 1 ||
           reshape.kind != OpKind::kReshape || skipped_.count(conv.id)) {
         continue;
       }
@@ -500,6 +501,7 @@ absl::Status Exporter::EmitWindowed(const Node& node, const std::string& out) {
   if (pads.size() != 4) return absl::InvalidArgumentError(absl::StrCat(DescribeNode(node), ": pads need 4 values"));
   std::vector<std::string> inputs = {NameOf(node.inputs[0])};
   if (conv) inputs.push_back(NameOf(node.inputs[1]));
+  if (conv && node.inputs.size() > 2) inputs.push_back(NameOf(node.inputs[2]));  // bias [M]
   const char* op = conv ? "Conv" : node.kind == OpKind::kPoolAvg ? "AveragePool" : "MaxPool";
   onnx::NodeProto* n = AddNode(op, inputs, {out});
   *n->add_attribute() = MakeIntsAttribute("kernel_shape", kernel);

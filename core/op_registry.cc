@@ -18,7 +18,7 @@ constexpr OpInfo kOpInfos[] = {
     {OpKind::kScalarMul, "smul", 2, 2, false},
     {OpKind::kTranspose, "transpose", 1, 1, false},
     {OpKind::kMatMul, "matmul", 2, 2, false},
-    {OpKind::kConv2D, "conv2d", 2, 2, false},
+    {OpKind::kConv2D, "conv2d", 2, 3, false},  // optional per-channel bias
     {OpKind::kEnlarge, "enlarge", 1, 1, false},
     {OpKind::kRelu, "relu", 1, 1, false},
     {OpKind::kTanh, "tanh", 1, 1, false},
@@ -127,6 +127,13 @@ absl::StatusOr<std::vector<TensorType>> Conv2D(const OpParams& p, const std::vec
   if (!h.ok()) return Invalid(kind, std::string(h.status().message()), in);
   auto wd = ComputeWindow(p, 1, x.dims[3], w.dims[3]);
   if (!wd.ok()) return Invalid(kind, std::string(wd.status().message()), in);
+  if (in.size() == 3) {
+    const TensorType& b = in[2];
+    if (b.dtype != x.dtype) return Invalid(kind, "bias element type differs from the input's", in);
+    if (b.dims != std::vector<int64_t>{cout}) {
+      return Invalid(kind, absl::StrCat("bias must be 1-D with one value per output channel (", cout, ")"), in);
+    }
+  }
   TensorType out = TensorType::RowMajor(x.dtype, {x.dims[0], cout, h->out, wd->out});
   out.split[0] = SplitAt(x, 0);
   out.split[1] = SplitAt(w, 0);
@@ -361,9 +368,10 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
   const OpInfo& info = GetOpInfo(kind);
   const int n = static_cast<int>(in.size());
   if (n < info.min_inputs || (info.max_inputs >= 0 && n > info.max_inputs)) {
-    return Invalid(kind, absl::StrCat("takes ", info.min_inputs,
-                                      info.max_inputs == info.min_inputs ? "" : " or more",
-                                      " inputs, got ", n), in);
+    const std::string range = info.max_inputs == info.min_inputs ? ""
+                              : info.max_inputs < 0              ? " or more"
+                                                                 : absl::StrCat(" to ", info.max_inputs);
+    return Invalid(kind, absl::StrCat("takes ", info.min_inputs, range, " inputs, got ", n), in);
   }
   for (const TensorType& t : in) {
     if (t.strides.size() != t.dims.size()) return Invalid(kind, "an input has malformed strides", in);

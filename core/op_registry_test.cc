@@ -197,6 +197,19 @@ TEST(ShapeInference, EnlargeAndMergeGConv) {
   EXPECT_FALSE(InferOutputTypes(OpKind::kMergeGConv, m, {F32({8, 1, 3, 3})}).ok());
 }
 
+TEST(ShapeInference, ConvBiasIsOnePerOutputChannel) {
+  auto out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({1, 4, 5, 5}), F32({8, 4, 3, 3}), F32({8})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dims, (std::vector<int64_t>{1, 8, 5, 5}));
+  out = InferOutputTypes(OpKind::kConv2D, OpParams{}, {F32({1, 4, 5, 5}), F32({8, 4, 3, 3}), F32({8, 1, 1})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("one value per output channel (8)"));
+  out = InferOutputTypes(OpKind::kConv2D, OpParams{},
+                         {F32({1, 4, 5, 5}), F32({8, 4, 3, 3}), F32({8}), F32({8})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("takes 2 to 3 inputs, got 4"));
+}
+
 TEST(ShapeInference, ConstantsAndArity) {
   OpParams c;
   c.shape = {4, 1, 3, 3};

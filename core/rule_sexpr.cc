@@ -86,6 +86,10 @@ absl::StatusOr<std::string> RuleToSexpr(const rules::Rule& rule) {
   if (!target.ok()) return target.status();
   for (const Graph* g : {&*source, &*target}) {
     for (const Node& n : g->nodes()) {
+      if (n.kind == OpKind::kConv2D && n.inputs.size() > 2) {
+        return absl::UnimplementedError(
+            absl::StrCat(DescribeNode(n), " has a bias input, which Tensat's syntax cannot express"));
+      }
       if (n.params.padding == Padding::kExplicit &&
           (n.kind == OpKind::kConv2D || n.kind == OpKind::kPoolAvg || n.kind == OpKind::kPoolMax)) {
         return absl::UnimplementedError(

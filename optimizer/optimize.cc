@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "core/onnx_export.h"
 #include "optimizer/cost_model.h"
+#include "optimizer/epilogue_fusion.h"
 #include "optimizer/eqsat.h"
 #include "optimizer/passes.h"
 #include "optimizer/structural_rules.h"
@@ -52,6 +53,12 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
     report.rules_applied = r->report.rules_applied;
   }
   report.search_time = absl::Now() - search_start;
+  if (options.structural_rules) {
+    auto fused = FuseEpilogues(best, cost);
+    if (!fused.ok()) return fused.status();
+    report.epilogues_fused = fused->changed;
+    best = std::move(fused->graph);
+  }
   auto folded = FoldConstants(best);
   if (!folded.ok()) return folded.status();
   report.constants_folded = folded->changed;

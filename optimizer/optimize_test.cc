@@ -95,18 +95,29 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
     EXPECT_TRUE(r.check.ran && r.check.equal) << r.check.reason;
     EXPECT_LT(r.cost_after_ms, r.cost_before_ms);
     EXPECT_LT(r.operators_after, r.operators_before);
-    int fusions = 0;
-    for (const auto& [rule, count] : r.rules_applied) fusions += rule.find("fuse:conv2d+relu") == 0 ? count : 0;
-    // The first conv's relu follows its bias add (the IR's conv has no bias),
-    // so only the second conv fuses.
-    EXPECT_EQ(fusions, 1) << r.search;
+    // Both relus fuse (the first once its bias add has, in the search or
+    // after it), so two convolutions are left.
+    int fusions = 0, bias_fusions = 0;
+    for (const auto& [rule, count] : r.rules_applied) {
+      if (rule.find("fuse:conv2d+bias[") == 0) bias_fusions += count;
+      if (rule.find("fuse:conv2d+") == 0 && rule.find("relu") != std::string::npos) fusions += count;
+    }
+    EXPECT_EQ(fusions + bias_fusions + r.epilogues_fused, 3) << r.search;
+    EXPECT_EQ(r.operators_after, 2) << r.search;
     onnx::ModelProto out;
     ASSERT_TRUE(out.ParseFromString(result->model));
     EXPECT_NO_THROW(onnx::checker::check_model(out));
-    int relus = 0;
-    for (const auto& n : out.graph().node()) relus += n.op_type() == "Relu";
+    int relus = 0, adds = 0;
+    for (const auto& n : out.graph().node()) {
+      relus += n.op_type() == "Relu";
+      adds += n.op_type() == "Add";
+      if (n.op_type() == "Conv" && n.input(0) == "x") {
+        EXPECT_EQ(n.input_size(), 3) << "the bias is Conv's input";
+      }
+    }
     EXPECT_EQ(out.graph().input(0).name(), "x");
     EXPECT_EQ(out.graph().output(0).name(), "y");
+    EXPECT_EQ(adds, 0);
     EXPECT_EQ(relus, 2);  // a fused conv exports as Conv + Relu: the fusion lives in the IR and the cost
   }
 }

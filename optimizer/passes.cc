@@ -110,6 +110,11 @@ absl::StatusOr<PassResult> FoldBatchNorm(const Graph& graph) {
     }
     const Node& conv = graph.node(y.node);
     if (conv.kind != OpKind::kConv2D || conv.params.activation != Activation::kNone || Readers(index, y) != 1) continue;
+    if (conv.inputs.size() > 2) {  // a bias input: it folds like a bias add
+      if (add != nullptr) continue;
+      conv_bias = Values(graph, conv.inputs[2]);
+      if (!conv_bias) continue;
+    }
     auto w = Values(graph, conv.inputs[1]);
     auto scale = Values(graph, bn.inputs[1]), shift = Values(graph, bn.inputs[2]);
     auto mean = Values(graph, bn.inputs[3]), var = Values(graph, bn.inputs[4]);

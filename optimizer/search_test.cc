@@ -4,12 +4,14 @@
 // deterministic).
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
 #include "optimizer/apply.h"
 #include "optimizer/backtrack.h"
+#include "optimizer/epilogue_fusion.h"
 #include "optimizer/match.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/structural_rules.h"
@@ -171,6 +173,99 @@ TEST(RewriteTest, ConvolutionsWithDifferentKernelsMergeWhereTheirWindowsLineUp) 
   for (const RewriteRule& rule : StructuralRewrites(off)) EXPECT_EQ(rule.name.rfind("merge:", 0), std::string::npos);
 }
 
+// relu(conv(x, w) + reshape(b -> [6,1,1])), as ONNX import gives a Conv with a
+// bias followed by a Relu; `bias_first` puts the bias on the left of the add.
+Graph ConvBiasRelu(bool bias_first = false, bool b_is_weight = true) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
+  TensorRef w = g.AddWeight("w", F32({6, 4, 3, 3}));
+  TensorRef b = b_is_weight ? g.AddWeight("b", F32({6})) : g.AddInput("b", F32({6}));
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
+  OpParams shape;
+  shape.shape = {6, 1, 1};
+  TensorRef b3 = *g.AddOp1(OpKind::kReshape, shape, {b});
+  TensorRef sum = bias_first ? *g.AddOp1(OpKind::kEwAdd, {}, {b3, c}) : *g.AddOp1(OpKind::kEwAdd, {}, {c, b3});
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {sum}));
+  return g;
+}
+
+// The single conv2d of `g`, which must read a bias and apply `act`.
+void ExpectOneFusedConv(const Graph& g, Activation act) {
+  int convs = 0;
+  for (const Node& n : g.nodes()) {
+    EXPECT_NE(n.kind, OpKind::kEwAdd) << "the bias add is left";
+    EXPECT_NE(n.kind, OpKind::kRelu) << "the activation is left";
+    if (n.kind != OpKind::kConv2D) continue;
+    ++convs;
+    EXPECT_EQ(n.inputs.size(), 3u);
+    EXPECT_EQ(n.params.activation, act);
+  }
+  EXPECT_EQ(convs, 1);
+}
+
+TEST(RewriteTest, BiasAndActivationFuseIntoTheConvolution) {
+  for (bool bias_first : {false, true}) {
+    SCOPED_TRACE(bias_first ? "bias + conv" : "conv + bias");
+    Graph g = ConvBiasRelu(bias_first);
+    // The bias fusion, then the activation fusion it enables.
+    std::vector<RewriteRule> rules = FusionRewrites(g);
+    ASSERT_EQ(rules.size(), 2u);
+    for (const RewriteRule& rule : rules) {
+      std::vector<Match> matches = FindMatches(rule, GraphIndex(g));
+      if (matches.empty()) continue;
+      auto next = ApplyRewrite(g, rule, matches[0]);
+      ASSERT_TRUE(next.ok()) << next.status();
+      ExpectEquivalent(ConvBiasRelu(bias_first), *next);
+      g = std::move(*next);
+    }
+    ExpectOneFusedConv(g, Activation::kRelu);
+  }
+}
+
+TEST(RewriteTest, ANonConstantBiasDoesNotFuse) {
+  const Graph g = ConvBiasRelu(false, /*b_is_weight=*/false);
+  int bias_rules = 0;
+  for (const RewriteRule& rule : FusionRewrites(g)) {
+    if (rule.name.rfind("fuse:conv2d+bias[", 0) != 0) continue;
+    ++bias_rules;
+    EXPECT_TRUE(FindMatches(rule, GraphIndex(g)).empty());
+  }
+  EXPECT_EQ(bias_rules, 1);
+}
+
+TEST(RewriteTest, ConvolutionsWithBiasesMerge) {
+  // Two 1x1 convolutions of one input, each with a bias add, as ResNet's
+  // projection and first bottleneck convolution after batch-norm folding.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({1, 4, 8, 8}));
+  for (const char* name : {"a", "b"}) {
+    TensorRef c = *host.AddOp1(OpKind::kConv2D, {}, {x, host.AddWeight(absl::StrCat(name, "_w"), F32({6, 4, 1, 1}))});
+    host.AddOutput(name, *host.AddOp1(OpKind::kEwAdd, {}, {c, host.AddWeight(absl::StrCat(name, "_b"), F32({6, 1, 1}))}));
+  }
+  Graph g = host;
+  // Fuse both biases, then merge the biased convolutions.
+  for (int round = 0; round < 2; ++round) {
+    for (const RewriteRule& rule : FusionRewrites(g)) {
+      auto matches = FindMatches(rule, GraphIndex(g));
+      if (!matches.empty()) g = *ApplyRewrite(g, rule, matches[0]);
+    }
+  }
+  int merged = 0;
+  for (const RewriteRule& rule : StructuralRewrites(host)) {
+    if (rule.name.rfind("merge:conv1x1+conv1x1+bias", 0) != 0) continue;
+    for (const Match& m : FindMatches(rule, GraphIndex(g))) {
+      auto next = ApplyRewrite(g, rule, m);
+      ASSERT_TRUE(next.ok()) << next.status();
+      ExpectEquivalent(host, *next);
+      ++merged;
+    }
+  }
+  EXPECT_GT(merged, 0) << "no merge rule for the biased form";
+}
+
 class SearchTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -191,6 +286,33 @@ TEST_F(SearchTest, BacktrackingFindsConvReluFusion) {
   EXPECT_NE(result->report.rules_applied.begin()->first.find("fuse:conv2d+relu"), std::string::npos);
   EXPECT_FALSE(result->report.stop_reason.empty());
   ExpectEquivalent(host, result->best);
+}
+
+TEST_F(SearchTest, BacktrackingFusesBiasAndActivation) {
+  const Graph host = ConvBiasRelu();
+  CostModel cost(client_.get());
+  auto result = BacktrackSearch(host, StructuralRewrites(host), cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
+  ExpectOneFusedConv(result->best, Activation::kRelu);
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(SearchTest, EpilogueFusionFinishesWhatTheSearchLeft) {
+  const Graph host = ConvBiasRelu(/*bias_first=*/true);
+  CostModel cost(client_.get());
+  auto fused = FuseEpilogues(host, cost);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(fused->changed, 2);
+  ExpectOneFusedConv(fused->graph, Activation::kRelu);
+  ExpectEquivalent(host, fused->graph);
+  auto before = cost.GraphCost(host), after = cost.GraphCost(fused->graph);
+  ASSERT_TRUE(before.ok() && after.ok());
+  EXPECT_LT(*after, *before);
+  // Nothing left to fuse: unchanged.
+  auto again = FuseEpilogues(fused->graph, cost);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->changed, 0);
 }
 
 TEST_F(SearchTest, BacktrackingMergesMatMulsThatShareAnInput) {

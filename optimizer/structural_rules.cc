@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/op_registry.h"
+#include "optimizer/match.h"
 
 namespace taso::optimizer {
 namespace {
@@ -18,27 +19,32 @@ std::optional<Activation> ActivationOf(OpKind kind) {
   }
 }
 
-// act(op_P(x, w)) => op_{P, act}(x, w), with x and w typed as at `producer`.
-std::optional<RewriteRule> Fusion(const Graph& graph, const Node& producer, OpKind activation_kind) {
+// act(op_P(x, w[, b])) => op_{P, act}(x, w[, b]), with the variables typed as
+// at `producer` (a conv2d may carry a bias as its third input).
+std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std::vector<TensorType>& inputs,
+                                  OpKind activation_kind) {
   const Activation act = *ActivationOf(activation_kind);
+  static const char* const kNames[] = {"x", "w", "b"};
+  if (inputs.size() > 3) return std::nullopt;
   Graph lhs, rhs;
-  const TensorType& x = graph.type(producer.inputs[0]);
-  const TensorType& w = graph.type(producer.inputs[1]);
-  TensorRef lx = lhs.AddInput("x", x), lw = lhs.AddInput("w", w);
-  auto inner = lhs.AddOp1(producer.kind, producer.params, {lx, lw});
+  std::vector<TensorRef> lin, rin;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    lin.push_back(lhs.AddInput(kNames[i], inputs[i]));
+    rin.push_back(rhs.AddInput(kNames[i], inputs[i]));
+  }
+  auto inner = lhs.AddOp1(kind, params, lin);
   if (!inner.ok()) return std::nullopt;
   auto outer = lhs.AddOp1(activation_kind, OpParams{}, {*inner});
   if (!outer.ok()) return std::nullopt;
   lhs.AddOutput("out0", *outer);
-  OpParams fused = producer.params;
+  OpParams fused = params;
   fused.activation = act;
-  TensorRef rx = rhs.AddInput("x", x), rw = rhs.AddInput("w", w);
-  auto fused_op = rhs.AddOp1(producer.kind, fused, {rx, rw});
+  auto fused_op = rhs.AddOp1(kind, fused, rin);
   if (!fused_op.ok()) return std::nullopt;
   rhs.AddOutput("out0", *fused_op);
   RewriteRule r;
-  r.name = absl::StrCat("fuse:", OpKindName(producer.kind), "+", OpKindName(activation_kind), "[",
-                        CanonicalParams(producer.kind, producer.params), "]");
+  r.name = absl::StrCat("fuse:", OpKindName(kind), inputs.size() > 2 ? "+bias" : "", "+",
+                        OpKindName(activation_kind), "[", CanonicalParams(kind, params), "]");
   r.lhs = std::move(lhs);
   r.rhs = std::move(rhs);
   r.lhs_ops = 2;
@@ -46,21 +52,95 @@ std::optional<RewriteRule> Fusion(const Graph& graph, const Node& producer, OpKi
   return r;
 }
 
-// Where a convolution's windows start along each spatial axis.
-std::optional<std::pair<int64_t, int64_t>> FirstWindow(const Graph& g, const Node& conv) {
-  const TensorType& x = g.type(conv.inputs[0]);
-  const TensorType& w = g.type(conv.inputs[1]);
-  auto h = ComputeWindow(conv.params, 0, x.dims[2], w.dims[2]);
-  auto v = ComputeWindow(conv.params, 1, x.dims[3], w.dims[3]);
-  if (!h.ok() || !v.ok()) return std::nullopt;
-  return std::make_pair(h->pad_before, v->pad_before);
+// The constant operand of `add` that broadcasts per channel over the output of
+// a conv2d without bias or activation (its other operand): [M,1,1] or
+// [1,M,1,1]. Returns (conv side, bias side), or nullopt.
+std::optional<std::pair<int, int>> BiasAddSides(const Graph& graph, const Node& add) {
+  if (add.kind != OpKind::kEwAdd || add.inputs.size() != 2) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    const Node& conv = graph.node(add.inputs[side].node);
+    if (conv.kind != OpKind::kConv2D || conv.inputs.size() != 2 || conv.params.activation != Activation::kNone) {
+      continue;
+    }
+    const std::vector<int64_t>& out = graph.type(add.inputs[side]).dims;
+    const std::vector<int64_t>& c = graph.type(add.inputs[1 - side]).dims;
+    if (out.size() != 4 || graph.type(TensorRef{add.id, 0}).dims != out) continue;
+    const int64_t m = out[1];
+    if (c == std::vector<int64_t>{m, 1, 1} || c == std::vector<int64_t>{1, m, 1, 1}) {
+      return std::make_pair(side, 1 - side);
+    }
+  }
+  return std::nullopt;
 }
 
-// conv_P1(x, w1), conv_P2(x, w2) => split(conv_P2(x, concat0(enlarge(w1), w2)))
-std::optional<RewriteRule> ConvMerge(const Graph& graph, const Node& a, const Node& b) {
-  const TensorType& x = graph.type(a.inputs[0]);
-  const TensorType& wa = graph.type(a.inputs[1]);
-  const TensorType& wb = graph.type(b.inputs[1]);
+// ewadd(conv_P(x, w), c) => conv_P(x, w, reshape(c -> [M])) for a constant
+// per-channel c, operands in the order `add` has them. Backends add a bias in
+// the convolution's epilogue instead of a second pass over the output.
+std::optional<RewriteRule> BiasFusion(const Graph& graph, const Node& add) {
+  auto sides = BiasAddSides(graph, add);
+  if (!sides) return std::nullopt;
+  const Node& conv = graph.node(add.inputs[sides->first].node);
+  const TensorType& x = graph.type(conv.inputs[0]);
+  const TensorType& w = graph.type(conv.inputs[1]);
+  const TensorType& c = graph.type(add.inputs[sides->second]);
+  Graph lhs, rhs;
+  TensorRef lx = lhs.AddInput("x", x), lw = lhs.AddInput("w", w), lc = lhs.AddInput("c", c);
+  auto lconv = lhs.AddOp1(OpKind::kConv2D, conv.params, {lx, lw});
+  if (!lconv.ok()) return std::nullopt;
+  std::vector<TensorRef> operands(2);
+  operands[sides->first] = *lconv;
+  operands[sides->second] = lc;
+  auto sum = lhs.AddOp1(OpKind::kEwAdd, OpParams{}, operands);
+  if (!sum.ok()) return std::nullopt;
+  lhs.AddOutput("out0", *sum);
+  TensorRef rx = rhs.AddInput("x", x), rw = rhs.AddInput("w", w), rc = rhs.AddInput("c", c);
+  OpParams flat;
+  flat.shape = {w.dims[0]};
+  auto bias = rhs.AddOp1(OpKind::kReshape, flat, {rc});
+  if (!bias.ok()) return std::nullopt;
+  auto fused = rhs.AddOp1(OpKind::kConv2D, conv.params, {rx, rw, *bias});
+  if (!fused.ok()) return std::nullopt;
+  rhs.AddOutput("out0", *fused);
+  RewriteRule r;
+  r.name = absl::StrCat("fuse:conv2d+bias", sides->first == 0 ? "" : "~", "[",
+                        CanonicalParams(OpKind::kConv2D, conv.params), "]");
+  r.lhs = std::move(lhs);
+  r.rhs = std::move(rhs);
+  r.weight_variables = {"c"};
+  r.lhs_ops = 2;
+  r.rhs_ops = 2;
+  r.exact_variable_types = true;
+  return r;
+}
+
+// A form a convolution takes in the graph or may take once the search has
+// fused its bias add and activation: merges are made for each, since the rule
+// list is fixed before the search starts.
+struct ConvForm {
+  OpParams params;
+  TensorType x, w;
+  std::optional<TensorType> bias;  // [M]
+};
+
+// Where a convolution's windows start along each spatial axis, and its output extent.
+struct Windows {
+  int64_t first_h, first_w, out_h, out_w;
+};
+std::optional<Windows> WindowsOf(const ConvForm& c) {
+  auto h = ComputeWindow(c.params, 0, c.x.dims[2], c.w.dims[2]);
+  auto v = ComputeWindow(c.params, 1, c.x.dims[3], c.w.dims[3]);
+  if (!h.ok() || !v.ok()) return std::nullopt;
+  return Windows{h->pad_before, v->pad_before, h->out, v->out};
+}
+
+// conv_P1(x, w1[, b1]), conv_P2(x, w2[, b2])
+//   => split(conv_P2(x, concat0(enlarge(w1), w2)[, concat0(b1, b2)]))
+std::optional<RewriteRule> ConvMerge(const ConvForm& a, const ConvForm& b) {
+  const TensorType& x = a.x;
+  const TensorType& wa = a.w;
+  const TensorType& wb = b.w;
+  if (a.bias.has_value() != b.bias.has_value()) return std::nullopt;  // both with a bias or neither
+  const bool biased = a.bias.has_value();
   if (x.rank() != 4 || wa.dims[1] != x.dims[1] || wb.dims[1] != x.dims[1]) return std::nullopt;  // dense only
   if (a.params.stride_h != b.params.stride_h || a.params.stride_w != b.params.stride_w ||
       a.params.activation != b.params.activation) {
@@ -68,18 +148,20 @@ std::optional<RewriteRule> ConvMerge(const Graph& graph, const Node& a, const No
   }
   const int64_t dh = wb.dims[2] - wa.dims[2], dw = wb.dims[3] - wa.dims[3];
   if (dh < 0 || dw < 0 || dh % 2 != 0 || dw % 2 != 0) return std::nullopt;
-  if (graph.type(TensorRef{a.id, 0}).dims[2] != graph.type(TensorRef{b.id, 0}).dims[2] ||
-      graph.type(TensorRef{a.id, 0}).dims[3] != graph.type(TensorRef{b.id, 0}).dims[3]) {
-    return std::nullopt;
-  }
-  auto fa = FirstWindow(graph, a), fb = FirstWindow(graph, b);
+  auto fa = WindowsOf(a), fb = WindowsOf(b);
+  if (!fa || !fb || fa->out_h != fb->out_h || fa->out_w != fb->out_w) return std::nullopt;
   // The enlarged kernel starts (k2-k1)/2 earlier: it must start where the larger one does.
-  if (!fa || !fb || fb->first != fa->first + dh / 2 || fb->second != fa->second + dw / 2) return std::nullopt;
+  if (fb->first_h != fa->first_h + dh / 2 || fb->first_w != fa->first_w + dw / 2) return std::nullopt;
 
   Graph lhs, rhs;
   TensorRef lx = lhs.AddInput("x", x), la = lhs.AddWeight("w1", wa), lb = lhs.AddWeight("w2", wb);
-  auto ca = lhs.AddOp1(OpKind::kConv2D, a.params, {lx, la});
-  auto cb = lhs.AddOp1(OpKind::kConv2D, b.params, {lx, lb});
+  std::vector<TensorRef> in_a = {lx, la}, in_b = {lx, lb};
+  if (biased) {
+    in_a.push_back(lhs.AddWeight("b1", *a.bias));
+    in_b.push_back(lhs.AddWeight("b2", *b.bias));
+  }
+  auto ca = lhs.AddOp1(OpKind::kConv2D, a.params, in_a);
+  auto cb = lhs.AddOp1(OpKind::kConv2D, b.params, in_b);
   if (!ca.ok() || !cb.ok()) return std::nullopt;
   lhs.AddOutput("out0", *ca);
   lhs.AddOutput("out1", *cb);
@@ -95,7 +177,13 @@ std::optional<RewriteRule> ConvMerge(const Graph& graph, const Node& a, const No
   OpParams axis0;
   auto weights = rhs.AddOp1(OpKind::kConcat, axis0, {ra, rb});
   if (!weights.ok()) return std::nullopt;
-  auto merged = rhs.AddOp1(OpKind::kConv2D, b.params, {rx, *weights});
+  std::vector<TensorRef> merged_in = {rx, *weights};
+  if (biased) {
+    auto biases = rhs.AddOp1(OpKind::kConcat, axis0, {rhs.AddWeight("b1", *a.bias), rhs.AddWeight("b2", *b.bias)});
+    if (!biases.ok()) return std::nullopt;
+    merged_in.push_back(*biases);
+  }
+  auto merged = rhs.AddOp1(OpKind::kConv2D, b.params, merged_in);
   if (!merged.ok()) return std::nullopt;
   OpParams axis1;
   axis1.axis = 1;
@@ -104,34 +192,91 @@ std::optional<RewriteRule> ConvMerge(const Graph& graph, const Node& a, const No
   rhs.AddOutput("out0", (*parts)[0]);
   rhs.AddOutput("out1", (*parts)[1]);
   RewriteRule r;
-  r.name = absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3], "[",
-                        CanonicalParams(OpKind::kConv2D, b.params), "]");
+  r.name = absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3],
+                        biased ? "+bias" : "", "[", CanonicalParams(OpKind::kConv2D, b.params), "]");
   r.lhs = std::move(lhs);
   r.rhs = std::move(rhs);
   r.weight_variables = {"w1", "w2"};
+  if (biased) r.weight_variables = {"w1", "w2", "b1", "b2"};
   r.lhs_ops = 2;
-  r.rhs_ops = dh > 0 || dw > 0 ? 4 : 3;
+  r.rhs_ops = (dh > 0 || dw > 0 ? 4 : 3) + (biased ? 1 : 0);
   r.exact_variable_types = true;
   return r;
 }
 
+// The forms of the convolution `conv`: as it is, and with the bias add and
+// activation that follow it fused.
+std::vector<ConvForm> FormsOf(const Graph& graph, const GraphIndex& index, const Node& conv) {
+  ConvForm base{conv.params, graph.type(conv.inputs[0]), graph.type(conv.inputs[1]), std::nullopt};
+  if (conv.inputs.size() > 2) base.bias = graph.type(conv.inputs[2]);
+  std::vector<ConvForm> forms = {base};
+  if (conv.params.activation != Activation::kNone) return forms;
+  auto with_activation_of = [&](const ConvForm& f, int node) {
+    for (int reader : index.consumers(node)) {
+      if (auto act = ActivationOf(graph.node(reader).kind)) {
+        ConvForm g = f;
+        g.params.activation = *act;
+        forms.push_back(g);
+      }
+    }
+  };
+  with_activation_of(base, conv.id);
+  if (base.bias) return forms;
+  for (int reader : index.consumers(conv.id)) {
+    if (!BiasAddSides(graph, graph.node(reader))) continue;
+    ConvForm biased = base;
+    biased.bias = TensorType::RowMajor(base.w.dtype, {base.w.dims[0]});
+    forms.push_back(biased);
+    with_activation_of(biased, reader);
+  }
+  return forms;
+}
+
 }  // namespace
 
-std::vector<RewriteRule> StructuralRewrites(const Graph& graph) {
+std::vector<RewriteRule> FusionRewrites(const Graph& graph) {
   std::vector<RewriteRule> out;
   std::set<std::string> made;
+  auto add_fusion = [&](OpKind kind, const OpParams& params, const std::vector<TensorType>& in, OpKind act) {
+    std::string key = absl::StrCat(OpLabel(kind, params), OpKindName(act), in.size());
+    if (!made.insert(key).second) return;
+    if (auto r = Fusion(kind, params, in, act)) out.push_back(std::move(*r));
+  };
   for (const Node& n : graph.nodes()) {
+    if (auto sides = BiasAddSides(graph, n)) {
+      const Node& conv = graph.node(n.inputs[sides->first].node);
+      std::string key = absl::StrCat("bias", sides->first, graph.type(conv.inputs[0]).ToString(),
+                                     graph.type(conv.inputs[1]).ToString(),
+                                     graph.type(n.inputs[sides->second]).ToString(),
+                                     CanonicalParams(OpKind::kConv2D, conv.params));
+      if (made.insert(key).second) {
+        if (auto r = BiasFusion(graph, n)) out.push_back(std::move(*r));
+      }
+    }
     if (!ActivationOf(n.kind) || n.inputs.empty()) continue;
     const Node& producer = graph.node(n.inputs[0].node);
-    if ((producer.kind != OpKind::kConv2D && producer.kind != OpKind::kMatMul) ||
-        producer.params.activation != Activation::kNone) {
-      continue;
+    std::vector<TensorType> in;
+    for (const TensorRef& r : producer.inputs) in.push_back(graph.type(r));
+    if ((producer.kind == OpKind::kConv2D || producer.kind == OpKind::kMatMul) &&
+        producer.params.activation == Activation::kNone) {
+      add_fusion(producer.kind, producer.params, in, n.kind);
+    } else if (auto sides = BiasAddSides(graph, producer)) {
+      // conv -> bias add -> activation: the activation fuses once the bias has.
+      const Node& conv = graph.node(producer.inputs[sides->first].node);
+      add_fusion(OpKind::kConv2D, conv.params,
+                 {graph.type(conv.inputs[0]), graph.type(conv.inputs[1]),
+                  TensorType::RowMajor(graph.type(conv.inputs[1]).dtype, {graph.type(conv.inputs[1]).dims[0]})},
+                 n.kind);
     }
-    const std::string key = absl::StrCat(OpLabel(producer.kind, producer.params), OpKindName(n.kind));
-    if (!made.insert(key).second) continue;
-    if (auto r = Fusion(graph, producer, n.kind)) out.push_back(std::move(*r));
   }
-  // Pairs of convolutions reading the same tensor.
+  return out;
+}
+
+std::vector<RewriteRule> StructuralRewrites(const Graph& graph) {
+  std::vector<RewriteRule> out = FusionRewrites(graph);
+  std::set<std::string> made;
+  // Pairs of convolutions reading the same tensor, in each form they may take.
+  const GraphIndex index(graph);
   std::map<std::pair<int, int>, std::vector<int>> readers;
   for (const Node& n : graph.nodes()) {
     if (n.kind == OpKind::kConv2D) readers[{n.inputs[0].node, n.inputs[0].index}].push_back(n.id);
@@ -140,12 +285,13 @@ std::vector<RewriteRule> StructuralRewrites(const Graph& graph) {
     for (int i : convs) {
       for (int j : convs) {
         if (i == j) continue;
-        auto r = ConvMerge(graph, graph.node(i), graph.node(j));
-        if (r && made.insert(r->name + absl::StrCat(graph.type(graph.node(i).inputs[0]).ToString(),
-                                                    graph.type(graph.node(i).inputs[1]).ToString(),
-                                                    graph.type(graph.node(j).inputs[1]).ToString()))
-                     .second) {
-          out.push_back(std::move(*r));
+        for (const ConvForm& a : FormsOf(graph, index, graph.node(i))) {
+          for (const ConvForm& b : FormsOf(graph, index, graph.node(j))) {
+            auto r = ConvMerge(a, b);
+            if (r && made.insert(absl::StrCat(r->name, a.x.ToString(), a.w.ToString(), b.w.ToString())).second) {
+              out.push_back(std::move(*r));
+            }
+          }
         }
       }
     }

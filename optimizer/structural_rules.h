@@ -1,17 +1,22 @@
 // Rewrites the search needs that enumeration at small sizes cannot express,
 // instantiated for the operator parameters a graph actually uses (rules from
 // the database carry fixed parameters, e.g. SAME padding only):
-//  - activation fusion: relu/sigmoid/tanh after a conv2d or matmul without
-//    activation becomes that conv2d or matmul with the activation (cuDNN and
-//    oneDNN fuse it into the kernel's epilogue);
+//  - bias fusion: a per-channel constant added to a conv2d's output becomes
+//    the conv2d's bias input;
+//  - activation fusion: relu/sigmoid/tanh after a conv2d (with or without a
+//    bias) or matmul without activation becomes that operator with the
+//    activation (cuDNN and oneDNN fuse both into the kernel's epilogue);
 //  - convolution merging: two dense convolutions reading the same tensor,
 //    with the same strides and activation, whose windows line up (same
 //    output size; the smaller kernel's first window starts (k2-k1)/2 later),
 //    become one convolution over the concatenated (the smaller one enlarged)
 //    weights, split by output channel. This covers TASO's enlarge-and-merge
 //    for explicit padding and any stride, which the SAME-only generated rules
-//    cannot express. These hold at the shapes they were made for, so they
-//    match those shapes only (RewriteRule::exact_variable_types).
+//    cannot express; biases, when both have one, are concatenated too. These
+//    hold at the shapes they were made for, so they match those shapes only
+//    (RewriteRule::exact_variable_types). Merges are made for each form a
+//    convolution may take once its bias and activation are fused, since the
+//    search cannot make new rules.
 // Their correctness follows from the operators' definitions (an activation
 // parameter applies the activation to the result; a zero-padded kernel
 // whose window starts earlier by the padding computes the same sums), and
@@ -26,6 +31,10 @@
 
 namespace taso::optimizer {
 
+// Bias and activation fusions for the operators of `graph`, including an
+// activation after a bias add (fusable once the bias is).
+std::vector<RewriteRule> FusionRewrites(const Graph& graph);
+// The fusions and the convolution merges.
 std::vector<RewriteRule> StructuralRewrites(const Graph& graph);
 
 }  // namespace taso::optimizer

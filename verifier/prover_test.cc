@@ -201,6 +201,13 @@ TEST_F(ProverTest, BadRequestsAreErrors) {
   auto unmodelled = prover->Prove(t.g, t.g, {{0, 0}});
   EXPECT_EQ(unmodelled.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(unmodelled.status().message(), HasSubstr("tanh"));
+
+  G biased;
+  biased.Out(biased.Op(OpKind::kConv2D, {biased.In("x1", {1, 4, 5, 5}), biased.W("w1", {4, 4, 3, 3}),
+                                         biased.W("w2", {4})}));
+  auto bias = prover->Prove(biased.g, biased.g, {{0, 0}});
+  EXPECT_EQ(bias.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(bias.status().message(), HasSubstr("bias"));
 }
 
 TEST(Axioms, NamesAreUniqueAndVersionIsStable) {

@@ -26,6 +26,10 @@ absl::StatusOr<OpSignature> SignatureOf(OpKind kind, const OpParams& p, const st
     // The axioms speak of SAME and VALID windows only.
     return absl::UnimplementedError(absl::StrCat(OpKindName(kind), " with explicit padding has no axioms"));
   }
+  if (kind == OpKind::kConv2D && in.size() > 2) {
+    // Generated rules never carry a bias; the optimizer fuses it structurally.
+    return absl::UnimplementedError("conv2d with a bias input has no axioms");
+  }
   auto dims = [](const std::vector<int64_t>& d) { return std::vector<int64_t>(d.begin(), d.end()); };
   switch (kind) {
     case OpKind::kEwAdd:

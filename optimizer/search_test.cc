@@ -3,6 +3,7 @@
 // run with a real in-process profiler (the analytic backend, so the costs are
 // deterministic).
 #include <cmath>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
@@ -264,6 +265,31 @@ TEST(RewriteTest, ConvolutionsWithBiasesMerge) {
     }
   }
   EXPECT_GT(merged, 0) << "no merge rule for the biased form";
+}
+
+TEST(RewriteTest, GroupedConvolutionsMergeIntoFewerGroups) {
+  // Four groups of two channels, strided and padded, then a bias add.
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({1, 8, 7, 7}));
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  TensorRef c = *host.AddOp1(OpKind::kConv2D, p, {x, host.AddWeight("w", F32({8, 2, 3, 3}))});
+  host.AddOutput("y", *host.AddOp1(OpKind::kEwAdd, {}, {c, host.AddWeight("b", F32({8, 1, 1}))}));
+  std::set<std::string> seen;
+  for (const RewriteRule& rule : StructuralRewrites(host)) {
+    if (rule.name.rfind("merge:gconv", 0) != 0) continue;
+    seen.insert(rule.name.substr(0, rule.name.find('[')));
+    for (const Match& m : FindMatches(rule, GraphIndex(host))) {
+      auto merged = ApplyRewrite(host, rule, m);
+      ASSERT_TRUE(merged.ok()) << merged.status();
+      ExpectEquivalent(host, *merged);
+    }
+  }
+  // 4 -> 2 and 4 -> 1, for the conv as it is and with its bias fused.
+  EXPECT_EQ(seen, (std::set<std::string>{"merge:gconv4->2", "merge:gconv4->1", "merge:gconv4->2+bias",
+                                         "merge:gconv4->1+bias"}));
 }
 
 class SearchTest : public ::testing::Test {

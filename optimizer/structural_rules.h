@@ -17,6 +17,9 @@
 //    (RewriteRule::exact_variable_types). Merges are made for each form a
 //    convolution may take once its bias and activation are fused, since the
 //    search cannot make new rules.
+//  - merging grouped convolutions: a convolution with G groups becomes one
+//    with G/k groups over a block-diagonal weight (merge_gconv), k a power of
+//    two dividing G, at the shapes it was made for.
 // Their correctness follows from the operators' definitions (an activation
 // parameter applies the activation to the result; a zero-padded kernel
 // whose window starts earlier by the padding computes the same sums), and

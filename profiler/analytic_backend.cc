@@ -183,7 +183,9 @@ bool IsView(const CanonicalSignature& s) {
   }
 }
 
-// SignatureFlops plus a fused activation, one operation per output element.
+// SignatureFlops (which already counts a conv2d bias, one addition per
+// output element) plus a fused activation, one operation per output element.
+// A bias moves only its Cout floats more: fused, it costs next to nothing.
 double EstimatedFlops(const CanonicalSignature& s) {
   double flops = static_cast<double>(SignatureFlops(s));
   const OpKind kind = s.op.kind;

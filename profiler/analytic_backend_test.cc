@@ -107,6 +107,31 @@ TEST(AnalyticBackendTest, H100IsFasterThanT4OnTheSameConv) {
   EXPECT_LT(EstimateMs(*h100, Conv3x3(8)), EstimateMs(*t4, Conv3x3(8)));
 }
 
+// conv2d's optional bias is added inside the convolution: it costs a hair
+// more than the conv alone and clearly less than the conv followed by the
+// separate broadcast ewadd it replaces.
+TEST(AnalyticBackendTest, ConvBiasCostsAboutTheConvAndLessThanASeparateAdd) {
+  OpParams relu;
+  relu.activation = Activation::kRelu;
+  for (const OpParams& p : {OpParams{}, relu}) {
+    const CanonicalSignature conv = MustCanonicalize(OpKind::kConv2D, p, {F32({1, 64, 56, 56}), F32({64, 64, 3, 3})});
+    const CanonicalSignature biased =
+        MustCanonicalize(OpKind::kConv2D, p, {F32({1, 64, 56, 56}), F32({64, 64, 3, 3}), F32({64})});
+    const CanonicalSignature add = MustCanonicalize(OpKind::kEwAdd, {}, {F32({1, 64, 56, 56}), F32({64, 1, 1})});
+    EXPECT_EQ(SignatureFlops(biased), SignatureFlops(conv) + 64 * 56 * 56);
+    EXPECT_EQ(SignatureBytes(biased), SignatureBytes(conv) + 64 * 4);
+    for (const char* name : {"t4", "h100", "cpu"}) {
+      SCOPED_TRACE(name);
+      auto backend = MustCreate(name);
+      ASSERT_NE(backend, nullptr);
+      const double c = EstimateMs(*backend, conv), b = EstimateMs(*backend, biased), a = EstimateMs(*backend, add);
+      EXPECT_GT(b, c);
+      EXPECT_LT(b, 1.01 * c);
+      EXPECT_LT(b, c + a);
+    }
+  }
+}
+
 TEST(AnalyticBackendTest, ViewsAndConstantsCostNothing) {
   auto backend = MustCreate("v100");
   ASSERT_NE(backend, nullptr);

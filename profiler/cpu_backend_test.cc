@@ -2,6 +2,7 @@
 // float reference interpreter gives: the kernel timed is a correct kernel.
 #include "profiler/cpu_backend.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -19,6 +20,46 @@ TensorType ColumnMajor(int64_t rows, int64_t cols) {
   TensorType t = F32({rows, cols});
   t.strides = {1, rows};
   return t;
+}
+
+// Elements of `a` that differ from `want` beyond the comparison's tolerance.
+int CountMismatches(const FloatTensor& a, const FloatTensor& want) {
+  if (a.data.size() != want.data.size()) return static_cast<int>(std::max(a.data.size(), want.data.size()));
+  int mismatches = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    if (std::abs(a.data[i] - want.data[i]) > 1e-4f * (1 + std::abs(want.data[i]))) ++mismatches;
+  }
+  return mismatches;
+}
+
+FloatTensor EvalOrDie(OpKind kind, const OpParams& params, const std::vector<const FloatTensor*>& inputs) {
+  auto out = EvalOpFloat(kind, params, inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? (*out)[0] : FloatTensor{};
+}
+
+// The comparison must be able to tell a correct conv-with-bias kernel from
+// the likely wrong ones. Each wrong result below is what such a kernel would
+// output; every one must differ from the right answer somewhere, or the case
+// would pass a broken kernel.
+void ExpectBiasCaseCatchesWrongKernels(const OpParams& p, const std::vector<FloatTensor>& in,
+                                       const FloatTensor& want) {
+  const FloatTensor &x = in[0], &w = in[1], &bias = in[2];
+  const int64_t cout = bias.type.dims[0];
+  const int64_t plane = want.data.size() / (want.type.dims[0] * cout);
+  // The bias ignored.
+  EXPECT_GT(CountMismatches(EvalOrDie(OpKind::kConv2D, p, {&x, &w}), want), 0) << "ignoring the bias";
+  // The bias read in the wrong channel order.
+  FloatTensor reversed = bias;
+  std::reverse(reversed.data.begin(), reversed.data.end());
+  EXPECT_GT(CountMismatches(EvalOrDie(OpKind::kConv2D, p, {&x, &w, &reversed}), want), 0)
+      << "misindexing the bias";
+  // The bias added after the activation rather than before it.
+  if (p.activation != Activation::kNone) {
+    FloatTensor late = EvalOrDie(OpKind::kConv2D, p, {&x, &w});
+    for (size_t i = 0; i < late.data.size(); ++i) late.data[i] += bias.data[(i / plane) % cout];
+    EXPECT_GT(CountMismatches(late, want), 0) << "adding the bias after the activation";
+  }
 }
 
 class CpuBackendTest : public ::testing::Test {
@@ -47,6 +88,9 @@ class CpuBackendTest : public ::testing::Test {
     for (const FloatTensor& v : values) ptrs.push_back(&v);
     auto expected = EvalOpFloat(kind, params, ptrs);
     ASSERT_TRUE(expected.ok()) << expected.status();
+    if (kind == OpKind::kConv2D && inputs.size() > 2) {
+      ExpectBiasCaseCatchesWrongKernels(params, values, (*expected)[0]);
+    }
     auto actual = backend_->Execute(*sig, values);
     ASSERT_TRUE(actual.ok()) << actual.status();
     ASSERT_EQ(actual->size(), expected->size());
@@ -55,9 +99,10 @@ class CpuBackendTest : public ::testing::Test {
       const FloatTensor& a = (*actual)[o];
       EXPECT_EQ(a.type.dims, e.type.dims);
       ASSERT_EQ(a.data.size(), e.data.size());
-      int mismatches = 0;
-      for (size_t i = 0; i < e.data.size(); ++i) {
-        if (std::abs(a.data[i] - e.data[i]) > 1e-4f * (1 + std::abs(e.data[i])) && ++mismatches <= 3) {
+      const int mismatches = CountMismatches(a, e);
+      for (size_t i = 0, shown = 0; i < e.data.size() && shown < 3; ++i) {
+        if (std::abs(a.data[i] - e.data[i]) > 1e-4f * (1 + std::abs(e.data[i]))) {
+          ++shown;
           ADD_FAILURE() << "output " << o << " element " << i << ": oneDNN " << a.data[i]
                         << ", interpreter " << e.data[i];
         }
@@ -97,6 +142,57 @@ TEST_F(CpuBackendTest, Conv2D) {
   p.pads = {0, 2, 1, 0};
   p.stride_h = p.stride_w = 1;
   ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 6, 7}), F32({4, 3, 3, 3})});
+}
+
+// conv2d's optional third input: act(conv(x, w) + bias[oc]).
+TEST_F(CpuBackendTest, Conv2DWithBias) {
+  OpParams p;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 6, 6}), F32({6, 4, 3, 3}), F32({6})});
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 6, 6}), F32({6, 4, 3, 3}), F32({6})});
+  // Strided, SAME with more padding after than before, batch 2.
+  p.stride_h = p.stride_w = 2;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({2, 3, 7, 8}), F32({5, 3, 3, 3}), F32({5})});
+  p.activation = Activation::kNone;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({2, 3, 7, 8}), F32({5, 3, 3, 3}), F32({5})});
+  // Grouped: the bias still has one value per output channel of all groups.
+  p = OpParams();
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({6, 2, 3, 3}), F32({6})});
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 4, 5, 5}), F32({6, 2, 3, 3}), F32({6})});
+  p.stride_h = p.stride_w = 2;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({2, 6, 9, 9}), F32({9, 2, 3, 3}), F32({9})});  // 3 groups
+  p = OpParams();
+  p.activation = Activation::kTanh;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 8, 5, 5}), F32({8, 1, 3, 3}), F32({8})});  // depthwise
+  // Explicit padding, VALID, and the other activation.
+  p.activation = Activation::kSigmoid;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3}), F32({4})});
+  p = OpParams();
+  p.padding = Padding::kValid;
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kConv2D, p, {F32({1, 3, 7, 7}), F32({4, 3, 3, 1}), F32({4})});
+}
+
+// The bias rides in the convolution's own kernel (oneDNN's bias argument),
+// not in a second primitive: same implementation, one step.
+TEST_F(CpuBackendTest, Conv2DBiasIsFusedIntoTheConvolution) {
+  OpParams p;
+  p.activation = Activation::kRelu;
+  auto plain = Canonicalize(Signature{OpKind::kConv2D, p, {F32({1, 16, 28, 28}), F32({16, 16, 3, 3})}});
+  auto biased = Canonicalize(Signature{OpKind::kConv2D, p, {F32({1, 16, 28, 28}), F32({16, 16, 3, 3}), F32({16})}});
+  ASSERT_TRUE(plain.ok() && biased.ok());
+  EXPECT_NE(plain->key, biased->key);
+  const TimingOptions options{.warmup = 1, .repetitions = 3, .min_timed_ms = 0};
+  auto a = backend_->Measure(*plain, options);
+  auto b = backend_->Measure(*biased, options);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->kernel, a->kernel);
+  EXPECT_EQ(b->kernel.find('+'), std::string::npos) << b->kernel;
 }
 
 TEST_F(CpuBackendTest, MatMulInBothLayouts) {

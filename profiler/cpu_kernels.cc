@@ -194,17 +194,29 @@ absl::Status Kernel::BuildConv(const CanonicalSignature& s) {
   const Pads ph = WindowPads(p, 0, x.dims[2], w.dims[2]);
   const Pads pw = WindowPads(p, 1, x.dims[3], w.dims[3]);
   const auto any = memory::format_tag::any;
-  dnnl::convolution_forward::desc desc(
-      prop_kind::forward_inference, algorithm::convolution_direct, memory::desc(src_dims, dt::f32, any),
-      memory::desc(w_dims, dt::f32, any), memory::desc(dst_dims, dt::f32, any), {p.stride_h, p.stride_w},
-      {ph.before, pw.before}, {ph.after, pw.after});
+  const memory::desc src_md(src_dims, dt::f32, any), w_md(w_dims, dt::f32, any), dst_md(dst_dims, dt::f32, any);
+  // The optional bias (one value per output channel, grouped or not) is the
+  // primitive's own bias: oneDNN adds it in the convolution's epilogue,
+  // before the activation post-op, as act(conv(x, w) + bias) requires.
+  const bool has_bias = s.op.inputs.size() > 2;
+  const memory::dims bias_dims = {y.dims[1]};
+  auto desc = has_bias ? dnnl::convolution_forward::desc(
+                             prop_kind::forward_inference, algorithm::convolution_direct, src_md, w_md,
+                             memory::desc(bias_dims, dt::f32, any), dst_md, {p.stride_h, p.stride_w},
+                             {ph.before, pw.before}, {ph.after, pw.after})
+                       : dnnl::convolution_forward::desc(prop_kind::forward_inference,
+                                                         algorithm::convolution_direct, src_md, w_md, dst_md,
+                                                         {p.stride_h, p.stride_w}, {ph.before, pw.before},
+                                                         {ph.after, pw.after});
   dnnl::convolution_forward::primitive_desc pd(desc, ActivationAttr(p.activation), engine_);
   inputs_ = {KernelPort(x, src_dims, pd.src_desc()), KernelPort(w, w_dims, pd.weights_desc())};
+  if (has_bias) inputs_.push_back(KernelPort(s.op.inputs[2], bias_dims, pd.bias_desc()));
   outputs_ = {KernelPort(y, dst_dims, pd.dst_desc())};
-  AddPrimitive(dnnl::convolution_forward(pd),
-               {{DNNL_ARG_SRC, inputs_[0].memory}, {DNNL_ARG_WEIGHTS, inputs_[1].memory},
-                {DNNL_ARG_DST, outputs_[0].memory}},
-               pd.impl_info_str());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, inputs_[0].memory},
+                                          {DNNL_ARG_WEIGHTS, inputs_[1].memory},
+                                          {DNNL_ARG_DST, outputs_[0].memory}};
+  if (has_bias) args[DNNL_ARG_BIAS] = inputs_[2].memory;
+  AddPrimitive(dnnl::convolution_forward(pd), std::move(args), pd.impl_info_str());
   return absl::OkStatus();
 }
 

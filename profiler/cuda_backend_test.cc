@@ -200,6 +200,39 @@ TEST_F(CudaBackendTest, Conv2DActivations) {
   }
 }
 
+// conv2d's optional bias: act(conv(x, w) + bias[oc]). RELU fuses with any
+// algorithm and IDENTITY with IMPLICIT_PRECOMP_GEMM
+// (cudnnConvolutionBiasActivationForward); tanh and sigmoid, and IDENTITY
+// with other algorithms, add the bias with cudnnAddTensor.
+TEST_F(CudaBackendTest, Conv2DWithBias) {
+  for (Activation a : {Activation::kNone, Activation::kRelu, Activation::kSigmoid, Activation::kTanh}) {
+    const Measurement m =
+        Check(Sig(OpKind::kConv2D, {F32({2, 4, 9, 9}), F32({8, 4, 3, 3}), F32({8})}, ConvParams(1, Padding::kSame, a)));
+    EXPECT_TRUE(absl::StartsWith(m.kernel, "cudnn ")) << m.kernel;
+    const bool fused = absl::StrContains(m.kernel, "fused bias+");
+    EXPECT_NE(fused, absl::StrContains(m.kernel, "cudnnAddTensor bias")) << m.kernel;
+    if (a == Activation::kSigmoid || a == Activation::kTanh) {
+      EXPECT_FALSE(fused) << m.kernel;
+    }
+    if (a == Activation::kNone && fused) {
+      EXPECT_TRUE(absl::StrContains(m.kernel, "IMPLICIT_PRECOMP_GEMM")) << m.kernel;
+    }
+  }
+  // Strided with asymmetric SAME padding, grouped, depthwise.
+  Check(Sig(OpKind::kConv2D, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3}), F32({4})}, ConvParams(2, Padding::kSame, Activation::kRelu)));
+  Check(Sig(OpKind::kConv2D, {F32({1, 4, 7, 7}), F32({6, 2, 3, 3}), F32({6})}, ConvParams(1, Padding::kSame, Activation::kRelu)));
+  Check(Sig(OpKind::kConv2D, {F32({1, 4, 7, 7}), F32({6, 2, 3, 3}), F32({6})}, ConvParams(2, Padding::kValid)));
+  Check(Sig(OpKind::kConv2D, {F32({2, 4, 6, 6}), F32({4, 1, 3, 3}), F32({4})}, ConvParams(1, Padding::kSame, Activation::kTanh)));
+}
+
+TEST_F(CudaBackendTest, Conv2DRejectsAStridedBias) {
+  const CanonicalSignature s =
+      MustCanonicalize(Sig(OpKind::kConv2D, {F32({1, 3, 8, 8}), F32({4, 3, 3, 3}), Strided({4}, {2})}));
+  const auto m = backend_->Measure(s, TimingOptions{});
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented) << m.status();
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "bias")) << m.status();
+}
+
 TEST_F(CudaBackendTest, Conv2DChannelsLastInput) {
   // (N,C,H,W) = (1,3,5,5) stored NHWC.
   Check(Sig(OpKind::kConv2D, {Strided({1, 3, 5, 5}, {75, 1, 15, 3}), F32({4, 3, 3, 3})}, ConvParams(1, Padding::kSame)));

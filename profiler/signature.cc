@@ -112,7 +112,9 @@ int64_t SignatureFlops(const CanonicalSignature& s) {
   switch (op.kind) {
     case OpKind::kConv2D: {
       const auto& w = op.inputs[1].dims;  // Cout, Cin/groups, KH, KW
-      return 2 * out * w[1] * w[2] * w[3];
+      // An optional bias (third input) adds one addition per output element.
+      const int64_t bias = op.inputs.size() > 2 ? out : 0;
+      return 2 * out * w[1] * w[2] * w[3] + bias;
     }
     case OpKind::kMatMul: {
       const TensorType& x = op.inputs[0];

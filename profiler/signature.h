@@ -47,7 +47,8 @@ absl::StatusOr<Signature> SignatureFromProto(const OpSignature& proto);
 OpSignature SignatureToProto(const Signature& signature);
 
 // Total bytes of the inputs and outputs, and floating-point operations of the
-// signature (multiply-add counts 2). Used by the analytic backend and to
+// signature (multiply-add counts 2; a conv2d bias adds 1 per output
+// element). Used by the analytic backend and to
 // size the timing loop.
 int64_t SignatureBytes(const CanonicalSignature& signature);
 int64_t SignatureFlops(const CanonicalSignature& signature);

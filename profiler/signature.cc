@@ -16,12 +16,6 @@ TensorType StripSplits(const TensorType& t) {
   return out;
 }
 
-int64_t Product(const std::vector<int64_t>& dims, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to && i < dims.size(); ++i) p *= dims[i];
-  return p;
-}
-
 }  // namespace
 
 bool IsLoadTimeConstant(OpKind kind) {

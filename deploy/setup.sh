@@ -40,6 +40,24 @@ else
   echo "setup: all ${#PACKAGES[@]} Debian packages present"
 fi
 
+# onnxruntime-node for bench/ort_compare.sh, from npm with bench/ort's committed
+# lockfile (its .npmrc skips the CUDA download). Skipped when node_modules was
+# installed from the same lockfile. node/npm are not among the Debian packages above.
+if command -v npm >/dev/null; then
+  ort_dir="$(cd "$(dirname "$0")/.." && pwd)/bench/ort"
+  lock_sum=$(sha256sum "$ort_dir/package-lock.json" | cut -d' ' -f1)
+  if [[ "$(cat "$ort_dir/node_modules/.lock-sha256" 2>/dev/null)" != "$lock_sum" ]]; then
+    echo "setup: installing bench/ort npm dependencies (npm ci)"
+    if (cd "$ort_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+      echo "$lock_sum" >"$ort_dir/node_modules/.lock-sha256"
+    else  # only the benchmark needs it: the build and the tests go on
+      echo "setup: warning: npm ci in bench/ort failed; bench/ort_compare.sh will not run" >&2
+    fi
+  fi
+else
+  echo "setup: warning: npm not found; bench/ort_compare.sh will not run" >&2
+fi
+
 # CUDA is not a Debian package here; the GPU code builds against /usr/local/cuda
 # when it exists and its tests skip (saying why) where no GPU is present.
 if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Exports a torchvision model with random weights to ONNX for the optimizer
-benchmarks: bench/models/export_torchvision.py [resnet50|resnext50|squeezenet|inception_v3] OUT.onnx
+benchmarks: bench/models/export_torchvision.py NAME OUT.onnx, NAME one of
+resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3
 
 Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,
 opset 13, eval mode (batch norms in inference form)."""
@@ -13,6 +14,8 @@ MODELS = {
     "resnet50": (torchvision.models.resnet50, 224),
     "resnext50": (torchvision.models.resnext50_32x4d, 224),
     "squeezenet": (torchvision.models.squeezenet1_1, 224),
+    "resnext50_32x4d": (torchvision.models.resnext50_32x4d, 224),
+    "squeezenet1_1": (torchvision.models.squeezenet1_1, 224),
     "inception_v3": (lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=True), 299),
 }
 

@@ -23,7 +23,16 @@ COMMON=(--backend analytic --cache-dir none --time-limit 20 --json)
 grep -q '"rule_id":"fuse:conv2d+relu' "$WORK/convrelu.json" || fail "no fusion: $(cat "$WORK/convrelu.json")"
 grep -q '"verified_numerically":true' "$WORK/convrelu.json" || fail "not verified: $(cat "$WORK/convrelu.json")"
 onnx_ok "$WORK/convrelu.opt.onnx" || fail "the optimized model fails the ONNX checker"
-check "embedded backtrack: conv+relu fused, checked, valid ONNX"
+grep -q '"rule_id":"fuse:conv2d+bias' "$WORK/convrelu.json" || fail "no bias fusion: $(cat "$WORK/convrelu.json")"
+# The bias is Conv's own input again and no Add is left.
+/usr/bin/python3 -c "
+import onnx, sys
+g = onnx.load(sys.argv[1]).graph
+ops = [n.op_type for n in g.node]
+assert 'Add' not in ops, ops
+assert len(next(n for n in g.node if n.op_type == 'Conv' and n.input[0] == 'x').input) == 3, ops
+" "$WORK/convrelu.opt.onnx" || fail "the bias add survived in the optimized model"
+check "embedded backtrack: conv+bias+relu fused, checked, valid ONNX"
 
 "$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
   "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"

@@ -23,6 +23,7 @@ PACKAGES=(
   python3-onnx             # build and inspect test models (/usr/bin/python3)
   python3-torchvision      # ResNet-50 and friends exported to ONNX (bench/models/export_torchvision.py)
   coinor-libcbc-dev        # CBC: ILP extraction for equality saturation
+  time                     # /usr/bin/time: peak RSS in bench/extract_run.sh
 )
 
 missing=()

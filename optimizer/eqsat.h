@@ -2,7 +2,7 @@
 // rewrite is applied at every match in rounds (search all rules, then apply
 // all matches, then rebuild) until nothing changes or a limit is hit, and the
 // cheapest program the e-graph represents is extracted (ILP with CBC, greedy
-// as the fallback and CBC's starting point).
+// as the fallback and CBC's cutoff).
 //
 // An application is skipped when its right side does not type-check on the
 // bound classes' types, when it would change an output's dims or dtype, or
@@ -35,10 +35,17 @@ struct EqsatOptions {
   int node_limit = 50000;                 // e-nodes
   absl::Duration time_limit = absl::Seconds(60);  // exploration
   bool use_ilp = true;
+  // Pruning and building the model included; CBC may overrun it by a
+  // fraction of a second. Out of time, the ILP returns the best acyclic
+  // choice it has, at worst greedy's.
   absl::Duration ilp_time_limit = absl::Seconds(60);
-  // Larger e-graphs are extracted greedily: CBC's memory grows by hundreds of
-  // MB per second on them (ResNet-50 with the size-3 rules: ~170 MB/s).
-  int ilp_max_enodes = 20000;
+  // Larger e-graphs are extracted greedily. The pruned, tightened ILP
+  // (extract.h) solves ResNet-50's and Inception-v3's ~24,000-e-node e-graphs
+  // to optimality in 1-3 s with ~60 MB over the problem, and two of each at
+  // once (~95,000 e-nodes, costs perturbed) in ~10-15 s with ~180 MB. The
+  // model before it returned greedy's choice at 20 s, and at 60 s grew CBC
+  // to 10 GB (~170 MB/s) on ResNet-50 (bench/extract_run.sh).
+  int ilp_max_enodes = 60000;
   // Matches applied per rule and round at first (egg's default match limit);
   // a rule that has more gets twice as many the next round (as egg's backoff
   // scheduler grows its limit). Larger values let multi-output rules flood

@@ -3,8 +3,12 @@
 // come from a real in-process profiler (the analytic backend, deterministic).
 #include "optimizer/eqsat.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <random>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
@@ -240,6 +244,240 @@ TEST_F(EqsatTest, ExtractionAvoidsCyclesInTheEGraph) {
   }
   auto refused = BuildGraph(eg, cyclic, host, g->outputs);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+}
+
+// Whether the choice's picks, followed from the roots, are complete and reach
+// no class twice on one path.
+bool IsAcyclicChoice(const ExtractionProblem& p, const std::vector<int>& pick) {
+  std::vector<int> state(p.class_id.size(), 0);  // 0 unseen, 1 on the path, 2 done
+  std::function<bool(int)> visit = [&](int c) {
+    if (state[c] == 1 || pick[c] < 0) return false;
+    if (state[c] == 2) return true;
+    state[c] = 1;
+    for (int d : p.node_children[pick[c]]) {
+      if (!visit(d)) return false;
+    }
+    state[c] = 2;
+    return true;
+  };
+  for (int r : p.roots) {
+    if (!visit(r)) return false;
+  }
+  return true;
+}
+
+// A problem from (class, cost, children) e-nodes, the roots first classes.
+ExtractionProblem MakeProblem(int classes, const std::vector<std::tuple<int, double, std::vector<int>>>& nodes,
+                              std::vector<int> roots) {
+  ExtractionProblem p;
+  p.class_nodes.resize(classes);
+  for (int c = 0; c < classes; ++c) p.class_id.push_back(c);
+  for (const auto& [cls, cost, children] : nodes) {
+    p.class_nodes[cls].push_back(static_cast<int>(p.node_id.size()));
+    p.node_id.push_back(static_cast<int>(p.node_id.size()));
+    p.node_class.push_back(cls);
+    p.node_cost.push_back(cost);
+    std::vector<int> sorted = children;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    p.node_children.push_back(sorted);
+  }
+  p.roots = std::move(roots);
+  return p;
+}
+
+const std::vector<IlpSettings::Acyclicity> kAcyclicities = {IlpSettings::Acyclicity::kLinearOrder,
+                                                            IlpSettings::Acyclicity::kLazyCycleCuts,
+                                                            IlpSettings::Acyclicity::kOrderVariables};
+
+TEST_F(EqsatTest, EveryIlpFormulationRefusesAFreeCycle) {
+  // a = f(b) (free) or leaf (10); b = g(a) (free) or leaf (5); c = h(b) (1).
+  // Without acyclicity a and b would support each other for nothing.
+  const ExtractionProblem p = MakeProblem(3, {{0, 0.0, {1}}, {0, 10.0, {}}, {1, 0.0, {0}}, {1, 5.0, {}}, {2, 1.0, {1}}},
+                                          {0, 2});
+  for (IlpSettings::Acyclicity acyclicity : kAcyclicities) {
+    for (IlpSettings::WarmStart warm : {IlpSettings::WarmStart::kCutoff, IlpSettings::WarmStart::kMipStart,
+                                        IlpSettings::WarmStart::kNone}) {
+      for (bool prune : {true, false}) {
+        IlpSettings settings;
+        settings.acyclicity = acyclicity;
+        settings.warm_start = warm;
+        settings.prune = prune;
+        settings.cycle_limit = 0;  // every cycle cut lazily
+        IlpStats stats;
+        auto ilp = SolveIlp(p, absl::Seconds(10), nullptr, settings, &stats);
+        ASSERT_TRUE(ilp.ok()) << ilp.status();
+        EXPECT_TRUE(IsAcyclicChoice(p, ilp->pick));
+        EXPECT_DOUBLE_EQ(ilp->cost_ms, 6.0);  // a = f(b), b = leaf, c = h(b)
+        EXPECT_TRUE(ilp->optimal) << stats.outcome;
+      }
+    }
+  }
+}
+
+TEST_F(EqsatTest, LazyCycleCutsNeverReturnACycle) {
+  // A ring of classes, each free through the next, cheap through the one
+  // after, or dear on its own: CBC's first solutions are cycles, cut one by
+  // one.
+  std::vector<std::tuple<int, double, std::vector<int>>> nodes;
+  const int ring = 6;
+  for (int c = 0; c < ring; ++c) {
+    nodes.push_back({c, 0.0, {(c + 1) % ring}});
+    nodes.push_back({c, 3.0 + c, {}});
+    nodes.push_back({c, 0.5, {(c + 2) % ring}});
+  }
+  const ExtractionProblem p = MakeProblem(ring, nodes, {0, 3});
+  IlpSettings settings;
+  settings.acyclicity = IlpSettings::Acyclicity::kLazyCycleCuts;
+  settings.cycle_limit = 0;
+  IlpStats stats;
+  auto ilp = SolveIlp(p, absl::Seconds(20), nullptr, settings, &stats);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_TRUE(IsAcyclicChoice(p, ilp->pick));
+  EXPECT_TRUE(ilp->optimal) << stats.outcome;
+  EXPECT_GE(stats.cyclic_solutions, 1);
+  EXPECT_EQ(stats.solves, stats.cyclic_solutions + 1);
+  // Every formulation agrees on the optimum, also a linear order that only
+  // fits smaller components (this one falls back to cycle cuts).
+  for (int limit : {50, 3}) {
+    for (IlpSettings::Acyclicity acyclicity : kAcyclicities) {
+      IlpSettings other;
+      other.acyclicity = acyclicity;
+      other.linear_order_limit = limit;
+      auto again = SolveIlp(p, absl::Seconds(20), nullptr, other);
+      ASSERT_TRUE(again.ok()) << again.status();
+      EXPECT_TRUE(IsAcyclicChoice(p, again->pick));
+      EXPECT_NEAR(again->cost_ms, ilp->cost_ms, 1e-9);
+    }
+  }
+}
+
+// The least cost of an acyclic choice, by trying every pick per class.
+double BruteForceOptimum(const ExtractionProblem& p) {
+  const int classes = static_cast<int>(p.class_id.size());
+  std::vector<int> index(classes, 0);
+  double best = std::numeric_limits<double>::infinity();
+  while (true) {
+    std::vector<int> pick(classes);
+    for (int c = 0; c < classes; ++c) pick[c] = p.class_nodes[c][index[c]];
+    if (IsAcyclicChoice(p, pick)) {
+      std::vector<bool> needed(classes, false);
+      std::function<void(int)> mark = [&](int c) {
+        if (needed[c]) return;
+        needed[c] = true;
+        for (int d : p.node_children[pick[c]]) mark(d);
+      };
+      for (int r : p.roots) mark(r);
+      double cost = 0;
+      for (int c = 0; c < classes; ++c) cost += needed[c] ? p.node_cost[pick[c]] : 0;
+      best = std::min(best, cost);
+    }
+    int c = 0;
+    while (c < classes && ++index[c] == static_cast<int>(p.class_nodes[c].size())) index[c++] = 0;
+    if (c == classes) return best;
+  }
+}
+
+TEST_F(EqsatTest, IlpMatchesBruteForceOnRandomCyclicProblems) {
+  // Small random e-graphs with cycles, shared children and free e-nodes: every
+  // formulation, pruned or not, finds the true optimum, acyclic, no dearer
+  // than greedy.
+  std::mt19937 rng(7);
+  int solved = 0, improved = 0, cyclic = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int classes = 4 + trial % 4;
+    std::vector<std::tuple<int, double, std::vector<int>>> nodes;
+    for (int c = 0; c < classes; ++c) {
+      const int count = 1 + rng() % 3;
+      for (int k = 0; k < count; ++k) {
+        std::vector<int> children;
+        const int arity = rng() % 3;
+        for (int a = 0; a < arity; ++a) {
+          const int d = rng() % classes;
+          if (d != c) children.push_back(d);
+        }
+        const double costs[] = {0.0, 0.0, 1.0, 2.0, 3.0, 5.0};
+        nodes.push_back({c, costs[rng() % 6], children});
+      }
+    }
+    const ExtractionProblem p = MakeProblem(classes, nodes, {0, classes - 1});
+    auto greedy = SolveGreedy(p);
+    const double optimum = BruteForceOptimum(p);
+    if (!greedy.ok()) {
+      EXPECT_EQ(optimum, std::numeric_limits<double>::infinity());
+      continue;
+    }
+    ++solved;
+    improved += optimum < greedy->cost_ms - 1e-9 ? 1 : 0;
+    for (IlpSettings::Acyclicity acyclicity : kAcyclicities) {
+      for (bool prune : {true, false}) {
+        IlpSettings settings;
+        settings.acyclicity = acyclicity;
+        settings.prune = prune;
+        settings.cycle_limit = trial % 2 == 0 ? 0 : 1000;
+        settings.linear_order_limit = trial % 3 == 0 ? 2 : 50;  // larger components: cycle cuts
+        IlpStats stats;
+        auto ilp = SolveIlp(p, absl::Seconds(10), &*greedy, settings, &stats);
+        ASSERT_TRUE(ilp.ok()) << ilp.status();
+        EXPECT_TRUE(IsAcyclicChoice(p, ilp->pick)) << "trial " << trial;
+        EXPECT_LE(ilp->cost_ms, greedy->cost_ms + 1e-9);
+        EXPECT_NEAR(ilp->cost_ms, optimum, 1e-9) << "trial " << trial << " " << stats.outcome;
+        EXPECT_TRUE(ilp->optimal) << "trial " << trial << " " << stats.outcome;
+        cyclic += stats.cyclic_solutions > 0 || stats.ordered_components > 0 || stats.upfront_cycles > 0 ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GE(solved, 30);
+  EXPECT_GE(improved, 5);  // sharing beats greedy
+  EXPECT_GE(cyclic, 20);   // cycles were there to avoid
+}
+
+TEST_F(EqsatTest, IlpWithoutTimeReturnsItsWarmStart) {
+  const ExtractionProblem p = MakeProblem(3, {{0, 0.0, {1}}, {0, 10.0, {}}, {1, 0.0, {0}}, {1, 5.0, {}}, {2, 1.0, {1}}},
+                                          {0, 2});
+  ProblemChoice warm;
+  warm.pick = {1, 3, 4};  // a = leaf, b = leaf, c = h(b): 16
+  warm.cost_ms = 16;
+  auto ilp = SolveIlp(p, absl::ZeroDuration(), &warm);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_EQ(ilp->pick, warm.pick);
+  EXPECT_DOUBLE_EQ(ilp->cost_ms, 16.0);
+  EXPECT_TRUE(ilp->time_limited);
+  EXPECT_FALSE(ilp->optimal);
+  // A cyclic "warm start" is not trusted: greedy's is used instead.
+  ProblemChoice cyclic;
+  cyclic.pick = {0, 2, 4};
+  auto from_cyclic = SolveIlp(p, absl::Seconds(10), &cyclic);
+  ASSERT_TRUE(from_cyclic.ok()) << from_cyclic.status();
+  EXPECT_TRUE(IsAcyclicChoice(p, from_cyclic->pick));
+  EXPECT_DOUBLE_EQ(from_cyclic->cost_ms, 6.0);
+}
+
+TEST_F(EqsatTest, ExtractionProblemsRoundTripThroughTheirTextFormat) {
+  const Graph host = TwoMatMuls();
+  MergedMatMuls m = BuildMergedMatMuls(host);
+  CostModel cost(client_.get());
+  auto costs = ENodeCosts(m.g.egraph, cost);
+  ASSERT_TRUE(costs.ok()) << costs.status();
+  const ExtractionProblem p = MakeExtractionProblem(m.g.egraph, m.g.outputs, *costs, /*labels=*/true);
+  ASSERT_EQ(p.node_label.size(), p.node_id.size());
+  const std::string path = ::testing::TempDir() + "/problem.txt";
+  ASSERT_TRUE(WriteExtractionProblem(p, path).ok());
+  auto read = ReadExtractionProblem(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->class_id, p.class_id);
+  EXPECT_EQ(read->class_nodes, p.class_nodes);
+  EXPECT_EQ(read->node_id, p.node_id);
+  EXPECT_EQ(read->node_class, p.node_class);
+  EXPECT_EQ(read->node_cost, p.node_cost);
+  EXPECT_EQ(read->node_children, p.node_children);
+  EXPECT_EQ(read->roots, p.roots);
+  EXPECT_EQ(read->node_label, p.node_label);
+  auto from_file = SolveIlp(*read, absl::Seconds(10), nullptr);
+  auto direct = ExtractIlp(m.g.egraph, m.g.outputs, *costs, absl::Seconds(10));
+  ASSERT_TRUE(from_file.ok() && direct.ok());
+  EXPECT_NEAR(from_file->cost_ms, direct->cost_ms, 1e-9);
+  EXPECT_FALSE(ReadExtractionProblem(path + ".missing").ok());
 }
 
 TEST_F(EqsatTest, ARewriteThatWouldCreateACycleIsFiltered) {

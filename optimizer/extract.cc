@@ -1,15 +1,20 @@
 #include "optimizer/extract.h"
 
-#include <coin/Cbc_C_Interface.h>
-
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "optimizer/extract_internal.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {
@@ -23,24 +28,9 @@ int ClassCapacity(const EGraph& egraph) {
   return ids.empty() ? 0 : ids.back() + 1;
 }
 
-// Classes the roots need under `choice`, following chosen e-nodes' children.
-// NotFound when a needed class has no choice.
-absl::Status RestrictToNeeded(const EGraph& egraph, const std::vector<EClassId>& roots,
-                              const std::vector<ENodeId>& pick, Extraction* out) {
-  std::vector<EClassId> stack;
-  for (EClassId r : roots) stack.push_back(egraph.Find(r));
-  while (!stack.empty()) {
-    const EClassId c = stack.back();
-    stack.pop_back();
-    if (out->choice.count(c)) continue;
-    if (c >= static_cast<int>(pick.size()) || pick[c] < 0) {
-      return absl::NotFoundError(absl::StrCat("e-class ", c, " has no acyclic e-node of known cost"));
-    }
-    out->choice[c] = pick[c];
-    for (EClassId child : egraph.node(pick[c]).children) stack.push_back(egraph.Find(child));
-  }
-  return absl::OkStatus();
-}
+}  // namespace
+
+namespace extract_internal {
 
 // Strongly connected components of a directed graph given by adjacency lists
 // (iterative Tarjan, so deep graphs do not exhaust the stack).
@@ -89,54 +79,104 @@ std::vector<int> StronglyConnectedComponents(const std::vector<std::vector<int>>
   return comp;
 }
 
-struct CbcDeleter {
-  void operator()(Cbc_Model* model) const { Cbc_deleteModel(model); }
-};
 
-// A problem gathered first and handed to CBC in one call: adding rows one
-// at a time copies the matrix each time, which is quadratic.
-class LinearProgram {
- public:
-  int AddColumn(double lower, double upper, double objective, bool integer) {
-    col_lower_.push_back(lower);
-    col_upper_.push_back(upper);
-    objective_.push_back(objective);
-    integer_.push_back(integer);
-    entries_.emplace_back();
-    return static_cast<int>(entries_.size()) - 1;
+// The classes the roots need under `pick` (per class: an e-node or -1),
+// following chosen e-nodes' children; every other class's pick becomes -1.
+// NotFound when a needed class has none.
+absl::Status RestrictPick(const ExtractionProblem& p, std::vector<int>& pick) {
+  std::vector<int> kept(pick.size(), -1);
+  std::vector<int> stack(p.roots.begin(), p.roots.end());
+  while (!stack.empty()) {
+    const int c = stack.back();
+    stack.pop_back();
+    if (kept[c] >= 0) continue;
+    if (pick[c] < 0) {
+      return absl::NotFoundError(absl::StrCat("e-class ", p.class_id[c], " has no acyclic e-node of known cost"));
+    }
+    kept[c] = pick[c];
+    for (int d : p.node_children[pick[c]]) stack.push_back(d);
   }
-  void AddRow(const std::vector<int>& cols, const std::vector<double>& coefs, double lower, double upper) {
-    const int row = static_cast<int>(row_lower_.size());
-    for (size_t k = 0; k < cols.size(); ++k) entries_[cols[k]].push_back({row, coefs[k]});
-    row_lower_.push_back(lower == -kInfinity ? -std::numeric_limits<double>::max() : lower);
-    row_upper_.push_back(upper == kInfinity ? std::numeric_limits<double>::max() : upper);
-  }
-  void LoadInto(Cbc_Model* model) const {
-    std::vector<CoinBigIndex> start = {0};
-    std::vector<int> index;
-    std::vector<double> value;
-    for (const auto& column : entries_) {
-      for (const auto& [row, coef] : column) {
-        index.push_back(row);
-        value.push_back(coef);
+  pick = std::move(kept);
+  return absl::OkStatus();
+}
+
+double PickCost(const ExtractionProblem& p, const std::vector<int>& pick) {
+  double total = 0;
+  for (int n : pick) total += n >= 0 ? p.node_cost[n] : 0;
+  return total;
+}
+
+// Greedy over the e-nodes where `usable` (all when empty), with `cost` in
+// place of the e-nodes' costs: per class, the pick of least tree cost.
+// Relaxed to a fixpoint taking only strict improvements, so with costs >= 0
+// a choice never comes to depend on its own class: a class reached through
+// itself costs at least what that class cost then.
+std::vector<int> GreedyPick(const ExtractionProblem& p, const std::vector<double>& cost,
+                            const std::vector<bool>& usable) {
+  std::vector<double> best(p.class_id.size(), kInfinity);
+  std::vector<int> pick(p.class_id.size(), -1);
+  bool improved = true;
+  while (improved) {
+    improved = false;
+    for (size_t n = 0; n < p.node_id.size(); ++n) {
+      if (!usable.empty() && !usable[n]) continue;
+      double total = cost[n];
+      for (int d : p.node_children[n]) total += best[d];
+      const int c = p.node_class[n];
+      if (total + 1e-12 < best[c]) {
+        best[c] = total;
+        pick[c] = static_cast<int>(n);
+        improved = true;
       }
-      start.push_back(static_cast<CoinBigIndex>(index.size()));
-    }
-    Cbc_loadProblem(model, static_cast<int>(entries_.size()), static_cast<int>(row_lower_.size()), start.data(),
-                    index.data(), value.data(), col_lower_.data(), col_upper_.data(), objective_.data(),
-                    row_lower_.data(), row_upper_.data());
-    for (size_t col = 0; col < integer_.size(); ++col) {
-      if (integer_[col]) Cbc_setInteger(model, static_cast<int>(col));
     }
   }
+  return pick;
+}
 
- private:
-  std::vector<double> col_lower_, col_upper_, objective_, row_lower_, row_upper_;
-  std::vector<bool> integer_;
-  std::vector<std::vector<std::pair<int, double>>> entries_;  // per column: (row, coefficient)
-};
+// Cycles the picks of the needed classes form, each as its classes in order
+// (each one's pick reads the next, the last's reads the first): one per back
+// edge of a depth-first search from the roots, at most `limit`.
+std::vector<std::vector<int>> FindCycles(const ExtractionProblem& p, const std::vector<int>& pick, size_t limit) {
+  std::vector<std::vector<int>> cycles;
+  std::vector<char> color(p.class_id.size(), 0);  // 0 unseen, 1 on the path, 2 done
+  std::vector<int> depth(p.class_id.size(), -1);
+  std::vector<std::pair<int, size_t>> path;  // (class, next child)
+  for (int root : p.roots) {
+    if (color[root] != 0 || pick[root] < 0) continue;
+    color[root] = 1;
+    depth[root] = 0;
+    path.push_back({root, 0});
+    while (!path.empty() && cycles.size() < limit) {
+      auto& [c, next] = path.back();
+      const std::vector<int>& children = p.node_children[pick[c]];
+      if (next < children.size()) {
+        const int d = children[next++];
+        if (color[d] == 1) {
+          std::vector<int> cycle;
+          for (size_t i = depth[d]; i < path.size(); ++i) cycle.push_back(path[i].first);
+          cycles.push_back(std::move(cycle));
+        } else if (color[d] == 0 && pick[d] >= 0) {
+          color[d] = 1;
+          depth[d] = static_cast<int>(path.size());
+          path.push_back({d, 0});
+        }
+        continue;
+      }
+      color[c] = 2;
+      path.pop_back();
+    }
+    if (cycles.size() >= limit) break;
+  }
+  return cycles;
+}
 
-}  // namespace
+}  // namespace extract_internal
+
+using extract_internal::FindCycles;
+using extract_internal::GreedyPick;
+using extract_internal::PickCost;
+using extract_internal::RestrictPick;
+using extract_internal::StronglyConnectedComponents;
 
 absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost) {
   std::vector<double> costs(egraph.enode_capacity(), kInfinity);
@@ -171,159 +211,193 @@ double ExtractionCost(const Extraction& extraction, const std::vector<double>& c
   return total;
 }
 
-absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector<EClassId>& roots,
-                                         const std::vector<double>& costs) {
-  std::vector<double> best(ClassCapacity(egraph), kInfinity);
-  std::vector<ENodeId> pick(best.size(), -1);
-  // Relax to a fixpoint. Only strict improvements are taken, so a choice never
-  // comes to depend on its own class: a class reached through itself costs
-  // at least what that class cost then.
-  bool improved = true;
-  while (improved) {
-    improved = false;
-    for (ENodeId id = 0; id < egraph.enode_capacity(); ++id) {
-      if (costs[id] == kInfinity) continue;
-      double total = costs[id];
-      for (EClassId child : egraph.node(id).children) total += best[egraph.Find(child)];
-      const EClassId cls = egraph.ClassOf(id);
-      if (total + 1e-12 < best[cls]) {
-        best[cls] = total;
-        pick[cls] = id;
-        improved = true;
-      }
-    }
-  }
-  Extraction out;
-  if (absl::Status s = RestrictToNeeded(egraph, roots, pick, &out); !s.ok()) return s;
-  out.cost_ms = ExtractionCost(out, costs);
-  return out;
-}
-
-absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EClassId>& roots,
-                                      const std::vector<double>& costs, absl::Duration time_limit,
-                                      const Extraction* warm_start) {
-  // The classes the outputs can reach through e-nodes of finite cost.
+ExtractionProblem MakeExtractionProblem(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                        const std::vector<double>& costs, bool labels) {
+  ExtractionProblem p;
   std::vector<int> dense(ClassCapacity(egraph), -1);
-  std::vector<EClassId> classes;
-  std::vector<std::vector<ENodeId>> class_nodes;
+  std::vector<ENodeId> candidates;
   std::vector<EClassId> stack;
   for (EClassId r : roots) stack.push_back(egraph.Find(r));
   while (!stack.empty()) {
     const EClassId c = stack.back();
     stack.pop_back();
     if (dense[c] >= 0) continue;
-    dense[c] = static_cast<int>(classes.size());
-    classes.push_back(c);
-    class_nodes.emplace_back();
+    dense[c] = static_cast<int>(p.class_id.size());
+    p.class_id.push_back(c);
     for (ENodeId id : egraph.eclass(c).nodes) {
       if (costs[id] == kInfinity) continue;
-      class_nodes.back().push_back(id);
+      candidates.push_back(id);
       for (EClassId child : egraph.node(id).children) stack.push_back(egraph.Find(child));
     }
   }
-  for (EClassId r : roots) {
-    if (class_nodes[dense[egraph.Find(r)]].empty()) {
-      return absl::NotFoundError(absl::StrCat("output class ", r, " has no e-node of known cost"));
+  // E-node id order: greedy sweeps them in that order, as over the e-graph.
+  std::sort(candidates.begin(), candidates.end());
+  p.class_nodes.resize(p.class_id.size());
+  for (ENodeId id : candidates) {
+    const int n = static_cast<int>(p.node_id.size());
+    const int c = dense[egraph.ClassOf(id)];
+    p.node_id.push_back(id);
+    p.node_class.push_back(c);
+    p.node_cost.push_back(costs[id]);
+    std::vector<int> children;
+    for (EClassId child : egraph.node(id).children) children.push_back(dense[egraph.Find(child)]);
+    std::sort(children.begin(), children.end());
+    children.erase(std::unique(children.begin(), children.end()), children.end());
+    p.node_children.push_back(std::move(children));
+    p.class_nodes[c].push_back(n);
+    if (!labels) continue;
+    const EOp& op = egraph.op(egraph.node(id).op);
+    switch (op.role) {
+      case EOp::Role::kVariable:
+        p.node_label.push_back(absl::StrCat(op.kind == OpKind::kInput ? "input:" : "weight:", op.name));
+        break;
+      case EOp::Role::kGetItem:
+        p.node_label.push_back(absl::StrCat("item", op.item));
+        break;
+      default:
+        p.node_label.push_back(OpLabel(op.kind, op.params));
     }
   }
-  // Columns: one binary per candidate e-node.
-  std::vector<ENodeId> column_node;
-  std::vector<int> node_column(egraph.enode_capacity(), -1);
-  std::vector<std::vector<int>> adj(classes.size());
-  for (size_t i = 0; i < classes.size(); ++i) {
-    for (ENodeId id : class_nodes[i]) {
-      node_column[id] = static_cast<int>(column_node.size());
-      column_node.push_back(id);
-      for (EClassId child : egraph.node(id).children) adj[i].push_back(dense[egraph.Find(child)]);
-    }
-  }
-  const std::vector<int> comp = StronglyConnectedComponents(adj);
-  std::vector<int> comp_size(classes.size() + 1, 0);
-  for (int c : comp) ++comp_size[c];
+  for (EClassId r : roots) p.roots.push_back(dense[egraph.Find(r)]);
+  return p;
+}
 
-  LinearProgram lp;
-  for (size_t col = 0; col < column_node.size(); ++col) {
-    const ENodeId id = column_node[col];
-    bool possible = true;
-    for (EClassId child : egraph.node(id).children) {
-      possible = possible && !class_nodes[dense[egraph.Find(child)]].empty();
+absl::Status WriteExtractionProblem(const ExtractionProblem& p, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  out << "taso-extraction-problem 1\nclasses " << p.class_id.size() << "\n";
+  for (EClassId c : p.class_id) out << c << "\n";
+  out << "nodes " << p.node_id.size() << "\n";
+  char cost[32];
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    std::snprintf(cost, sizeof(cost), "%.17g", p.node_cost[n]);
+    out << p.node_id[n] << " " << p.node_class[n] << " " << cost << " " << p.node_children[n].size();
+    for (int d : p.node_children[n]) out << " " << d;
+    if (n < p.node_label.size()) {
+      std::string label = p.node_label[n];
+      std::replace_if(label.begin(), label.end(), [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); }, '_');
+      out << " " << label;
     }
-    // Microseconds keep CBC's absolute tolerances far below real differences.
-    lp.AddColumn(0, possible ? 1 : 0, costs[id] * 1000, /*integer=*/true);
+    out << "\n";
   }
-  std::vector<int> order_column(classes.size(), -1);
-  for (size_t i = 0; i < classes.size(); ++i) {
-    if (comp_size[comp[i]] >= 2) order_column[i] = lp.AddColumn(0, 1, 0, /*integer=*/false);
-  }
-  auto columns_of = [&](int dense_class) {
-    std::vector<int> cols;
-    for (ENodeId id : class_nodes[dense_class]) cols.push_back(node_column[id]);
-    return cols;
+  out << "roots " << p.roots.size();
+  for (int r : p.roots) out << " " << r;
+  out << "\n";
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExtractionProblem> ReadExtractionProblem(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  auto bad = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an extraction problem (", what, ")"));
   };
-  for (EClassId r : std::set<EClassId>(roots.begin(), roots.end())) {
-    const std::vector<int> cols = columns_of(dense[egraph.Find(r)]);
-    lp.AddRow(cols, std::vector<double>(cols.size(), 1.0), 1, kInfinity);
+  std::string word;
+  int version = 0;
+  size_t count = 0;
+  if (!(in >> word >> version) || word != "taso-extraction-problem" || version != 1) return bad("header");
+  ExtractionProblem p;
+  if (!(in >> word >> count) || word != "classes") return bad("classes");
+  p.class_id.resize(count);
+  p.class_nodes.resize(count);
+  for (EClassId& c : p.class_id) {
+    if (!(in >> c)) return bad("class ids");
   }
-  for (size_t i = 0; i < classes.size(); ++i) {
-    const std::vector<int> cols = columns_of(static_cast<int>(i));
-    if (cols.size() >= 2) lp.AddRow(cols, std::vector<double>(cols.size(), 1.0), -kInfinity, 1);
-  }
-  for (size_t i = 0; i < classes.size(); ++i) {
-    for (ENodeId id : class_nodes[i]) {
-      const int x = node_column[id];
-      std::set<int> children;
-      for (EClassId child : egraph.node(id).children) children.insert(dense[egraph.Find(child)]);
-      for (int d : children) {
-        // A chosen e-node needs an e-node chosen in each child class.
-        std::vector<int> cols = columns_of(d);
-        if (cols.empty()) continue;  // x is fixed to 0 above
-        std::vector<double> coefs(cols.size(), 1.0);
-        cols.push_back(x);
-        coefs.push_back(-1.0);
-        lp.AddRow(cols, coefs, 0, kInfinity);
-        if (comp[i] != comp[d]) continue;
-        // t_class - t_child - 2 x >= eps - 2: binding only when x = 1.
-        const double eps = 1.0 / (comp_size[comp[i]] + 1);
-        lp.AddRow({order_column[i], order_column[d], x}, {1.0, -1.0, -2.0}, eps - 2.0, kInfinity);
-      }
+  if (!(in >> word >> count) || word != "nodes") return bad("nodes");
+  for (size_t n = 0; n < count; ++n) {
+    ENodeId id;
+    int cls;
+    double cost;
+    size_t k;
+    if (!(in >> id >> cls >> cost >> k) || cls < 0 || cls >= static_cast<int>(p.class_id.size()) ||
+        !(cost >= 0 && cost < kInfinity) || k > p.class_id.size()) {
+      return bad(absl::StrCat("e-node ", n));
     }
-  }
-  std::unique_ptr<Cbc_Model, CbcDeleter> model(Cbc_newModel());
-  if (model == nullptr) return absl::InternalError("CBC could not create a model");
-  Cbc_Model* m = model.get();
-  Cbc_setLogLevel(m, 0);
-  lp.LoadInto(m);
-  if (warm_start != nullptr) {
-    std::vector<int> cols;
-    std::vector<double> values;
-    for (size_t col = 0; col < column_node.size(); ++col) {
-      auto it = warm_start->choice.find(egraph.ClassOf(column_node[col]));
-      cols.push_back(static_cast<int>(col));
-      values.push_back(it != warm_start->choice.end() && it->second == column_node[col] ? 1.0 : 0.0);
+    std::vector<int> children(k);
+    for (int& d : children) {
+      if (!(in >> d) || d < 0 || d >= static_cast<int>(p.class_id.size())) return bad(absl::StrCat("e-node ", n));
     }
-    Cbc_setMIPStartI(m, static_cast<int>(cols.size()), cols.data(), values.data());
+    std::sort(children.begin(), children.end());
+    children.erase(std::unique(children.begin(), children.end()), children.end());
+    p.node_id.push_back(id);
+    p.node_class.push_back(cls);
+    p.node_cost.push_back(cost);
+    p.node_children.push_back(std::move(children));
+    p.class_nodes[cls].push_back(static_cast<int>(n));
+    std::string rest;
+    std::getline(in, rest);
+    const size_t start = rest.find_first_not_of(" \t");
+    p.node_label.push_back(start == std::string::npos ? "" : rest.substr(start));
   }
-  Cbc_setMaximumSeconds(m, std::max(0.01, absl::ToDoubleSeconds(time_limit)));
-  Cbc_solve(m);
-  const double* solution = Cbc_bestSolution(m);
-  if (solution == nullptr) {
-    if (Cbc_isSecondsLimitReached(m)) {
-      return absl::UnavailableError("CBC found no solution within its time limit");
-    }
-    return absl::InternalError(absl::StrCat("CBC found no solution (status ", Cbc_status(m), ", secondary ",
-                                            Cbc_secondaryStatus(m), ")"));
+  if (std::all_of(p.node_label.begin(), p.node_label.end(), [](const std::string& l) { return l.empty(); })) {
+    p.node_label.clear();
   }
-  std::vector<ENodeId> pick(dense.size(), -1);
-  for (size_t col = 0; col < column_node.size(); ++col) {
-    if (solution[col] > 0.5) pick[egraph.ClassOf(column_node[col])] = column_node[col];
+  if (!(in >> word >> count) || word != "roots") return bad("roots");
+  p.roots.resize(count);
+  for (int& r : p.roots) {
+    if (!(in >> r) || r < 0 || r >= static_cast<int>(p.class_id.size())) return bad("roots");
   }
+  return p;
+}
+
+
+absl::StatusOr<ProblemChoice> SolveGreedy(const ExtractionProblem& problem) {
+  ProblemChoice out;
+  out.pick = GreedyPick(problem, problem.node_cost, {});
+  if (absl::Status s = RestrictPick(problem, out.pick); !s.ok()) return s;
+  out.cost_ms = PickCost(problem, out.pick);
+  return out;
+}
+
+absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                         const std::vector<double>& costs) {
+  const ExtractionProblem problem = MakeExtractionProblem(egraph, roots, costs);
+  auto greedy = SolveGreedy(problem);
+  if (!greedy.ok()) return greedy.status();
   Extraction out;
-  if (absl::Status s = RestrictToNeeded(egraph, roots, pick, &out); !s.ok()) {
-    return absl::InternalError(absl::StrCat("CBC's solution is incomplete: ", s.message()));
+  for (size_t c = 0; c < greedy->pick.size(); ++c) {
+    if (greedy->pick[c] >= 0) out.choice[problem.class_id[c]] = problem.node_id[greedy->pick[c]];
   }
   out.cost_ms = ExtractionCost(out, costs);
-  out.optimal = Cbc_isProvenOptimal(m) != 0;
-  out.time_limited = Cbc_isSecondsLimitReached(m) != 0;
+  return out;
+}
+
+absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                      const std::vector<double>& costs, absl::Duration time_limit,
+                                      const Extraction* warm_start, const IlpSettings& settings,
+                                      IlpStats* stats) {
+  const char* dump = std::getenv("TASO_ILP_DUMP");
+  const bool dumping = dump != nullptr && *dump != '\0';
+  const ExtractionProblem problem = MakeExtractionProblem(egraph, roots, costs, /*labels=*/dumping);
+  if (dumping) (void)WriteExtractionProblem(problem, dump);  // best effort: a debugging aid
+  std::optional<ProblemChoice> warm;
+  if (warm_start != nullptr) {
+    std::map<EClassId, int> class_index;
+    for (size_t c = 0; c < problem.class_id.size(); ++c) class_index[problem.class_id[c]] = static_cast<int>(c);
+    std::map<ENodeId, int> node_index;
+    for (size_t n = 0; n < problem.node_id.size(); ++n) node_index[problem.node_id[n]] = static_cast<int>(n);
+    warm = ProblemChoice{std::vector<int>(problem.class_id.size(), -1)};
+    for (const auto& [cls, node] : warm_start->choice) {
+      auto c = class_index.find(egraph.Find(cls));
+      auto n = node_index.find(node);
+      if (c == class_index.end() || n == node_index.end() || problem.node_class[n->second] != c->second) {
+        warm.reset();  // not a choice of this problem: start from greedy
+        break;
+      }
+      warm->pick[c->second] = n->second;
+    }
+  }
+  auto solved = SolveIlp(problem, time_limit, warm ? &*warm : nullptr, settings, stats);
+  if (!solved.ok()) return solved.status();
+  Extraction out;
+  for (size_t c = 0; c < solved->pick.size(); ++c) {
+    if (solved->pick[c] >= 0) out.choice[problem.class_id[c]] = problem.node_id[solved->pick[c]];
+  }
+  out.cost_ms = ExtractionCost(out, costs);
+  out.optimal = solved->optimal;
+  out.time_limited = solved->time_limited;
   return out;
 }
 

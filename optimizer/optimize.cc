@@ -33,7 +33,8 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   if (options.search == SearchKind::kEqsat) {
     EqsatOptions eq;
     eq.time_limit = options.time_limit;
-    // The ILP's own bound: CBC's memory grows fast on large e-graphs.
+    // The ILP's own bound, within the caller's: optimal in seconds on the
+    // benchmark models' e-graphs, greedy's choice at worst.
     eq.ilp_time_limit = std::min(options.time_limit, absl::Seconds(20));
     auto r = EqsatSearch(start, all, cost, eq);
     if (!r.ok()) return r.status();

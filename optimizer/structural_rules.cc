@@ -19,6 +19,20 @@ std::optional<Activation> ActivationOf(OpKind kind) {
   }
 }
 
+// A rewrite from its two sides (operator counts taken from them).
+RewriteRule MakeRewrite(std::string name, Graph lhs, Graph rhs, std::vector<std::string> weight_variables,
+                        bool exact_variable_types) {
+  RewriteRule r;
+  r.name = std::move(name);
+  r.lhs_ops = lhs.num_ops();
+  r.rhs_ops = rhs.num_ops();
+  r.lhs = std::move(lhs);
+  r.rhs = std::move(rhs);
+  r.weight_variables = std::move(weight_variables);
+  r.exact_variable_types = exact_variable_types;
+  return r;
+}
+
 // act(op_P(x, w[, b])) => op_{P, act}(x, w[, b]), with the variables typed as
 // at `producer` (a conv2d may carry a bias as its third input).
 std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std::vector<TensorType>& inputs,
@@ -42,14 +56,9 @@ std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std
   auto fused_op = rhs.AddOp1(kind, fused, rin);
   if (!fused_op.ok()) return std::nullopt;
   rhs.AddOutput("out0", *fused_op);
-  RewriteRule r;
-  r.name = absl::StrCat("fuse:", OpKindName(kind), inputs.size() > 2 ? "+bias" : "", "+",
-                        OpKindName(activation_kind), "[", CanonicalParams(kind, params), "]");
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
-  r.lhs_ops = 2;
-  r.rhs_ops = 1;
-  return r;
+  return MakeRewrite(absl::StrCat("fuse:", OpKindName(kind), inputs.size() > 2 ? "+bias" : "", "+",
+                                 OpKindName(activation_kind), "[", CanonicalParams(kind, params), "]"),
+                     std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/false);
 }
 
 // The constant operand of `add` that broadcasts per channel over the output of
@@ -101,16 +110,9 @@ std::optional<RewriteRule> BiasFusion(const Graph& graph, const Node& add) {
   auto fused = rhs.AddOp1(OpKind::kConv2D, conv.params, {rx, rw, *bias});
   if (!fused.ok()) return std::nullopt;
   rhs.AddOutput("out0", *fused);
-  RewriteRule r;
-  r.name = absl::StrCat("fuse:conv2d+bias", sides->first == 0 ? "" : "~", "[",
-                        CanonicalParams(OpKind::kConv2D, conv.params), "]");
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
-  r.weight_variables = {"c"};
-  r.lhs_ops = 2;
-  r.rhs_ops = 2;
-  r.exact_variable_types = true;
-  return r;
+  return MakeRewrite(absl::StrCat("fuse:conv2d+bias", sides->first == 0 ? "" : "~", "[",
+                                 CanonicalParams(OpKind::kConv2D, conv.params), "]"),
+                     std::move(lhs), std::move(rhs), {"c"}, /*exact_variable_types=*/true);
 }
 
 // A form a convolution takes in the graph or may take once the search has
@@ -191,17 +193,11 @@ std::optional<RewriteRule> ConvMerge(const ConvForm& a, const ConvForm& b) {
   if (!parts.ok()) return std::nullopt;
   rhs.AddOutput("out0", (*parts)[0]);
   rhs.AddOutput("out1", (*parts)[1]);
-  RewriteRule r;
-  r.name = absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3],
-                        biased ? "+bias" : "", "[", CanonicalParams(OpKind::kConv2D, b.params), "]");
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
-  r.weight_variables = {"w1", "w2"};
-  if (biased) r.weight_variables = {"w1", "w2", "b1", "b2"};
-  r.lhs_ops = 2;
-  r.rhs_ops = (dh > 0 || dw > 0 ? 4 : 3) + (biased ? 1 : 0);
-  r.exact_variable_types = true;
-  return r;
+  std::vector<std::string> weight_variables = {"w1", "w2"};
+  if (biased) weight_variables = {"w1", "w2", "b1", "b2"};
+  return MakeRewrite(absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3],
+                                  biased ? "+bias" : "", "[", CanonicalParams(OpKind::kConv2D, b.params), "]"),
+                     std::move(lhs), std::move(rhs), std::move(weight_variables), /*exact_variable_types=*/true);
 }
 
 // conv_P(x, w[, b]) with G groups => conv_P(x, merge_gconv(w, G, k)[, b]) with
@@ -228,16 +224,9 @@ std::optional<RewriteRule> GroupMerge(const ConvForm& f, int64_t groups, int cou
   auto merged = rhs.AddOp1(OpKind::kConv2D, f.params, rin);
   if (!merged.ok()) return std::nullopt;
   rhs.AddOutput("out0", *merged);
-  RewriteRule r;
-  r.name = absl::StrCat("merge:gconv", groups, "->", groups / count, f.bias ? "+bias" : "", "[",
-                        CanonicalParams(OpKind::kConv2D, f.params), "]");
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
-  r.weight_variables = {"w"};
-  r.lhs_ops = 1;
-  r.rhs_ops = 2;
-  r.exact_variable_types = true;
-  return r;
+  return MakeRewrite(absl::StrCat("merge:gconv", groups, "->", groups / count, f.bias ? "+bias" : "", "[",
+                                  CanonicalParams(OpKind::kConv2D, f.params), "]"),
+                     std::move(lhs), std::move(rhs), {"w"}, /*exact_variable_types=*/true);
 }
 
 // The forms of the convolution `conv`: as it is, and with the bias add and

@@ -224,6 +224,10 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   const std::string time_stop = absl::StrCat("time limit ", absl::FormatDuration(options.time_limit));
   const std::string node_stop = absl::StrCat("node limit ", options.node_limit);
   Applier applier(eg);
+  // Per e-node id: the application that created it (-1: the input's or
+  // found existing); per application: its rule's name.
+  std::vector<int> created_by(eg.enode_capacity(), -1);
+  std::vector<const std::string*> applied_rule;
   std::vector<int> match_cap(compiled.size(), std::max(1, options.max_matches_per_rule));
   std::string stop;
   while (stop.empty()) {
@@ -260,11 +264,15 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
     int applications = 0;
     for (const auto& [rule, matches] : found) {
       for (const EMatch& m : matches) {
+        const int first_new = eg.enode_capacity();
         const ApplyOutcome outcome = applier.Apply(*rule, m);
         if (outcome.rejected) {
           ++report.rejected;
         } else if (outcome.added > 0 || outcome.merged) {
           ++report.rules_applied[rule->rule->name];
+          created_by.resize(eg.enode_capacity(), -1);
+          for (int id = first_new; id < eg.enode_capacity(); ++id) created_by[id] = static_cast<int>(applied_rule.size());
+          applied_rule.push_back(&rule->rule->name);
           report.generated += outcome.added;
           changed = true;
         }
@@ -289,6 +297,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   if (!costs.ok()) return costs.status();
   auto greedy = ExtractGreedy(eg, roots, *costs);
   std::optional<Graph> best;
+  std::optional<Extraction> used;  // the extraction `best` was built from
   std::string ilp_error;
   if (options.use_ilp && result.enodes > options.ilp_max_enodes) {
     ilp_error = absl::StrCat(result.enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes);
@@ -302,6 +311,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
       auto g = BuildGraph(eg, *ilp, graph, roots);
       if (g.ok()) {
         best = *std::move(g);
+        used = *ilp;
         result.extraction = ExtractionName(*ilp);
       } else {
         ilp_error = std::string(g.status().message());
@@ -315,6 +325,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
     absl::StatusOr<Graph> g = greedy.ok() ? BuildGraph(eg, *greedy, graph, roots) : greedy.status();
     if (g.ok()) {
       best = *std::move(g);
+      used = *greedy;
       result.extraction = options.use_ilp ? absl::StrCat("greedy (ilp failed: ", ilp_error, ")") : "greedy";
     } else {
       result.extraction = absl::StrCat("none (", g.status().message(), ")");
@@ -333,6 +344,14 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
       kept_input = absl::StrCat("extracted program costs ", *c, " ms, more than the input's; kept the input graph");
       best.reset();
     }
+  }
+  if (best.has_value() && used.has_value()) {
+    // Applications whose new e-nodes the returned program is made of.
+    std::set<int> applications;
+    for (const auto& [cls, enode] : used->choice) {
+      if (enode < static_cast<int>(created_by.size()) && created_by[enode] >= 0) applications.insert(created_by[enode]);
+    }
+    for (int a : applications) ++result.rules_used[*applied_rule[a]];
   }
   result.best = best.has_value() ? *std::move(best) : graph;
   report.best_cost_ms = best_cost;

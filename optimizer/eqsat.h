@@ -17,6 +17,7 @@
 #ifndef TASO_OPTIMIZER_EQSAT_H_
 #define TASO_OPTIMIZER_EQSAT_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct EqsatResult {
   // applications skipped (types, dims, cycles); rules_applied: applications
   // that added an e-node or merged two classes, by rule name.
   SearchReport report;
+  // Applications whose new e-nodes the returned program uses, by rule name
+  // (empty when the input is returned): what the result owes to each rule.
+  std::map<std::string, int> rules_used;
   int iterations = 0;
   int enodes = 0;
   int eclasses = 0;

@@ -85,6 +85,9 @@ TEST_F(EqsatTest, MergesMatMulsThatShareAnInput) {
   EXPECT_EQ(CountOps(result->best, OpKind::kMatMul), 1);
   EXPECT_EQ(CountOps(result->best, OpKind::kSplit), 1);
   EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
+  // The result is made of one application of the rule (its reverse, also in
+  // the e-graph, added nothing the result uses).
+  EXPECT_EQ(result->rules_used, (std::map<std::string, int>{{"mm2", 1}}));
   EXPECT_EQ(result->extraction, "ilp optimal");
   EXPECT_EQ(result->report.stop_reason, "saturated");
   ASSERT_EQ(result->best.outputs().size(), 2u);
@@ -102,6 +105,9 @@ TEST_F(EqsatTest, FindsConvReluFusion) {
   EXPECT_EQ(result->best.num_ops(), 1);
   ASSERT_EQ(result->report.rules_applied.size(), 1u);
   EXPECT_NE(result->report.rules_applied.begin()->first.find("fuse:conv2d+relu"), std::string::npos);
+  ASSERT_EQ(result->rules_used.size(), 1u);
+  EXPECT_EQ(result->rules_used.begin()->first, result->report.rules_applied.begin()->first);
+  EXPECT_EQ(result->rules_used.begin()->second, 1);
   EXPECT_EQ(result->report.stop_reason, "saturated");
   ExpectEquivalent(host, result->best);
 }

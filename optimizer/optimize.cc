@@ -40,9 +40,13 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
     if (!r.ok()) return r.status();
     best = std::move(r->best);
     report.search = "eqsat";
+    int applications = 0;
+    for (const auto& [rule, count] : r->report.rules_applied) applications += count;
     report.stop_reason = absl::StrCat(r->report.stop_reason, " (", r->iterations, " iterations, ", r->enodes,
-                                      " e-nodes, ", r->eclasses, " e-classes); extraction: ", r->extraction);
-    report.rules_applied = r->report.rules_applied;
+                                      " e-nodes, ", r->eclasses, " e-classes, ", applications,
+                                      " rule applications); extraction: ", r->extraction);
+    // The rules the result is made with, not every application in the e-graph.
+    report.rules_applied = r->rules_used;
   } else {
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;

@@ -14,8 +14,8 @@ absl::StatusOr<PassResult> FuseEpilogues(const Graph& graph, CostModel& cost) {
   // nothing applies; each round makes the graph smaller, so this ends.
   for (bool progress = true; progress;) {
     progress = false;
+    const GraphIndex index(result.graph);  // valid until the graph changes, which ends the round
     for (const RewriteRule& rule : FusionRewrites(result.graph)) {
-      const GraphIndex index(result.graph);
       for (const Match& match : FindMatches(rule, index)) {
         auto next = ApplyRewrite(result.graph, rule, match);
         if (!next.ok()) continue;  // e.g. it would form a cycle
@@ -26,7 +26,7 @@ absl::StatusOr<PassResult> FuseEpilogues(const Graph& graph, CostModel& cost) {
         current = next_cost;
         ++result.changed;
         progress = true;
-        break;  // the index is stale now
+        break;  // the index and the rules are stale now
       }
       if (progress) break;
     }

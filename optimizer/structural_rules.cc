@@ -61,6 +61,9 @@ std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std
                      std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/false);
 }
 
+// The bias input a conv2d with weight `w` takes once its bias add is fused: [M].
+TensorType FusedBiasType(const TensorType& w) { return TensorType::RowMajor(w.dtype, {w.dims[0]}); }
+
 // The constant operand of `add` that broadcasts per channel over the output of
 // a conv2d without bias or activation (its other operand): [M,1,1] or
 // [1,M,1,1]. Returns (conv side, bias side), or nullopt.
@@ -104,7 +107,7 @@ std::optional<RewriteRule> BiasFusion(const Graph& graph, const Node& add) {
   lhs.AddOutput("out0", *sum);
   TensorRef rx = rhs.AddInput("x", x), rw = rhs.AddInput("w", w), rc = rhs.AddInput("c", c);
   OpParams flat;
-  flat.shape = {w.dims[0]};
+  flat.shape = FusedBiasType(w).dims;
   auto bias = rhs.AddOp1(OpKind::kReshape, flat, {rc});
   if (!bias.ok()) return std::nullopt;
   auto fused = rhs.AddOp1(OpKind::kConv2D, conv.params, {rx, rw, *bias});
@@ -250,7 +253,7 @@ std::vector<ConvForm> FormsOf(const Graph& graph, const GraphIndex& index, const
   for (int reader : index.consumers(conv.id)) {
     if (!BiasAddSides(graph, graph.node(reader))) continue;
     ConvForm biased = base;
-    biased.bias = TensorType::RowMajor(base.w.dtype, {base.w.dims[0]});
+    biased.bias = FusedBiasType(base.w);
     forms.push_back(biased);
     with_activation_of(biased, reader);
   }
@@ -289,8 +292,7 @@ std::vector<RewriteRule> FusionRewrites(const Graph& graph) {
       // conv -> bias add -> activation: the activation fuses once the bias has.
       const Node& conv = graph.node(producer.inputs[sides->first].node);
       add_fusion(OpKind::kConv2D, conv.params,
-                 {graph.type(conv.inputs[0]), graph.type(conv.inputs[1]),
-                  TensorType::RowMajor(graph.type(conv.inputs[1]).dtype, {graph.type(conv.inputs[1]).dims[0]})},
+                 {graph.type(conv.inputs[0]), graph.type(conv.inputs[1]), FusedBiasType(graph.type(conv.inputs[1]))},
                  n.kind);
     }
   }

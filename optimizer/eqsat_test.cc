@@ -26,9 +26,11 @@
 namespace taso::optimizer {
 namespace {
 
+using testing::ConvRelu;
 using testing::ExpectEquivalent;
 using testing::F32;
 using testing::MakeRule;
+using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
 
 std::vector<RewriteRule> BothWays(const rules::Rule& rule) {
@@ -43,41 +45,10 @@ int CountOps(const Graph& g, OpKind kind) {
   return n;
 }
 
-// relu(conv(x, w)).
-Graph ConvRelu() {
-  Graph g;
-  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
-  TensorRef w = g.AddWeight("w", F32({6, 4, 3, 3}));
-  OpParams p;
-  p.padding = Padding::kExplicit;
-  p.pads = {1, 1, 1, 1};
-  p.stride_h = p.stride_w = 2;
-  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
-  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {c}));
-  return g;
-}
-
-// Two matmuls reading one input, as the rule above merges them.
-Graph TwoMatMuls() {
-  Graph host;
-  TensorRef x = host.AddInput("x", F32({64, 256}));
-  TensorRef w1 = host.AddWeight("p", F32({256, 256})), w2 = host.AddWeight("q", F32({256, 256}));
-  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
-  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
-  return host;
-}
-
-class EqsatTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    client_ = testing::AnalyticProfiler();
-    ASSERT_NE(client_, nullptr);
-  }
-  std::unique_ptr<profiler::ProfilerClient> client_;
-};
+class EqsatTest : public testing::AnalyticProfilerTest {};
 
 TEST_F(EqsatTest, MergesMatMulsThatShareAnInput) {
-  const Graph host = TwoMatMuls();
+  const Graph host = SharedInputMatMulHost();
   CostModel cost(client_.get());
   auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -157,7 +128,7 @@ MergedMatMuls BuildMergedMatMuls(const Graph& host) {
 }
 
 TEST_F(EqsatTest, IlpCountsSharedWorkOnceWhereGreedyCountsItTwice) {
-  const Graph host = TwoMatMuls();
+  const Graph host = SharedInputMatMulHost();
   MergedMatMuls m = BuildMergedMatMuls(host);
   const EGraph& eg = m.g.egraph;
   CostModel cost(client_.get());
@@ -460,7 +431,7 @@ TEST_F(EqsatTest, IlpWithoutTimeReturnsItsWarmStart) {
 }
 
 TEST_F(EqsatTest, ExtractionProblemsRoundTripThroughTheirTextFormat) {
-  const Graph host = TwoMatMuls();
+  const Graph host = SharedInputMatMulHost();
   MergedMatMuls m = BuildMergedMatMuls(host);
   CostModel cost(client_.get());
   auto costs = ENodeCosts(m.g.egraph, cost);

@@ -74,14 +74,7 @@ std::string ConvReluModel() {
   return m.SerializeAsString();
 }
 
-class OptimizeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    client_ = testing::AnalyticProfiler();
-    ASSERT_NE(client_, nullptr);
-  }
-  std::unique_ptr<profiler::ProfilerClient> client_;
-};
+class OptimizeTest : public testing::AnalyticProfilerTest {};
 
 TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
   for (SearchKind search : {SearchKind::kBacktrack, SearchKind::kEqsat}) {

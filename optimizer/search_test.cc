@@ -22,31 +22,17 @@
 namespace taso::optimizer {
 namespace {
 
+using testing::ConvRelu;
 using testing::ExpectEquivalent;
 using testing::F32;
 using testing::MakeRule;
+using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
 
 RewriteRule Forward(const rules::Rule& rule) {
   auto rewrites = RewritesFromRule(rule);
   EXPECT_TRUE(rewrites.ok()) << rewrites.status();
   return rewrites->front();
-}
-
-// relu(conv(x, w)) as a host graph; optionally the conv is an output too.
-Graph ConvRelu(bool conv_is_output, bool w_is_weight = true) {
-  Graph g;
-  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
-  TensorRef w = w_is_weight ? g.AddWeight("w", F32({6, 4, 3, 3})) : g.AddInput("w", F32({6, 4, 3, 3}));
-  OpParams p;
-  p.padding = Padding::kExplicit;
-  p.pads = {1, 1, 1, 1};
-  p.stride_h = p.stride_w = 2;
-  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
-  TensorRef r = *g.AddOp1(OpKind::kRelu, {}, {c});
-  g.AddOutput("y", r);
-  if (conv_is_output) g.AddOutput("conv", c);
-  return g;
 }
 
 TEST(RewriteTest, FusionMatchesAndPreservesValues) {
@@ -292,14 +278,7 @@ TEST(RewriteTest, GroupedConvolutionsMergeIntoFewerGroups) {
                                          "merge:gconv4->1+bias"}));
 }
 
-class SearchTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    client_ = testing::AnalyticProfiler();
-    ASSERT_NE(client_, nullptr);
-  }
-  std::unique_ptr<profiler::ProfilerClient> client_;
-};
+class SearchTest : public testing::AnalyticProfilerTest {};
 
 TEST_F(SearchTest, BacktrackingFindsConvReluFusion) {
   const Graph host = ConvRelu(false);
@@ -342,11 +321,7 @@ TEST_F(SearchTest, EpilogueFusionFinishesWhatTheSearchLeft) {
 }
 
 TEST_F(SearchTest, BacktrackingMergesMatMulsThatShareAnInput) {
-  Graph host;
-  TensorRef x = host.AddInput("x", F32({64, 256}));
-  TensorRef w1 = host.AddWeight("p", F32({256, 256})), w2 = host.AddWeight("q", F32({256, 256}));
-  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
-  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  const Graph host = SharedInputMatMulHost();
   CostModel cost(client_.get());
   auto rules = RewritesFromRule(SharedInputMatMuls());
   ASSERT_TRUE(rules.ok());

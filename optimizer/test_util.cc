@@ -67,6 +67,29 @@ void ExpectEquivalent(const Graph& a, const Graph& b) {
   }
 }
 
+Graph SharedInputMatMulHost() {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({64, 256}));
+  TensorRef w1 = host.AddWeight("p", F32({256, 256})), w2 = host.AddWeight("q", F32({256, 256}));
+  host.AddOutput("a", *host.AddOp1(OpKind::kMatMul, {}, {x, w1}));
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {x, w2}));
+  return host;
+}
+
+Graph ConvRelu(bool conv_is_output) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 4, 8, 8}));
+  TensorRef w = g.AddWeight("w", F32({6, 4, 3, 3}));
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {1, 1, 1, 1};
+  p.stride_h = p.stride_w = 2;
+  TensorRef c = *g.AddOp1(OpKind::kConv2D, p, {x, w});
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {c}));
+  if (conv_is_output) g.AddOutput("conv", c);
+  return g;
+}
+
 std::unique_ptr<profiler::ProfilerClient> AnalyticProfiler() {
   profiler::ProfilerOptions options;
   options.enable_cuda = false;

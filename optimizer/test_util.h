@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "gtest/gtest.h"
 #include "profiler/client.h"
 #include "proto/rules.pb.h"
 
@@ -21,12 +22,29 @@ rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& ta
 // matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))), id "mm2".
 rules::Rule SharedInputMatMuls();
 
+// matmul(x, p) and matmul(x, q) as outputs "a" and "b": what "mm2" merges.
+Graph SharedInputMatMulHost();
+
+// relu(conv(x, w)), w a weight, the conv padded 1 with stride 2; optionally
+// the conv is an output too.
+Graph ConvRelu(bool conv_is_output = false);
+
 // `b` validates and gives `a`'s outputs on random inputs and weights
 // (gtest failures otherwise).
 void ExpectEquivalent(const Graph& a, const Graph& b);
 
 // The profiler with the analytic H100 model: fast and deterministic.
 std::unique_ptr<profiler::ProfilerClient> AnalyticProfiler();
+
+// A test with that profiler in client_.
+class AnalyticProfilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    client_ = AnalyticProfiler();
+    ASSERT_NE(client_, nullptr);
+  }
+  std::unique_ptr<profiler::ProfilerClient> client_;
+};
 
 }  // namespace taso::optimizer::testing
 

@@ -15,7 +15,7 @@
 #include "core/evaluator.h"
 #include "core/op_registry.h"
 #include "verifier/axioms.h"
-#include "verifier/signature.h"
+#include "core/proof_signature.h"
 #include "verifier/symbols.h"
 #include "z3++.h"
 
@@ -133,7 +133,8 @@ std::optional<Application> Decode(const std::string& name, const std::vector<int
     }
     return a;
   }
-  if (name == "concat" && need(1)) {
+  if (name == "concat" && need(2)) {
+    if (p[1] != 0 && p[1] != 1) return std::nullopt;
     a.kind = OpKind::kConcat;
     a.params.axis = static_cast<int>(p[0]);
     return a;
@@ -206,6 +207,7 @@ std::vector<int64_t> IntDomain(const std::string& name) {
       {"kh", {1, 3}},       {"kw", {1, 3}},       {"a", {0, 1}},        {"p", {20002}},   {"channels", {1, 2}},
       {"n", {1, 2}},        {"include_pad", {0, 1}}, {"d0", {1, 2}},    {"d1", {1, 2}},   {"d2", {1, 2}},
       {"d3", {1, 2}}};
+  if (absl::StartsWith(name, "even")) return {0, 1};  // a concat's equal-halves flag
   auto it = domains.find(name);
   return it == domains.end() ? std::vector<int64_t>{0, 1, 2} : it->second;
 }
@@ -330,7 +332,7 @@ class AxiomChecker {
     if (!app) return absl::InvalidArgumentError(absl::StrCat("no operator for ", name));
     // The instance is real IR only if the operator's signature on these
     // shapes is the very symbol the axiom wrote (groups, rank, broadcast).
-    auto sig = SignatureOf(app->kind, app->params, inputs, app->output);
+    auto sig = ProofSignatureOf(app->kind, app->params, inputs, app->output);
     if (!sig.ok() || sig->name != name || sig->params != params) {
       return absl::InvalidArgumentError("signature does not match the shapes");
     }

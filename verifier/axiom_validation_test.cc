@@ -29,10 +29,11 @@ TEST(AxiomValidation, DeliberatelyWrongAxiomsAreCaught) {
       "(assert (forall ((x T) (y T) (z T)) (= (conv2d 1 1 0 1 1 x (ewadd y z)) "
       "(ewadd (conv2d 1 1 0 1 1 x y) (conv2d 1 1 0 1 1 x z)))))",
       // The channel-concat law for any group count (TASO's known-wrong law).
-      "(assert (forall ((x T) (y T) (z T) (groups Int)) (= (concat 1 (conv2d 1 1 0 0 groups x y) "
-      "(conv2d 1 1 0 0 groups x z)) (conv2d 1 1 0 0 groups x (concat 0 y z)))))",
+      "(assert (forall ((x T) (y T) (z T) (groups Int) (even0 Int) (even1 Int)) (= (concat 1 even0 (conv2d 1 1 0 0 "
+      "groups x y) (conv2d 1 1 0 0 groups x z)) (conv2d 1 1 0 0 groups x (concat 0 even1 y z)))))",
       // Concat associativity: equal values, different split trees.
-      "(assert (forall ((x T) (y T) (z T)) (= (concat 0 (concat 0 x y) z) (concat 0 x (concat 0 y z)))))",
+      "(assert (forall ((x T) (y T) (z T) (even0 Int) (even1 Int) (even2 Int) (even3 Int)) (= (concat 0 even0 "
+      "(concat 0 even1 x y) z) (concat 0 even2 x (concat 0 even3 y z)))))",
   };
   auto results = ValidateAxioms(options);
   ASSERT_TRUE(results.ok()) << results.status();

@@ -1,6 +1,7 @@
 #include "verifier/axioms.h"
 
 #include <functional>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -27,10 +28,19 @@ class Builder {
   z3::expr tr2(const z3::expr& x) { return tr(N(20002), x); }  // 2-D (1,0)
   z3::expr mm(const z3::expr& act, const z3::expr& x, const z3::expr& y) { return s_.Apply("matmul", {act}, {x, y}); }
   z3::expr mm(const z3::expr& x, const z3::expr& y) { return mm(N(kActNone), x, y); }
-  z3::expr cat(const z3::expr& axis, const z3::expr& x, const z3::expr& y) {
-    return s_.Apply("concat", {axis}, {x, y});
-  }
+  // A concat carries whether its halves have equal shapes. In every law but
+  // two, all its concats have equal halves together or none does (the shapes
+  // that decide it are the same), so one bound flag serves them all; a flag
+  // free on one side only would state the law for concats that cannot exist.
+  z3::expr cat(const z3::expr& axis, const z3::expr& x, const z3::expr& y) { return cat(axis, even(), x, y); }
   z3::expr cat(int axis, const z3::expr& x, const z3::expr& y) { return cat(N(axis), x, y); }
+  z3::expr cat(const z3::expr& axis, const z3::expr& even, const z3::expr& x, const z3::expr& y) {
+    return s_.Apply("concat", {axis, even}, {x, y});
+  }
+  z3::expr even() {
+    if (!even_) even_ = I("even");
+    return *even_;
+  }
   z3::expr split(int out, const z3::expr& axis, const z3::expr& x) {
     return s_.Apply(absl::StrCat("split_", out), {axis}, {x});
   }
@@ -77,6 +87,7 @@ class Builder {
   }
   Symbols& s_;
   z3::expr_vector bound_;
+  std::optional<z3::expr> even_;
 };
 
 struct AxiomDef {
@@ -165,11 +176,16 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z");
          Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.I("act"), b.N(1)};
          return b.cat(1, b.conv(c, x, y), b.conv(c, x, z)) == b.conv(c, x, b.cat(0, y, z)); }},
-      {{"concat_conv_grouped", "cat_1(conv_{s,p,c,1}(x,y),conv_{s,p,c,1}(z,w)) = conv_{s,p,c,2}(cat_1(x,z),cat_0(y,w))"},
+      // Only for halves of equal shape: with y and w of different output
+      // counts, the grouped convolution's second group would start inside y.
+      {{"concat_conv_grouped",
+        "cat_1^=(conv_{s,p,c,1}(x,y),conv_{s,p,c,1}(z,w)) = conv_{s,p,c,2}(cat_1^=(x,z),cat_0^=(y,w)), ^= halves of equal shape"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
          Builder::Conv dense{b.I("sh"), b.I("sw"), b.I("pad"), b.I("act"), b.N(1)};
          Builder::Conv two{dense.sh, dense.sw, dense.pad, dense.act, b.N(2)};
-         return b.cat(1, b.conv(dense, x, y), b.conv(dense, z, w)) == b.conv(two, b.cat(1, x, z), b.cat(0, y, w)); }},
+         const z3::expr even = b.N(1);
+         return b.cat(b.N(1), even, b.conv(dense, x, y), b.conv(dense, z, w)) ==
+                b.conv(two, b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }},
       {{"matmul_assoc", "mm(x,mm(y,z)) = mm(mm(x,y),z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mm(x, b.mm(y, z)) == b.mm(b.mm(x, y), z); }},
       {{"split0_concat", "sp0_a(cat_a(x,y)) = x"},
@@ -193,9 +209,14 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.cat(0, x, y)) == b.cat(1, b.tr2(x), b.tr2(y)); }},
       {{"transpose_concat_1", "T cat_1(x,y) = cat_0(T x,T y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.cat(1, x, y)) == b.cat(0, b.tr2(x), b.tr2(y)); }},
+      // Whether x and z have equal rows decides every axis-0 concat here;
+      // whether x and y have equal columns, every axis-1 concat.
       {{"concat_interchange", "cat_0(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0(x,z),cat_0(y,w))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
-         return b.cat(0, b.cat(1, x, y), b.cat(1, z, w)) == b.cat(1, b.cat(0, x, z), b.cat(0, y, w)); }},
+         auto rows = b.I("even_rows"), cols = b.I("even_cols");
+         auto c0 = b.N(0), c1 = b.N(1);
+         return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
+                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }},
       {{"transpose_ewadd", "T(x+y) = T x + T y"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.add(x, y)) == b.add(b.tr2(x), b.tr2(y)); }},
       {{"transpose_ewmul", "T(x*y) = T x * T y"},

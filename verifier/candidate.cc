@@ -83,6 +83,12 @@ void ApplyProofResult(const ProofResult& result, const std::string& solver, cons
   proof->set_proof_time_ms(static_cast<int64_t>(result.seconds * 1000 + 0.5));
   proof->set_solver(solver);
   proof->set_axiom_set_version(axiom_set_version);
+  // What the proof assumed travels with it; an unproved rule assumes nothing.
+  if (result.outcome == ProofOutcome::kProved) {
+    *rule.mutable_conditions() = ConditionsToProto(result.conditions);
+  } else {
+    rule.clear_conditions();
+  }
 }
 
 }  // namespace taso::verifier

@@ -113,11 +113,11 @@ absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& targ
   Impl& m = *impl_;
   if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
   std::set<std::string> functions;
-  auto src = GraphTerms(m.symbols, source, &functions);
-  if (!src.ok()) return absl::Status(src.status().code(), absl::StrCat("source: ", src.status().message()));
-  auto tgt = GraphTerms(m.symbols, target, &functions);
-  if (!tgt.ok()) return absl::Status(tgt.status().code(), absl::StrCat("target: ", tgt.status().message()));
   ProofResult result;
+  auto src = GraphTerms(m.symbols, source, &functions, &result.conditions.source);
+  if (!src.ok()) return absl::Status(src.status().code(), absl::StrCat("source: ", src.status().message()));
+  auto tgt = GraphTerms(m.symbols, target, &functions, &result.conditions.target);
+  if (!tgt.ok()) return absl::Status(tgt.status().code(), absl::StrCat("target: ", tgt.status().message()));
   try {
     z3::expr_vector differ(m.ctx);
     for (const auto& [s, t] : outputs) {

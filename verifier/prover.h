@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
+#include "core/side_conditions.h"
 
 namespace taso::verifier {
 
@@ -35,6 +36,9 @@ struct ProofResult {
   std::vector<std::string> axioms_used;  // sorted; PROVED only
   double seconds = 0;
   std::string detail;  // Z3's reason when not proved; the attempts made
+  // The signature every operator of both sides stood for: what the proof
+  // assumed about shapes, and where it holds.
+  RuleConditions conditions;
 };
 
 struct ProverOptions {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
-#include "verifier/signature.h"
+#include "core/proof_signature.h"
 
 namespace taso::verifier {
 namespace {
@@ -84,13 +84,20 @@ class Serializer {
   std::string Label(const Node& node) const {
     std::vector<TensorType> types;
     for (const TensorRef& in : node.inputs) types.push_back(g_.type(in));
-    auto sig = SignatureOf(node.kind, node.params, types, 0);
-    if (!sig.ok()) return OpLabel(node.kind, node.params);
-    const std::string name = node.kind == OpKind::kSplit ? "split" : sig->name;
+    auto sigs = NodeSignatures(node.kind, node.params, types, static_cast<int>(node.output_types.size()));
+    if (!sigs.ok() || sigs->empty()) return OpLabel(node.kind, node.params);
     // Layout is not a value (Z3 ignores it) but layout rules are rules: a
     // transpose keeps whether it only permutes strides.
     const std::string layout = node.kind == OpKind::kTranspose && !node.params.shuffle ? ",view" : "";
-    return absl::StrCat(name, "[", absl::StrJoin(sig->params, ","), layout, "]");
+    // A split's outputs differ only in the index; an n-ary concat's nestings
+    // are all part of its meaning.
+    if (node.kind == OpKind::kSplit) sigs->resize(1);
+    std::vector<std::string> parts;
+    for (const ProofSignature& sig : *sigs) {
+      const std::string name = node.kind == OpKind::kSplit ? "split" : sig.name;
+      parts.push_back(absl::StrCat(name, "[", absl::StrJoin(sig.params, ","), layout, "]"));
+    }
+    return absl::StrJoin(parts, "+");
   }
 
   const Graph& g_;

@@ -43,10 +43,11 @@ z3::expr Symbols::Variable(const std::string& name) {
 }
 
 absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& graph,
-                                                 std::set<std::string>* used_functions) {
+                                                 std::set<std::string>* used_functions, GraphConditions* conditions) {
   try {
     auto order = graph.TopologicalOrder();
     if (!order.ok()) return order.status();
+    if (conditions) conditions->assign(graph.num_nodes(), {});
     // terms[node][output]
     std::vector<std::vector<z3::expr>> terms(graph.num_nodes());
     for (int id : *order) {
@@ -56,30 +57,31 @@ absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& 
         continue;
       }
       std::vector<z3::expr> args;
-      for (const TensorRef& in : node.inputs) args.push_back(terms[in.node][in.index]);
+      std::vector<TensorType> input_types;
+      for (const TensorRef& in : node.inputs) {
+        args.push_back(terms[in.node][in.index]);
+        input_types.push_back(graph.type(in));
+      }
+      const int outputs = static_cast<int>(node.output_types.size());
+      auto sigs = NodeSignatures(node.kind, node.params, input_types, outputs);
+      if (!sigs.ok()) {
+        return absl::Status(sigs.status().code(), absl::StrCat(DescribeNode(node), ": ", sigs.status().message()));
+      }
+      auto apply = [&](const ProofSignature& sig, const std::vector<z3::expr>& operands) {
+        std::vector<z3::expr> params;
+        for (int64_t v : sig.params) params.push_back(symbols.ctx().int_val(static_cast<int64_t>(v)));
+        if (used_functions) used_functions->insert(sig.name);
+        return symbols.Apply(sig.name, params, operands);
+      };
       if (node.kind == OpKind::kConcat && args.size() > 2) {
         // n-ary concat nests to the left, as its split tree records.
-        auto sig = SignatureOf(node.kind, node.params, {}, 0);
-        if (!sig.ok()) return sig.status();
         z3::expr acc = args[0];
-        for (size_t i = 1; i < args.size(); ++i) {
-          acc = symbols.Apply(sig->name, {symbols.ctx().int_val(sig->params[0])}, {acc, args[i]});
-        }
-        if (used_functions) used_functions->insert(sig->name);
+        for (size_t i = 1; i < args.size(); ++i) acc = apply((*sigs)[i - 1], {acc, args[i]});
         terms[id].push_back(acc);
-        continue;
+      } else {
+        for (int o = 0; o < outputs; ++o) terms[id].push_back(apply((*sigs)[o], args));
       }
-      std::vector<TensorType> input_types;
-      for (const TensorRef& in : node.inputs) input_types.push_back(graph.type(in));
-      const int outputs = static_cast<int>(node.output_types.size());
-      for (int o = 0; o < outputs; ++o) {
-        auto sig = SignatureOf(node.kind, node.params, input_types, o);
-        if (!sig.ok()) return absl::Status(sig.status().code(), absl::StrCat(DescribeNode(node), ": ", sig.status().message()));
-        std::vector<z3::expr> params;
-        for (int64_t v : sig->params) params.push_back(symbols.ctx().int_val(static_cast<int64_t>(v)));
-        if (used_functions) used_functions->insert(sig->name);
-        terms[id].push_back(symbols.Apply(sig->name, params, args));
-      }
+      if (conditions) (*conditions)[id] = std::move(*sigs);
     }
     std::vector<z3::expr> outputs;
     for (const GraphOutput& out : graph.outputs()) outputs.push_back(terms[out.tensor.node][out.tensor.index]);

@@ -16,7 +16,8 @@
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "core/op.h"
-#include "verifier/signature.h"
+#include "core/proof_signature.h"
+#include "core/side_conditions.h"
 #include "z3++.h"
 
 namespace taso::verifier {
@@ -53,9 +54,12 @@ class Symbols {
 
 // The outputs of `graph` as terms. Graph inputs and weights become variables
 // named after the node, so two graphs over the same names share them.
-// `used_functions`, if given, collects the function names the terms use.
+// `used_functions`, if given, collects the function names the terms use;
+// `conditions`, if given, receives the signature every node stood for (the
+// facts a proof over these terms assumes: side_conditions.h).
 absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& graph,
-                                                 std::set<std::string>* used_functions = nullptr);
+                                                 std::set<std::string>* used_functions = nullptr,
+                                                 GraphConditions* conditions = nullptr);
 
 }  // namespace taso::verifier
 

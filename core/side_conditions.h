@@ -1,0 +1,49 @@
+// The facts a rule's proof assumed, kept with the rule: for every operator
+// node of both sides, the proof signatures it stood for (proof_signature.h).
+// A rule proved on the generator's shapes holds on host tensors exactly where
+// every operator keeps those signatures, so a search checks them on the host
+// graph, for the matched side and for the replacement it builds.
+#ifndef TASO_CORE_SIDE_CONDITIONS_H_
+#define TASO_CORE_SIDE_CONDITIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+#include "core/proof_signature.h"
+#include "proto/rules.pb.h"
+
+namespace taso {
+
+// Per node id, the signatures the node stands for; empty for variables.
+using GraphConditions = std::vector<std::vector<ProofSignature>>;
+
+struct RuleConditions {
+  GraphConditions source;
+  GraphConditions target;
+};
+
+// The conditions of a graph as its own shapes give them. Unimplemented for an
+// operator the axioms do not model.
+absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph);
+
+rules::SideConditions ConditionsToProto(const RuleConditions& conditions);
+
+// The conditions recorded with a rule, checked against its sides: recorded
+// under this vocabulary, naming every operator node and only those, and
+// equal to what the sides' own shapes give (a rule whose shapes contradict
+// its proof's facts is not trusted). FailedPrecondition with the reason.
+absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const Graph& source, const Graph& target);
+
+// Whether an operator node, with these parameters on inputs of these types,
+// stands for exactly the signatures `recorded`.
+bool ConditionsHold(const std::vector<ProofSignature>& recorded, OpKind kind, const OpParams& params,
+                    const std::vector<TensorType>& inputs, int num_outputs);
+
+// "conv2d(1,1,0,0,1) concat(1,1)", in node order: for people reading a rule.
+std::string DescribeConditions(const GraphConditions& conditions);
+
+}  // namespace taso
+
+#endif  // TASO_CORE_SIDE_CONDITIONS_H_

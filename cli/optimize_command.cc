@@ -114,7 +114,10 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
       auto loaded = !options.rules.empty() ? optimizer::LoadRulesFile(options.rules)
                                            : optimizer::FetchRules(options.store);
       if (!loaded.ok()) return fail(ExitCode(loaded.status()), std::string(loaded.status().message()));
-      rules = std::move(*loaded);
+      if (std::string warning = optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+        err << "taso optimize: warning: " << warning << "\n";
+      }
+      rules = std::move(loaded->rewrites);
     }
     std::unique_ptr<profiler::ProfilerClient> client;
     if (!options.profiler.empty()) {

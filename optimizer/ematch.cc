@@ -88,6 +88,7 @@ class Enumerator {
     for (ENodeId id : eg_.eclass(cls).nodes) {
       const ENode& n = eg_.node(id);
       if (n.op != op || n.children.size() != pn.inputs.size()) continue;
+      if (!KeepsProofHere(pn, n)) continue;
       slot = cls;
       const size_t depth = goals.size();
       for (size_t i = 0; i < pn.inputs.size(); ++i) goals.push_back({pn.inputs[i], eg_.Find(n.children[i])});
@@ -96,6 +97,20 @@ class Enumerator {
       slot = -1;
       if (Full()) return;
     }
+  }
+
+  // Whether e-node `n`, matched by pattern operator `pn`, keeps the
+  // signature the rule's proof assumed on its children's types.
+  bool KeepsProofHere(const Node& pn, const ENode& n) const {
+    const GraphConditions& conditions = pattern_.rule().lhs_conditions;
+    if (conditions.empty()) return true;
+    std::vector<TensorType> types;
+    for (EClassId child : n.children) {
+      const EClass& c = eg_.eclass(eg_.Find(child));
+      if (c.tuple || c.types.size() != 1) return false;
+      types.push_back(c.types[0]);
+    }
+    return KeepsProof(conditions, pn.id, pn.kind, pn.params, types, static_cast<int>(pn.output_types.size()));
   }
 
   const CompiledPattern& pattern_;

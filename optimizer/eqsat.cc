@@ -96,6 +96,12 @@ class Applier {
         enode.children.push_back(v->cls);
         input_types.push_back(v->types[0]);
       }
+      // The replacement keeps the facts the rule's proof assumed, or it is
+      // not the rule's to build.
+      if (!KeepsProof(rule.rule->rhs_conditions, id, n.kind, n.params, input_types,
+                      static_cast<int>(n.output_types.size()))) {
+        return rejected;
+      }
       Value& val = values[id];
       if (all_exist) {
         if (auto c = eg_.Lookup(enode)) val = {*c, eg_.eclass(*c).types};

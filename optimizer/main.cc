@@ -56,7 +56,10 @@ int main(int argc, char** argv) {
       std::cerr << "error: " << loaded.status().message() << "\n";
       return loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1;
     }
-    rules = std::move(*loaded);
+    if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+      std::cerr << "taso_optimizer: warning: " << warning << "\n";
+    }
+    rules = std::move(loaded->rewrites);
   } else {
     std::cerr << "taso_optimizer: warning: no --rules or --rules_db: only structural rewrites (activation fusion)\n";
   }

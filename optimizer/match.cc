@@ -109,6 +109,7 @@ class Matcher {
       return false;
     }
     if (std::find(host_.begin(), host_.end(), hid) != host_.end()) return false;
+    if (!rule_.lhs_conditions.empty() && index_.signatures(hid) != rule_.lhs_conditions[pid]) return false;
     for (size_t i = 0; i < pn.inputs.size(); ++i) {
       const TensorRef pin = pn.inputs[i];
       const TensorRef hin = hn.inputs[i];
@@ -235,6 +236,14 @@ GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
       for (const TensorRef& in : node.inputs) all = all && constant_[in.node];
       constant_[id] = all;  // constants without inputs are constant too
     }
+  }
+  signatures_.resize(n);
+  for (const Node& node : graph.nodes()) {
+    if (IsInputOrWeight(node.kind)) continue;
+    std::vector<TensorType> types;
+    for (const TensorRef& in : node.inputs) types.push_back(graph.type(in));
+    auto sigs = NodeSignatures(node.kind, node.params, types, static_cast<int>(node.output_types.size()));
+    if (sigs.ok()) signatures_[node.id] = std::move(*sigs);
   }
   for (auto& c : consumers_) std::sort(c.begin(), c.end());
   for (auto& [kind, nodes] : by_kind_) std::sort(nodes.begin(), nodes.end());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/proof_signature.h"
 #include "optimizer/rewrite_rule.h"
 
 namespace taso::optimizer {
@@ -27,12 +28,16 @@ class GraphIndex {
   bool is_constant(int node) const { return constant_[node]; }
   // True when some graph output reads `t`.
   bool is_graph_output(TensorRef t) const;
+  // The proof signatures of an operator node on its inputs' types
+  // (core/proof_signature.h); empty when the axioms do not model it.
+  const std::vector<ProofSignature>& signatures(int node) const { return signatures_[node]; }
 
  private:
   const Graph& graph_;
   std::vector<std::vector<int>> consumers_;
   std::map<OpKind, std::vector<int>> by_kind_;
   std::vector<bool> constant_;
+  std::vector<std::vector<ProofSignature>> signatures_;
   std::vector<int> empty_;
 };
 
@@ -44,8 +49,10 @@ struct Match {
 
 // Every match of `rule.lhs` in the indexed graph, at most `limit` of them.
 // A match is only reported when replacing it is possible: values computed
-// inside the pattern and not among its outputs are used by nothing else, and
-// weight variables bind constant tensors.
+// inside the pattern and not among its outputs are used by nothing else,
+// weight variables bind constant tensors, and every matched operator keeps
+// the signature the rule's proof assumed (so a law proved for dense
+// convolutions never matches a depthwise one).
 std::vector<Match> FindMatches(const RewriteRule& rule, const GraphIndex& index, int limit = 1000);
 
 }  // namespace taso::optimizer

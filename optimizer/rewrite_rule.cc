@@ -45,6 +45,8 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
     source_order.push_back(pair.source_output());
     target_order.push_back(pair.target_output());
   }
+  auto conditions = RecordedConditions(rule, *source, *target);
+  if (!conditions.ok()) return absl::FailedPreconditionError(absl::StrCat("rule ", rule.id(), ": ", conditions.status().message()));
   auto lhs = WithOutputs(*source, source_order);
   if (!lhs.ok()) return lhs.status();
   auto rhs = WithOutputs(*target, target_order);
@@ -56,7 +58,8 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
     if (v.kind() == ir::OP_WEIGHT) weights.push_back(v.name());
   }
   std::vector<RewriteRule> out;
-  auto add = [&](const Graph& pattern, const Graph& replacement, const std::set<std::string>& pattern_vars,
+  auto add = [&](const Graph& pattern, const Graph& replacement, const GraphConditions& pattern_conditions,
+                 const GraphConditions& replacement_conditions, const std::set<std::string>& pattern_vars,
                  const std::set<std::string>& replacement_vars, const std::string& name) {
     if (pattern.num_ops() == 0) return;  // a bare variable matches everything: not a pattern
     for (const std::string& v : replacement_vars) {
@@ -66,6 +69,8 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
     r.name = name;
     r.lhs = pattern;
     r.rhs = replacement;
+    r.lhs_conditions = pattern_conditions;  // node ids are the sides' own
+    r.rhs_conditions = replacement_conditions;
     for (const std::string& w : weights) {
       if (pattern_vars.count(w)) r.weight_variables.push_back(w);
     }
@@ -73,20 +78,31 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
     r.rhs_ops = replacement.num_ops();
     out.push_back(std::move(r));
   };
-  add(*lhs, *rhs, lhs_vars, rhs_vars, rule.id());
-  add(*rhs, *lhs, rhs_vars, lhs_vars, absl::StrCat(rule.id(), "~"));
+  add(*lhs, *rhs, conditions->source, conditions->target, lhs_vars, rhs_vars, rule.id());
+  add(*rhs, *lhs, conditions->target, conditions->source, rhs_vars, lhs_vars, absl::StrCat(rule.id(), "~"));
   return out;
 }
 
-absl::StatusOr<std::vector<RewriteRule>> RewritesFromCollection(const rules::RuleCollection& rules) {
-  std::vector<RewriteRule> out;
+absl::StatusOr<RuleSet> RewritesFromCollection(const rules::RuleCollection& rules) {
+  RuleSet out;
   for (const rules::Rule& rule : rules.rules()) {
     if (rule.status() != rules::RULE_STATUS_PROVED) continue;
     auto rewrites = RewritesFromRule(rule);
+    if (absl::IsFailedPrecondition(rewrites.status())) {
+      if (out.unusable++ == 0) out.first_unusable = std::string(rewrites.status().message());
+      continue;
+    }
     if (!rewrites.ok()) return rewrites.status();
-    for (auto& r : *rewrites) out.push_back(std::move(r));
+    for (auto& r : *rewrites) out.rewrites.push_back(std::move(r));
   }
   return out;
+}
+
+bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, const OpParams& params,
+                const std::vector<TensorType>& inputs, int num_outputs) {
+  if (conditions.empty()) return true;
+  if (rule_node < 0 || rule_node >= static_cast<int>(conditions.size())) return false;
+  return ConditionsHold(conditions[rule_node], kind, params, inputs, num_outputs);
 }
 
 }  // namespace taso::optimizer

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
+#include "core/side_conditions.h"
 #include "proto/rules.pb.h"
 
 namespace taso::optimizer {
@@ -31,16 +32,41 @@ struct RewriteRule {
   // structural rewrites such as merging convolutions of different kernels);
   // proved rules hold at every shape and leave this false.
   bool exact_variable_types = false;
+  // What the rule's proof assumed, per node of lhs and of rhs
+  // (core/side_conditions.h): the rewrite holds only where every operator of
+  // the matched side and of the built replacement keeps the signature it had
+  // in the proof, which both searches check. Empty for structural rewrites,
+  // which are instantiated at the host's own shapes and need no proof.
+  GraphConditions lhs_conditions;
+  GraphConditions rhs_conditions;
+};
+
+// Whether rewrite node `rule_node` of a side with `conditions`, realised as an
+// operator on inputs of these types, keeps the facts the proof assumed.
+// Always true for a rewrite without conditions (structural).
+bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, const OpParams& params,
+                const std::vector<TensorType>& inputs, int num_outputs);
+
+// The proved rules of a collection as rewrites, and the proved rules that
+// could not be used, with why: a rule whose proof recorded no side
+// conditions (or under another signature vocabulary) is not used, since
+// nothing says where it holds.
+struct RuleSet {
+  std::vector<RewriteRule> rewrites;
+  int unusable = 0;
+  std::string first_unusable;  // "rule ID: reason"
 };
 
 // Both directions of a proved rule (one, when a side has no operators and so
 // cannot be a pattern). Output pairs are put in order. InvalidArgument for a
-// rule that does not decode or whose sides disagree on variables.
+// rule that does not decode or whose sides disagree on variables;
+// FailedPrecondition for one without trustworthy side conditions.
 absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rule);
 
 // Every proved rule of a collection, both directions. Rules with other
-// statuses are skipped (the optimizer only uses what Z3 proved).
-absl::StatusOr<std::vector<RewriteRule>> RewritesFromCollection(const rules::RuleCollection& rules);
+// statuses are skipped (the optimizer only uses what Z3 proved); proved rules
+// without side conditions are counted in `unusable`.
+absl::StatusOr<RuleSet> RewritesFromCollection(const rules::RuleCollection& rules);
 
 }  // namespace taso::optimizer
 

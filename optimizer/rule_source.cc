@@ -14,7 +14,7 @@
 
 namespace taso::optimizer {
 
-absl::StatusOr<std::vector<RewriteRule>> LoadRulesFile(const std::string& path) {
+absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read rules file ", path));
   std::stringstream bytes;
@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<RewriteRule>> LoadRulesFile(const std::string& path) 
   return rewrites;
 }
 
-absl::StatusOr<std::vector<RewriteRule>> FetchRules(const std::string& address, int max_ops) {
+absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(256 << 20);
   auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
@@ -58,6 +58,12 @@ absl::StatusOr<std::vector<RewriteRule>> FetchRules(const std::string& address, 
     request.set_page_token(page.next_page_token());
   }
   return RewritesFromCollection(collection);
+}
+
+std::string UnusableRulesWarning(const RuleSet& rules) {
+  if (rules.unusable == 0) return "";
+  return absl::StrCat(rules.unusable, " proved rule(s) not used, as nothing says where their proof holds (",
+                      rules.first_unusable, "); re-verify them with this build (taso verify)");
 }
 
 }  // namespace taso::optimizer

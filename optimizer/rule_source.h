@@ -1,6 +1,7 @@
 // Where the optimizer's rules come from: a RuleCollection file (`taso rules
 // export --format proto`), or a running rule database. Only PROVED rules are
-// used; each becomes a rewrite in both directions.
+// used, and only those that recorded their side conditions; each becomes a
+// rewrite in both directions. RuleSet counts the proved rules left unused.
 #ifndef TASO_OPTIMIZER_RULE_SOURCE_H_
 #define TASO_OPTIMIZER_RULE_SOURCE_H_
 
@@ -14,11 +15,15 @@ namespace taso::optimizer {
 
 // A binary RuleCollection (or, by extension .json, its JSON form).
 // InvalidArgument naming the file when it does not parse.
-absl::StatusOr<std::vector<RewriteRule>> LoadRulesFile(const std::string& path);
+absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
 
 // Proved rules from taso_rules_db at `address` whose larger side has at most
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.
-absl::StatusOr<std::vector<RewriteRule>> FetchRules(const std::string& address, int max_ops = 0);
+absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0);
+
+// "N proved rules not used (rule ID: why); re-verify them ...", or empty
+// when every proved rule is usable: what a tool prints after loading.
+std::string UnusableRulesWarning(const RuleSet& rules);
 
 }  // namespace taso::optimizer
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/graph_proto.h"
+#include "core/side_conditions.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
@@ -22,6 +23,11 @@ rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& ta
     pair->set_source_output(static_cast<int>(i));
     pair->set_target_output(static_cast<int>(i));
   }
+  // As a verifier records them: the facts the sides' own shapes give.
+  auto s = ConditionsOf(source);
+  auto t = ConditionsOf(target);
+  EXPECT_TRUE(s.ok() && t.ok()) << "rule " << id << " has an operator the axioms do not model";
+  if (s.ok() && t.ok()) *r.mutable_conditions() = ConditionsToProto({*s, *t});
   for (const Node& n : source.nodes()) {
     if (n.kind != OpKind::kInput && n.kind != OpKind::kWeight) continue;
     auto* v = r.add_variables();

@@ -14,7 +14,48 @@ int64_t PermutationCode(const std::vector<int>& perm) {
   return rank * 10000 + digits;
 }
 
-std::string ProofSignature::ToString() const { return absl::StrCat(name, "(", absl::StrJoin(params, ","), ")"); }
+std::string ProofSignature::ToString() const {
+  std::vector<std::string> parts;
+  for (int64_t p : params) parts.push_back(IsFactVariable(p) ? absl::StrCat("?", -1 - p) : absl::StrCat(p));
+  return absl::StrCat(name, "(", absl::StrJoin(parts, ","), ")");
+}
+
+bool ProofSignature::Admits(const ProofSignature& actual, FactBinding* binding) const {
+  if (name != actual.name || params.size() != actual.params.size()) return false;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!IsFactVariable(params[i])) {
+      if (params[i] != actual.params[i]) return false;
+    } else if (binding != nullptr) {
+      auto [it, fresh] = binding->emplace(params[i], actual.params[i]);
+      if (!fresh && it->second != actual.params[i]) return false;
+    }
+  }
+  return true;
+}
+
+bool SignaturesAdmit(const std::vector<ProofSignature>& recorded, const std::vector<ProofSignature>& actual,
+                     FactBinding* binding) {
+  if (recorded.size() != actual.size()) return false;
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    if (!recorded[i].Admits(actual[i], binding)) return false;
+  }
+  return true;
+}
+
+void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig) {
+  const int k = OpenFactIndex(sig.name, which);
+  if (k < 0 || IsFactVariable(sig.params[k])) return;
+  const int var = vars.emplace(std::make_pair(sig.name, sig.params[k]), static_cast<int>(vars.size())).first->second;
+  sig.params[k] = FactVariable(var);
+}
+
+int OpenFactIndex(const std::string& name, OpenFacts facts) {
+  const bool halves = facts == OpenFacts::kConcatHalves || facts == OpenFacts::kAll;
+  const bool groups = facts == OpenFacts::kConvGroups || facts == OpenFacts::kAll;
+  if (halves && name == "concat") return 1;
+  if (groups && name == "conv2d") return 4;
+  return -1;
+}
 
 absl::StatusOr<ProofSignature> ProofSignatureOf(OpKind kind, const OpParams& p, const std::vector<TensorType>& in,
                                                 int output) {

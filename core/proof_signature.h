@@ -15,6 +15,7 @@
 #define TASO_CORE_PROOF_SIGNATURE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,14 +39,46 @@ inline constexpr int kActRelu = 1;
 // base rank, so (1,0) is 20002 and ranks cannot collide.
 int64_t PermutationCode(const std::vector<int>& perm);
 
+// In recorded side conditions, a negative parameter is a fact variable (the
+// proof held whatever its value, -1 - p numbering the variables); every real
+// parameter is non-negative. A variable met twice stands for one value: the
+// proof assumed those facts equal.
+inline bool IsFactVariable(int64_t param) { return param < 0; }
+inline int64_t FactVariable(int index) { return -1 - static_cast<int64_t>(index); }
+// The values a rule's fact variables took at one match.
+using FactBinding = std::map<int64_t, int64_t>;
+
+// Shape facts a proof may not need, so the verifier tries to prove a rule
+// with them left open (side_conditions.h): a concat's equal halves, a
+// convolution's group count.
+enum class OpenFacts { kNone, kConcatHalves, kConvGroups, kAll };
+// The parameter of a signature that is such a fact, or -1.
+int OpenFactIndex(const std::string& name, OpenFacts facts);
+
+
 struct ProofSignature {
   std::string name;
   std::vector<int64_t> params;
 
   bool operator==(const ProofSignature& o) const { return name == o.name && params == o.params; }
   bool operator!=(const ProofSignature& o) const { return !(*this == o); }
-  std::string ToString() const;  // "conv2d(1,1,0,0,1)"
+  // Whether `actual` is this recorded signature. A fact variable admits any
+  // value when `binding` is null; otherwise its first value is bound and
+  // later ones must equal it.
+  bool Admits(const ProofSignature& actual, FactBinding* binding = nullptr) const;
+  std::string ToString() const;  // "conv2d(1,1,0,0,1)", "concat(1,?0)"
 };
+
+// Fact variables of one rule, by (function, value): facts equal in the rule
+// share one, so a proof with them open shows the law wherever they are
+// equal, not only at the value they had.
+using FactVariables = std::map<std::pair<std::string, int64_t>, int>;
+// Replaces the fact `which` names in `sig`, if any, by its fact variable.
+void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig);
+
+// Whether every recorded signature admits its actual one.
+bool SignaturesAdmit(const std::vector<ProofSignature>& recorded, const std::vector<ProofSignature>& actual,
+                     FactBinding* binding = nullptr);
 
 // The signature of operator `kind`'s output `output` on operands of types
 // `inputs`, or Unimplemented for operators the axioms do not model. A concat

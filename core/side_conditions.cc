@@ -81,12 +81,13 @@ absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const
   if (!t.ok()) return t.status();
   out.source = std::move(*s);
   out.target = std::move(*t);
+  FactBinding binding;  // one for both sides: a fact variable is one value in the rule
   for (const auto& [graph, recorded, side] :
        {std::tuple{&source, &out.source, "source"}, std::tuple{&target, &out.target, "target"}}) {
     auto own = ConditionsOf(*graph);
     if (!own.ok()) return absl::FailedPreconditionError(std::string(own.status().message()));
     for (int id = 0; id < graph->num_nodes(); ++id) {
-      if ((*own)[id] != (*recorded)[id]) {
+      if (!SignaturesAdmit((*recorded)[id], (*own)[id], &binding)) {
         return absl::FailedPreconditionError(
             absl::StrCat("the ", side, "'s node ", id, " was proved as [", DescribeConditions({(*recorded)[id]}),
                          "] but its shapes give [", DescribeConditions({(*own)[id]}), "]"));
@@ -97,9 +98,9 @@ absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const
 }
 
 bool ConditionsHold(const std::vector<ProofSignature>& recorded, OpKind kind, const OpParams& params,
-                    const std::vector<TensorType>& inputs, int num_outputs) {
+                    const std::vector<TensorType>& inputs, int num_outputs, FactBinding* binding) {
   auto sigs = NodeSignatures(kind, params, inputs, num_outputs);
-  return sigs.ok() && *sigs == recorded;
+  return sigs.ok() && SignaturesAdmit(recorded, *sigs, binding);
 }
 
 std::string DescribeConditions(const GraphConditions& conditions) {

@@ -32,15 +32,16 @@ rules::SideConditions ConditionsToProto(const RuleConditions& conditions);
 
 // The conditions recorded with a rule, checked against its sides: recorded
 // under this vocabulary, naming every operator node and only those, and
-// equal to what the sides' own shapes give (a rule whose shapes contradict
+// admitting what the sides' own shapes give (a rule whose shapes contradict
 // its proof's facts is not trusted). FailedPrecondition with the reason.
 absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const Graph& source, const Graph& target);
 
 // Whether an operator node, with these parameters on inputs of these types,
-// stands for exactly the signatures `recorded`.
+// stands for the signatures `recorded`; fact variables bind in `binding`
+// (ProofSignature::Admits), so checking every node of a match with one
+// binding checks that facts the proof assumed equal are equal.
 bool ConditionsHold(const std::vector<ProofSignature>& recorded, OpKind kind, const OpParams& params,
-                    const std::vector<TensorType>& inputs, int num_outputs);
-
+                    const std::vector<TensorType>& inputs, int num_outputs, FactBinding* binding = nullptr);
 // "conv2d(1,1,0,0,1) concat(1,1)", in node order: for people reading a rule.
 std::string DescribeConditions(const GraphConditions& conditions);
 

@@ -122,14 +122,15 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
     return absl::FailedPreconditionError(absl::StrCat(rule.name, " does not fit here: ", result.status().message()));
   }
   // The replacement's operators must keep the facts the rule's proof
-  // assumed on the tensors they meet here.
+  // assumed on the tensors they meet here, fact variables as the match bound them.
+  FactBinding facts = match.facts;
   for (int id = 0; id < rule.rhs.num_nodes(); ++id) {
     if (rhs_new_id[id] < 0 || new_id[rhs_new_id[id]] < 0) continue;  // a variable, or read by nothing
     const Node& built = result->node(new_id[rhs_new_id[id]]);
     std::vector<TensorType> types;
     for (const TensorRef& in : built.inputs) types.push_back(result->type(in));
     if (!KeepsProof(rule.rhs_conditions, id, built.kind, built.params, types,
-                    static_cast<int>(built.output_types.size()))) {
+                    static_cast<int>(built.output_types.size()), &facts)) {
       return absl::FailedPreconditionError(
           absl::StrCat(rule.name, ": the replacement's ", DescribeNode(built), " would leave the rule's proof"));
     }

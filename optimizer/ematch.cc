@@ -240,9 +240,32 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
     if (static_cast<int>(distinct.size()) != num_outputs) continue;
     m.outputs = a.roots;
     if (!seen.insert({m.outputs, m.binding}).second) continue;
+    m.classes = a.classes;
     matches.push_back(std::move(m));
   }
   return matches;
+}
+
+std::optional<FactBinding> MatchedFacts(const RewriteRule& rule, const EGraph& egraph, const EMatch& match) {
+  FactBinding facts;
+  if (rule.lhs_conditions.empty()) return facts;
+  const Graph& p = rule.lhs;
+  if (match.classes.size() != static_cast<size_t>(p.num_nodes())) return std::nullopt;
+  for (const Node& n : p.nodes()) {
+    if (IsInputOrWeight(n.kind)) continue;
+    std::vector<TensorType> types;
+    for (const TensorRef& in : n.inputs) {
+      if (match.classes[in.node] < 0) return std::nullopt;
+      const EClass& c = egraph.eclass(match.classes[in.node]);
+      if (in.index < 0 || in.index >= static_cast<int>(c.types.size())) return std::nullopt;
+      types.push_back(c.types[in.index]);
+    }
+    if (!KeepsProof(rule.lhs_conditions, n.id, n.kind, n.params, types, static_cast<int>(n.output_types.size()),
+                    &facts)) {
+      return std::nullopt;
+    }
+  }
+  return facts;
 }
 
 }  // namespace taso::optimizer

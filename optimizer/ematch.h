@@ -12,6 +12,7 @@
 #define TASO_OPTIMIZER_EMATCH_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,13 @@ class CompiledPattern {
 struct EMatch {
   std::vector<EClassId> outputs;            // class each lhs output matched, in order
   std::map<std::string, EClassId> binding;  // variable name -> class
+  std::vector<EClassId> classes;            // class of each lhs node (a tuple class for a multi-output operator)
 };
+
+// The facts the rule's proof left open, as the matched operators bind them
+// (their signatures depend only on their inputs' types, which the classes
+// give); nullopt when operators the proof kept equal disagree here.
+std::optional<FactBinding> MatchedFacts(const RewriteRule& rule, const EGraph& egraph, const EMatch& match);
 
 // Distinct matches of the pattern, at most `limit`. Weight variables only
 // bind constant classes; a multi-output match never sends two outputs to

@@ -77,6 +77,10 @@ class Applier {
       return &items[t.node][t.index];
     };
     ApplyOutcome rejected{true, 0, false};
+    // The replacement is the rule's to build only where every operator keeps
+    // the facts its proof assumed, fact variables as the match bound them.
+    std::optional<FactBinding> facts = MatchedFacts(*rule.rule, eg_, match);
+    if (!facts) return rejected;
     for (int id : rule.rhs_order) {
       const Node& n = rhs.node(id);
       if (IsInputOrWeight(n.kind)) {
@@ -96,10 +100,8 @@ class Applier {
         enode.children.push_back(v->cls);
         input_types.push_back(v->types[0]);
       }
-      // The replacement keeps the facts the rule's proof assumed, or it is
-      // not the rule's to build.
       if (!KeepsProof(rule.rule->rhs_conditions, id, n.kind, n.params, input_types,
-                      static_cast<int>(n.output_types.size()))) {
+                      static_cast<int>(n.output_types.size()), &*facts)) {
         return rejected;
       }
       Value& val = values[id];

@@ -109,7 +109,9 @@ class Matcher {
       return false;
     }
     if (std::find(host_.begin(), host_.end(), hid) != host_.end()) return false;
-    if (!rule_.lhs_conditions.empty() && index_.signatures(hid) != rule_.lhs_conditions[pid]) return false;
+    if (!rule_.lhs_conditions.empty() && !SignaturesAdmit(rule_.lhs_conditions[pid], index_.signatures(hid))) {
+      return false;
+    }
     for (size_t i = 0; i < pn.inputs.size(); ++i) {
       const TensorRef pin = pn.inputs[i];
       const TensorRef hin = hn.inputs[i];
@@ -175,6 +177,13 @@ class Matcher {
       }
     }
     Match m;
+    // Facts the proof kept equal must be equal here too.
+    for (int pid : order_) {
+      if (!rule_.lhs_conditions.empty() &&
+          !SignaturesAdmit(rule_.lhs_conditions[pid], index_.signatures(host_[pid]), &m.facts)) {
+        return;
+      }
+    }
     m.nodes = host_;
     for (const Node& n : p_.nodes()) {
       if (!IsInputOrWeight(n.kind)) continue;

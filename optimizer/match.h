@@ -45,6 +45,7 @@ struct Match {
   std::vector<int> nodes;                    // host node of each pattern node (-1 for variables)
   std::map<std::string, TensorRef> binding;  // variable name -> host tensor
   std::vector<TensorRef> outputs;            // host tensors the pattern's outputs matched
+  FactBinding facts;                         // the proof's fact variables as the host binds them
 };
 
 // Every match of `rule.lhs` in the indexed graph, at most `limit` of them.

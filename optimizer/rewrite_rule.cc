@@ -99,10 +99,10 @@ absl::StatusOr<RuleSet> RewritesFromCollection(const rules::RuleCollection& rule
 }
 
 bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, const OpParams& params,
-                const std::vector<TensorType>& inputs, int num_outputs) {
+                const std::vector<TensorType>& inputs, int num_outputs, FactBinding* facts) {
   if (conditions.empty()) return true;
   if (rule_node < 0 || rule_node >= static_cast<int>(conditions.size())) return false;
-  return ConditionsHold(conditions[rule_node], kind, params, inputs, num_outputs);
+  return ConditionsHold(conditions[rule_node], kind, params, inputs, num_outputs, facts);
 }
 
 }  // namespace taso::optimizer

@@ -42,10 +42,11 @@ struct RewriteRule {
 };
 
 // Whether rewrite node `rule_node` of a side with `conditions`, realised as an
-// operator on inputs of these types, keeps the facts the proof assumed.
-// Always true for a rewrite without conditions (structural).
+// operator on inputs of these types, keeps the facts the proof assumed; fact
+// variables bind in `facts` when given (ConditionsHold). Always true for a
+// rewrite without conditions (structural).
 bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, const OpParams& params,
-                const std::vector<TensorType>& inputs, int num_outputs);
+                const std::vector<TensorType>& inputs, int num_outputs, FactBinding* facts = nullptr);
 
 // The proved rules of a collection as rewrites, and the proved rules that
 // could not be used, with why: a rule whose proof recorded no side

@@ -23,8 +23,10 @@ using testing::ExpectEquivalent;
 using testing::F32;
 using testing::MakeRule;
 
-// The law as the generator states it: on dense 4-channel convolutions.
-rules::Rule ChannelConcat() {
+// The law as the generator states it: on dense 4-channel convolutions; with
+// `open` the halves' equality left open, as the verifier records it when the
+// proof goes through that way (verifier/prover_test).
+rules::Rule ChannelConcat(OpenFacts open = OpenFacts::kNone) {
   Graph s, t;
   OpParams axis1;
   axis1.axis = 1;
@@ -37,7 +39,7 @@ rules::Rule ChannelConcat() {
   TensorRef tx = t.AddInput("x", F32({1, 4, 6, 6}));
   TensorRef ty = t.AddWeight("w1", F32({4, 4, 3, 3})), tz = t.AddWeight("w2", F32({4, 4, 3, 3}));
   t.AddOutput("out", *t.AddOp1(OpKind::kConv2D, {}, {tx, *t.AddOp1(OpKind::kConcat, axis0, {ty, tz})}));
-  return MakeRule("cc", s, t);
+  return MakeRule("cc", s, t, open);
 }
 
 RewriteRule Forward(const rules::Rule& rule) {
@@ -47,13 +49,15 @@ RewriteRule Forward(const rules::Rule& rule) {
 }
 
 // Two convolutions of x concatenated on channels; `per_group` input channels
-// per group of 16 (16: dense, 1: depthwise).
-Graph TwoConvsConcatenated(int64_t per_group) {
+// per group of 16 (16: dense, 1: depthwise); the second has `second_outputs`
+// output channels.
+Graph TwoConvsConcatenated(int64_t per_group, int64_t second_outputs = 16) {
   Graph g;
   OpParams axis1;
   axis1.axis = 1;
   TensorRef x = g.AddInput("x", F32({1, 16, 10, 10}));
-  TensorRef w1 = g.AddWeight("a", F32({16, per_group, 3, 3})), w2 = g.AddWeight("b", F32({16, per_group, 3, 3}));
+  TensorRef w1 = g.AddWeight("a", F32({16, per_group, 3, 3}));
+  TensorRef w2 = g.AddWeight("b", F32({second_outputs, per_group, 3, 3}));
   g.AddOutput("out", *g.AddOp1(OpKind::kConcat, axis1, {*g.AddOp1(OpKind::kConv2D, {}, {x, w1}),
                                                         *g.AddOp1(OpKind::kConv2D, {}, {x, w2})}));
   return g;
@@ -133,6 +137,58 @@ TEST(SideConditionsTest, RulesWithoutRecordedConditionsAreNotUsed) {
   EXPECT_EQ(set->rewrites.size(), 2u);  // "cc" both ways
   EXPECT_EQ(set->unusable, 1);
   EXPECT_NE(set->first_unusable.find("bare"), std::string::npos) << set->first_unusable;
+}
+
+TEST(SideConditionsTest, OpenFactsApplyAtOtherValues) {
+  // Proved with the halves' equality open, the law merges convolutions with
+  // different output counts; recorded at equal halves only, it does not.
+  const Graph uneven = TwoConvsConcatenated(16, 8);
+  EXPECT_TRUE(FindMatches(Forward(ChannelConcat()), GraphIndex(uneven)).empty());
+  const RewriteRule open = Forward(ChannelConcat(OpenFacts::kConcatHalves));
+  std::vector<Match> matches = FindMatches(open, GraphIndex(uneven));
+  ASSERT_EQ(matches.size(), 1u);
+  auto merged = ApplyRewrite(uneven, open, matches[0]);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(CountOps(*merged, OpKind::kConv2D), 1);
+  ExpectEquivalent(uneven, *merged);
+  // Still dense only.
+  EXPECT_TRUE(FindMatches(open, GraphIndex(TwoConvsConcatenated(8, 8))).empty());
+}
+
+TEST(SideConditionsTest, FactsTheProofKeptEqualMustBeEqual) {
+  // cat(a,b) + cat(c,d) = cat(a+c, b+d): one equal-halves fact for both
+  // concats. A host where one concat is even and the other is not binds the
+  // fact two ways and is not a match.
+  OpParams axis1;
+  axis1.axis = 1;
+  auto side = [&](Graph& g, const std::vector<std::vector<int64_t>>& dims, bool sum_of_concats) {
+    TensorRef a = g.AddInput("a", F32(dims[0])), b = g.AddInput("b", F32(dims[1]));
+    TensorRef c = g.AddInput("c", F32(dims[2])), d = g.AddInput("d", F32(dims[3]));
+    if (sum_of_concats) {
+      g.AddOutput("y", *g.AddOp1(OpKind::kEwAdd, {}, {*g.AddOp1(OpKind::kConcat, axis1, {a, b}),
+                                                    *g.AddOp1(OpKind::kConcat, axis1, {c, d})}));
+    } else {
+      g.AddOutput("y", *g.AddOp1(OpKind::kConcat, axis1, {*g.AddOp1(OpKind::kEwAdd, {}, {a, c}),
+                                                          *g.AddOp1(OpKind::kEwAdd, {}, {b, d})}));
+    }
+  };
+  Graph s, t;
+  side(s, {{1, 3}, {1, 3}, {1, 3}, {1, 3}}, true);
+  side(t, {{1, 3}, {1, 3}, {1, 3}, {1, 3}}, false);
+  const RewriteRule rule = Forward(MakeRule("cat_add", s, t, OpenFacts::kConcatHalves));
+  Graph even, mixed;
+  side(even, {{1, 5}, {1, 5}, {1, 5}, {1, 5}}, true);
+  side(mixed, {{1, 2}, {1, 4}, {1, 3}, {1, 3}}, true);
+  EXPECT_EQ(FindMatches(rule, GraphIndex(even)).size(), 1u);
+  EXPECT_TRUE(FindMatches(rule, GraphIndex(mixed)).empty());
+  // Each concat alone fits the recorded signature; only the binding tells.
+  RewriteRule unbound = rule;
+  for (auto& node : unbound.lhs_conditions) {
+    for (ProofSignature& sig : node) {
+      if (sig.name == "concat") sig.params[1] = FactVariable(static_cast<int>(&node - &unbound.lhs_conditions[0]));
+    }
+  }
+  EXPECT_EQ(FindMatches(unbound, GraphIndex(mixed)).size(), 1u);
 }
 
 class SideConditionsSearchTest : public testing::AnalyticProfilerTest {};

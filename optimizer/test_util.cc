@@ -12,7 +12,7 @@ namespace taso::optimizer::testing {
 
 TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
 
-rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target) {
+rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target, OpenFacts open) {
   rules::Rule r;
   r.set_id(id);
   r.set_status(rules::RULE_STATUS_PROVED);
@@ -27,7 +27,15 @@ rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& ta
   auto s = ConditionsOf(source);
   auto t = ConditionsOf(target);
   EXPECT_TRUE(s.ok() && t.ok()) << "rule " << id << " has an operator the axioms do not model";
-  if (s.ok() && t.ok()) *r.mutable_conditions() = ConditionsToProto({*s, *t});
+  if (s.ok() && t.ok()) {
+    FactVariables vars;
+    for (GraphConditions* side : {&*s, &*t}) {
+      for (auto& node : *side) {
+        for (ProofSignature& sig : node) OpenFact(open, vars, sig);
+      }
+    }
+    *r.mutable_conditions() = ConditionsToProto({*s, *t});
+  }
   for (const Node& n : source.nodes()) {
     if (n.kind != OpKind::kInput && n.kind != OpKind::kWeight) continue;
     auto* v = r.add_variables();
@@ -53,7 +61,7 @@ rules::Rule SharedInputMatMuls() {
   auto parts = t.AddOp(OpKind::kSplit, axis1, {mm});
   t.AddOutput("a", (*parts)[0]);
   t.AddOutput("b", (*parts)[1]);
-  return MakeRule("mm2", s, t);
+  return MakeRule("mm2", s, t, OpenFacts::kConcatHalves);
 }
 
 void ExpectEquivalent(const Graph& a, const Graph& b) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/proof_signature.h"
 #include "gtest/gtest.h"
 #include "profiler/client.h"
 #include "proto/rules.pb.h"
@@ -16,8 +17,12 @@ namespace taso::optimizer::testing {
 
 TensorType F32(std::vector<int64_t> dims);
 
-// A proved rule from two sides whose outputs pair up in order.
-rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target);
+// A proved rule from two sides whose outputs pair up in order, with the side
+// conditions a verifier records: the sides' own signatures, the facts `open`
+// names left open as its generalised proof would (prover_test shows it does
+// for the rules the tests use).
+rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target,
+                     OpenFacts open = OpenFacts::kNone);
 
 // matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))), id "mm2".
 rules::Rule SharedInputMatMuls();

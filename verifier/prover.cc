@@ -107,16 +107,18 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
   return std::unique_ptr<Prover>(new Prover(std::move(impl)));
 }
 
-absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
-                                          const std::vector<std::pair<int, int>>& outputs) {
+absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& target,
+                                              const std::vector<std::pair<int, int>>& outputs, OpenFacts open) {
   const auto start = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
   std::set<std::string> functions;
   ProofResult result;
-  auto src = GraphTerms(m.symbols, source, &functions, &result.conditions.source);
+  OpenFactScope scope{open, m.symbols.FreshPrefix("fact"), {}};
+  OpenFactScope* opened = open == OpenFacts::kNone ? nullptr : &scope;
+  auto src = GraphTerms(m.symbols, source, &functions, &result.conditions.source, opened);
   if (!src.ok()) return absl::Status(src.status().code(), absl::StrCat("source: ", src.status().message()));
-  auto tgt = GraphTerms(m.symbols, target, &functions, &result.conditions.target);
+  auto tgt = GraphTerms(m.symbols, target, &functions, &result.conditions.target, opened);
   if (!tgt.ok()) return absl::Status(tgt.status().code(), absl::StrCat("target: ", tgt.status().message()));
   try {
     z3::expr_vector differ(m.ctx);
@@ -172,6 +174,42 @@ absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& targ
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+namespace {
+
+bool HasOpenableFact(const RuleConditions& conditions, OpenFacts open) {
+  for (const GraphConditions* side : {&conditions.source, &conditions.target}) {
+    for (const auto& node : *side) {
+      for (const ProofSignature& sig : node) {
+        if (OpenFactIndex(sig.name, open) >= 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
+                                          const std::vector<std::pair<int, int>>& outputs) {
+  auto proof = ProveWith(source, target, outputs, OpenFacts::kNone);
+  if (!proof.ok() || proof->outcome != ProofOutcome::kProved) return proof;
+  // The rule holds at its own shapes. Record the most general conditions a
+  // proof also holds under, so it applies wherever that proof does: every
+  // open fact first, then each kind alone.
+  for (OpenFacts open : {OpenFacts::kAll, OpenFacts::kConcatHalves, OpenFacts::kConvGroups}) {
+    if (!HasOpenableFact(proof->conditions, open)) continue;
+    auto general = ProveWith(source, target, outputs, open);
+    if (!general.ok()) return general.status();
+    proof->seconds += general->seconds;
+    if (general->outcome == ProofOutcome::kProved) {
+      proof->conditions = std::move(general->conditions);
+      proof->axioms_used = std::move(general->axioms_used);
+      break;
+    }
+  }
+  return proof;
 }
 
 }  // namespace taso::verifier

@@ -68,6 +68,12 @@ class Prover {
   // graphs name their free variables (inputs and weights) the same way; a
   // name means the same tensor on both sides. InvalidArgument if an index is
   // out of range; Unimplemented if an operator has no axioms.
+  //
+  // A proved rule's conditions are the most general the prover could show:
+  // where a proof also goes through with a concat's equal halves or a
+  // convolution's group count left open, they hold fact variables instead
+  // (core/proof_signature.h), so the rule applies to uneven concats or
+  // grouped convolutions too, wherever facts the proof kept equal are equal.
   absl::StatusOr<ProofResult> Prove(const Graph& source, const Graph& target,
                                     const std::vector<std::pair<int, int>>& outputs);
 
@@ -76,6 +82,9 @@ class Prover {
  private:
   struct Impl;
   explicit Prover(std::unique_ptr<Impl> impl);
+  // One proof attempt with the facts named by `open` left open.
+  absl::StatusOr<ProofResult> ProveWith(const Graph& source, const Graph& target,
+                                        const std::vector<std::pair<int, int>>& outputs, OpenFacts open);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -90,6 +90,9 @@ TEST_F(ProverTest, ProvesConvReluFusion) {
   ProofResult r = Prove(a, b);
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
   EXPECT_THAT(r.axioms_used, Contains("relu_conv"));
+  // Fusion holds for any group count, the same one on both sides.
+  EXPECT_EQ(DescribeConditions(r.conditions.source), "conv2d(1,1,0,0,?0) relu()");
+  EXPECT_EQ(DescribeConditions(r.conditions.target), "conv2d(1,1,0,1,?0)");
 }
 
 TEST_F(ProverTest, ProvesAMultiOutputRuleThroughSplit) {
@@ -110,6 +113,10 @@ TEST_F(ProverTest, ProvesAMultiOutputRuleThroughSplit) {
   ProofResult r = Prove(a, b, {{0, 0}, {1, 1}});
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
   EXPECT_THAT(r.axioms_used, Contains("matmul_concat_right"));
+  // Proved at equal halves, the proof needs no such fact: the rule is
+  // recorded for weights of any widths.
+  EXPECT_EQ(DescribeConditions(r.conditions.source), "concat(1,?0) matmul(0) split_0(1) split_1(1)");
+  EXPECT_EQ(DescribeConditions(r.conditions.target), "matmul(0) matmul(0)");
   // The outputs swapped are not equal.
   ProofResult swapped = Prove(a, b, {{0, 1}, {1, 0}});
   EXPECT_NE(swapped.outcome, ProofOutcome::kProved);
@@ -158,7 +165,12 @@ TEST_F(ProverTest, ChannelConcatLawNeedsDenseConvolutions) {
   };
   G dense_a, dense_b;
   build({4, 4, 3, 3}, dense_a, dense_b);
-  EXPECT_EQ(Prove(dense_a, dense_b).outcome, ProofOutcome::kProved);
+  ProofResult dense = Prove(dense_a, dense_b);
+  EXPECT_EQ(dense.outcome, ProofOutcome::kProved);
+  // The group count stays a condition; both concats keep one fact between
+  // them (cat(w,w) always has equal halves, cat(i1,i2) here too).
+  EXPECT_EQ(DescribeConditions(dense.conditions.source), "conv2d(1,1,0,0,1) conv2d(1,1,0,0,1) ewadd()");
+  EXPECT_EQ(DescribeConditions(dense.conditions.target), "concat(1,?0) concat(1,?0) conv2d(1,1,0,0,1)");
   G depthwise_a, depthwise_b;
   build({4, 1, 3, 3}, depthwise_a, depthwise_b);
   EXPECT_NE(Prove(depthwise_a, depthwise_b).outcome, ProofOutcome::kProved);

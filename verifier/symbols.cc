@@ -42,8 +42,11 @@ z3::expr Symbols::Variable(const std::string& name) {
   return it->second;
 }
 
+std::string Symbols::FreshPrefix(const std::string& stem) { return absl::StrCat(stem, "!", fresh_++, "!"); }
+
 absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& graph,
-                                                 std::set<std::string>* used_functions, GraphConditions* conditions) {
+                                                 std::set<std::string>* used_functions, GraphConditions* conditions,
+                                                 OpenFactScope* open) {
   try {
     auto order = graph.TopologicalOrder();
     if (!order.ok()) return order.status();
@@ -67,9 +70,16 @@ absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& 
       if (!sigs.ok()) {
         return absl::Status(sigs.status().code(), absl::StrCat(DescribeNode(node), ": ", sigs.status().message()));
       }
-      auto apply = [&](const ProofSignature& sig, const std::vector<z3::expr>& operands) {
+      auto apply = [&](ProofSignature& sig, const std::vector<z3::expr>& operands) {
         std::vector<z3::expr> params;
-        for (int64_t v : sig.params) params.push_back(symbols.ctx().int_val(static_cast<int64_t>(v)));
+        if (open) OpenFact(open->which, open->vars, sig);
+        for (size_t k = 0; k < sig.params.size(); ++k) {
+          if (IsFactVariable(sig.params[k])) {
+            params.push_back(symbols.ctx().int_const(absl::StrCat(open->prefix, -1 - sig.params[k]).c_str()));
+          } else {
+            params.push_back(symbols.ctx().int_val(static_cast<int64_t>(sig.params[k])));
+          }
+        }
         if (used_functions) used_functions->insert(sig.name);
         return symbols.Apply(sig.name, params, operands);
       };

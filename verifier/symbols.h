@@ -38,6 +38,9 @@ class Symbols {
   // A free tensor variable of a rule (graph input or weight), by name.
   z3::expr Variable(const std::string& name);
 
+  // A prefix for names no other call returns.
+  std::string FreshPrefix(const std::string& stem);
+
   // Parses SMT-LIB2 assertions over this vocabulary: the tensor sort "T" and
   // every function declared so far. Throws z3::exception on bad text.
   z3::expr_vector ParseSmt2(const std::string& text);
@@ -50,6 +53,7 @@ class Symbols {
   z3::sort tensor_;
   std::map<std::string, z3::func_decl> functions_;
   std::map<std::string, z3::expr> variables_;
+  int fresh_ = 0;
 };
 
 // The outputs of `graph` as terms. Graph inputs and weights become variables
@@ -57,9 +61,21 @@ class Symbols {
 // `used_functions`, if given, collects the function names the terms use;
 // `conditions`, if given, receives the signature every node stood for (the
 // facts a proof over these terms assumes: side_conditions.h).
+//
+// `open`, if given, leaves shape facts open: each fact it names becomes an
+// integer constant, one per (function, value) across every graph built with
+// the same scope, and a fact variable in the conditions. A proof over such
+// terms holds whatever those values are, as long as facts equal here stay
+// equal, which is what the shared variable records.
+struct OpenFactScope {
+  OpenFacts which = OpenFacts::kNone;
+  std::string prefix;                                   // of the constants' names
+  FactVariables vars;
+};
 absl::StatusOr<std::vector<z3::expr>> GraphTerms(Symbols& symbols, const Graph& graph,
                                                  std::set<std::string>* used_functions = nullptr,
-                                                 GraphConditions* conditions = nullptr);
+                                                 GraphConditions* conditions = nullptr,
+                                                 OpenFactScope* open = nullptr);
 
 }  // namespace taso::verifier
 

@@ -22,7 +22,6 @@
 #include "proto/rules_db.grpc.pb.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
-#include "z3_version.h"
 
 namespace taso::cli {
 namespace {
@@ -247,7 +246,7 @@ class Rules {
     std::map<std::string, int> counts;
     for (size_t i = 0; i < rules.size(); ++i) {
       rules::Rule& rule = rules[i];
-      if (absl::Status s = verifier::VerifyStandalone(**prover, "z3 " Z3_FULL_VERSION, rule); !s.ok()) {
+      if (absl::Status s = verifier::VerifyStandalone(**prover, verifier::SolverName(), rule); !s.ok()) {
         return Fail(2, absl::StrCat("rule ", i + 1, ": ", s.message()));
       }
       rule.mutable_provenance()->set_job_id(absl::StrCat("import:", std::filesystem::path(options_.args[0]).filename().string()));

@@ -14,6 +14,8 @@
 // When the last class of a job is verified, the store prunes the job's
 // proved rules (verifier/pruning.h), records the reduction table in the job,
 // and the job is DONE.
+//
+// A verifier's verdict counts only for a pair of a class it holds a lease on.
 #ifndef TASO_RULES_DB_RULE_STORE_H_
 #define TASO_RULES_DB_RULE_STORE_H_
 
@@ -26,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "generator/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "rules_db/hash_store.h"
@@ -56,14 +59,22 @@ class RuleStore {
   absl::StatusOr<StatsResponse> Stats(const StatsRequest& request);
 
  private:
+  // What a verdict for one pair of a leased class must be about.
+  struct ExpectedPair {
+    std::string rule_id;  // RuleId of the pair's graphs and output mapping
+    bool rejected = false;  // the store's re-check rejected it
+  };
+  using MemberPair = std::pair<int, int>;  // (source member, target member)
   struct Lease {
     std::string fingerprint;
     std::string worker_id;
     absl::Time expires;
+    std::map<MemberPair, ExpectedPair> pairs;
   };
   struct JobQueue {
     std::string prefix;  // the job's key prefix
     int max_ops = 0;
+    generator::Spec spec;  // decodes the job's classes
     std::deque<std::string> pending;  // fingerprints
     std::map<std::string, Lease> leases;  // lease id -> lease
     int64_t total = 0;
@@ -79,6 +90,12 @@ class RuleStore {
   void ExpireLeases(JobQueue& queue, absl::Time now);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
+  // The rule each pair of a class stands for, from the store's own copy.
+  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const generator::Spec& spec,
+                                                                         const CandidateClass& c);
+  // Refuses a verdict that is not about its pair of the leased class, or
+  // that claims what only the store may say.
+  static absl::Status CheckVerdict(const Lease& lease, const PairVerdict& verdict, const std::string& rule_id);
   // Visits stored rules in id order, starting after `after` (all when empty),
   // until `visit` returns false.
   absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after = "");

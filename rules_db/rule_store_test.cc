@@ -3,6 +3,7 @@
 #include <map>
 #include <thread>
 
+#include "core/rule_sexpr.h"
 #include "generator/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -73,6 +74,27 @@ std::map<rules::RuleStatus, int64_t> CountByListing(RuleStore& rules) {
   return counts;
 }
 
+// One rule in the import syntax, as a client would build it.
+rules::Rule ParseRule(const std::string& sexpr) {
+  auto parsed = RulesFromSexpr(sexpr);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed.ok() ? parsed->size() : 0u, 1u);
+  return parsed.ok() && !parsed->empty() ? (*parsed)[0] : rules::Rule();
+}
+
+// A proved rule about graphs outside any lease.
+rules::Rule Planted(const std::string& sexpr) {
+  rules::Rule rule = ParseRule(sexpr);
+  rule.set_status(rules::RULE_STATUS_PROVED);
+  rule.set_status_detail("trust me");
+  rule.mutable_proof()->add_axioms_used("forged");
+  rule.mutable_proof()->set_solver("forged");
+  rule.mutable_provenance()->set_verifier_worker_id("forger");
+  return rule;
+}
+
+constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
+
 class RuleStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -81,15 +103,15 @@ class RuleStoreTest : public ::testing::Test {
     job_ = RunJob(*store_, SmallSpec(kSize), "j");
     ASSERT_EQ(job_.state(), JOB_STATE_GENERATED);
     ASSERT_GT(job_.candidate_classes(), 3);
-    rules_ = std::make_unique<RuleStore>(store_.get());
     auto prover = verifier::Prover::Create();
     ASSERT_TRUE(prover.ok());
     prover_ = std::move(*prover);
+    rules_ = std::make_unique<RuleStore>(store_.get());
   }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
-  std::unique_ptr<RuleStore> rules_;
   std::unique_ptr<verifier::Prover> prover_;
+  std::unique_ptr<RuleStore> rules_;
 };
 
 TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
@@ -239,6 +261,40 @@ TEST_F(RuleStoreTest, PutRulesDetectsConcurrentWrites) {
   EXPECT_EQ(rules_->PutRules(broken).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(RuleStoreTest, AVerdictMustBeAboutAPairOfTheLeasedClass) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  const ReportVerdictsRequest honest = Verify(leases->leases(0), "w", *prover_);
+  ASSERT_GT(honest.verdicts_size(), 0);
+  // A proved rule about graphs outside the lease, under a real pair's indices.
+  ReportVerdictsRequest foreign = honest;
+  rules::Rule planted = Planted(kTrueRule);
+  planted.clear_proof();
+  *foreign.mutable_verdicts(0)->mutable_rule() = planted;
+  auto refused = rules_->ReportVerdicts(foreign);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is not the pair's rule"));
+  // A pair the class does not have.
+  ReportVerdictsRequest no_pair = honest;
+  no_pair.mutable_verdicts(0)->set_target_member(1000);
+  EXPECT_THAT(rules_->ReportVerdicts(no_pair).status().message(), HasSubstr("no such candidate pair"));
+  // Pruned is the store's status.
+  ReportVerdictsRequest pruned = honest;
+  pruned.mutable_verdicts(0)->mutable_rule()->set_status(rules::RULE_STATUS_PRUNED);
+  EXPECT_EQ(rules_->ReportVerdicts(pruned).status().code(), absl::StatusCode::kInvalidArgument);
+  // Nothing was written, and the lease still takes the honest report.
+  auto planted_id = RuleId(planted);
+  ASSERT_TRUE(planted_id.ok());
+  EXPECT_EQ(rules_->GetRule(*planted_id).status().code(), absl::StatusCode::kNotFound);
+  auto id = RuleId(honest.verdicts(0).rule());
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  auto accepted = rules_->ReportVerdicts(honest);
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_TRUE(accepted->accepted());
+}
+
 TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   // Forged records: graphs that are not equal, sent under one fingerprint, as
   // a hash collision would. The store's re-check rejects them, and a proof
@@ -305,7 +361,14 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
       EXPECT_NE(result->outcome, verifier::ProofOutcome::kProved);
       ++checked;
     }
-    ASSERT_TRUE(rules.ReportVerdicts(Verify(leases->leases(0), "w", **prover)).ok());
+    // A verifier claiming a proof of a pair the re-check rejected is refused.
+    ReportVerdictsRequest report = Verify(leases->leases(0), "w", **prover);
+    ReportVerdictsRequest claim = report;
+    claim.mutable_verdicts(0)->mutable_rule()->set_status(rules::RULE_STATUS_PROVED);
+    auto refused = rules.ReportVerdicts(claim);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(refused.status().message(), HasSubstr("re-check rejected"));
+    ASSERT_TRUE(rules.ReportVerdicts(report).ok());
   }
   EXPECT_EQ(checked, 2);
   auto after = store->GetJob("j");

@@ -146,9 +146,9 @@ class Rules {
   }
 
   template <typename Call>
-  absl::Status Rpc(Call call) {
+  absl::Status Rpc(Call call, int deadline_s = 60) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(deadline_s));
     return net::FromGrpc(call(&context), "store " + address_);
   }
 
@@ -238,7 +238,9 @@ class Rules {
 
   // Hand-written rules are verified like any candidate before they are
   // stored: the numeric pre-check, then the proof. All of them are stored,
-  // with their status, so a rejected one can be looked at.
+  // with their status, so a rejected one can be looked at. The check here is
+  // for the messages; the store proves the proved ones again and only its
+  // own proof makes a rule proved (it refuses the request otherwise).
   int Import(std::vector<rules::Rule> rules) {
     auto prover = verifier::Prover::Create();
     if (!prover.ok()) return Fail(1, std::string(prover.status().message()));
@@ -259,7 +261,10 @@ class Rules {
       *put.add_rules() = rule;
     }
     rules_db::PutRulesResponse response;
-    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->PutRules(c, put, &response); }); !s.ok()) {
+    // Room for the store's proofs: up to two solver queries of 10 s per rule.
+    const int deadline_s = 60 + 20 * counts["proved"];
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->PutRules(c, put, &response); }, deadline_s);
+        !s.ok()) {
       return FailStatus(s);
     }
     std::vector<std::string> parts;

@@ -20,6 +20,9 @@ namespace {
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 constexpr int kMaxClassesPerLease = 100;
+// Provenance of a rule the store proved itself (PutRules), in place of a
+// verifier worker's id.
+constexpr char kStoreCheckerId[] = "taso_rules_db";
 
 bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
 
@@ -438,17 +441,57 @@ absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
   return rule;
 }
 
+absl::Status RuleStore::AdmitRule(int index, rules::Rule& rule) const {
+  auto computed = RuleId(rule);
+  if (!computed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("rule ", index, ": ", computed.status().message()));
+  }
+  // Ids name content: a rule under another rule's id would replace it.
+  if (!rule.id().empty() && rule.id() != *computed) {
+    return absl::InvalidArgumentError(absl::StrCat("rule ", index, ": id ", rule.id(), " is not the id of its graphs (",
+                                                   *computed, "); leave the id empty or use the one GetRule returns"));
+  }
+  rule.set_id(*computed);
+  const std::string name = absl::StrCat("rule ", index, " (", rule.id(), ")");
+  if (rule.status() == rules::RULE_STATUS_PRUNED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " is submitted as pruned, which only the store sets when it prunes a job: submit it as proved"));
+  }
+  if (rule.status() != rules::RULE_STATUS_PROVED) return absl::OkStatus();
+  if (!options_.checker) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, " is submitted as proved, but this store has no rule checker to prove it again: submit it as candidate"));
+  }
+  // Nothing the client said about the proof survives: the check writes it.
+  rule.set_status(rules::RULE_STATUS_CANDIDATE);
+  rule.clear_status_detail();
+  rule.clear_proof();
+  if (absl::Status s = options_.checker(rule); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+  }
+  if (rule.status() != rules::RULE_STATUS_PROVED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " is submitted as proved, but the store's own check did not prove it (",
+        rules::RuleStatus_Name(rule.status()), ": ", rule.status_detail(),
+        "); only rules the store proves are stored as proved: submit it with another status"));
+  }
+  rule.mutable_provenance()->set_verifier_worker_id(kStoreCheckerId);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& request) {
+  // Checked before the lock: a proof takes a while, and verifiers' leases and
+  // reports must not wait for it.
+  std::vector<rules::Rule> rules(request.rules().begin(), request.rules().end());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (absl::Status s = AdmitRule(static_cast<int>(i), rules[i]); !s.ok()) return s;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   const auto f = hash_store_->rule_families();
   rocksdb::WriteBatch batch;
   PutRulesResponse response;
   const absl::Time now = absl::Now();
-  for (int i = 0; i < request.rules_size(); ++i) {
-    rules::Rule rule = request.rules(i);
-    auto computed = RuleId(rule);
-    if (!computed.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", i, ": ", computed.status().message()));
-    if (rule.id().empty()) rule.set_id(*computed);
+  for (rules::Rule& rule : rules) {
     std::string existing;
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
     rules::Rule stored;

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "rules_db/store_test_util.h"
 #include "verifier/candidate.h"
+#include "verifier/precheck.h"
 #include "verifier/prover.h"
 
 namespace taso::rules_db {
@@ -82,7 +83,7 @@ rules::Rule ParseRule(const std::string& sexpr) {
   return parsed.ok() && !parsed->empty() ? (*parsed)[0] : rules::Rule();
 }
 
-// A proved rule about graphs outside any lease.
+// What a client that skips the proof sends: the claim and a made-up proof.
 rules::Rule Planted(const std::string& sexpr) {
   rules::Rule rule = ParseRule(sexpr);
   rule.set_status(rules::RULE_STATUS_PROVED);
@@ -94,6 +95,7 @@ rules::Rule Planted(const std::string& sexpr) {
 }
 
 constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
+constexpr char kFalseRule[] = "(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))";
 
 class RuleStoreTest : public ::testing::Test {
  protected:
@@ -106,11 +108,20 @@ class RuleStoreTest : public ::testing::Test {
     auto prover = verifier::Prover::Create();
     ASSERT_TRUE(prover.ok());
     prover_ = std::move(*prover);
-    rules_ = std::make_unique<RuleStore>(store_.get());
+    auto checker_prover = verifier::Prover::Create();
+    ASSERT_TRUE(checker_prover.ok());
+    checker_prover_ = std::move(*checker_prover);
+    // The checker taso_rules_db wires in (rules_db/main.cc).
+    RuleStoreOptions options;
+    options.checker = [this](rules::Rule& rule) {
+      return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
+    };
+    rules_ = std::make_unique<RuleStore>(store_.get(), options);
   }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
   std::unique_ptr<verifier::Prover> prover_;
+  std::unique_ptr<verifier::Prover> checker_prover_;
   std::unique_ptr<RuleStore> rules_;
 };
 
@@ -259,6 +270,89 @@ TEST_F(RuleStoreTest, PutRulesDetectsConcurrentWrites) {
   PutRulesRequest broken;
   broken.add_rules()->mutable_source()->add_nodes()->set_kind(ir::OP_RELU);
   EXPECT_EQ(rules_->PutRules(broken).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(RuleStoreTest, AStoreWithoutACheckerRefusesProvedAndNoStoreTakesPruned) {
+  RuleStore unchecked(store_.get());
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  auto refused = unchecked.PutRules(put);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(refused.status().message(), HasSubstr("submit it as candidate"));
+  auto id = RuleId(put.rules(0));
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(unchecked.GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  // Pruned is the store's own verdict, whatever checker it has.
+  put.mutable_rules(0)->set_status(rules::RULE_STATUS_PRUNED);
+  for (RuleStore* store : {&unchecked, rules_.get()}) {
+    auto pruned = store->PutRules(put);
+    EXPECT_EQ(pruned.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(pruned.status().message(), HasSubstr("pruned"));
+  }
+  EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  // Any other status is stored as it came: it serves nobody.
+  put.mutable_rules(0)->set_status(rules::RULE_STATUS_CANDIDATE);
+  ASSERT_TRUE(unchecked.PutRules(put).ok());
+  auto stored = unchecked.GetRule(*id);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_CANDIDATE);
+}
+
+TEST_F(RuleStoreTest, ARuleClaimedProvedIsProvedAgainByTheStore) {
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  auto created = rules_->PutRules(put);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto stored = rules_->GetRule(created->ids(0));
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_PROVED);
+  // Status and proof are the store's, none of the client's.
+  EXPECT_THAT(stored->proof().axioms_used(), ::testing::Not(::testing::Contains("forged")));
+  EXPECT_FALSE(stored->proof().axioms_used().empty());
+  EXPECT_EQ(stored->proof().solver(), verifier::SolverName());
+  EXPECT_EQ(stored->proof().axiom_set_version(), checker_prover_->axiom_set_version());
+  EXPECT_NE(stored->status_detail(), "trust me");
+  EXPECT_EQ(stored->provenance().verifier_worker_id(), "taso_rules_db");
+}
+
+// Chosen: a false claim refuses the whole request (nothing is written), so
+// the client learns its claim was wrong instead of finding a quieter status.
+TEST_F(RuleStoreTest, AFalseRuleClaimedProvedIsRefusedAndNotStored) {
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  *put.add_rules() = Planted(kFalseRule);
+  auto refused = rules_->PutRules(put);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("rule 1"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("did not prove it"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("REJECTED_PRECHECK"));
+  for (const rules::Rule& rule : put.rules()) {
+    auto id = RuleId(rule);
+    ASSERT_TRUE(id.ok());
+    EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  }
+  auto served = rules_->ListRules(ListRulesRequest());
+  ASSERT_TRUE(served.ok());
+  EXPECT_EQ(served->rules_size(), 0);
+  // Sent with the status it has, the false rule is kept for inspection.
+  rules::Rule rejected = ParseRule(kFalseRule);
+  rejected.set_status(rules::RULE_STATUS_REJECTED_PRECHECK);
+  PutRulesRequest honest;
+  *honest.add_rules() = rejected;
+  ASSERT_TRUE(rules_->PutRules(honest).ok());
+}
+
+TEST_F(RuleStoreTest, ARuleUnderAnotherRulesIdIsRefused) {
+  PutRulesRequest put;
+  *put.add_rules() = ParseRule(kTrueRule);
+  auto created = rules_->PutRules(put);
+  ASSERT_TRUE(created.ok()) << created.status();
+  PutRulesRequest other;
+  *other.add_rules() = ParseRule(kFalseRule);
+  other.mutable_rules(0)->set_id(created->ids(0));
+  auto refused = rules_->PutRules(other);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is not the id of its graphs"));
 }
 
 TEST_F(RuleStoreTest, AVerdictMustBeAboutAPairOfTheLeasedClass) {

@@ -22,7 +22,6 @@
 #include "proto/rules_db.grpc.pb.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
-#include "z3_version.h"
 
 namespace taso::cli {
 namespace {
@@ -147,9 +146,9 @@ class Rules {
   }
 
   template <typename Call>
-  absl::Status Rpc(Call call) {
+  absl::Status Rpc(Call call, int deadline_s = 60) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(deadline_s));
     return net::FromGrpc(call(&context), "store " + address_);
   }
 
@@ -239,7 +238,9 @@ class Rules {
 
   // Hand-written rules are verified like any candidate before they are
   // stored: the numeric pre-check, then the proof. All of them are stored,
-  // with their status, so a rejected one can be looked at.
+  // with their status, so a rejected one can be looked at. The check here is
+  // for the messages; the store proves the proved ones again and only its
+  // own proof makes a rule proved (it refuses the request otherwise).
   int Import(std::vector<rules::Rule> rules) {
     auto prover = verifier::Prover::Create();
     if (!prover.ok()) return Fail(1, std::string(prover.status().message()));
@@ -247,7 +248,7 @@ class Rules {
     std::map<std::string, int> counts;
     for (size_t i = 0; i < rules.size(); ++i) {
       rules::Rule& rule = rules[i];
-      if (absl::Status s = verifier::VerifyStandalone(**prover, "z3 " Z3_FULL_VERSION, rule); !s.ok()) {
+      if (absl::Status s = verifier::VerifyStandalone(**prover, verifier::SolverName(), rule); !s.ok()) {
         return Fail(2, absl::StrCat("rule ", i + 1, ": ", s.message()));
       }
       rule.mutable_provenance()->set_job_id(absl::StrCat("import:", std::filesystem::path(options_.args[0]).filename().string()));
@@ -260,7 +261,10 @@ class Rules {
       *put.add_rules() = rule;
     }
     rules_db::PutRulesResponse response;
-    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->PutRules(c, put, &response); }); !s.ok()) {
+    // Room for the store's proofs: up to two solver queries of 10 s per rule.
+    const int deadline_s = 60 + 20 * counts["proved"];
+    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->PutRules(c, put, &response); }, deadline_s);
+        !s.ok()) {
       return FailStatus(s);
     }
     std::vector<std::string> parts;

@@ -3,6 +3,8 @@
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -18,6 +20,8 @@
 #include "rules_db/hash_store_service.h"
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
+#include "verifier/precheck.h"
+#include "verifier/prover.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
@@ -32,6 +36,27 @@ ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class
 ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
 
 namespace {
+
+// The store's own check of rules a client submits as proved: the numeric
+// pre-check and the proof `taso rules import` runs, with the verifier's
+// default limits. One prover, made on first use (most stores never need
+// it), and one check at a time, since a prover is not thread-safe.
+class StoreRuleChecker {
+ public:
+  absl::Status Check(taso::rules::Rule& rule) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (prover_ == nullptr) {
+      auto prover = taso::verifier::Prover::Create();
+      if (!prover.ok()) return prover.status();
+      prover_ = std::move(*prover);
+    }
+    return taso::verifier::VerifyStandalone(*prover_, taso::verifier::SolverName(), rule);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<taso::verifier::Prover> prover_;
+};
 
 int Dump(taso::rules_db::GraphHashStore& store) {
   const std::string job_id = absl::GetFlag(FLAGS_job);
@@ -110,6 +135,8 @@ int main(int argc, char** argv) {
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
+  StoreRuleChecker checker;
+  rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

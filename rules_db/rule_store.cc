@@ -8,6 +8,7 @@
 #include "core/canonical.h"
 #include "core/graph_proto.h"
 #include "core/hash.h"
+#include "generator/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "rules_db/rocks_status.h"
@@ -19,6 +20,9 @@ namespace {
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 constexpr int kMaxClassesPerLease = 100;
+// Provenance of a rule the store proved itself (PutRules), in place of a
+// verifier worker's id.
+constexpr char kStoreCheckerId[] = "taso_rules_db";
 
 bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
 
@@ -57,6 +61,24 @@ bool Matches(const rules::Rule& rule, const ListRulesRequest& r) {
   return true;
 }
 
+// The id of a rule from its graphs: the same whether they come from a
+// client's proto or are decoded from a class's members.
+absl::StatusOr<std::string> RuleIdOf(const Graph& source, const Graph& target,
+                                     const std::vector<std::pair<int, int>>& outputs) {
+  auto s = CanonicalText(source);
+  if (!s.ok()) return s.status();
+  auto t = CanonicalText(target);
+  if (!t.ok()) return t.status();
+  Hasher h;
+  h.AddString(*s);
+  h.AddString(*t);
+  for (const auto& [source_output, target_output] : outputs) {
+    h.AddSigned(source_output);
+    h.AddSigned(target_output);
+  }
+  return "r" + h.Finish().ToHex().substr(0, 16);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
@@ -64,18 +86,42 @@ absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
   if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("source graph: ", source.status().message()));
   auto target = GraphFromProto(rule.target());
   if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("target graph: ", target.status().message()));
-  auto s = CanonicalText(*source);
-  if (!s.ok()) return s.status();
-  auto t = CanonicalText(*target);
-  if (!t.ok()) return t.status();
-  Hasher h;
-  h.AddString(*s);
-  h.AddString(*t);
-  for (const auto& p : rule.outputs()) {
-    h.AddSigned(p.source_output());
-    h.AddSigned(p.target_output());
+  std::vector<std::pair<int, int>> outputs;
+  for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
+  return RuleIdOf(*source, *target, outputs);
+}
+
+// The rule id each pair of a class stands for, so a verdict can be matched
+// to the pair it claims to be about. A pair the re-check rejected before it
+// had an output mapping stands for a rule without output pairs.
+absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleStore::ExpectedPairs(
+    const generator::Spec& spec, const CandidateClass& c) {
+  std::map<int, Graph> members;
+  auto member = [&](int m) -> absl::StatusOr<const Graph*> {
+    if (m < 0 || m >= c.members_size()) {
+      return absl::DataLossError(absl::StrCat("a pair names member ", m, " of a class of ", c.members_size()));
+    }
+    auto it = members.find(m);
+    if (it == members.end()) {
+      auto g = generator::DecodeGraph(spec, c.members(m).canonical());
+      if (!g.ok()) return absl::DataLossError(absl::StrCat("member ", m, ": ", g.status().message()));
+      it = members.emplace(m, std::move(*g)).first;
+    }
+    return &it->second;
+  };
+  std::map<MemberPair, ExpectedPair> ids;
+  for (const CandidatePair& pair : c.pairs()) {
+    auto source = member(pair.source_member());
+    if (!source.ok()) return source.status();
+    auto target = member(pair.target_member());
+    if (!target.ok()) return target.status();
+    std::vector<std::pair<int, int>> outputs;
+    for (int i = 0; i < pair.output_mapping_size(); ++i) outputs.emplace_back(i, pair.output_mapping(i));
+    auto id = RuleIdOf(**source, **target, outputs);
+    if (!id.ok()) return id.status();
+    ids[{pair.source_member(), pair.target_member()}] = ExpectedPair{*id, pair.rejected()};
   }
-  return "r" + h.Finish().ToHex().substr(0, 16);
+  return ids;
 }
 
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
@@ -105,9 +151,12 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!fingerprints.ok()) return fingerprints.status();
   auto prefix = hash_store_->JobPrefix(job_id);
   if (!prefix.ok()) return prefix.status();
+  auto spec = generator::SpecFromProto(job->spec());
+  if (!spec.ok()) return absl::DataLossError(absl::StrCat("job ", job_id, "'s spec: ", spec.status().message()));
   auto queue = std::make_unique<JobQueue>();
   queue->prefix = *prefix;
   queue->max_ops = static_cast<int>(job->max_ops());
+  queue->spec = std::move(*spec);
   const auto f = hash_store_->rule_families();
   std::string ignored;
   for (const std::string& fp : *fingerprints) {
@@ -163,9 +212,11 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
     const std::string fp = queue.pending.front();
     auto c = hash_store_->GetCandidateClass(*job_id, fp);
     if (!c.ok()) return c.status();
+    auto pairs = ExpectedPairs(queue.spec, *c);
+    if (!pairs.ok()) return pairs.status();
     queue.pending.pop_front();
     const std::string lease_id = absl::StrCat(*job_id, "/", absl::BytesToHexString(fp), "/", next_lease_++);
-    queue.leases[lease_id] = Lease{fp, request.worker_id(), now + absl::Milliseconds(ms)};
+    queue.leases[lease_id] = Lease{fp, request.worker_id(), now + absl::Milliseconds(ms), std::move(*pairs)};
     auto* lease = response.add_leases();
     lease->set_lease_id(lease_id);
     *lease->mutable_candidate_class() = std::move(*c);
@@ -191,7 +242,8 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     response.set_accepted(false);  // expired and back in the queue (or never ours)
     return response;
   }
-  const Lease lease = lease_it->second;
+  const Lease& lease = lease_it->second;
+  const std::string fingerprint = lease.fingerprint;  // the lease may be released below
   const auto f = hash_store_->rule_families();
   rocksdb::WriteBatch batch;
   for (const PairVerdict& v : request.verdicts()) {
@@ -201,6 +253,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
       return absl::InvalidArgumentError(absl::StrCat("verdict for pair (", v.source_member(), ", ",
                                                      v.target_member(), "): ", id.status().message()));
     }
+    if (absl::Status s = CheckVerdict(lease, v, *id); !s.ok()) return s;
     rule.set_id(*id);
     std::string existing;
     rules::Rule stored;
@@ -216,13 +269,13 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     rules::Provenance* p = rule.mutable_provenance();
     p->set_job_id(job_id);
     p->set_generator_max_ops(queue.max_ops);
-    p->set_fingerprint(lease.fingerprint);
+    p->set_fingerprint(fingerprint);
     p->set_verifier_worker_id(request.worker_id());
     if (!p->has_discovered_at()) SetTime(now, p->mutable_discovered_at());
     SetTime(now, p->mutable_status_changed_at());
     batch.Put(f.rules, *id, rule.SerializeAsString());
   }
-  if (request.complete()) batch.Put(f.verified, queue.prefix + lease.fingerprint, rocksdb::Slice());
+  if (request.complete()) batch.Put(f.verified, queue.prefix + fingerprint, rocksdb::Slice());
   rocksdb::WriteOptions wo;
   if (absl::Status s = FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
@@ -241,6 +294,29 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;
   }
   return response;
+}
+
+absl::Status RuleStore::CheckVerdict(const Lease& lease, const PairVerdict& v, const std::string& rule_id) {
+  const std::string pair = absl::StrCat("verdict for pair (", v.source_member(), ", ", v.target_member(), ")");
+  auto expected = lease.pairs.find({v.source_member(), v.target_member()});
+  if (expected == lease.pairs.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(pair, ": the leased class has no such candidate pair"));
+  }
+  if (rule_id != expected->second.rule_id) {
+    return absl::InvalidArgumentError(absl::StrCat(pair, ": its rule ", rule_id, " is not the pair's rule ",
+                                                   expected->second.rule_id,
+                                                   ": a lease covers only the graphs of its own class"));
+  }
+  if (v.rule().status() == rules::RULE_STATUS_PRUNED) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(pair, ": pruned is the store's status, set when a job's proved rules are pruned"));
+  }
+  if (expected->second.rejected && v.rule().status() == rules::RULE_STATUS_PROVED) {
+    // The re-check found the two sides differ on concrete inputs.
+    return absl::InvalidArgumentError(
+        absl::StrCat(pair, ": the store's re-check rejected this pair, so it cannot be proved"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& queue) {
@@ -365,17 +441,57 @@ absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
   return rule;
 }
 
+absl::Status RuleStore::AdmitRule(int index, rules::Rule& rule) const {
+  auto computed = RuleId(rule);
+  if (!computed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("rule ", index, ": ", computed.status().message()));
+  }
+  // Ids name content: a rule under another rule's id would replace it.
+  if (!rule.id().empty() && rule.id() != *computed) {
+    return absl::InvalidArgumentError(absl::StrCat("rule ", index, ": id ", rule.id(), " is not the id of its graphs (",
+                                                   *computed, "); leave the id empty or use the one GetRule returns"));
+  }
+  rule.set_id(*computed);
+  const std::string name = absl::StrCat("rule ", index, " (", rule.id(), ")");
+  if (rule.status() == rules::RULE_STATUS_PRUNED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " is submitted as pruned, which only the store sets when it prunes a job: submit it as proved"));
+  }
+  if (rule.status() != rules::RULE_STATUS_PROVED) return absl::OkStatus();
+  if (!options_.checker) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, " is submitted as proved, but this store has no rule checker to prove it again: submit it as candidate"));
+  }
+  // Nothing the client said about the proof survives: the check writes it.
+  rule.set_status(rules::RULE_STATUS_CANDIDATE);
+  rule.clear_status_detail();
+  rule.clear_proof();
+  if (absl::Status s = options_.checker(rule); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+  }
+  if (rule.status() != rules::RULE_STATUS_PROVED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " is submitted as proved, but the store's own check did not prove it (",
+        rules::RuleStatus_Name(rule.status()), ": ", rule.status_detail(),
+        "); only rules the store proves are stored as proved: submit it with another status"));
+  }
+  rule.mutable_provenance()->set_verifier_worker_id(kStoreCheckerId);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& request) {
+  // Checked before the lock: a proof takes a while, and verifiers' leases and
+  // reports must not wait for it.
+  std::vector<rules::Rule> rules(request.rules().begin(), request.rules().end());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (absl::Status s = AdmitRule(static_cast<int>(i), rules[i]); !s.ok()) return s;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   const auto f = hash_store_->rule_families();
   rocksdb::WriteBatch batch;
   PutRulesResponse response;
   const absl::Time now = absl::Now();
-  for (int i = 0; i < request.rules_size(); ++i) {
-    rules::Rule rule = request.rules(i);
-    auto computed = RuleId(rule);
-    if (!computed.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", i, ": ", computed.status().message()));
-    if (rule.id().empty()) rule.set_id(*computed);
+  for (rules::Rule& rule : rules) {
     std::string existing;
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
     rules::Rule stored;

@@ -14,10 +14,17 @@
 // When the last class of a job is verified, the store prunes the job's
 // proved rules (verifier/pruning.h), records the reduction table in the job,
 // and the job is DONE.
+//
+// Trust: a rule is PROVED only by a proof someone the store trusts made. A
+// verifier's verdict counts only for a pair of a class it holds a lease on;
+// a rule a client sends through PutRules as proved is proved again by the
+// store's own checker (handed to it by its binary), and the stored status and
+// proof are that check's. PRUNED is the store's own status, never a client's.
 #ifndef TASO_RULES_DB_RULE_STORE_H_
 #define TASO_RULES_DB_RULE_STORE_H_
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,11 +33,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "generator/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "rules_db/hash_store.h"
 
 namespace taso::rules_db {
+
+// Proves a rule again, in the store, and sets its status, status_detail and
+// proof from that check alone. An error means the rule could not be checked
+// at all (InvalidArgument: a malformed graph). Called from several RPC
+// threads at once.
+using RuleChecker = std::function<absl::Status(rules::Rule& rule)>;
 
 struct RuleStoreOptions {
   int64_t default_lease_ms = 60'000;
@@ -38,6 +52,9 @@ struct RuleStoreOptions {
   // Pruning holds a job's rules in memory (about 10 KB each with their
   // decoded graphs); above this many it is skipped and the job says so.
   int64_t prune_max_rules = 500'000;
+  // Checks rules that PutRules receives as proved. Unset: such rules are
+  // refused, since nothing here could tell a real proof from a claim.
+  RuleChecker checker;
 };
 
 // A stable id for a rule, from its two graphs and output pairs: "r" and 16
@@ -56,14 +73,22 @@ class RuleStore {
   absl::StatusOr<StatsResponse> Stats(const StatsRequest& request);
 
  private:
+  // What a verdict for one pair of a leased class must be about.
+  struct ExpectedPair {
+    std::string rule_id;  // RuleId of the pair's graphs and output mapping
+    bool rejected = false;  // the store's re-check rejected it
+  };
+  using MemberPair = std::pair<int, int>;  // (source member, target member)
   struct Lease {
     std::string fingerprint;
     std::string worker_id;
     absl::Time expires;
+    std::map<MemberPair, ExpectedPair> pairs;
   };
   struct JobQueue {
     std::string prefix;  // the job's key prefix
     int max_ops = 0;
+    generator::Spec spec;  // decodes the job's classes
     std::deque<std::string> pending;  // fingerprints
     std::map<std::string, Lease> leases;  // lease id -> lease
     int64_t total = 0;
@@ -79,6 +104,15 @@ class RuleStore {
   void ExpireLeases(JobQueue& queue, absl::Time now);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
+  // The rule each pair of a class stands for, from the store's own copy.
+  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const generator::Spec& spec,
+                                                                         const CandidateClass& c);
+  // Refuses a verdict that is not about its pair of the leased class, or
+  // that claims what only the store may say.
+  static absl::Status CheckVerdict(const Lease& lease, const PairVerdict& verdict, const std::string& rule_id);
+  // A rule PutRules received: its id checked, and when claimed proved, proved
+  // again by the checker. `index` names it in errors.
+  absl::Status AdmitRule(int index, rules::Rule& rule) const;
   // Visits stored rules in id order, starting after `after` (all when empty),
   // until `visit` returns false.
   absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after = "");

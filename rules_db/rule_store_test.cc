@@ -3,11 +3,13 @@
 #include <map>
 #include <thread>
 
+#include "core/rule_sexpr.h"
 #include "generator/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules_db/store_test_util.h"
 #include "verifier/candidate.h"
+#include "verifier/precheck.h"
 #include "verifier/prover.h"
 
 namespace taso::rules_db {
@@ -73,6 +75,28 @@ std::map<rules::RuleStatus, int64_t> CountByListing(RuleStore& rules) {
   return counts;
 }
 
+// One rule in the import syntax, as a client would build it.
+rules::Rule ParseRule(const std::string& sexpr) {
+  auto parsed = RulesFromSexpr(sexpr);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed.ok() ? parsed->size() : 0u, 1u);
+  return parsed.ok() && !parsed->empty() ? (*parsed)[0] : rules::Rule();
+}
+
+// What a client that skips the proof sends: the claim and a made-up proof.
+rules::Rule Planted(const std::string& sexpr) {
+  rules::Rule rule = ParseRule(sexpr);
+  rule.set_status(rules::RULE_STATUS_PROVED);
+  rule.set_status_detail("trust me");
+  rule.mutable_proof()->add_axioms_used("forged");
+  rule.mutable_proof()->set_solver("forged");
+  rule.mutable_provenance()->set_verifier_worker_id("forger");
+  return rule;
+}
+
+constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
+constexpr char kFalseRule[] = "(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))";
+
 class RuleStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -81,15 +105,24 @@ class RuleStoreTest : public ::testing::Test {
     job_ = RunJob(*store_, SmallSpec(kSize), "j");
     ASSERT_EQ(job_.state(), JOB_STATE_GENERATED);
     ASSERT_GT(job_.candidate_classes(), 3);
-    rules_ = std::make_unique<RuleStore>(store_.get());
     auto prover = verifier::Prover::Create();
     ASSERT_TRUE(prover.ok());
     prover_ = std::move(*prover);
+    auto checker_prover = verifier::Prover::Create();
+    ASSERT_TRUE(checker_prover.ok());
+    checker_prover_ = std::move(*checker_prover);
+    // The checker taso_rules_db wires in (rules_db/main.cc).
+    RuleStoreOptions options;
+    options.checker = [this](rules::Rule& rule) {
+      return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
+    };
+    rules_ = std::make_unique<RuleStore>(store_.get(), options);
   }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
-  std::unique_ptr<RuleStore> rules_;
   std::unique_ptr<verifier::Prover> prover_;
+  std::unique_ptr<verifier::Prover> checker_prover_;
+  std::unique_ptr<RuleStore> rules_;
 };
 
 TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
@@ -239,6 +272,123 @@ TEST_F(RuleStoreTest, PutRulesDetectsConcurrentWrites) {
   EXPECT_EQ(rules_->PutRules(broken).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(RuleStoreTest, AStoreWithoutACheckerRefusesProvedAndNoStoreTakesPruned) {
+  RuleStore unchecked(store_.get());
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  auto refused = unchecked.PutRules(put);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(refused.status().message(), HasSubstr("submit it as candidate"));
+  auto id = RuleId(put.rules(0));
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(unchecked.GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  // Pruned is the store's own verdict, whatever checker it has.
+  put.mutable_rules(0)->set_status(rules::RULE_STATUS_PRUNED);
+  for (RuleStore* store : {&unchecked, rules_.get()}) {
+    auto pruned = store->PutRules(put);
+    EXPECT_EQ(pruned.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(pruned.status().message(), HasSubstr("pruned"));
+  }
+  EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  // Any other status is stored as it came: it serves nobody.
+  put.mutable_rules(0)->set_status(rules::RULE_STATUS_CANDIDATE);
+  ASSERT_TRUE(unchecked.PutRules(put).ok());
+  auto stored = unchecked.GetRule(*id);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_CANDIDATE);
+}
+
+TEST_F(RuleStoreTest, ARuleClaimedProvedIsProvedAgainByTheStore) {
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  auto created = rules_->PutRules(put);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto stored = rules_->GetRule(created->ids(0));
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_PROVED);
+  // Status and proof are the store's, none of the client's.
+  EXPECT_THAT(stored->proof().axioms_used(), ::testing::Not(::testing::Contains("forged")));
+  EXPECT_FALSE(stored->proof().axioms_used().empty());
+  EXPECT_EQ(stored->proof().solver(), verifier::SolverName());
+  EXPECT_EQ(stored->proof().axiom_set_version(), checker_prover_->axiom_set_version());
+  EXPECT_NE(stored->status_detail(), "trust me");
+  EXPECT_EQ(stored->provenance().verifier_worker_id(), "taso_rules_db");
+}
+
+// Chosen: a false claim refuses the whole request (nothing is written), so
+// the client learns its claim was wrong instead of finding a quieter status.
+TEST_F(RuleStoreTest, AFalseRuleClaimedProvedIsRefusedAndNotStored) {
+  PutRulesRequest put;
+  *put.add_rules() = Planted(kTrueRule);
+  *put.add_rules() = Planted(kFalseRule);
+  auto refused = rules_->PutRules(put);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("rule 1"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("did not prove it"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("REJECTED_PRECHECK"));
+  for (const rules::Rule& rule : put.rules()) {
+    auto id = RuleId(rule);
+    ASSERT_TRUE(id.ok());
+    EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  }
+  auto served = rules_->ListRules(ListRulesRequest());
+  ASSERT_TRUE(served.ok());
+  EXPECT_EQ(served->rules_size(), 0);
+  // Sent with the status it has, the false rule is kept for inspection.
+  rules::Rule rejected = ParseRule(kFalseRule);
+  rejected.set_status(rules::RULE_STATUS_REJECTED_PRECHECK);
+  PutRulesRequest honest;
+  *honest.add_rules() = rejected;
+  ASSERT_TRUE(rules_->PutRules(honest).ok());
+}
+
+TEST_F(RuleStoreTest, ARuleUnderAnotherRulesIdIsRefused) {
+  PutRulesRequest put;
+  *put.add_rules() = ParseRule(kTrueRule);
+  auto created = rules_->PutRules(put);
+  ASSERT_TRUE(created.ok()) << created.status();
+  PutRulesRequest other;
+  *other.add_rules() = ParseRule(kFalseRule);
+  other.mutable_rules(0)->set_id(created->ids(0));
+  auto refused = rules_->PutRules(other);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is not the id of its graphs"));
+}
+
+TEST_F(RuleStoreTest, AVerdictMustBeAboutAPairOfTheLeasedClass) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  const ReportVerdictsRequest honest = Verify(leases->leases(0), "w", *prover_);
+  ASSERT_GT(honest.verdicts_size(), 0);
+  // A proved rule about graphs outside the lease, under a real pair's indices.
+  ReportVerdictsRequest foreign = honest;
+  rules::Rule planted = Planted(kTrueRule);
+  planted.clear_proof();
+  *foreign.mutable_verdicts(0)->mutable_rule() = planted;
+  auto refused = rules_->ReportVerdicts(foreign);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("is not the pair's rule"));
+  // A pair the class does not have.
+  ReportVerdictsRequest no_pair = honest;
+  no_pair.mutable_verdicts(0)->set_target_member(1000);
+  EXPECT_THAT(rules_->ReportVerdicts(no_pair).status().message(), HasSubstr("no such candidate pair"));
+  // Pruned is the store's status.
+  ReportVerdictsRequest pruned = honest;
+  pruned.mutable_verdicts(0)->mutable_rule()->set_status(rules::RULE_STATUS_PRUNED);
+  EXPECT_EQ(rules_->ReportVerdicts(pruned).status().code(), absl::StatusCode::kInvalidArgument);
+  // Nothing was written, and the lease still takes the honest report.
+  auto planted_id = RuleId(planted);
+  ASSERT_TRUE(planted_id.ok());
+  EXPECT_EQ(rules_->GetRule(*planted_id).status().code(), absl::StatusCode::kNotFound);
+  auto id = RuleId(honest.verdicts(0).rule());
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  auto accepted = rules_->ReportVerdicts(honest);
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_TRUE(accepted->accepted());
+}
+
 TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   // Forged records: graphs that are not equal, sent under one fingerprint, as
   // a hash collision would. The store's re-check rejects them, and a proof
@@ -305,7 +455,14 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
       EXPECT_NE(result->outcome, verifier::ProofOutcome::kProved);
       ++checked;
     }
-    ASSERT_TRUE(rules.ReportVerdicts(Verify(leases->leases(0), "w", **prover)).ok());
+    // A verifier claiming a proof of a pair the re-check rejected is refused.
+    ReportVerdictsRequest report = Verify(leases->leases(0), "w", **prover);
+    ReportVerdictsRequest claim = report;
+    claim.mutable_verdicts(0)->mutable_rule()->set_status(rules::RULE_STATUS_PROVED);
+    auto refused = rules.ReportVerdicts(claim);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(refused.status().message(), HasSubstr("re-check rejected"));
+    ASSERT_TRUE(rules.ReportVerdicts(report).ok());
   }
   EXPECT_EQ(checked, 2);
   auto after = store->GetJob("j");

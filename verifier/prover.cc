@@ -8,6 +8,7 @@
 #include "verifier/axioms.h"
 #include "verifier/symbols.h"
 #include "z3++.h"
+#include "z3_version.h"
 
 namespace taso::verifier {
 
@@ -20,6 +21,8 @@ const char* ProofOutcomeName(ProofOutcome outcome) {
   }
   return "?";
 }
+
+const char* SolverName() { return "z3 " Z3_FULL_VERSION; }
 
 struct Prover::Impl {
   ProverOptions options;

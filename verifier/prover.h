@@ -31,6 +31,10 @@ enum class ProofOutcome {
 };
 const char* ProofOutcomeName(ProofOutcome outcome);
 
+// The solver as proofs record it ("z3 4.8.12"): proofs are only comparable
+// under the same one.
+const char* SolverName();
+
 struct ProofResult {
   ProofOutcome outcome = ProofOutcome::kUnknown;
   std::vector<std::string> axioms_used;  // sorted; PROVED only

@@ -12,12 +12,9 @@
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "verifier/candidate.h"
-#include "z3_version.h"
 
 namespace taso::verifier {
 namespace {
-
-constexpr char kSolver[] = "z3 " Z3_FULL_VERSION;
 
 class Worker {
  public:
@@ -154,7 +151,7 @@ class Worker {
           rule.set_status_detail(absl::StrCat("not modelled: ", result.status().message()));
           ++counters_.unknown;
         } else {
-          ApplyProofResult(*result, kSolver, prover.axiom_set_version(), rule);
+          ApplyProofResult(*result, SolverName(), prover.axiom_set_version(), rule);
           switch (result->outcome) {
             case ProofOutcome::kProved: ++counters_.proved; break;
             case ProofOutcome::kRefuted: ++counters_.refuted; break;

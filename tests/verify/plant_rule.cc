@@ -1,0 +1,90 @@
+// A client that skips the proof, for tests of the rule database's trust:
+//   plant_rule ADDR put SEXPR         PutRules the rule as PROVED with a made-up proof
+//   plant_rule ADDR report SEXPR JOB  lease a class of JOB, report the rule as its first pair's PROVED verdict
+// Exit 0 if the store took it, 1 if it refused (the reason on stderr), 2 for
+// bad arguments or nothing to lease, 3 if the store is unreachable.
+#include <chrono>
+#include <iostream>
+#include <string>
+
+#include "core/rule_sexpr.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+
+namespace {
+
+constexpr int kLeaseMs = 1000;  // short, so a real verifier gets the class soon after
+
+int Outcome(const grpc::Status& s, const std::string& address) {
+  if (s.ok()) return 0;
+  const absl::Status status = taso::net::FromGrpc(s, "store " + address);
+  std::cerr << "refused: " << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";
+  return status.code() == absl::StatusCode::kUnavailable ? 3 : 1;
+}
+
+std::unique_ptr<grpc::ClientContext> Context() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  return context;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 2 ? argv[2] : "";
+  if (!((argc == 4 && mode == "put") || (argc == 5 && mode == "report"))) {
+    std::cerr << "usage: plant_rule ADDR put SEXPR | plant_rule ADDR report SEXPR JOB\n";
+    return 2;
+  }
+  const std::string address = argv[1];
+  auto parsed = taso::RulesFromSexpr(argv[3]);
+  if (!parsed.ok() || parsed->size() != 1) {
+    std::cerr << "error: " << (parsed.ok() ? "give exactly one rule" : parsed.status().message()) << "\n";
+    return 2;
+  }
+  taso::rules::Rule rule = (*parsed)[0];
+  rule.set_status(taso::rules::RULE_STATUS_PROVED);
+  rule.set_status_detail("trust me");
+  rule.mutable_proof()->add_axioms_used("forged");
+  rule.mutable_provenance()->set_job_id("planted");
+  auto stub = taso::rules_db::RuleDb::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  if (mode == "put") {
+    taso::rules_db::PutRulesRequest put;
+    *put.add_rules() = rule;
+    taso::rules_db::PutRulesResponse response;
+    const int code = Outcome(stub->PutRules(Context().get(), put, &response), address);
+    if (code == 0) std::cout << "accepted " << response.ids(0) << "\n";
+    return code;
+  }
+  taso::rules_db::LeaseCandidatesRequest lease_request;
+  lease_request.set_worker_id("planter");
+  lease_request.set_job_id(argv[4]);
+  lease_request.set_max_classes(1);
+  lease_request.set_lease_duration_ms(kLeaseMs);
+  taso::rules_db::LeaseCandidatesResponse leases;
+  if (grpc::Status s = stub->LeaseCandidates(Context().get(), lease_request, &leases); !s.ok()) {
+    return Outcome(s, address);
+  }
+  if (leases.leases().empty() || leases.leases(0).candidate_class().pairs().empty()) {
+    std::cerr << "error: job " << argv[4] << " has no class to lease\n";
+    return 2;
+  }
+  const taso::rules_db::Lease& lease = leases.leases(0);
+  taso::rules_db::ReportVerdictsRequest report;
+  report.set_lease_id(lease.lease_id());
+  report.set_worker_id("planter");
+  report.set_complete(true);
+  taso::rules_db::PairVerdict* verdict = report.add_verdicts();
+  verdict->set_source_member(lease.candidate_class().pairs(0).source_member());
+  verdict->set_target_member(lease.candidate_class().pairs(0).target_member());
+  *verdict->mutable_rule() = rule;
+  taso::rules_db::ReportVerdictsResponse response;
+  const int code = Outcome(stub->ReportVerdicts(Context().get(), report, &response), address);
+  if (code == 0 && !response.accepted()) {
+    std::cerr << "refused: the lease expired before the report\n";
+    return 1;
+  }
+  if (code == 0) std::cout << "accepted\n";
+  return code;
+}

@@ -1,8 +1,9 @@
 // The last line of defence: before an optimized graph is returned, it is run
 // against the original in the float interpreter on random inputs. Opaque
 // operators (kept verbatim by every rewrite) are stood in for by a smooth
-// pseudo-random function of their inputs, the same in both graphs, so a
-// difference upstream of one still shows downstream.
+// pseudo-random function of their inputs, the same in both graphs, that is
+// sensitive to every input element and to where it sits, so a difference
+// upstream of one (even a permutation) still shows downstream.
 #ifndef TASO_OPTIMIZER_NUMERIC_CHECK_H_
 #define TASO_OPTIMIZER_NUMERIC_CHECK_H_
 

@@ -1,4 +1,4 @@
-// The numerical check's opaque stand-in.
+// The numerical check's opaque stand-in and its seeds.
 #include "optimizer/numeric_check.h"
 
 #include <cstring>
@@ -80,6 +80,35 @@ TEST(NumericCheckTest, StandInSeesAScaledInput) {
   NumericCheck check = CompareGraphs(build(100), build(200));
   EXPECT_TRUE(check.ran);
   EXPECT_FALSE(check.equal) << check.reason;
+}
+
+TEST(NumericCheckTest, TheSeedFixesTheInputs) {
+  Graph g;
+  g.AddInput("x", F32({2, 8}));
+  const Node& x = g.node(0);
+  auto values = [&](uint64_t seed, int set) {
+    auto v = CheckInputValue(x, seed, set);
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() ? v->data : std::vector<float>{};
+  };
+  EXPECT_EQ(values(7, 0), values(7, 0));
+  EXPECT_EQ(values(7, 1), values(7, 1));
+  EXPECT_NE(values(7, 0), values(8, 0));
+  EXPECT_NE(values(7, 0), values(7, 1));  // the input sets of one check differ
+  EXPECT_NE(values(7, 1), values(8, 0));  // and are not another seed's sets shifted
+  EXPECT_EQ(values(0, 0), values(kDefaultCheckSeed, 0));
+
+  // Weights keep their values whatever the seed.
+  std::vector<float> w = {1, 2, 3};
+  Graph h;
+  h.AddWeight("w", F32({3}),
+              std::make_shared<const std::string>(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float)));
+  EXPECT_EQ(CheckInputValue(h.node(0), 5, 1)->data, w);
+
+  NumericCheckOptions options;
+  options.seed = 7;
+  EXPECT_EQ(CompareGraphs(g, g, options).seed, 7u);
+  EXPECT_EQ(CompareGraphs(g, g).seed, kDefaultCheckSeed);  // a zero seed is the default, and says so
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
@@ -112,6 +113,50 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
     EXPECT_EQ(out.graph().output(0).name(), "y");
     EXPECT_EQ(adds, 0);
     EXPECT_EQ(relus, 2);  // a fused conv exports as Conv + Relu: the fusion lives in the IR and the cost
+  }
+}
+
+// Exporters with the kinds of fault export could have: each must give the
+// input back, byte for byte, with a reason naming what went wrong.
+TEST_F(OptimizeTest, TheCheckCatchesWhatExportBreaks) {
+  // Writes the optimized graph, then computes something else with it.
+  OnnxExporter relu_as_sigmoid = [](const OnnxModel& model, const Graph& graph) -> absl::StatusOr<std::string> {
+    auto bytes = ExportOnnx(model, graph);
+    if (!bytes.ok()) return bytes;
+    onnx::ModelProto m;
+    if (!m.ParseFromString(*bytes)) return absl::InternalError("unparsable export");
+    for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node()) {
+      if (n.op_type() == "Relu") {
+        n.set_op_type("Sigmoid");
+        break;
+      }
+    }
+    return m.SerializeAsString();
+  };
+  OnnxExporter garbage = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+    return std::string("not an onnx model");
+  };
+  OnnxExporter failing = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+    return absl::InternalError("checker says no");
+  };
+  const struct {
+    const OnnxExporter* exporter;
+    const char* error;
+  } cases[] = {{&relu_as_sigmoid, "the exported model differs from the original"},
+               {&garbage, "the exported model does not import"},
+               {&failing, "exporting the optimized graph failed (checker says no)"}};
+  const std::string input = ConvReluModel();
+  for (const auto& c : cases) {
+    OptimizerOptions options;
+    options.time_limit = absl::Seconds(20);
+    auto result = OptimizeOnnx(input, {}, *client_, options, *c.exporter);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const OptimizeReport& r = result->report;
+    EXPECT_TRUE(r.returned_original) << c.error;
+    EXPECT_EQ(result->model, input) << c.error;
+    EXPECT_NE(r.error.find(c.error), std::string::npos) << r.error;
+    EXPECT_EQ(r.cost_after_ms, r.cost_before_ms);
+    EXPECT_EQ(r.operators_after, r.operators_before);
   }
 }
 

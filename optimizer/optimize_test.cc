@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
+#include "optimizer/report_proto.h"
 #include "optimizer/test_util.h"
 
 namespace taso::optimizer {
@@ -157,6 +158,20 @@ TEST_F(OptimizeTest, TheCheckCatchesWhatExportBreaks) {
     EXPECT_NE(r.error.find(c.error), std::string::npos) << r.error;
     EXPECT_EQ(r.cost_after_ms, r.cost_before_ms);
     EXPECT_EQ(r.operators_after, r.operators_before);
+  }
+}
+
+TEST_F(OptimizeTest, TheCheckSeedIsHonouredAndReported) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{42}}) {
+    OptimizerOptions options;
+    options.time_limit = absl::Seconds(20);
+    options.check.seed = seed;
+    auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->report.check.ran && result->report.check.equal) << result->report.check.reason;
+    const uint64_t used = seed == 0 ? kDefaultCheckSeed : seed;
+    EXPECT_EQ(result->report.check.seed, used);
+    EXPECT_EQ(ReportToProto(result->report).check_seed(), used);
   }
 }
 

@@ -20,7 +20,8 @@
 #include "cli/verify_command.h"
 #include "core/version.h"
 
-ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values");
+ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
+          "numerical check's random inputs");
 ABSL_FLAG(bool, json, false, "print machine-readable JSON");
 ABSL_FLAG(int32_t, max_ops, 3, "generate: largest graph size (operators)");
 ABSL_FLAG(int32_t, shards, 2, "generate: generator shards (one process each)");
@@ -77,7 +78,7 @@ constexpr char kUsage[] =
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
-    "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B]\n"
+    "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  version     print the version\n";
 
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
     options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
     if (options.cache_dir != "none") options.cache_dir = resolve(options.cache_dir);
     options.backend = absl::GetFlag(FLAGS_backend);
+    options.seed = absl::GetFlag(FLAGS_seed);
     options.json = absl::GetFlag(FLAGS_json);
     return taso::cli::RunOptimize(options, std::cout, std::cerr);
   }

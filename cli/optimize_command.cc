@@ -57,7 +57,9 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
     for (const auto& op : r.opaque_operators()) out << " " << op;
     out << "\n";
   }
-  out << "check: " << r.check_detail() << "\n";
+  out << "check";
+  if (r.check_seed() != 0) out << " (seed " << r.check_seed() << ")";
+  out << ": " << r.check_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
   out << "wrote " << output << "\n";
 }
@@ -98,6 +100,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
                                                                     : optimizer::SEARCH_BACKTRACK);
     request.mutable_options()->set_time_limit_s(options.time_limit_s);
     request.mutable_options()->set_cost_backend(*backend);
+    request.mutable_options()->set_seed(options.seed);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -136,6 +139,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
     oo.time_limit = absl::Seconds(options.time_limit_s);
     oo.backend = *backend;
+    oo.check.seed = options.seed;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, *client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

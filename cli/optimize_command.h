@@ -3,6 +3,7 @@
 #ifndef TASO_CLI_OPTIMIZE_COMMAND_H_
 #define TASO_CLI_OPTIMIZE_COMMAND_H_
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 
@@ -19,6 +20,7 @@ struct OptimizeCommandOptions {
   std::string profiler;     // embedded: taso_profiler address; empty: in-process profiler
   std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
   std::string backend = "auto";
+  uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool json = false;
 };
 

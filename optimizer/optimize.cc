@@ -1,5 +1,8 @@
 #include "optimizer/optimize.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -11,9 +14,11 @@
 #include "optimizer/structural_rules.h"
 
 namespace taso::optimizer {
+namespace {
 
-absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<RewriteRule>& rules,
-                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+// The search alone; callers check its result against what they started from.
+absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<RewriteRule>& rules,
+                                        profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
   GraphResult result;
   OptimizeReport& report = result.report;
   auto bn = FoldBatchNorm(input);
@@ -78,49 +83,78 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   report.costs_are_estimates = cost.any_estimate();
   report.cost_device = cost.device();
   report.operators_after = result.graph.num_ops();
+  return result;
+}
 
-  report.check = CompareGraphs(input, result.graph, options.check);
-  if (!report.check.ran || !report.check.equal) {
-    // Unchecked is treated as wrong: the contract is a verified model or the input.
-    report.returned_original = true;
-    report.error = report.check.ran
-                       ? absl::StrCat("the optimized graph differs from the original (", report.check.reason,
-                                      "); returning the original")
-                       : absl::StrCat("the optimized graph could not be checked numerically (", report.check.reason,
-                                      "); returning the original");
-    result.graph = input;
-    report.cost_after_ms = report.cost_before_ms;
-    report.operators_after = report.operators_before;
+// Why `what` must not be returned after `check`, or "" when it may.
+// Unchecked is treated as wrong: the contract is a verified model or the input.
+std::string CheckFailure(const NumericCheck& check, const std::string& what) {
+  if (check.ran && check.equal) return "";
+  return check.ran ? absl::StrCat(what, " differs from the original (", check.reason, "); returning the original")
+                   : absl::StrCat(what, " could not be checked numerically (", check.reason,
+                                  "); returning the original");
+}
+
+// Makes `report` describe the original coming back, for `why`.
+void ReturnOriginal(OptimizeReport& report, std::string why) {
+  report.returned_original = true;
+  report.error = std::move(why);
+  report.cost_after_ms = report.cost_before_ms;
+  report.operators_after = report.operators_before;
+}
+
+}  // namespace
+
+absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<RewriteRule>& rules,
+                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  auto result = SearchGraph(input, rules, profiler, options);
+  if (!result.ok()) return result.status();
+  result->report.check = CompareGraphs(input, result->graph, options.check);
+  if (std::string why = CheckFailure(result->report.check, "the optimized graph"); !why.empty()) {
+    ReturnOriginal(result->report, std::move(why));
+    result->graph = input;
   }
   return result;
 }
 
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  return OptimizeOnnx(model_bytes, rules, profiler, options, ExportOnnx);
+}
+
+absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
+                                            profiler::ProfilerClient& profiler, const OptimizerOptions& options,
+                                            const OnnxExporter& export_onnx) {
   const absl::Time start = absl::Now();
   auto model = ImportOnnx(model_bytes, options.import);
   if (!model.ok()) return model.status();
-  auto optimized = OptimizeGraph(model->graph, rules, profiler, options);
+  auto optimized = SearchGraph(model->graph, rules, profiler, options);
   if (!optimized.ok()) return optimized.status();
   OptimizeResult result;
-  result.report = std::move(optimized->report);
-  result.report.opaque_operators = model->opaque_ops_seen;
-  if (result.report.returned_original) {
-    result.model = model_bytes;  // byte for byte what came in
-    result.report.total_time = absl::Now() - start;
-    return result;
-  }
-  auto exported = ExportOnnx(*model, optimized->graph);
+  OptimizeReport& report = result.report;
+  report = std::move(optimized->report);
+  report.opaque_operators = model->opaque_ops_seen;
+  // The check compares what the user gets, the bytes read back as anyone
+  // would read them, with what the user gave: export bugs fail it too.
+  auto exported = export_onnx(*model, optimized->graph);
+  OnnxImportOptions reimport = options.import;
+  reimport.max_model_bytes = std::numeric_limits<int64_t>::max();  // folded constants may make ours larger
   if (!exported.ok()) {
-    // Never hand back something broken: the input, with the reason.
-    result.report.returned_original = true;
-    result.report.error = absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
-                                       "); returning the original");
-    result.model = model_bytes;
+    ReturnOriginal(report, absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
+                                        "); returning the original"));
+  } else if (auto back = ImportOnnx(*exported, reimport); !back.ok()) {
+    ReturnOriginal(report, absl::StrCat("the exported model does not import (", back.status().message(),
+                                        "); returning the original"));
   } else {
-    result.model = std::move(*exported);
+    report.check = CompareGraphs(model->graph, back->graph, options.check);
+    if (std::string why = CheckFailure(report.check, "the exported model"); !why.empty()) {
+      ReturnOriginal(report, std::move(why));
+    } else {
+      result.model = std::move(*exported);
+    }
   }
-  result.report.total_time = absl::Now() - start;
+  if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
+  report.total_time = absl::Now() - start;
   return result;
 }
 

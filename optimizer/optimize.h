@@ -1,10 +1,11 @@
 // The optimizer's job end to end, as a library (taso_optimizer serves it,
 // `taso optimize` embeds it): ONNX model in, search over verified rewrites,
-// a numerical check against the original, ONNX model out. A graph that fails
+// ONNX model out, checked numerically against the original. A model that fails
 // the check is never returned: the original comes back with the reason.
 #ifndef TASO_OPTIMIZER_OPTIMIZE_H_
 #define TASO_OPTIMIZER_OPTIMIZE_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,8 +51,8 @@ struct OptimizeReport {
   int operators_before = 0, operators_after = 0;
   std::vector<std::string> opaque_operators;  // "domain::OpType"
   NumericCheck check;
-  // True when the optimized graph failed the numerical check (or could not
-  // be exported) and the original model was returned; `error` says why.
+  // True when the optimized model failed the numerical check (or could not
+  // be exported and read back) and the original was returned; `error` says why.
   bool returned_original = false;
   std::string error;
 };
@@ -61,8 +62,9 @@ struct OptimizeResult {
   OptimizeReport report;
 };
 
-// The search on an IR graph (batch norms folded first, constants after).
-// Exposed for tests and benchmarks that build graphs directly.
+// The search on an IR graph (batch norms folded first, constants after),
+// checked against `graph` in the IR. Exposed for tests and benchmarks that
+// build graphs directly.
 struct GraphResult {
   Graph graph;
   OptimizeReport report;
@@ -71,9 +73,19 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& graph, const std::vector<
                                           profiler::ProfilerClient& profiler, const OptimizerOptions& options);
 
 // InvalidArgument for a model that does not import (with the importer's
-// message); Unavailable when the profiler cannot be reached.
+// message); Unavailable when the profiler cannot be reached. The check runs
+// on what the user gets: the model as imported from `model_bytes` against the
+// exported bytes imported again, so an export that changes what the model
+// computes returns the input too.
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options);
+
+// The same with the exporter given: tests hand in a faulty one to show the
+// check catches what export breaks. ExportOnnx is the real one.
+using OnnxExporter = std::function<absl::StatusOr<std::string>(const OnnxModel& model, const Graph& graph)>;
+absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
+                                            profiler::ProfilerClient& profiler, const OptimizerOptions& options,
+                                            const OnnxExporter& export_onnx);
 
 }  // namespace taso::optimizer
 

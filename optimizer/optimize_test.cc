@@ -3,10 +3,12 @@
 
 #include <cmath>
 
+#include "core/onnx_export.h"
 #include "core/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
+#include "optimizer/report_proto.h"
 #include "optimizer/test_util.h"
 
 namespace taso::optimizer {
@@ -112,6 +114,64 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
     EXPECT_EQ(out.graph().output(0).name(), "y");
     EXPECT_EQ(adds, 0);
     EXPECT_EQ(relus, 2);  // a fused conv exports as Conv + Relu: the fusion lives in the IR and the cost
+  }
+}
+
+// Exporters with the kinds of fault export could have: each must give the
+// input back, byte for byte, with a reason naming what went wrong.
+TEST_F(OptimizeTest, TheCheckCatchesWhatExportBreaks) {
+  // Writes the optimized graph, then computes something else with it.
+  OnnxExporter relu_as_sigmoid = [](const OnnxModel& model, const Graph& graph) -> absl::StatusOr<std::string> {
+    auto bytes = ExportOnnx(model, graph);
+    if (!bytes.ok()) return bytes;
+    onnx::ModelProto m;
+    if (!m.ParseFromString(*bytes)) return absl::InternalError("unparsable export");
+    for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node()) {
+      if (n.op_type() == "Relu") {
+        n.set_op_type("Sigmoid");
+        break;
+      }
+    }
+    return m.SerializeAsString();
+  };
+  OnnxExporter garbage = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+    return std::string("not an onnx model");
+  };
+  OnnxExporter failing = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+    return absl::InternalError("checker says no");
+  };
+  const struct {
+    const OnnxExporter* exporter;
+    const char* error;
+  } cases[] = {{&relu_as_sigmoid, "the exported model differs from the original"},
+               {&garbage, "the exported model does not import"},
+               {&failing, "exporting the optimized graph failed (checker says no)"}};
+  const std::string input = ConvReluModel();
+  for (const auto& c : cases) {
+    OptimizerOptions options;
+    options.time_limit = absl::Seconds(20);
+    auto result = OptimizeOnnx(input, {}, *client_, options, *c.exporter);
+    ASSERT_TRUE(result.ok()) << result.status();
+    const OptimizeReport& r = result->report;
+    EXPECT_TRUE(r.returned_original) << c.error;
+    EXPECT_EQ(result->model, input) << c.error;
+    EXPECT_NE(r.error.find(c.error), std::string::npos) << r.error;
+    EXPECT_EQ(r.cost_after_ms, r.cost_before_ms);
+    EXPECT_EQ(r.operators_after, r.operators_before);
+  }
+}
+
+TEST_F(OptimizeTest, TheCheckSeedIsHonouredAndReported) {
+  for (uint64_t seed : {uint64_t{0}, uint64_t{42}}) {
+    OptimizerOptions options;
+    options.time_limit = absl::Seconds(20);
+    options.check.seed = seed;
+    auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->report.check.ran && result->report.check.equal) << result->report.check.reason;
+    const uint64_t used = seed == 0 ? kDefaultCheckSeed : seed;
+    EXPECT_EQ(result->report.check.seed, used);
+    EXPECT_EQ(ReportToProto(result->report).check_seed(), used);
   }
 }
 

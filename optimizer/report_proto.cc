@@ -27,6 +27,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_verified_numerically(r.check.ran && r.check.equal);
   out.set_max_abs_error(r.check.max_abs_diff);
   out.set_check_detail(r.check.reason);
+  out.set_check_seed(r.check.seed);
   out.set_nodes_before(r.operators_before);
   out.set_nodes_after(r.operators_after);
   out.set_returned_original(r.returned_original);

@@ -35,11 +35,12 @@ assert len(next(n for n in g.node if n.op_type == 'Conv' and n.input[0] == 'x').
 check "embedded backtrack: conv+bias+relu fused, checked, valid ONNX"
 
 "$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
-  "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"
+  --seed 7 "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"
 grep -q '"verified_numerically":true' "$WORK/matmuls.json" || fail "eqsat result not verified: $(cat "$WORK/matmuls.json")"
 grep -q '"rule_id":"r[0-9a-f]*"' "$WORK/matmuls.json" || fail "eqsat did not apply the proved rule: $(cat "$WORK/matmuls.json")"
 onnx_ok "$WORK/matmuls.opt.onnx" || fail "the eqsat model fails the ONNX checker"
-check "embedded eqsat: the shared-input matmuls merged by the proved rule"
+grep -q '"check_seed":"7"' "$WORK/matmuls.json" || fail "--seed 7 not used by the check: $(cat "$WORK/matmuls.json")"
+check "embedded eqsat: the shared-input matmuls merged by the proved rule, checked with --seed 7"
 
 "$OPTIMIZER" --listen 127.0.0.1:0 --port_file "$WORK/port" --rules "$WORK/rules.pb" --cache_dir "$WORK/costs" \
   >"$WORK/optimizer.log" 2>&1 &
@@ -48,8 +49,9 @@ for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
 ADDR="127.0.0.1:$(cat "$WORK/port")"
 "$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.srv.onnx" --server "$ADDR" --search eqsat \
-  "${COMMON[@]}" >"$WORK/srv.json" 2>"$WORK/srv.err" || fail "over gRPC: $(cat "$WORK/srv.err")"
+  --seed 9 "${COMMON[@]}" >"$WORK/srv.json" 2>"$WORK/srv.err" || fail "over gRPC: $(cat "$WORK/srv.err")"
 grep -q '"verified_numerically":true' "$WORK/srv.json" || fail "gRPC result not verified: $(cat "$WORK/srv.json")"
+grep -q '"check_seed":"9"' "$WORK/srv.json" || fail "--seed 9 not sent to the server's check: $(cat "$WORK/srv.json")"
 onnx_ok "$WORK/matmuls.srv.onnx" || fail "the gRPC model fails the ONNX checker"
 # Concurrent requests.
 pids=()
@@ -58,7 +60,8 @@ for i in 1 2 3; do
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a concurrent request failed"; done
-check "over gRPC: eqsat result verified; 3 concurrent requests answered"
+grep -q '"check_seed":"1"' "$WORK/c1.json" || fail "the default check seed is not 1: $(cat "$WORK/c1.json")"
+check "over gRPC: eqsat result verified, --seed honoured; 3 concurrent requests answered"
 
 # An opaque operator passes through and is reported.
 "$TASO" optimize "$WORK/models/opaque.onnx" -o "$WORK/opaque.opt.onnx" --server "$ADDR" "${COMMON[@]}" \

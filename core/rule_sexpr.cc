@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/graph_proto.h"
+#include "core/side_conditions.h"
 
 namespace taso {
 namespace {
@@ -116,7 +117,17 @@ absl::StatusOr<std::string> RuleToSexpr(const rules::Rule& rule) {
   auto side = [](const std::vector<std::string>& s) {
     return s.size() == 1 ? s[0] : absl::StrCat("(", absl::StrJoin(s, " "), ")");
   };
-  return absl::StrCat(side(left), "=>", side(right));
+  std::string text = absl::StrCat(side(left), "=>", side(right));
+  // What the proof assumed, as a trailing comment: Tensat's readers skip it,
+  // and an import proves the rule again, which records its own.
+  if (rule.has_conditions()) {
+    auto conditions = RecordedConditions(rule, *source, *target);
+    absl::StrAppend(&text, " ;; ",
+                    conditions.ok() ? absl::StrCat("if ", DescribeConditions(conditions->source), " => ",
+                                                   DescribeConditions(conditions->target))
+                                    : absl::StrCat("conditions not trusted: ", conditions.status().message()));
+  }
+  return text;
 }
 
 namespace {
@@ -394,9 +405,10 @@ absl::StatusOr<std::vector<rules::Rule>> RulesFromSexpr(const std::string& text)
   for (absl::string_view piece : absl::StrSplit(text, '\n')) {
     ++line_number;
     const std::string text_line(piece);
-    const std::string_view line(text_line);
+    std::string_view line(text_line);
     const size_t first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos || line[first] == ';' || line[first] == '#') continue;
+    line = line.substr(0, line.find(";;"));  // a trailing comment: the conditions an export wrote
     auto fail = [&](const absl::Status& s) {
       return absl::InvalidArgumentError(absl::StrCat("line ", line_number, ": ", s.message()));
     };

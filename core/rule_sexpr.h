@@ -11,6 +11,9 @@
 // const_pool/const_iconv/const_imatmul/const_ones (shape), merge_gconv.
 // A variable carries its shape after '@', as Tensat's inputs do: ?x1@2_4
 // (a 0-D tensor is ?s0@). Variables whose name starts with 'w' are weights.
+// A proved rule ends with its side conditions as a comment,
+//   ... ;; if conv2d(1,1,0,0,?0) relu() => conv2d(1,1,0,1,?0)
+// (core/side_conditions.h); the parser skips from ";;" to the end of line.
 #ifndef TASO_CORE_RULE_SEXPR_H_
 #define TASO_CORE_RULE_SEXPR_H_
 

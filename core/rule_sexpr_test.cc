@@ -1,6 +1,7 @@
 #include "core/rule_sexpr.h"
 
 #include "core/graph_proto.h"
+#include "core/side_conditions.h"
 #include "gtest/gtest.h"
 
 namespace taso {
@@ -27,6 +28,25 @@ TEST(RuleSexprTest, ASubexpressionWrittenTwiceIsOneNode) {
   auto again = RulesFromSexpr(*text);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(GraphFromProto((*again)[0].target())->num_ops(), 3);
+}
+
+TEST(RuleSexprTest, AProvedRuleCarriesItsConditionsAsAComment) {
+  auto rules = RulesFromSexpr("(relu (conv2d 1 1 0 0 ?x@1_4_5_5 ?w@4_2_3_3))=>(conv2d 1 1 0 2 ?x@1_4_5_5 ?w@4_2_3_3)");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  rules::Rule& rule = (*rules)[0];
+  auto source = GraphFromProto(rule.source());
+  auto target = GraphFromProto(rule.target());
+  auto s = ConditionsOf(*source);
+  auto t = ConditionsOf(*target);
+  ASSERT_TRUE(s.ok() && t.ok());
+  *rule.mutable_conditions() = ConditionsToProto({*s, *t});
+  auto text = RuleToSexpr(rule);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // Two groups: the weight has 2 of x's 4 channels per group.
+  EXPECT_NE(text->find(";; if conv2d(1,1,0,0,2) relu() => conv2d(1,1,0,1,2)"), std::string::npos) << *text;
+  auto again = RulesFromSexpr(*text);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(GraphFromProto((*again)[0].target())->num_ops(), 1);
 }
 
 }  // namespace

@@ -133,10 +133,6 @@ absl::StatusOr<ProofSignature> ProofSignatureOf(OpKind kind, const OpParams& p, 
   }
 }
 
-}  // namespace taso
-
-namespace taso {
-
 absl::StatusOr<std::vector<ProofSignature>> NodeSignatures(OpKind kind, const OpParams& params,
                                                            const std::vector<TensorType>& inputs, int num_outputs) {
   std::vector<ProofSignature> out;

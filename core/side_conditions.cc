@@ -67,12 +67,12 @@ rules::SideConditions ConditionsToProto(const RuleConditions& conditions) {
 
 absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const Graph& source, const Graph& target) {
   if (!rule.has_conditions()) {
-    return absl::FailedPreconditionError("no side conditions recorded with the proof (re-verify the rule)");
+    return absl::FailedPreconditionError("no side conditions recorded with the proof (it predates them: prove it again)");
   }
   if (rule.conditions().vocabulary_version() != kProofSignatureVersion) {
     return absl::FailedPreconditionError(absl::StrCat("side conditions recorded under signature vocabulary ",
                                                       rule.conditions().vocabulary_version(), ", this build speaks ",
-                                                      kProofSignatureVersion, " (re-verify the rule)"));
+                                                      kProofSignatureVersion, " (prove it again)"));
   }
   RuleConditions out;
   auto s = ReadSide(rule.conditions().source(), source, "source");

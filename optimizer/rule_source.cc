@@ -63,7 +63,8 @@ absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
 std::string UnusableRulesWarning(const RuleSet& rules) {
   if (rules.unusable == 0) return "";
   return absl::StrCat(rules.unusable, " proved rule(s) not used, as nothing says where their proof holds (",
-                      rules.first_unusable, "); re-verify them with this build (taso verify)");
+                      rules.first_unusable, "); prove them again with this build: `taso rules export -o R.txt` ",
+                      "then `taso rules import R.txt`, or generate and verify into a new --db");
 }
 
 }  // namespace taso::optimizer

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/json.h"
 #include "core/canonical.h"
 #include "core/fingerprint.h"
 #include "core/graph_proto.h"
@@ -25,19 +26,6 @@ absl::StatusOr<Graph> Load(const std::string& path) {
   auto g = GraphFromText(buf.str());
   if (!g.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", g.status().message()));
   return g;
-}
-
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

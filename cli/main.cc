@@ -21,7 +21,7 @@
 #include "core/version.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
-          "numerical check's random inputs");
+          "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
 ABSL_FLAG(bool, json, false, "print machine-readable JSON");
 ABSL_FLAG(int32_t, max_ops, 3, "generate: largest graph size (operators)");
 ABSL_FLAG(int32_t, shards, 2, "generate: generator shards (one process each)");
@@ -41,6 +41,12 @@ ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of thes
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
+ABSL_FLAG(int32_t, instances, taso::verifier::FuzzOptions().instances, "rules fuzz: random instances per rule");
+ABSL_FLAG(int64_t, max_dim, taso::verifier::FuzzOptions().max_dim, "rules fuzz: largest sampled dimension");
+ABSL_FLAG(int64_t, max_elements, taso::verifier::FuzzOptions().max_elements,
+          "rules fuzz: largest tensor of an instance (elements; variables and intermediates)");
+ABSL_FLAG(int32_t, attempts, taso::verifier::FuzzOptions().attempts,
+          "rules fuzz: shape samples per instance before it counts as not found");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
@@ -72,6 +78,9 @@ constexpr char kUsage[] =
     "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
     "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
+    "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
+    "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
+    "              exit 1 if any instance differs\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
     "              taso profile measure SIG... | graph FILE|resnet50 | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
@@ -173,7 +182,7 @@ int main(int argc, char** argv) {
   }
   if (command == "rules") {
     if (args.size() < 3) {
-      std::cerr << "taso rules: give a subcommand: stats, list, show ID, export or import FILE\n";
+      std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE or fuzz\n";
       return 2;
     }
     taso::cli::RulesOptions options;
@@ -189,6 +198,11 @@ int main(int argc, char** argv) {
     options.format = absl::GetFlag(FLAGS_format);
     options.output = resolve(absl::GetFlag(FLAGS_o));
     options.json = absl::GetFlag(FLAGS_json);
+    options.fuzz.instances = absl::GetFlag(FLAGS_instances);
+    options.fuzz.seed = absl::GetFlag(FLAGS_seed);
+    options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
+    options.fuzz.max_elements = absl::GetFlag(FLAGS_max_elements);
+    options.fuzz.attempts = absl::GetFlag(FLAGS_attempts);
     return taso::cli::RunRules(options, std::cout, std::cerr);
   }
   if (command == "optimize") {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
+#include "cli/rules_fuzz_command.h"
 #include "core/graph_proto.h"
 #include "core/op.h"
 #include "core/rule_sexpr.h"
@@ -65,8 +67,9 @@ class Rules {
 
   int Run() {
     const std::string& c = options_.subcommand;
-    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import") {
-      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use stats, list, show ID, export or import FILE"));
+    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz") {
+      return Fail(2, absl::StrCat("unknown subcommand '", c,
+                                  "': use stats, list, show ID, export, import FILE or fuzz"));
     }
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
     if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
@@ -104,10 +107,15 @@ class Rules {
     if (c == "export" && options_.format == "proto" && options_.output.empty()) {
       return Fail(2, "--format proto writes binary: give -o FILE");
     }
+    if (c == "fuzz" && (options_.fuzz.instances < 1 || options_.fuzz.max_dim < 1 || options_.fuzz.max_elements < 1 ||
+                        options_.fuzz.attempts < 1)) {
+      return Fail(2, "--instances, --max-dim, --max-elements and --attempts must be positive");
+    }
     if (int code = Connect(); code != 0) return code;
     if (c == "import") return Import(std::move(imported));
     if (c == "stats") return Stats();
     if (c == "show") return Show(options_.args[0]);
+    if (c == "fuzz") return Fuzz(filter);
     return ListOrExport(filter);
   }
 
@@ -279,6 +287,32 @@ class Rules {
     return 0;
   }
 
+  // Pages through the rules `request` selects until `visit` returns false.
+  absl::Status ForEachRule(rules_db::ListRulesRequest request, const std::function<bool(const rules::Rule&)>& visit) {
+    request.set_page_size(kPage);
+    while (true) {
+      rules_db::ListRulesResponse page;
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->ListRules(c, request, &page); }); !s.ok()) return s;
+      for (const rules::Rule& rule : page.rules()) {
+        if (!visit(rule)) return absl::OkStatus();
+      }
+      if (page.next_page_token().empty()) return absl::OkStatus();
+      request.set_page_token(page.next_page_token());
+    }
+  }
+
+  int Fuzz(const rules_db::ListRulesRequest& request) {
+    std::vector<rules::Rule> rules;
+    if (auto s = ForEachRule(request, [&](const rules::Rule& r) { rules.push_back(r); return true; }); !s.ok()) {
+      return FailStatus(s);
+    }
+    // Nothing more to ask the store: close the channel now, or gRPC's backup
+    // poller, idle through a long run, complains about shutdown at exit.
+    rules_.reset();
+    jobs_.reset();
+    return FuzzAndReport(rules, options_.fuzz, options_.json, out_);
+  }
+
   int ListOrExport(rules_db::ListRulesRequest request) {
     const bool exporting = options_.subcommand == "export";
     std::ofstream file;
@@ -290,43 +324,41 @@ class Rules {
     }
     rules::RuleCollection collection;
     collection.set_format_version(1);
-    request.set_page_size(kPage);
     int64_t count = 0;
-    while (true) {
-      rules_db::ListRulesResponse page;
-      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->ListRules(c, request, &page); }); !s.ok()) {
-        return FailStatus(s);
+    int code = 0;
+    absl::Status listed = ForEachRule(std::move(request), [&](const rules::Rule& rule) {
+      if (!exporting && options_.limit > 0 && count >= options_.limit) return false;
+      ++count;
+      if (exporting && options_.format == "proto") {
+        *collection.add_rules() = rule;
+        return true;
       }
-      for (const rules::Rule& rule : page.rules()) {
-        if (!exporting && options_.limit > 0 && count >= options_.limit) break;
-        ++count;
-        if (exporting && options_.format == "proto") {
-          *collection.add_rules() = rule;
-          continue;
-        }
-        if (exporting && options_.format == "json") {
-          std::string json;
-          (void)google::protobuf::util::MessageToJsonString(rule, &json, {});
-          *out << json << "\n";
-          continue;
-        }
-        auto sexpr = RuleToSexpr(rule);
-        if (!sexpr.ok()) return Fail(1, absl::StrCat("rule ", rule.id(), ": ", sexpr.status().message()));
-        if (exporting) {
-          *out << *sexpr << "\n";
-        } else {
-          int size = 0;
-          for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
-            int n = 0;
-            for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
-            size = std::max(size, n);
-          }
-          *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
-        }
+      if (exporting && options_.format == "json") {
+        std::string json;
+        (void)google::protobuf::util::MessageToJsonString(rule, &json, {});
+        *out << json << "\n";
+        return true;
       }
-      if (page.next_page_token().empty() || (!exporting && options_.limit > 0 && count >= options_.limit)) break;
-      request.set_page_token(page.next_page_token());
-    }
+      auto sexpr = RuleToSexpr(rule);
+      if (!sexpr.ok()) {
+        code = Fail(1, absl::StrCat("rule ", rule.id(), ": ", sexpr.status().message()));
+        return false;
+      }
+      if (exporting) {
+        *out << *sexpr << "\n";
+      } else {
+        int size = 0;
+        for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
+          int n = 0;
+          for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
+          size = std::max(size, n);
+        }
+        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
+      }
+      return true;
+    });
+    if (!listed.ok()) return FailStatus(listed);
+    if (code != 0) return code;
     if (exporting && options_.format == "proto") {
       if (!collection.SerializeToOstream(out)) return Fail(1, absl::StrCat("cannot write ", options_.output));
     }

@@ -1,4 +1,4 @@
-// `taso rules stats|list|show ID|export`: read the rule database, from a
+// `taso rules stats|list|show ID|export|import FILE|fuzz`: the rule database, from a
 // running store (--store) or from a database directory (--db; a temporary
 // local store is started on it for the duration of the command).
 #ifndef TASO_CLI_RULES_COMMAND_H_
@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "verifier/rule_fuzz.h"
+
 namespace taso::cli {
 
 struct RulesOptions {
-  std::string subcommand;            // stats | list | show | export
+  std::string subcommand;            // stats | list | show | export | import | fuzz
   std::vector<std::string> args;     // show: the rule id
   std::string store;
   std::string db = "taso-db";
@@ -23,9 +25,11 @@ struct RulesOptions {
   std::string format = "sexpr";       // export: sexpr | json | proto
   std::string output;                 // export: file (default stdout; proto needs a file)
   bool json = false;
+  verifier::FuzzOptions fuzz;
 };
 
-// Exit codes: 0 ok; 1 error; 2 bad options; 3 store unreachable; 4 no such rule.
+// Exit codes: 0 ok; 1 error (fuzz: a mismatch); 2 bad options; 3 store
+// unreachable; 4 no such rule.
 int RunRules(const RulesOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace taso::cli

@@ -3,32 +3,23 @@
 #include "core/hash.h"
 
 namespace taso {
-namespace {
 
-// splitmix64: a tiny, well-mixed stream seeded from (seed, name).
-class Stream {
- public:
-  Stream(const std::string& name, uint64_t seed) {
-    Hasher h(seed);
-    h.AddString(name);
-    state_ = h.Finish().lo;
-  }
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+RandomStream::RandomStream(const std::string& name, uint64_t seed) {
+  Hasher h(seed);
+  h.AddString(name);
+  state_ = h.Finish().lo;
+}
 
- private:
-  uint64_t state_;
-};
-
-}  // namespace
+uint64_t RandomStream::Next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 IntTensor DeterministicIntTensor(const TensorType& type, const std::string& name, uint64_t seed) {
   IntTensor t{type, {}};
-  Stream s(name, seed);
+  RandomStream s(name, seed);
   t.data.resize(type.num_elements());
   for (int32_t& v : t.data) v = static_cast<int32_t>(static_cast<uint32_t>(s.Next()));
   return t;
@@ -36,7 +27,7 @@ IntTensor DeterministicIntTensor(const TensorType& type, const std::string& name
 
 FloatTensor DeterministicFloatTensor(const TensorType& type, const std::string& name, uint64_t seed) {
   FloatTensor t{type, {}};
-  Stream s(name, seed);
+  RandomStream s(name, seed);
   t.data.resize(type.num_elements());
   for (float& v : t.data) v = static_cast<float>(static_cast<double>(s.Next() >> 11) * 0x1.0p-52 - 1.0);
   return t;

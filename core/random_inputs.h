@@ -13,6 +13,19 @@
 
 namespace taso {
 
+// splitmix64: a tiny, well-mixed stream seeded from (seed, name), the source
+// of every deterministic value here and of callers' own random choices.
+class RandomStream {
+ public:
+  RandomStream(const std::string& name, uint64_t seed);
+  uint64_t Next();
+  // Uniform in [0, n) for n >= 1 (the modulo bias is below 2^-40 for small n).
+  uint64_t Below(uint64_t n) { return Next() % n; }
+
+ private:
+  uint64_t state_;
+};
+
 // Uniform over all int32 values.
 IntTensor DeterministicIntTensor(const TensorType& type, const std::string& name, uint64_t seed);
 // Uniform in [-1, 1].

@@ -103,6 +103,14 @@ bool ConditionsHold(const std::vector<ProofSignature>& recorded, OpKind kind, co
   return sigs.ok() && SignaturesAdmit(recorded, *sigs, binding);
 }
 
+bool ConditionsAdmit(const GraphConditions& recorded, const GraphConditions& actual, FactBinding& binding) {
+  if (recorded.size() != actual.size()) return false;
+  for (size_t id = 0; id < recorded.size(); ++id) {
+    if (!SignaturesAdmit(recorded[id], actual[id], &binding)) return false;
+  }
+  return true;
+}
+
 std::string DescribeConditions(const GraphConditions& conditions) {
   std::vector<std::string> parts;
   for (const auto& node : conditions) {

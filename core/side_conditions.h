@@ -42,6 +42,11 @@ absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const
 // binding checks that facts the proof assumed equal are equal.
 bool ConditionsHold(const std::vector<ProofSignature>& recorded, OpKind kind, const OpParams& params,
                     const std::vector<TensorType>& inputs, int num_outputs, FactBinding* binding = nullptr);
+// Whether `actual` (ConditionsOf an instance of a side) is admitted node by
+// node by `recorded`, fact variables bound in `binding`: pass one binding
+// for both sides of a rule.
+bool ConditionsAdmit(const GraphConditions& recorded, const GraphConditions& actual, FactBinding& binding);
+
 // "conv2d(1,1,0,0,1) concat(1,1)", in node order: for people reading a rule.
 std::string DescribeConditions(const GraphConditions& conditions);
 

@@ -10,8 +10,9 @@
 // survive; half the samples also move single dimensions independently, so
 // equalities the generator's shapes had only by coincidence (square weights)
 // are broken too. A sample is kept only if shape inference accepts both sides,
-// every tensor has at most max_elements elements, and both sides' conditions
-// equal the recorded ones.
+// every tensor has at most max_elements elements, and the recorded conditions
+// admit both sides' (fact variables, which let a fact take other values,
+// taking one value across the instance).
 //
 // Checks, per instance:
 //  - float32 on inputs in [-1, 1], the semantics models run in. Elements agree

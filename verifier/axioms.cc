@@ -73,6 +73,11 @@ class Builder {
     return s_.Apply(name, params, args);
   }
 
+  z3::expr ones4() { return Apply("const_ones_r4", {I("d0"), I("d1"), I("d2"), I("d3")}, {}); }  // any 4-D ones
+  // A dense stride-1 SAME convolution without activation.
+  Conv UnitConv() { return Conv{N(1), N(1), N(kPadSame), N(kActNone), N(1)}; }
+  // Any window at stride 1 with SAME padding: the output keeps the input's shape.
+  Pool UnitPool() { return Pool{I("kh"), I("kw"), N(1), N(1), N(kPadSame)}; }
   Conv AnyConv(bool with_activation) {
     return Conv{I("sh"), I("sw"), I("pad"), with_activation ? I("act") : N(kActNone), I("groups")};
   }
@@ -275,6 +280,49 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto kh = b.I("kh"), kw = b.I("kw");
          Builder::Conv c{b.N(1), b.N(1), b.N(kPadSame), b.I("act"), b.I("groups")};
          return b.conv(c, x, y) == b.conv(c, x, b.enlarge(kh, kw, y)); }},
+      // What the constants' values give (issue 13: size-3 pairs left unknown).
+      // Each law's sides exist on exactly the same shapes, so it equates no
+      // real term with one that cannot exist.
+      {{"ewmul_imatmul_idempotent", "I * I = I"},
+       [](Builder& b) { auto n = b.I("n"); return b.mul(b.const_imatmul(n), b.const_imatmul(n)) == b.const_imatmul(n); }},
+      // x * I is diagonal, and a diagonal matrix is its own transpose.
+      {{"transpose_diagonal", "T(x * I) = x * I"},
+       [](Builder& b) { auto x = b.T("x"); auto n = b.I("n");
+         return b.tr2(b.mul(x, b.const_imatmul(n))) == b.mul(x, b.const_imatmul(n)); }},
+      {{"ewmul_iconv_idempotent", "Ci * Ci = Ci"},
+       [](Builder& b) { auto ci = b.const_iconv(b.I("channels"), b.I("in_channels"), b.I("kh"), b.I("kw"));
+         return b.mul(ci, ci) == ci; }},
+      // Max pooling ignores padding, so a window of a constant is that
+      // constant; stride 1 and SAME keep the shape the constant names.
+      {{"pool_max_ones", "max_{kh,kw,1,SAME}(1) = 1"},
+       [](Builder& b) { auto ones = b.ones4(); return b.max(b.UnitPool(), ones) == ones; }},
+      {{"pool_max_ewadd_ones", "max_{kh,kw,1,SAME}(x + 1) = max_{kh,kw,1,SAME}(x) + 1"},
+       [](Builder& b) { auto x = b.T("x"); auto ones = b.ones4(); auto p = b.UnitPool();
+         return b.max(p, b.add(x, ones)) == b.add(b.max(p, x), ones); }},
+      {{"pool_max_const_pool", "max_{kh,kw,1,SAME}(Cp) = Cp"},
+       [](Builder& b) { auto cp = b.const_pool(b.I("channels"), b.I("d2"), b.I("d3")); return b.max(b.UnitPool(), cp) == cp; }},
+      {{"pool_max_ewadd_const_pool", "max_{kh,kw,1,SAME}(x + Cp) = max_{kh,kw,1,SAME}(x) + Cp"},
+       [](Builder& b) { auto x = b.T("x"); auto cp = b.const_pool(b.I("channels"), b.I("d2"), b.I("d3"));
+         auto p = b.UnitPool();
+         return b.max(p, b.add(x, cp)) == b.add(b.max(p, x), cp); }},
+      // Ones times a scalar is the scalar everywhere, so relu passes through.
+      {{"relu_smul_ones", "relu(sm(1, s)) = sm(1, relu s)"},
+       [](Builder& b) { auto s = b.T("s"); auto ones = b.ones4();
+         return b.relu(b.smul(ones, s)) == b.smul(ones, b.relu(s)); }},
+      // Convolving the identity kernel, as data, with w moves each entry of w
+      // to one place (a rotation and a swap of w's channel axes) and fills
+      // the rest with zeros: each output is one weight or 0.
+      {{"relu_conv_iconv_input", "relu(conv_{s,p,none,g}(Ci, w)) = conv_{s,p,none,g}(Ci, relu w)"},
+       [](Builder& b) { auto w = b.T("w"); auto c = b.AnyConv(false);
+         auto ci = b.const_iconv(b.I("channels"), b.I("in_channels"), b.I("kh"), b.I("kw"));
+         return b.relu(b.conv(c, ci, w)) == b.conv(c, ci, b.relu(w)); }},
+      // Two kernels set only on the centre diagonal (x * Ci) convolve, as
+      // data and weight, to their product; with Ci * Ci = Ci this also gives
+      // conv(Ci, x * Ci) = x * Ci.
+      {{"conv_diagonals", "conv_{1,SAME,none,1}(x * Ci, y * Ci) = x * (y * Ci)"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto ch = b.I("channels");
+         auto ci = b.const_iconv(ch, ch, b.I("kh"), b.I("kw"));
+         return b.conv(b.UnitConv(), b.mul(x, ci), b.mul(y, ci)) == b.mul(x, b.mul(y, ci)); }},
   };
   return *defs;
 }

@@ -22,6 +22,10 @@
 //   - laws TASO reached only through transposes or lacked: matmul distributes
 //     over ewadd and row-concat on the left, scalars move through matmul's
 //     left operand and average pooling, average pooling is additive.
+//   - what the constants' values give, where generated pairs needed it: the
+//     identity matrix and kernel are 0/1 and diagonal, max pooling keeps a
+//     uniform constant and commutes with adding one, and the identity kernel
+//     fed to a convolution as data only moves the weight's entries.
 #ifndef TASO_VERIFIER_AXIOMS_H_
 #define TASO_VERIFIER_AXIOMS_H_
 

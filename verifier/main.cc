@@ -4,12 +4,16 @@
 //   taso_verifier axioms validate [--max_dim D] [--only A,B] [--extra FILE]
 //                                  check each axiom on every small instance (symbolic reals)
 //   taso_verifier axioms redundancy [--only A,B]               axioms the others entail
+//   taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]
+//                                  prove rules written as `taso rules export` prints them
 // Exit codes: 0 no work left; 1 an error retrying cannot fix (see the
 // message); 2 bad flags; 3 the rule database stayed unreachable.
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
 #include <iostream>
 #include <string>
@@ -20,6 +24,8 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "core/graph_proto.h"
+#include "core/rule_sexpr.h"
 #include "core/version.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -40,9 +46,84 @@ ABSL_FLAG(bool, quiet, false, "do not log expired leases to stderr");
 ABSL_FLAG(int32_t, max_dim, 2, "axioms validate: largest tensor dimension tried (kernels also try 3)");
 ABSL_FLAG(int64_t, max_instances, 5000, "axioms validate: instances checked per axiom at most");
 ABSL_FLAG(std::vector<std::string>, only, {}, "axioms: only these axioms");
-ABSL_FLAG(std::string, extra, "", "axioms validate: file of candidate axioms, one SMT-LIB2 assertion per line");
+ABSL_FLAG(std::string, extra, "", "axioms validate, prove: file of extra axioms, one SMT-LIB2 assertion per line");
+ABSL_FLAG(bool, mbqi, false, "prove: model-based quantifier instantiation as well as E-matching");
+ABSL_FLAG(std::vector<std::string>, skip, {}, "prove: leave these axioms out");
 
 namespace {
+
+// The --extra file: one SMT-LIB2 assertion per line; blank lines and `;`
+// comments skipped. False when it cannot be read.
+bool ReadExtraAxioms(std::vector<std::string>& out) {
+  const std::string path = absl::GetFlag(FLAGS_extra);
+  if (path.empty()) return true;
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "error: cannot read " << path << "\n";
+    return false;
+  }
+  for (std::string line; std::getline(in, line);) {
+    const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] != ';') out.push_back(line);
+  }
+  return true;
+}
+
+// Proves each rule of a file in the export syntax and prints its outcome:
+// how unproved candidates are classified (a bigger budget, MBQI, a lemma
+// given as an --extra axiom, an axiom left out). Exit 0 when all are proved.
+int ProveFile(const std::vector<char*>& args) {
+  if (args.size() != 3) {
+    std::cerr << "error: use `taso_verifier prove FILE`\n";
+    return 2;
+  }
+  std::ifstream in(args[2]);
+  if (!in) {
+    std::cerr << "error: cannot read " << args[2] << "\n";
+    return 2;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto rules = taso::RulesFromSexpr(text);
+  if (!rules.ok()) {
+    std::cerr << "error: " << args[2] << ": " << rules.status().message() << "\n";
+    return 2;
+  }
+  taso::verifier::ProverOptions options;
+  options.rlimit = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_rlimit)));
+  options.timeout_ms = static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_timeout_ms)));
+  options.mbqi = absl::GetFlag(FLAGS_mbqi);
+  for (const std::string& a : absl::GetFlag(FLAGS_skip)) options.skip_axioms.insert(a);
+  if (!ReadExtraAxioms(options.extra_axioms_smt2)) return 2;
+  auto prover = taso::verifier::Prover::Create(options);
+  if (!prover.ok()) {
+    std::cerr << "error: " << prover.status().message() << "\n";
+    return 2;
+  }
+  std::map<std::string, int> counts;
+  for (size_t i = 0; i < rules->size(); ++i) {
+    const taso::rules::Rule& rule = (*rules)[i];
+    auto source = taso::GraphFromProto(rule.source());
+    auto target = taso::GraphFromProto(rule.target());
+    std::vector<std::pair<int, int>> outputs;
+    for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
+    absl::StatusOr<taso::verifier::ProofResult> r =
+        !source.ok() ? source.status() : !target.ok() ? target.status() : (*prover)->Prove(*source, *target, outputs);
+    std::string outcome = "error", detail;
+    if (!r.ok()) {
+      detail = std::string(r.status().message());
+    } else {
+      outcome = taso::verifier::ProofOutcomeName(r->outcome);
+      detail = r->outcome == taso::verifier::ProofOutcome::kProved ? absl::StrJoin(r->axioms_used, ",") : r->detail;
+    }
+    ++counts[outcome];
+    std::printf("%zu %s %.2fs %s\n", i + 1, outcome.c_str(), r.ok() ? r->seconds : 0.0, detail.c_str());
+    std::fflush(stdout);  // long runs (MBQI) show progress
+  }
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : counts) parts.push_back(absl::StrCat(v, " ", k));
+  std::printf("%zu rules: %s\n", rules->size(), absl::StrJoin(parts, ", ").c_str());
+  return counts["proved"] == static_cast<int>(rules->size()) ? 0 : 1;
+}
 
 int Axioms(const std::vector<char*>& args) {
   const std::string what = args.size() > 2 ? args[2] : "";
@@ -64,18 +145,7 @@ int Axioms(const std::vector<char*>& args) {
       std::cerr << "error: --max_dim must be in 1..4\n";
       return 2;
     }
-    if (!absl::GetFlag(FLAGS_extra).empty()) {
-      std::ifstream in(absl::GetFlag(FLAGS_extra));
-      if (!in) {
-        std::cerr << "error: cannot read " << absl::GetFlag(FLAGS_extra) << "\n";
-        return 2;
-      }
-      for (std::string line; std::getline(in, line);) {
-        if (line.find_first_not_of(" \t") != std::string::npos && line[line.find_first_not_of(" \t")] != ';') {
-          options.extra_axioms_smt2.push_back(line);
-        }
-      }
-    }
+    if (!ReadExtraAxioms(options.extra_axioms_smt2)) return 2;
     options.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
     auto results = taso::verifier::ValidateAxioms(options);
     if (!results.ok()) {
@@ -128,12 +198,14 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "proves candidate rules with Z3\n"
       "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
-      "  taso_verifier axioms list | validate [--max_dim D] [--only A,B] [--extra FILE] | redundancy");
+      "  taso_verifier axioms list | validate [--max_dim D] [--only A,B] [--extra FILE] | redundancy\n"
+      "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]");
   absl::FlagsUsageConfig usage_config;
   usage_config.version_string = [] { return std::string("taso_verifier ") + taso::kVersion + "\n"; };
   absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() > 1 && std::string(args[1]) == "axioms") return Axioms(args);
+  if (args.size() > 1 && std::string(args[1]) == "prove") return ProveFile(args);
   if (args.size() > 1) {
     std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
     return 2;

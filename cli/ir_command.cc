@@ -10,6 +10,7 @@
 #include "core/fingerprint.h"
 #include "core/graph_proto.h"
 #include "core/interpreter.h"
+#include "core/json_text.h"
 #include "core/random_inputs.h"
 
 namespace taso::cli {
@@ -25,19 +26,6 @@ absl::StatusOr<Graph> Load(const std::string& path) {
   auto g = GraphFromText(buf.str());
   if (!g.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", g.status().message()));
   return g;
-}
-
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Axiom tooling: checking each axiom on every small instance by symbolic
-// execution, and finding axioms the others entail.
+// Axiom validation: checking each axiom on every small instance by symbolic
+// execution (axiom_redundancy.h finds axioms the others entail).
 //
 // Validation instantiates an axiom's quantified variables with every small
 // shape (ranks 0, 2 and 4, dimensions up to --max-dim, kernels of 3) and
@@ -47,20 +47,6 @@ struct AxiomValidation {
 };
 
 absl::StatusOr<std::vector<AxiomValidation>> ValidateAxioms(const ValidationOptions& options);
-
-struct RedundancyOptions {
-  uint64_t rlimit = 20'000'000;  // per axiom
-  std::set<std::string> only;
-};
-
-struct AxiomRedundancy {
-  std::string name;
-  bool entailed = false;           // the other axioms prove it
-  std::vector<std::string> by;     // an unsat core of the others
-  std::string detail;              // Z3's answer when not entailed
-};
-
-absl::StatusOr<std::vector<AxiomRedundancy>> FindRedundantAxioms(const RedundancyOptions& options);
 
 }  // namespace taso::verifier
 

@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "verifier/axiom_redundancy.h"
 
 namespace taso::verifier {
 namespace {

@@ -23,6 +23,7 @@
 #include "core/version.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "verifier/axiom_redundancy.h"
 #include "verifier/axiom_validation.h"
 #include "verifier/axioms.h"
 #include "verifier/worker.h"

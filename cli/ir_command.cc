@@ -11,6 +11,7 @@
 #include "core/fingerprint.h"
 #include "core/graph_proto.h"
 #include "core/interpreter.h"
+#include "core/json_text.h"
 #include "core/random_inputs.h"
 
 namespace taso::cli {

@@ -1,22 +1,30 @@
-// Axiom tooling: checking each axiom on every small instance by symbolic
-// execution, and finding axioms the others entail.
+// Axiom validation: checking each axiom on every small instance by symbolic
+// execution.
 //
-// Validation instantiates an axiom's quantified variables with every small
-// shape (ranks 0, 2 and 4, dimensions up to --max-dim, kernels of 3) and
-// every small parameter value, keeps the instances where both sides are
-// well-typed IR (shape inference accepts them and the operators' signatures
-// match the shapes, e.g. a convolution's group count), fills each tensor
-// with fresh Z3 reals, evaluates both sides with the reference interpreter
-// over those reals, and asks Z3 whether the two can differ. relu is an
+// An axiom's integer parameters (strides, padding, activation, groups, axes,
+// kernel sizes, a concat's equal-halves flag...) range over small domains;
+// each assignment of them is a stratum. Within a stratum the axiom's tensor
+// variables range over every small shape (ranks 0, 2 and 4, dimensions
+// 1..max_dim, kernels also 3), and an instance is kept when both sides are
+// well-typed IR: shape inference accepts them and every operator's proof
+// signature on those shapes is the very symbol the axiom wrote (a
+// convolution's group count, a concat's equal halves). Each tensor is filled
+// with fresh Z3 reals, both sides are evaluated by the reference interpreter
+// over those reals, and Z3 is asked whether they can differ. relu is an
 // uninterpreted function with relu(0) = 0 only, so a law that holds needs no
 // property of relu beyond that. A counterexample names the instance.
+//
+// Each stratum has its own instance budget, so no parameter combination is
+// starved by the ones enumerated before it.
 #ifndef TASO_VERIFIER_AXIOM_VALIDATION_H_
 #define TASO_VERIFIER_AXIOM_VALIDATION_H_
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,10 +32,11 @@
 namespace taso::verifier {
 
 struct ValidationOptions {
-  int max_dim = 2;                  // tensor dimensions range over 1..max_dim (kernel dims also 3)
+  int max_dim = 3;                  // tensor dimensions range over 1..max_dim (kernel dims also 3)
   int threads = 2;
-  uint64_t rlimit = 5'000'000;      // per instance
-  int64_t max_instances = 5'000;    // per axiom; the rest are counted as not checked
+  uint64_t rlimit = 5'000'000;      // Z3 resource limit per instance; 0: none
+  // Well-typed instances checked per stratum at most; 0: every instance.
+  int64_t max_instances_per_stratum = 20;
   std::set<std::string> only;       // axiom names; empty: all
   // Extra axioms in SMT-LIB2 (as ProverOptions::extra_axioms_smt2), named
   // "extra<k>": how a candidate axiom is tried before it is added.
@@ -35,32 +44,33 @@ struct ValidationOptions {
   std::function<void(const std::string&)> progress;  // one line per finished axiom
 };
 
+// One assignment of an axiom's integer parameters, in the order it binds them.
+using Stratum = std::vector<std::pair<std::string, int64_t>>;
+std::string StratumToString(const Stratum& s);  // "sh=1 sw=2 pad=0"
+
+// The values an integer parameter ranges over, by its name (see the .cc).
+std::vector<int64_t> IntDomain(const std::string& name, int max_dim);
+
 struct AxiomValidation {
   std::string name;
   int64_t instances = 0;  // well-typed instances checked
   int64_t held = 0;
   int64_t failed = 0;     // Z3 found values where the sides differ, or their types differ
   int64_t unknown = 0;    // solver gave up (resource limit)
-  int64_t not_checked = 0;  // beyond max_instances
-  std::string counterexample;  // the first failure
-  double seconds = 0;
+  // Assignments of shapes to the tensor variables that typing rejected; a
+  // rejected prefix counts every completion it rules out, so
+  // instances + ill_typed = strata x shapes^variables when no stratum is capped.
+  int64_t ill_typed = 0;
+  int64_t strata = 0;
+  int64_t capped_strata = 0;         // strata whose budget ran out before their last instance
+  std::vector<Stratum> empty_strata;  // strata with no well-typed instance at all
+  // Parameter name -> value -> instances checked with that value.
+  std::map<std::string, std::map<int64_t, int64_t>> by_param;
+  std::string counterexample;  // the first failure, in stratum order
+  double seconds = 0;          // summed over the strata (thread time, not wall time)
 };
 
 absl::StatusOr<std::vector<AxiomValidation>> ValidateAxioms(const ValidationOptions& options);
-
-struct RedundancyOptions {
-  uint64_t rlimit = 20'000'000;  // per axiom
-  std::set<std::string> only;
-};
-
-struct AxiomRedundancy {
-  std::string name;
-  bool entailed = false;           // the other axioms prove it
-  std::vector<std::string> by;     // an unsat core of the others
-  std::string detail;              // Z3's answer when not entailed
-};
-
-absl::StatusOr<std::vector<AxiomRedundancy>> FindRedundantAxioms(const RedundancyOptions& options);
 
 }  // namespace taso::verifier
 

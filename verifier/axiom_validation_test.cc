@@ -1,16 +1,22 @@
 #include "verifier/axiom_validation.h"
 
+#include <map>
+
+#include "core/proof_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "verifier/axiom_redundancy.h"
+#include "verifier/axiom_validation_report.h"
 
 namespace taso::verifier {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 TEST(AxiomValidation, TheAxiomsHoldOnEverySmallInstance) {
-  ValidationOptions options;
-  options.max_instances = 300;  // enough to meet every shape class; the bench runs them all
+  ValidationOptions options;  // max_dim 3, every stratum's first 20 instances; the bench runs them all
   auto results = ValidateAxioms(options);
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_GE(results->size(), 50u);
@@ -18,7 +24,118 @@ TEST(AxiomValidation, TheAxiomsHoldOnEverySmallInstance) {
     EXPECT_GT(r.instances, 0) << r.name << " was never instantiated";
     EXPECT_EQ(r.failed, 0) << r.name << ": " << r.counterexample;
     EXPECT_EQ(r.unknown, 0) << r.name;
+    EXPECT_THAT(r.empty_strata, IsEmpty()) << r.name << " is stated for parameters no instance has";
   }
+}
+
+// The grouped channel-concat law as it stood before concat carried its
+// equal-halves flag: false when y and w have different output counts, which
+// takes output channels 1 and 3 (max_dim 2 has only 1 and 2, and 1+2 cannot
+// be split into two groups).
+constexpr char kOldGroupedConcatLaw[] =
+    "(assert (forall ((x T) (y T) (z T) (w T) (sh Int) (sw Int) (pad Int) (act Int) (even0 Int) (even1 Int) "
+    "(even2 Int)) (= (concat 1 even0 (conv2d sh sw pad act 1 x y) (conv2d sh sw pad act 1 z w)) "
+    "(conv2d sh sw pad act 2 (concat 1 even1 x z) (concat 0 even2 y w)))))";
+
+TEST(AxiomValidation, TheOldGroupedConcatLawFailsAtMaxDim3AndTheCurrentOneHolds) {
+  ValidationOptions options;
+  options.only = {"concat_conv_grouped"};
+  options.extra_axioms_smt2 = {kOldGroupedConcatLaw};
+  options.max_dim = 3;
+  options.max_instances_per_stratum = 10;
+  auto results = ValidateAxioms(options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 2u);
+  const AxiomValidation& current = (*results)[0];
+  const AxiomValidation& old = (*results)[1];
+  EXPECT_GT(current.instances, 0);
+  EXPECT_EQ(current.failed, 0) << current.counterexample;
+  EXPECT_GT(old.failed, 0);
+  EXPECT_THAT(old.counterexample, HasSubstr("the sides differ"));
+  EXPECT_THAT(old.counterexample, HasSubstr("even0=0"));  // halves of different shapes
+  // Strata for shapes no instance has: x and z have the input channels of y
+  // and w, which cat_0 makes equal, so x and z always have equal shapes; then
+  // y and w have equal shapes exactly when the two convolutions' outputs do.
+  std::map<std::string, int64_t> stratum;
+  for (const Stratum& s : old.empty_strata) {
+    stratum = std::map<std::string, int64_t>(s.begin(), s.end());
+    EXPECT_TRUE(stratum["even1"] == 0 || stratum["even0"] != stratum["even2"]) << StratumToString(s);
+  }
+  EXPECT_EQ(old.strata, 128);
+  EXPECT_EQ(old.empty_strata.size(), 16u * 6);  // per sh, sw, pad, act: 4 with even1 = 0, 2 with even0 != even2
+
+  options.max_dim = 2;
+  options.only = {"ewadd_comm"};
+  auto small = ValidateAxioms(options);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_GT((*small)[1].instances, 0);
+  EXPECT_EQ((*small)[1].failed, 0) << "max_dim 2 was not expected to see it: " << (*small)[1].counterexample;
+}
+
+TEST(AxiomValidation, EveryStratumOfAConvolutionLawIsChecked) {
+  ValidationOptions options;
+  options.only = {"conv_smul", "relu_conv"};
+  options.max_instances_per_stratum = 3;
+  auto results = ValidateAxioms(options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (const AxiomValidation& r : *results) {
+    EXPECT_EQ(r.failed, 0) << r.name << ": " << r.counterexample;
+    for (const auto& [param, value] : std::vector<std::pair<std::string, int64_t>>{
+             {"sh", 2}, {"sw", 2}, {"pad", kPadValid}, {"groups", 2}, {"groups", 3}}) {
+      EXPECT_GT(r.by_param.at(param).at(value), 0) << r.name << " " << param << "=" << value;
+    }
+    // sh x sw x pad x groups (x act for conv_smul), every one with instances.
+    EXPECT_EQ(r.strata, r.name == "conv_smul" ? 48 : 24);
+    EXPECT_THAT(r.empty_strata, IsEmpty());
+    EXPECT_EQ(r.capped_strata, r.strata);
+  }
+  EXPECT_GT((*results)[0].by_param.at("act").at(kActRelu), 0);  // conv_smul: a relu convolution
+}
+
+TEST(AxiomValidation, IllTypedShapeAssignmentsAreCountedNotChecked) {
+  ValidationOptions options;
+  options.only = {"ewadd_comm"};
+  options.max_dim = 3;
+  options.max_instances_per_stratum = 0;  // all
+  auto results = ValidateAxioms(options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  const AxiomValidation& r = (*results)[0];
+  // 91 shapes (rank 0, 9 of rank 2, 81 of rank 4); x + y needs y's shape
+  // equal to x's (a broadcast is another symbol), so 91 instances and every
+  // other pair ill-typed.
+  EXPECT_EQ(r.instances, 91);
+  EXPECT_EQ(r.ill_typed, 91 * 91 - 91);
+  EXPECT_EQ(r.capped_strata, 0);
+
+  const std::string table = ValidationTable(*results, /*by_param=*/true);
+  EXPECT_THAT(table, HasSubstr("ill-typed"));
+  EXPECT_THAT(table, HasSubstr(" 8190 "));
+  const std::string json = ValidationJson(*results, options, 1.0);
+  EXPECT_THAT(json, HasSubstr("\"ill_typed\": 8190"));
+  EXPECT_THAT(json, HasSubstr("\"instances\": 91"));
+}
+
+TEST(AxiomValidation, ReportsListStrataWithoutInstancesAndCountsPerParameter) {
+  ValidationOptions options;
+  options.only = {"ewadd_comm"};
+  // x joined to itself always has equal halves: the even=0 stratum is empty.
+  options.extra_axioms_smt2 = {"(assert (forall ((x T) (a Int) (even Int)) (= (relu (concat a even x x)) "
+                               "(concat a even (relu x) (relu x)))))"};
+  options.max_instances_per_stratum = 0;
+  auto results = ValidateAxioms(options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  const AxiomValidation& r = (*results)[1];
+  EXPECT_EQ(r.failed, 0) << r.counterexample;
+  EXPECT_EQ(r.strata, 8);  // a in 0..3, even in {0,1}
+  ASSERT_EQ(r.empty_strata.size(), 4u);
+  EXPECT_EQ(StratumToString(r.empty_strata[0]), "a=0 even=0");
+  EXPECT_EQ(r.by_param.at("even").count(0), 1u);
+  EXPECT_EQ(r.by_param.at("even").at(0), 0);
+  EXPECT_GT(r.by_param.at("a").at(3), 0);  // the last axis of a 4-D tensor
+  const std::string table = ValidationTable(*results, /*by_param=*/true);
+  EXPECT_THAT(table, HasSubstr("no instance: a=0 even=0"));
+  EXPECT_THAT(table, HasSubstr("even=1: "));
+  EXPECT_THAT(ValidationJson(*results, options, 1.0), HasSubstr("\"empty_strata\": [{\"a\": 0, \"even\": 0}"));
 }
 
 TEST(AxiomValidation, DeliberatelyWrongAxiomsAreCaught) {

@@ -1,7 +1,8 @@
 // taso_verifier: proves candidate rules against the operator axioms.
 //   taso_verifier --store HOST:PORT [--threads N] [--job ID]   lease and prove a job's candidates
 //   taso_verifier axioms list                                  the axioms and their version
-//   taso_verifier axioms validate [--max_dim D] [--only A,B] [--extra FILE]
+//   taso_verifier axioms validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]
+//                                 [--only A,B] [--extra FILE] [--json] [--by_param]
 //                                  check each axiom on every small instance (symbolic reals)
 //   taso_verifier axioms redundancy [--only A,B]               axioms the others entail
 //   taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]
@@ -10,6 +11,8 @@
 // message); 2 bad flags; 3 the rule database stayed unreachable.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -29,7 +32,9 @@
 #include "core/version.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "verifier/axiom_redundancy.h"
 #include "verifier/axiom_validation.h"
+#include "verifier/axiom_validation_report.h"
 #include "verifier/axioms.h"
 #include "verifier/worker.h"
 
@@ -38,13 +43,17 @@ ABSL_FLAG(std::string, job, "", "verify this job only; empty: whichever job has 
 ABSL_FLAG(int32_t, threads, 1, "prover threads, each holding its own lease");
 ABSL_FLAG(std::string, worker_id, "", "name in leases and provenance; default host:pid");
 ABSL_FLAG(int64_t, lease_ms, 60000, "lease length; a class not reported within it goes to another worker");
-ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof (deterministic; 0: none)");
+ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated axiom instance (deterministic; 0: none)");
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
 ABSL_FLAG(bool, wait, false, "keep polling for new jobs instead of exiting when no work is left");
 ABSL_FLAG(int32_t, retry_seconds, 120, "keep retrying an unreachable rule database this long");
 ABSL_FLAG(bool, quiet, false, "do not log expired leases to stderr");
-ABSL_FLAG(int32_t, max_dim, 2, "axioms validate: largest tensor dimension tried (kernels also try 3)");
-ABSL_FLAG(int64_t, max_instances, 5000, "axioms validate: instances checked per axiom at most");
+ABSL_FLAG(int32_t, max_dim, 3, "axioms validate: largest tensor dimension tried (kernels also try 3)");
+ABSL_FLAG(int64_t, max_instances_per_stratum, taso::verifier::ValidationOptions().max_instances_per_stratum,
+          "axioms validate: instances checked per assignment of an axiom's integer parameters; 0: all");
+ABSL_FLAG(bool, exhaustive, false, "axioms validate: every instance (as --max_instances_per_stratum 0)");
+ABSL_FLAG(bool, json, false, "axioms validate: print the report as one JSON object");
+ABSL_FLAG(bool, by_param, false, "axioms validate: also print each axiom's instances per parameter value");
 ABSL_FLAG(std::vector<std::string>, only, {}, "axioms: only these axioms");
 ABSL_FLAG(std::string, extra, "", "axioms validate, prove: file of extra axioms, one SMT-LIB2 assertion per line");
 ABSL_FLAG(bool, mbqi, false, "prove: model-based quantifier instantiation as well as E-matching");
@@ -139,33 +148,39 @@ int Axioms(const std::vector<char*>& args) {
     taso::verifier::ValidationOptions options;
     options.max_dim = absl::GetFlag(FLAGS_max_dim);
     options.threads = absl::GetFlag(FLAGS_threads);
-    options.max_instances = absl::GetFlag(FLAGS_max_instances);
+    options.rlimit = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_rlimit)));
+    options.max_instances_per_stratum =
+        absl::GetFlag(FLAGS_exhaustive) ? 0 : absl::GetFlag(FLAGS_max_instances_per_stratum);
     options.only = only;
     if (options.max_dim < 1 || options.max_dim > 4) {
       std::cerr << "error: --max_dim must be in 1..4\n";
       return 2;
     }
+    if (options.max_instances_per_stratum < 0) {
+      std::cerr << "error: --max_instances_per_stratum must be 0 (all) or positive\n";
+      return 2;
+    }
     if (!ReadExtraAxioms(options.extra_axioms_smt2)) return 2;
     options.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+    const auto start = std::chrono::steady_clock::now();
     auto results = taso::verifier::ValidateAxioms(options);
     if (!results.ok()) {
       std::cerr << "taso_verifier: error: " << results.status().message() << "\n";
       return 2;
     }
-    int64_t instances = 0, failed_axioms = 0;
-    std::printf("%-32s %10s %10s %8s %8s %9s\n", "axiom", "instances", "held", "failed", "unknown", "seconds");
-    for (const auto& r : *results) {
-      instances += r.instances;
-      std::printf("%-32s %10lld %10lld %8lld %8lld %9.1f%s\n", r.name.c_str(), (long long)r.instances,
-                  (long long)r.held, (long long)r.failed, (long long)r.unknown, r.seconds,
-                  r.instances >= options.max_instances ? "  (capped)" : "");
-      if (r.failed > 0) {
-        ++failed_axioms;
-        std::printf("    counterexample: %s\n", r.counterexample.c_str());
-      }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (absl::GetFlag(FLAGS_json)) {
+      std::fputs(taso::verifier::ValidationJson(*results, options, wall).c_str(), stdout);
+    } else {
+      std::fputs(taso::verifier::ValidationTable(*results, absl::GetFlag(FLAGS_by_param)).c_str(), stdout);
+      std::printf("max_dim %d, %s per stratum, %d thread(s): %.1f s wall\n", options.max_dim,
+                  options.max_instances_per_stratum == 0
+                      ? "every instance"
+                      : absl::StrCat("at most ", options.max_instances_per_stratum, " instances").c_str(),
+                  options.threads, wall);
     }
-    std::printf("%lld instances; %lld axiom(s) failed\n", (long long)instances, (long long)failed_axioms);
-    return failed_axioms > 0 ? 1 : 0;
+    const bool failed = std::any_of(results->begin(), results->end(), [](const auto& r) { return r.failed > 0; });
+    return failed ? 1 : 0;
   }
   if (what == "redundancy") {
     taso::verifier::RedundancyOptions options;
@@ -198,7 +213,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "proves candidate rules with Z3\n"
       "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
-      "  taso_verifier axioms list | validate [--max_dim D] [--only A,B] [--extra FILE] | redundancy\n"
+      "  taso_verifier axioms list | validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]\n"
+      "                [--only A,B] [--extra FILE] [--json] [--by_param] | redundancy\n"
       "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]");
   absl::FlagsUsageConfig usage_config;
   usage_config.version_string = [] { return std::string("taso_verifier ") + taso::kVersion + "\n"; };

@@ -34,7 +34,7 @@ namespace taso::verifier {
 struct ValidationOptions {
   int max_dim = 3;                  // tensor dimensions range over 1..max_dim (kernel dims also 3)
   int threads = 2;
-  uint64_t rlimit = 5'000'000;      // Z3 resource limit per instance; 0: none
+  uint64_t rlimit = 20'000'000;     // Z3 resource limit per instance, as the CLI's --rlimit; 0: none
   // Well-typed instances checked per stratum at most; 0: every instance.
   int64_t max_instances_per_stratum = 20;
   std::set<std::string> only;       // axiom names; empty: all

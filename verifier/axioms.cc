@@ -289,8 +289,11 @@ const std::vector<AxiomDef>& Definitions() {
       {{"transpose_diagonal", "T(x * I) = x * I"},
        [](Builder& b) { auto x = b.T("x"); auto n = b.I("n");
          return b.tr2(b.mul(x, b.const_imatmul(n))) == b.mul(x, b.const_imatmul(n)); }},
-      {{"ewmul_iconv_idempotent", "Ci * Ci = Ci"},
-       [](Builder& b) { auto ci = b.const_iconv(b.I("channels"), b.I("in_channels"), b.I("kh"), b.I("kw"));
+      // The dense identity kernel (C,C): the one the generator's spec has. A
+      // free input-channel count would state the law for shapes no Ci has.
+      {{"ewmul_iconv_idempotent", "Ci(C,C) * Ci(C,C) = Ci(C,C)"},
+       [](Builder& b) { auto ch = b.I("channels");
+         auto ci = b.const_iconv(ch, ch, b.I("kh"), b.I("kw"));
          return b.mul(ci, ci) == ci; }},
       // Max pooling ignores padding, so a window of a constant is that
       // constant; stride 1 and SAME keep the shape the constant names.
@@ -312,9 +315,18 @@ const std::vector<AxiomDef>& Definitions() {
       // Convolving the identity kernel, as data, with w moves each entry of w
       // to one place (a rotation and a swap of w's channel axes) and fills
       // the rest with zeros: each output is one weight or 0.
-      {{"relu_conv_iconv_input", "relu(conv_{s,p,none,g}(Ci, w)) = conv_{s,p,none,g}(Ci, relu w)"},
-       [](Builder& b) { auto w = b.T("w"); auto c = b.AnyConv(false);
-         auto ci = b.const_iconv(b.I("channels"), b.I("in_channels"), b.I("kh"), b.I("kw"));
+      // Stated for a dense and a depthwise convolution of the dense Ci (C,C):
+      // a free group count would include counts that do not divide C.
+      {{"relu_conv_iconv_input", "relu(conv_{s,p,none,1}(Ci(C,C), w)) = conv_{s,p,none,1}(Ci(C,C), relu w)"},
+       [](Builder& b) { auto w = b.T("w"); auto ch = b.I("channels");
+         Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.N(kActNone), b.N(1)};
+         auto ci = b.const_iconv(ch, ch, b.I("kh"), b.I("kw"));
+         return b.relu(b.conv(c, ci, w)) == b.conv(c, ci, b.relu(w)); }},
+      {{"relu_conv_iconv_input_depthwise",
+        "relu(conv_{s,p,none,C}(Ci(C,C), w)) = conv_{s,p,none,C}(Ci(C,C), relu w)"},
+       [](Builder& b) { auto w = b.T("w"); auto ch = b.I("channels");
+         Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.N(kActNone), ch};
+         auto ci = b.const_iconv(ch, ch, b.I("kh"), b.I("kw"));
          return b.relu(b.conv(c, ci, w)) == b.conv(c, ci, b.relu(w)); }},
       // Two kernels set only on the centre diagonal (x * Ci) convolve, as
       // data and weight, to their product; with Ci * Ci = Ci this also gives

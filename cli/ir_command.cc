@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "cli/json.h"
 #include "core/canonical.h"
 #include "core/fingerprint.h"
 #include "core/graph_proto.h"

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "cli/json.h"
+#include "core/json_text.h"
 #include "core/rule_sexpr.h"
 
 namespace taso::cli {

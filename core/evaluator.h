@@ -27,7 +27,7 @@ namespace taso::internal {
 
 // Row-major strides of `dims` aligned to the last dims of an output of rank
 // `rank`, with 0 where the input is broadcast.
-std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
+inline std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& dims, const std::vector<int64_t>& out) {
   std::vector<int64_t> strides(out.size(), 0);
   const std::vector<int64_t> own = RowMajorStrides(dims);
   const size_t offset = out.size() - dims.size();

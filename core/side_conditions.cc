@@ -42,13 +42,17 @@ absl::StatusOr<GraphConditions> ReadSide(const google::protobuf::RepeatedPtrFiel
 
 }  // namespace
 
+absl::StatusOr<std::vector<ProofSignature>> NodeSignaturesIn(const Graph& graph, const Node& node) {
+  std::vector<TensorType> inputs;
+  for (const TensorRef& in : node.inputs) inputs.push_back(graph.type(in));
+  return NodeSignatures(node.kind, node.params, inputs, static_cast<int>(node.output_types.size()));
+}
+
 absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph) {
   GraphConditions out(graph.num_nodes());
   for (const Node& node : graph.nodes()) {
     if (IsInputOrWeight(node.kind)) continue;
-    std::vector<TensorType> inputs;
-    for (const TensorRef& in : node.inputs) inputs.push_back(graph.type(in));
-    auto sigs = NodeSignatures(node.kind, node.params, inputs, static_cast<int>(node.output_types.size()));
+    auto sigs = NodeSignaturesIn(graph, node);
     if (!sigs.ok()) {
       return absl::Status(sigs.status().code(), absl::StrCat(DescribeNode(node), ": ", sigs.status().message()));
     }

@@ -24,6 +24,10 @@ struct RuleConditions {
   GraphConditions target;
 };
 
+// The signatures one operator node of `graph` stands for, on its inputs'
+// types there (NodeSignatures); Unimplemented for an unmodeled operator.
+absl::StatusOr<std::vector<ProofSignature>> NodeSignaturesIn(const Graph& graph, const Node& node);
+
 // The conditions of a graph as its own shapes give them. Unimplemented for an
 // operator the axioms do not model.
 absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph);

@@ -249,9 +249,7 @@ GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
   signatures_.resize(n);
   for (const Node& node : graph.nodes()) {
     if (IsInputOrWeight(node.kind)) continue;
-    std::vector<TensorType> types;
-    for (const TensorRef& in : node.inputs) types.push_back(graph.type(in));
-    auto sigs = NodeSignatures(node.kind, node.params, types, static_cast<int>(node.output_types.size()));
+    auto sigs = NodeSignaturesIn(graph, node);
     if (sigs.ok()) signatures_[node.id] = std::move(*sigs);
   }
   for (auto& c : consumers_) std::sort(c.begin(), c.end());

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/graph.h"
-#include "core/proof_signature.h"
+#include "core/side_conditions.h"
 #include "optimizer/rewrite_rule.h"
 
 namespace taso::optimizer {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
-#include "core/proof_signature.h"
+#include "core/side_conditions.h"
 
 namespace taso::verifier {
 namespace {
@@ -82,9 +82,7 @@ class Serializer {
   // What Z3 would see: the operator's signature, which carries the shape
   // facts its laws depend on; so equal structure means equal proof.
   std::string Label(const Node& node) const {
-    std::vector<TensorType> types;
-    for (const TensorRef& in : node.inputs) types.push_back(g_.type(in));
-    auto sigs = NodeSignatures(node.kind, node.params, types, static_cast<int>(node.output_types.size()));
+    auto sigs = NodeSignaturesIn(g_, node);
     if (!sigs.ok() || sigs->empty()) return OpLabel(node.kind, node.params);
     // Layout is not a value (Z3 ignores it) but layout rules are rules: a
     // transpose keeps whether it only permutes strides.

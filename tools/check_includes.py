@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Checks that a package's sources include only what its layer may use.
+
+The table lives in tools/layers.bzl; layering_test() passes this package's
+row. Each quoted #include of one of our packages must name a package (or a
+single header) the row allows: library files get `deps`, test files also
+`test_deps`, and a binary's main.cc anything outside the top layer.
+"""
+import os
+import re
+import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def package_of(path, packages):
+    """The longest known package that holds `path`, or None (external)."""
+    parts = path.split("/")[:-1]
+    while parts:
+        candidate = "/".join(parts)
+        if candidate in packages:
+            return candidate
+        parts.pop()
+    return None
+
+
+def kind_of(name):
+    if name == "main.cc":
+        return "main"
+    if name.endswith("_test.cc") or "test_util" in name or name.endswith("_fuzzer.cc"):
+        return "test"
+    return "lib"
+
+
+def allowed(target_pkg, header, allow):
+    return target_pkg in allow or header in allow
+
+
+def check(package, src_dir, deps, test_deps, top, packages):
+    problems = []
+    for name in sorted(os.listdir(src_dir)):
+        if not name.endswith((".cc", ".h")):
+            continue
+        kind = kind_of(name)
+        with open(os.path.join(src_dir, name), encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                header = m.group(1)
+                target = package_of(header, packages)
+                if target is None or target == package:
+                    continue
+                if kind == "main":
+                    ok = target not in top
+                elif kind == "test":
+                    ok = allowed(target, header, deps + test_deps)
+                else:
+                    ok = allowed(target, header, deps)
+                if not ok:
+                    problems.append(f"{package}/{name}:{number}: {kind} file includes {header} "
+                                    f"({target} is not below {package} in tools/layers.bzl)")
+    return problems
+
+
+def main(argv):
+    # argv: package src_dir deps test_deps top packages (lists comma-separated)
+    package, src_dir = argv[1], argv[2]
+    split = lambda s: [x for x in s.split(",") if x]
+    deps, test_deps, top, packages = (split(a) for a in argv[3:7])
+    problems = check(package, src_dir, deps, test_deps, top, set(packages))
+    for p in problems:
+        print(p)
+    print(f"{package}: {'ok' if not problems else str(len(problems)) + ' layering violation(s)'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

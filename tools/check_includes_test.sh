@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tools/check_includes.py must accept allowed includes and reject the rest:
+# a library including a peer stage, a test using a test-only dependency in a
+# library file, and a main.cc including the top layer.
+set -euo pipefail
+check="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/check_includes.py"
+dir="${TEST_TMPDIR}/verifier"
+mkdir -p "$dir"
+packages="proto,core,records,generator,verifier,testing,cli"
+run() { python3 "$check" verifier "$dir" "proto,core,records" "testing" "cli" "$packages"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat > "$dir/prover.cc" <<'CC'
+#include "verifier/prover.h"
+#include "core/graph.h"
+#include "records/spec.h"
+#include "absl/status/status.h"
+#include <vector>
+CC
+cat > "$dir/prover_test.cc" <<'CC'
+#include "testing/types.h"
+CC
+cat > "$dir/main.cc" <<'CC'
+#include "generator/recheck.h"
+CC
+out=$(run) || fail "allowed includes rejected: $out"
+
+echo '#include "generator/recheck.h"' >> "$dir/prover.cc"
+if out=$(run); then fail "a peer stage's header was accepted"; fi
+grep -q 'prover.cc:6: lib file includes generator/recheck.h' <<<"$out" || fail "unexpected report: $out"
+sed -i '$d' "$dir/prover.cc"
+
+echo '#include "testing/types.h"' >> "$dir/prover.cc"
+if out=$(run); then fail "a test-only package was accepted in a library file"; fi
+sed -i '$d' "$dir/prover.cc"
+
+echo '#include "cli/processes.h"' >> "$dir/main.cc"
+if out=$(run); then fail "main.cc including the top layer was accepted"; fi
+echo "check_includes: all cases behave"

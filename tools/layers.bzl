@@ -1,0 +1,111 @@
+"""The layer table: which of our packages each package may depend on.
+
+One row per package. `deps` are what its library files may include and
+depend on; `test_deps` what its unit tests may use besides. A binary's
+main.cc may use anything below the top layer (it wires stages together).
+Bazel visibility is derived from this table (visible_to), and
+layering_test() checks every include of a package against its row, so an
+edge that points up or sideways fails the build or the tests.
+"""
+
+_VOCABULARY = ["//proto", "//core"]
+
+LAYERS = {
+    # layer 0: the contracts
+    "proto": struct(layer = 0, deps = []),
+    # layer 1: shared vocabulary and plumbing
+    "core": struct(layer = 1, deps = ["//proto"]),
+    "records": struct(layer = 1, deps = _VOCABULARY),
+    "storage": struct(layer = 1, deps = []),
+    "net": struct(layer = 1, deps = []),
+    "gpu": struct(layer = 1, deps = []),
+    "models": struct(layer = 1, deps = _VOCABULARY),
+    "testing": struct(layer = 1, deps = _VOCABULARY),
+    # layer 2: the stages, peers that never include each other; the
+    # optimizer calls the profiler only through its client interface.
+    "generator": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
+    "verifier": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
+    "profiler": struct(layer = 2, deps = _VOCABULARY + ["//storage", "//net", "//gpu"]),
+    "rules_db": struct(layer = 2, deps = _VOCABULARY + ["//records", "//storage", "//net"]),
+    "optimizer": struct(layer = 2, deps = _VOCABULARY + [
+        "//net",
+        "//optimizer/backtrack",
+        "//optimizer/eqsat",
+        "//optimizer/onnx",
+        "//profiler:client.h",
+        "//profiler:signature.h",
+    ]),
+    "optimizer/backtrack": struct(layer = 2, deps = _VOCABULARY + ["//optimizer", "//profiler:signature.h"]),
+    "optimizer/eqsat": struct(layer = 2, deps = _VOCABULARY + ["//optimizer", "//profiler:signature.h"]),
+    "optimizer/onnx": struct(layer = 2, deps = _VOCABULARY),
+    # layer 3: what users run and what tests the whole
+    "cli": struct(layer = 3, deps = ["//..."]),
+    "bench": struct(layer = 3, deps = ["//..."]),
+    "tests": struct(layer = 3, deps = ["//..."]),
+}
+
+# What every package's unit tests may use besides its row.
+TEST_DEPS = ["//testing", "//models"]
+
+# Unit tests that drive a peer's implementation in-process (for example the
+# optimizer's tests with an embedded profiler); library files still may not.
+EXTRA_TEST_DEPS = {
+    "optimizer": ["//profiler"],
+    "optimizer/backtrack": ["//profiler"],
+    "optimizer/eqsat": ["//profiler"],
+}
+
+def _top_packages():
+    return [p for p, row in LAYERS.items() if row.layer == 3]
+
+def _row(package):
+    if package in LAYERS:
+        return LAYERS[package]
+    for top in _top_packages():
+        if package.startswith(top + "/"):
+            return LAYERS[top]
+    fail("package %s has no row in tools/layers.bzl" % package)
+
+def _dep_package(dep):
+    return dep[2:].split(":")[0]
+
+def visible_to(package, targets = None):
+    """The visibility list for `package`'s targets: every package whose row
+    names it (or, with `targets`, names one of those headers), its tests'
+    extra users and the top layer."""
+    seen = {}
+    for user, row in LAYERS.items():
+        names = row.deps + (EXTRA_TEST_DEPS.get(user, []))
+        for dep in names:
+            if dep == "//..." or _dep_package(dep) != package:
+                continue
+            if targets != None and ":" in dep and dep.split(":")[1] not in targets:
+                continue
+            seen["//%s:__pkg__" % user] = True
+    if package in [d[2:] for d in TEST_DEPS]:
+        return ["//visibility:public"]  # testonly or vocabulary: every test may use it
+    for top in _top_packages():
+        seen["//%s:__subpackages__" % top] = True
+    return sorted(seen.keys())
+
+def layering_test(name = "layering_test"):
+    """Checks every include in this package against its row."""
+    package = native.package_name()
+    row = _row(package)
+    deps = [d[2:].replace(":", "/") for d in row.deps if d != "//..."]
+    test_deps = [d[2:] for d in TEST_DEPS + EXTRA_TEST_DEPS.get(package, [])]
+    top = _top_packages()
+    packages = list(LAYERS.keys())
+    native.sh_test(
+        name = name,
+        size = "small",
+        srcs = ["//tools:layering_test.sh"],
+        data = ["//tools:check_includes.py"] + native.glob(["*.cc", "*.h"]),
+        args = [
+            package,
+            ",".join(deps),
+            ",".join(test_deps),
+            ",".join(top),
+            ",".join(packages),
+        ],
+    )

@@ -18,7 +18,7 @@ bazel build -c opt //cli:taso //bench:extract_bench >/dev/null 2>&1
 bin="$root/bazel-out/k8-opt/bin"
 mkdir -p "$work"
 for model in resnet50 inception_v3; do
-  [ -f "$work/$model.onnx" ] || /usr/bin/python3 bench/models/export_torchvision.py "$model" "$work/$model.onnx"
+  [ -f "$work/$model.onnx" ] || /usr/bin/python3 models/export_torchvision.py "$model" "$work/$model.onnx"
   TASO_ILP_DUMP="$work/$model.prob" /usr/bin/time -f '%M' -o "$work/$model.rss" \
     "$bin/cli/taso" optimize "$work/$model.onnx" -o "$work/$model.eqsat.onnx" --rules "$rules" --search eqsat \
     --backend cpu --cache-dir "$work/costs" --json >"$work/$model.json" 2>"$work/$model.err" ||

@@ -14,7 +14,7 @@ cd "$root"
 bazel build -c opt //cli:taso >/dev/null 2>&1
 taso="$root/bazel-bin/cli/taso"
 mkdir -p "$work"
-[ -f "$work/resnet50.onnx" ] || /usr/bin/python3 bench/models/export_torchvision.py resnet50 "$work/resnet50.onnx"
+[ -f "$work/resnet50.onnx" ] || /usr/bin/python3 models/export_torchvision.py resnet50 "$work/resnet50.onnx"
 if [ -z "$rules" ]; then
   rules="$work/rules.pb"
   if [ ! -f "$rules" ]; then

@@ -7,7 +7,7 @@
 # output with 'disabled' and 'all'. It also checks that ours gives the
 # original's outputs on the same random input.
 #   bench/ort_compare.sh [MODELS...]
-#     MODELS   names for bench/models/export_torchvision.py
+#     MODELS   names for models/export_torchvision.py
 #              (default: resnet50 inception_v3 squeezenet1_1 resnext50_32x4d)
 #   environment:
 #     RULES=FILE       rule file (default: a size-3 generate + verify + export, made once in WORK)
@@ -76,7 +76,7 @@ for m in "${models[@]}"; do
   rm -f "$ours" "$opt_json" "$ort_json"
   if [[ ! -f "$onnx" ]]; then
     log "$m: exporting"
-    if ! /usr/bin/python3 bench/models/export_torchvision.py "$m" "$onnx" 2>"$work/$m.export.err"; then
+    if ! /usr/bin/python3 models/export_torchvision.py "$m" "$onnx" 2>"$work/$m.export.err"; then
       log "$m: export failed: $(tail -1 "$work/$m.export.err")"
       rows+=("$m|export-failed|$opt_json|$ort_json|-")
       status=1

@@ -31,49 +31,47 @@ ABSL_FLAG(int, show_unproved, 20, "print this many unproved pairs");
 
 using namespace taso;
 
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  rules_db::HashStoreOptions options;
-  options.path = absl::GetFlag(FLAGS_db);
-  auto store = rules_db::GraphHashStore::Open(options);
-  if (!store.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(store.status().message()).c_str());
-    return 1;
-  }
+namespace {
+
+// One pair of a candidate class, to prove.
+struct Work {
+  const rules_db::CandidateClass* cls;
+  int pair;
+};
+
+// What the prover threads found, guarded by `mu`.
+struct Tally {
+  std::mutex mu;
+  std::map<std::string, int64_t> by_outcome;
+  std::map<std::string, int64_t> axiom_use;
+  std::vector<double> times;
+  std::vector<std::string> unproved;
+};
+
+// --job, or the only job in the database.
+absl::StatusOr<std::string> ResolveJobId(rules_db::GraphHashStore& store) {
   std::string job_id = absl::GetFlag(FLAGS_job);
-  if (job_id.empty()) {
-    auto jobs = (*store)->ListJobs({});
-    if (!jobs.ok() || jobs->jobs_size() != 1) {
-      std::fprintf(stderr, "error: give --job (the database has %d jobs)\n", jobs.ok() ? jobs->jobs_size() : -1);
-      return 1;
-    }
-    job_id = jobs->jobs(0).id();
+  if (!job_id.empty()) return job_id;
+  auto jobs = store.ListJobs({});
+  if (!jobs.ok() || jobs->jobs_size() != 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("give --job (the database has ", jobs.ok() ? jobs->jobs_size() : -1, " jobs)"));
   }
-  auto job = (*store)->GetJob(job_id);
-  if (!job.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(job.status().message()).c_str());
-    return 1;
-  }
-  auto spec = generator::SpecFromProto(job->spec());
-  if (!spec.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(spec.status().message()).c_str());
-    return 1;
-  }
-  struct Work {
-    const rules_db::CandidateClass* cls;
-    int pair;
-  };
+  return jobs->jobs(0).id();
+}
+
+// The job's candidate classes; with --limit, only the first pages that hold
+// that many pairs.
+absl::StatusOr<std::vector<rules_db::CandidateClass>> ListClasses(rules_db::GraphHashStore& store,
+                                                                  const std::string& job_id) {
   std::vector<rules_db::CandidateClass> classes;
   int64_t pairs_listed = 0;
   rules_db::ListCandidateClassesRequest request;
   request.set_job_id(job_id);
   request.set_page_size(1000);
   for (;;) {
-    auto page = (*store)->ListCandidateClasses(request);
-    if (!page.ok()) {
-      std::fprintf(stderr, "error: %s\n", std::string(page.status().message()).c_str());
-      return 1;
-    }
+    auto page = store.ListCandidateClasses(request);
+    if (!page.ok()) return page.status();
     for (auto& c : *page->mutable_classes()) {
       pairs_listed += c.pairs_size();
       classes.push_back(std::move(c));
@@ -83,8 +81,12 @@ int main(int argc, char** argv) {
     if (absl::GetFlag(FLAGS_limit) > 0 && pairs_listed >= absl::GetFlag(FLAGS_limit)) break;
     request.set_page_token(page->next_page_token());
   }
+  return classes;
+}
+
+// The pairs the re-check accepted (at most --limit); counts the others.
+std::vector<Work> PairsToProve(const std::vector<rules_db::CandidateClass>& classes, int64_t& rejected) {
   std::vector<Work> work;
-  int64_t rejected = 0;
   for (const auto& c : classes) {
     for (int p = 0; p < c.pairs_size(); ++p) {
       if (c.pairs(p).rejected()) {
@@ -97,79 +99,115 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_limit) > 0 && static_cast<int>(work.size()) > absl::GetFlag(FLAGS_limit)) {
     work.resize(absl::GetFlag(FLAGS_limit));
   }
-  std::printf("job %s: %zu classes, %zu pairs to prove (%lld rejected by the re-check)\n", job_id.c_str(),
-              classes.size(), work.size(), (long long)rejected);
+  return work;
+}
 
-  verifier::ProverOptions prover_options;
-  prover_options.relevance_filter = absl::GetFlag(FLAGS_relevance_filter);
-  prover_options.rlimit = absl::GetFlag(FLAGS_rlimit);
-  prover_options.relevant_rlimit = absl::GetFlag(FLAGS_relevant_rlimit);
-  prover_options.mbqi = absl::GetFlag(FLAGS_mbqi);
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::map<std::string, int64_t> by_outcome;
-  std::map<std::string, int64_t> axiom_use;
-  std::vector<double> times;
-  std::vector<std::string> unproved;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  for (int t = 0; t < absl::GetFlag(FLAGS_threads); ++t) {
-    threads.emplace_back([&] {
-      auto prover = verifier::Prover::Create(prover_options);
-      if (!prover.ok()) {
-        std::fprintf(stderr, "error: %s\n", std::string(prover.status().message()).c_str());
-        return;
-      }
-      for (size_t i; (i = next.fetch_add(1)) < work.size();) {
-        const Work& w = work[i];
-        const auto& pair = w.cls->pairs(w.pair);
-        auto graphs = verifier::DecodeCandidate(*spec, *w.cls, pair);
-        std::string outcome;
-        std::string detail;
-        double seconds = 0;
-        std::vector<std::string> used;
-        if (!graphs.ok()) {
-          outcome = "decode error";
-          detail = std::string(graphs.status().message());
-        } else {
-          auto r = (*prover)->Prove(graphs->source, graphs->target, graphs->outputs);
-          if (!r.ok()) {
-            outcome = "error";
-            detail = std::string(r.status().message());
-          } else {
-            outcome = verifier::ProofOutcomeName(r->outcome);
-            detail = r->detail;
-            seconds = r->seconds;
-            used = r->axioms_used;
-          }
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        ++by_outcome[outcome];
-        times.push_back(seconds);
-        for (const auto& a : used) ++axiom_use[a];
-        if (outcome != "proved") {
-          unproved.push_back(absl::StrCat(
-              outcome, ": ", generator::DescribeEncoding(*spec, w.cls->members(pair.source_member()).canonical()),
-              "  vs  ", generator::DescribeEncoding(*spec, w.cls->members(pair.target_member()).canonical()),
-              "  [", detail, "]"));
-        }
-      }
-    });
+verifier::ProverOptions ProverOptionsFromFlags() {
+  verifier::ProverOptions options;
+  options.relevance_filter = absl::GetFlag(FLAGS_relevance_filter);
+  options.rlimit = absl::GetFlag(FLAGS_rlimit);
+  options.relevant_rlimit = absl::GetFlag(FLAGS_relevant_rlimit);
+  options.mbqi = absl::GetFlag(FLAGS_mbqi);
+  return options;
+}
+
+// One prover thread: takes pairs from `next` until none is left.
+void ProveShare(const generator::Spec& spec, const std::vector<Work>& work,
+                const verifier::ProverOptions& options, std::atomic<size_t>& next, Tally& tally) {
+  auto prover = verifier::Prover::Create(options);
+  if (!prover.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string(prover.status().message()).c_str());
+    return;
   }
-  for (auto& t : threads) t.join();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+    const Work& w = work[i];
+    const auto& pair = w.cls->pairs(w.pair);
+    auto graphs = verifier::DecodeCandidate(spec, *w.cls, pair);
+    std::string outcome;
+    std::string detail;
+    double seconds = 0;
+    std::vector<std::string> used;
+    if (!graphs.ok()) {
+      outcome = "decode error";
+      detail = std::string(graphs.status().message());
+    } else {
+      auto r = (*prover)->Prove(graphs->source, graphs->target, graphs->outputs);
+      if (!r.ok()) {
+        outcome = "error";
+        detail = std::string(r.status().message());
+      } else {
+        outcome = verifier::ProofOutcomeName(r->outcome);
+        detail = r->detail;
+        seconds = r->seconds;
+        used = r->axioms_used;
+      }
+    }
+    std::lock_guard<std::mutex> lock(tally.mu);
+    ++tally.by_outcome[outcome];
+    tally.times.push_back(seconds);
+    for (const auto& a : used) ++tally.axiom_use[a];
+    if (outcome != "proved") {
+      tally.unproved.push_back(absl::StrCat(
+          outcome, ": ", generator::DescribeEncoding(spec, w.cls->members(pair.source_member()).canonical()),
+          "  vs  ", generator::DescribeEncoding(spec, w.cls->members(pair.target_member()).canonical()),
+          "  [", detail, "]"));
+    }
+  }
+}
+
+void PrintReport(Tally& tally, size_t pairs, double wall) {
+  std::vector<double>& times = tally.times;
   std::sort(times.begin(), times.end());
   auto pct = [&](double q) { return times.empty() ? 0.0 : 1000 * times[std::min(times.size() - 1, size_t(q * times.size()))]; };
   std::printf("wall %.1f s on %d threads; per pair: median %.1f ms, p90 %.1f ms, max %.1f ms\n", wall,
               absl::GetFlag(FLAGS_threads), pct(0.5), pct(0.9), times.empty() ? 0.0 : 1000 * times.back());
-  for (const auto& [o, n] : by_outcome) {
-    std::printf("  %-14s %8lld  (%.2f%%)\n", o.c_str(), (long long)n, 100.0 * n / std::max<size_t>(1, work.size()));
+  for (const auto& [o, n] : tally.by_outcome) {
+    std::printf("  %-14s %8lld  (%.2f%%)\n", o.c_str(), (long long)n, 100.0 * n / std::max<size_t>(1, pairs));
   }
   std::printf("axioms used (proofs citing each):\n");
-  for (const auto& [a, n] : axiom_use) std::printf("  %-32s %8lld\n", a.c_str(), (long long)n);
-  std::sort(unproved.begin(), unproved.end());
-  for (int i = 0; i < std::min<int>(absl::GetFlag(FLAGS_show_unproved), unproved.size()); ++i) {
-    std::printf("  %s\n", unproved[i].c_str());
+  for (const auto& [a, n] : tally.axiom_use) std::printf("  %-32s %8lld\n", a.c_str(), (long long)n);
+  std::sort(tally.unproved.begin(), tally.unproved.end());
+  for (int i = 0; i < std::min<int>(absl::GetFlag(FLAGS_show_unproved), tally.unproved.size()); ++i) {
+    std::printf("  %s\n", tally.unproved[i].c_str());
   }
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  rules_db::HashStoreOptions options;
+  options.path = absl::GetFlag(FLAGS_db);
+  auto store = rules_db::GraphHashStore::Open(options);
+  if (!store.ok()) return Fail(store.status());
+  auto job_id = ResolveJobId(**store);
+  if (!job_id.ok()) return Fail(job_id.status());
+  auto job = (*store)->GetJob(*job_id);
+  if (!job.ok()) return Fail(job.status());
+  auto spec = generator::SpecFromProto(job->spec());
+  if (!spec.ok()) return Fail(spec.status());
+  auto classes = ListClasses(**store, *job_id);
+  if (!classes.ok()) return Fail(classes.status());
+  int64_t rejected = 0;
+  const std::vector<Work> work = PairsToProve(*classes, rejected);
+  std::printf("job %s: %zu classes, %zu pairs to prove (%lld rejected by the re-check)\n", job_id->c_str(),
+              classes->size(), work.size(), (long long)rejected);
+
+  const verifier::ProverOptions prover_options = ProverOptionsFromFlags();
+  std::atomic<size_t> next{0};
+  Tally tally;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < absl::GetFlag(FLAGS_threads); ++t) {
+    threads.emplace_back([&] { ProveShare(*spec, work, prover_options, next, tally); });
+  }
+  for (auto& t : threads) t.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  PrintReport(tally, work.size(), wall);
   return 0;
 }

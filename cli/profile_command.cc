@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "bench/models/resnet50.h"
+#include "models/resnet50.h"
 #include "core/graph_proto.h"
 #include "google/protobuf/util/json_util.h"
 #include "profiler/client.h"
@@ -129,7 +129,7 @@ class Profile {
     absl::StatusOr<Graph> graph;
     const std::string& name = options_.args[0];
     if (name == "resnet50") {
-      graph = bench::BuildResNet50();
+      graph = models::BuildResNet50();
     } else {
       std::ifstream in(name);
       if (!in) return Fail(2, absl::StrCat("cannot read ", name));

@@ -4,11 +4,12 @@
 #include <random>
 
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 // conv(i, w) + relu(conv(i, w2)), and matmul(x, w3) as a second output.
 Graph Sample() {

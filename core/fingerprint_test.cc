@@ -1,12 +1,13 @@
 #include "core/fingerprint.h"
 
 #include "gtest/gtest.h"
+#include "testing/tensors.h"
 
 namespace taso {
 namespace {
 
 IntTensor Make(std::vector<int64_t> dims, std::vector<int32_t> data) {
-  return {TensorType::RowMajor(DType::kFloat32, std::move(dims)), std::move(data)};
+  return ::taso::testing::IntTensorOf(std::move(dims), std::move(data));
 }
 
 TEST(Fingerprint, InvariantUnderOutputPermutation) {

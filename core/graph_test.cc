@@ -2,13 +2,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso {
 namespace {
 
 using ::testing::HasSubstr;
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 Node MakeNode(int id, OpKind kind, std::vector<TensorRef> inputs) {
   Node n;

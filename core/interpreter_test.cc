@@ -205,24 +205,24 @@ TEST(MatMul, ReluActivation) {
   // [[1,2],[3,4]] x [[1,-1],[-1,1]] = [[-1,1],[-1,1]]
   IntTensor x = IT({2, 2}, {1, 2, 3, 4}), w = IT({2, 2}, {1, -1, -1, 1});
   EXPECT_EQ(EvalI1(OpKind::kMatMul, {}, {&x, &w}).data, (IV{-1, 1, -1, 1}));
-  EXPECT_EQ(EvalI1(OpKind::kMatMul, Act(Activation::kRelu), {&x, &w}).data, (IV{0, 1, 0, 1}));
+  EXPECT_EQ(EvalI1(OpKind::kMatMul, WithActivation(Activation::kRelu), {&x, &w}).data, (IV{0, 1, 0, 1}));
   IntOptions poly;
   poly.relu_as_polynomial = true;
   // -1 -> 1, 1 -> 3
-  EXPECT_EQ(EvalI1(OpKind::kMatMul, Act(Activation::kRelu), {&x, &w}, poly).data, (IV{1, 3, 1, 3}));
+  EXPECT_EQ(EvalI1(OpKind::kMatMul, WithActivation(Activation::kRelu), {&x, &w}, poly).data, (IV{1, 3, 1, 3}));
   FloatTensor xf = ToF(x), wf = ToF(w);
-  EXPECT_THAT(EvalF1(OpKind::kMatMul, Act(Activation::kRelu), {&xf, &wf}).data, Near({0, 1, 0, 1}));
+  EXPECT_THAT(EvalF1(OpKind::kMatMul, WithActivation(Activation::kRelu), {&xf, &wf}).data, Near({0, 1, 0, 1}));
 }
 
 TEST(MatMul, TanhAndSigmoidActivationsFloatOnly) {
   IntTensor x = IT({2, 2}, {1, 2, 3, 4}), w = IT({2, 2}, {1, -1, -1, 1});
   FloatTensor xf = ToF(x), wf = ToF(w);
-  EXPECT_THAT(EvalF1(OpKind::kMatMul, Act(Activation::kTanh), {&xf, &wf}).data,
+  EXPECT_THAT(EvalF1(OpKind::kMatMul, WithActivation(Activation::kTanh), {&xf, &wf}).data,
               Near({-0.76159416f, 0.76159416f, -0.76159416f, 0.76159416f}));
-  EXPECT_THAT(EvalF1(OpKind::kMatMul, Act(Activation::kSigmoid), {&xf, &wf}).data,
+  EXPECT_THAT(EvalF1(OpKind::kMatMul, WithActivation(Activation::kSigmoid), {&xf, &wf}).data,
               Near({0.26894142f, 0.73105858f, 0.26894142f, 0.73105858f}));
   for (Activation a : {Activation::kTanh, Activation::kSigmoid}) {
-    auto r = EvalOpInt(OpKind::kMatMul, Act(a), {&x, &w});
+    auto r = EvalOpInt(OpKind::kMatMul, WithActivation(a), {&x, &w});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
   }
@@ -242,7 +242,7 @@ TEST(Conv2D, ThreeByThreeSameStride1) {
   // out[y][x] = x[y-1][x-1] + 2 x[y-1][x] + x[y][x] - x[y+1][x+1].
   IntTensor x = IT({1, 1, 3, 3}, kNine);
   IntTensor w = IT({1, 1, 3, 3}, {1, 2, 0, 0, 1, 0, 0, 0, -1});
-  ExpectBoth(OpKind::kConv2D, ConvP(1, Padding::kSame), {x, w}, {1, 1, 3, 3}, {-4, -4, 3, -2, 1, 14, 15, 22, 26});
+  ExpectBoth(OpKind::kConv2D, ConvParams(1, Padding::kSame), {x, w}, {1, 1, 3, 3}, {-4, -4, 3, -2, 1, 14, 15, 22, 26});
 }
 
 TEST(Conv2D, ThreeByThreeSameStride2On5x5) {
@@ -251,7 +251,7 @@ TEST(Conv2D, ThreeByThreeSameStride2On5x5) {
   IntTensor x = IT({1, 1, 5, 5}, {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
                                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25});
   IntTensor w = IT({1, 1, 3, 3}, {1, 0, 0, 0, 0, 0, 0, 0, 10});
-  ExpectBoth(OpKind::kConv2D, ConvP(2, Padding::kSame), {x, w}, {1, 1, 3, 3}, {70, 90, 0, 170, 197, 9, 0, 17, 19});
+  ExpectBoth(OpKind::kConv2D, ConvParams(2, Padding::kSame), {x, w}, {1, 1, 3, 3}, {70, 90, 0, 170, 197, 9, 0, 17, 19});
 }
 
 TEST(Conv2D, SameStride2OddTotalPadPutsSmallerHalfBefore) {
@@ -259,7 +259,7 @@ TEST(Conv2D, SameStride2OddTotalPadPutsSmallerHalfBefore) {
   // x[i][j] = 4i+j+1; out[oy][ox] = x[2oy][2ox] + 10 x[2oy+2][2ox+2] (zero past the end).
   IntTensor x = IT({1, 1, 4, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
   IntTensor w = IT({1, 1, 3, 3}, {1, 0, 0, 0, 0, 0, 0, 0, 10});
-  ExpectBoth(OpKind::kConv2D, ConvP(2, Padding::kSame), {x, w}, {1, 1, 2, 2}, {111, 3, 9, 11});
+  ExpectBoth(OpKind::kConv2D, ConvParams(2, Padding::kSame), {x, w}, {1, 1, 2, 2}, {111, 3, 9, 11});
   // Max pool with the same geometry: windows rows/cols {0,1,2} and {2,3}.
   OpParams p = Kernel(3, 3);
   p.stride_h = p.stride_w = 2;
@@ -269,12 +269,12 @@ TEST(Conv2D, SameStride2OddTotalPadPutsSmallerHalfBefore) {
 TEST(Conv2D, Valid) {
   // 2x2 kernel [[1,2],[3,4]] on 1..9, VALID stride 1 -> 2x2.
   IntTensor x = IT({1, 1, 3, 3}, kNine);
-  ExpectBoth(OpKind::kConv2D, ConvP(1, Padding::kValid), {x, IT({1, 1, 2, 2}, {1, 2, 3, 4})}, {1, 1, 2, 2},
+  ExpectBoth(OpKind::kConv2D, ConvParams(1, Padding::kValid), {x, IT({1, 1, 2, 2}, {1, 2, 3, 4})}, {1, 1, 2, 2},
              {37, 47, 67, 77});
   // 3x3 VALID stride 2 on 5x5 -> 2x2: out = x[2oy][2ox] + 10 x[2oy+2][2ox+2].
   IntTensor x5 = IT({1, 1, 5, 5}, {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
                                    14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25});
-  ExpectBoth(OpKind::kConv2D, ConvP(2, Padding::kValid), {x5, IT({1, 1, 3, 3}, {1, 0, 0, 0, 0, 0, 0, 0, 10})},
+  ExpectBoth(OpKind::kConv2D, ConvParams(2, Padding::kValid), {x5, IT({1, 1, 3, 3}, {1, 0, 0, 0, 0, 0, 0, 0, 10})},
              {1, 1, 2, 2}, {131, 153, 241, 263});
 }
 
@@ -299,7 +299,7 @@ TEST(Conv2D, Depthwise3x3) {
 TEST(Conv2D, FusedRelu) {
   IntTensor x = IT({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
   IntTensor w = IT({3, 2, 1, 1}, {1, 1, 2, -1, 0, 3});
-  const OpParams relu = ConvP(1, Padding::kSame, Activation::kRelu);
+  const OpParams relu = ConvParams(1, Padding::kSame, Activation::kRelu);
   // pre-activation: [6,8,10,12, -3,-2,-1,0, 15,18,21,24]
   ExpectBoth(OpKind::kConv2D, relu, {x, w}, {1, 3, 2, 2}, {6, 8, 10, 12, 0, 0, 0, 0, 15, 18, 21, 24});
   IntOptions poly;
@@ -310,13 +310,13 @@ TEST(Conv2D, FusedRelu) {
 
 TEST(Conv2D, TanhAndSigmoidActivationsFloatOnly) {
   FloatTensor x = FT({1, 1, 1, 3}, {0.f, 1.f, -1.f}), w = FT({1, 1, 1, 1}, {1.f});
-  EXPECT_THAT(EvalF1(OpKind::kConv2D, Act(Activation::kTanh), {&x, &w}).data,
+  EXPECT_THAT(EvalF1(OpKind::kConv2D, WithActivation(Activation::kTanh), {&x, &w}).data,
               Near({0.f, 0.76159416f, -0.76159416f}));
-  EXPECT_THAT(EvalF1(OpKind::kConv2D, Act(Activation::kSigmoid), {&x, &w}).data,
+  EXPECT_THAT(EvalF1(OpKind::kConv2D, WithActivation(Activation::kSigmoid), {&x, &w}).data,
               Near({0.5f, 0.73105858f, 0.26894142f}));
   IntTensor xi = IT({1, 1, 1, 3}, {0, 1, -1}), wi = IT({1, 1, 1, 1}, {1});
   for (Activation a : {Activation::kTanh, Activation::kSigmoid}) {
-    auto r = EvalOpInt(OpKind::kConv2D, Act(a), {&xi, &wi});
+    auto r = EvalOpInt(OpKind::kConv2D, WithActivation(a), {&xi, &wi});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
   }

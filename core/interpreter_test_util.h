@@ -1,5 +1,6 @@
 // Helpers shared by the interpreter tests: tiny tensors and one-line
-// operator evaluation in both value domains. Test-only.
+// operator evaluation in both value domains, over testing/'s shorthands.
+// Test-only; only core's interpreter tests use it, so it stays here.
 #ifndef TASO_CORE_INTERPRETER_TEST_UTIL_H_
 #define TASO_CORE_INTERPRETER_TEST_UTIL_H_
 
@@ -15,6 +16,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/op_params.h"
+#include "testing/tensor_types.h"
+#include "testing/tensors.h"
 
 namespace taso::testing_util {
 
@@ -29,10 +33,16 @@ using FV = std::vector<float>;
 inline constexpr int32_t kIntMax = std::numeric_limits<int32_t>::max();
 inline constexpr int32_t kIntMin = std::numeric_limits<int32_t>::min();
 
-inline TensorType F32(Dims dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::Axis;
+using ::taso::testing::ConvParams;
+using ::taso::testing::F32;
+using ::taso::testing::Kernel;
+using ::taso::testing::Perm;
+using ::taso::testing::ShapeParam;
+using ::taso::testing::WithActivation;
 
-inline IntTensor IT(Dims dims, IV data) { return IntTensor{F32(std::move(dims)), std::move(data)}; }
-inline FloatTensor FT(Dims dims, FV data) { return FloatTensor{F32(std::move(dims)), std::move(data)}; }
+inline IntTensor IT(Dims dims, IV data) { return ::taso::testing::IntTensorOf(std::move(dims), std::move(data)); }
+inline FloatTensor FT(Dims dims, FV data) { return ::taso::testing::FloatTensorOf(std::move(dims), std::move(data)); }
 
 // Same integer literals as float values (all small, so exact in float).
 inline FloatTensor ToF(const IntTensor& t) {
@@ -92,46 +102,20 @@ inline void ExpectBoth(OpKind kind, const OpParams& p, const std::vector<IntTens
   EXPECT_THAT(of.data, Near(ToFV(expected))) << "float";
 }
 
-inline OpParams Perm(std::vector<int> perm, bool shuffle = true) {
-  OpParams p;
-  p.perm = std::move(perm);
-  p.shuffle = shuffle;
-  return p;
-}
-inline OpParams Act(Activation a) {
-  OpParams p;
-  p.activation = a;
-  return p;
-}
-inline OpParams ConvP(int stride, Padding pad, Activation a = Activation::kNone) {
-  OpParams p;
-  p.stride_h = p.stride_w = stride;
-  p.padding = pad;
-  p.activation = a;
-  return p;
-}
-inline OpParams Kernel(int kh, int kw) {
-  OpParams p;
-  p.kernel_h = kh;
-  p.kernel_w = kw;
-  return p;
-}
+// poolavg's 3x3 stride-1 SAME window.
 inline OpParams Pool3x3Same(bool count_include_pad = true) {
-  OpParams p = Kernel(3, 3);
-  p.stride_h = p.stride_w = 1;
-  p.padding = Padding::kSame;
+  OpParams p = ::taso::testing::Window(3, 3, 1, Padding::kSame);
   p.count_include_pad = count_include_pad;
   return p;
 }
-inline OpParams Axis(int axis) {
-  OpParams p;
-  p.axis = axis;
-  return p;
-}
-inline OpParams Shape(Dims shape) {
-  OpParams p;
-  p.shape = std::move(shape);
-  return p;
+
+// `got` holds exactly the tensors `want` points to: types and data, in order.
+inline void ExpectSameTensors(const std::vector<IntTensor>& got, const std::vector<const IntTensor*>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].type, want[i]->type) << "tensor " << i;
+    EXPECT_EQ(got[i].data, want[i]->data) << "tensor " << i;
+  }
 }
 
 // 1..9 as a 3x3 image.

@@ -3,19 +3,16 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/op_params.h"
+#include "testing/tensor_types.h"
 
 namespace taso {
 namespace {
 
 using ::testing::HasSubstr;
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
-
-OpParams Axis(int axis) {
-  OpParams p;
-  p.axis = axis;
-  return p;
-}
+using ::taso::testing::Axis;
+using ::taso::testing::F32;
 
 TEST(ShapeInference, ConvSameAndValid) {
   OpParams p;

@@ -1,11 +1,12 @@
 #include "core/random_inputs.h"
 
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 TEST(RandomInputs, DeterministicPerNameAndSeed) {
   const TensorType t = F32({4, 4});

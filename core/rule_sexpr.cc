@@ -1,6 +1,7 @@
 #include "core/rule_sexpr.h"
 
 #include <cctype>
+#include <initializer_list>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -186,6 +187,23 @@ class SexprReader {
   size_t pos_ = 0;
 };
 
+// Returns the error of a StatusOr expression, or declares `var` with its value.
+#define TASO_ASSIGN_OR_RETURN(var, expr)        \
+  auto var##_or = (expr);                       \
+  if (!var##_or.ok()) return var##_or.status(); \
+  auto var = *var##_or
+
+// The node one operator list denotes, and which of its outputs.
+struct OperatorNode {
+  OpKind kind = OpKind::kInput;
+  OpParams params;
+  std::vector<TensorRef> inputs;
+  int output = 0;
+};
+
+// Tensat writes SAME as 0 and VALID as anything else.
+Padding TensatPadding(int64_t v) { return v == 0 ? Padding::kSame : Padding::kValid; }
+
 class Builder {
  public:
   absl::StatusOr<TensorRef> Build(const Sexpr& e) {
@@ -196,161 +214,221 @@ class Builder {
       return Variable(e.atom.substr(1));
     }
     if (e.items.empty() || e.items[0].is_list) return absl::InvalidArgumentError("an operator list starts with its name");
-    const std::string& op = e.items[0].atom;
-    std::vector<const Sexpr*> args;
-    for (size_t i = 1; i < e.items.size(); ++i) args.push_back(&e.items[i]);
-    auto num = [&](size_t i) -> absl::StatusOr<int64_t> {
-      int64_t v = 0;
-      if (i >= args.size() || args[i]->is_list || !absl::SimpleAtoi(args[i]->atom, &v)) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": argument ", i + 1, " must be a number"));
-      }
-      return v;
-    };
-    auto tensor = [&](size_t i) -> absl::StatusOr<TensorRef> {
-      if (i >= args.size()) return absl::InvalidArgumentError(absl::StrCat(op, ": missing argument ", i + 1));
-      return Build(*args[i]);
-    };
-    auto arity = [&](size_t n) -> absl::Status {
-      if (args.size() != n) {
-        return absl::InvalidArgumentError(absl::StrCat(op, " takes ", n, " arguments, got ", args.size()));
+    OperatorNode node;
+    if (absl::Status s = ParseOperator(Args(*this, e), node); !s.ok()) return s;
+    return AddOnce(node);
+  }
+
+  Graph graph;
+
+ private:
+  // An operator list's arguments (after its name), read with the operator's
+  // name in every error. Reading a tensor argument builds its subexpression.
+  class Args {
+   public:
+    Args(Builder& builder, const Sexpr& list) : builder_(builder), op_(list.items[0].atom) {
+      for (size_t i = 1; i < list.items.size(); ++i) args_.push_back(&list.items[i]);
+    }
+    const std::string& op() const { return op_; }
+    const Sexpr& at(size_t i) const { return *args_[i]; }
+    size_t size() const { return args_.size(); }
+
+    absl::Status Arity(size_t n) const {
+      if (args_.size() != n) {
+        return absl::InvalidArgumentError(absl::StrCat(op_, " takes ", n, " arguments, got ", args_.size()));
       }
       return absl::OkStatus();
-    };
-    auto act = [&](int64_t v) -> absl::StatusOr<Activation> {
+    }
+    absl::StatusOr<int64_t> Number(size_t i) const {
+      int64_t v = 0;
+      if (i >= args_.size() || args_[i]->is_list || !absl::SimpleAtoi(args_[i]->atom, &v)) {
+        return absl::InvalidArgumentError(absl::StrCat(op_, ": argument ", i + 1, " must be a number"));
+      }
+      return v;
+    }
+    absl::StatusOr<TensorRef> Tensor(size_t i) const {
+      if (i >= args_.size()) return absl::InvalidArgumentError(absl::StrCat(op_, ": missing argument ", i + 1));
+      return builder_.Build(*args_[i]);
+    }
+    // Tensat's activation codes: 0 none, 1 sigmoid, 2 relu, 3 tanh.
+    absl::StatusOr<Activation> ActivationAt(size_t i) const {
+      TASO_ASSIGN_OR_RETURN(v, Number(i));
       switch (v) {
         case 0: return Activation::kNone;
         case 1: return Activation::kSigmoid;
         case 2: return Activation::kRelu;
         case 3: return Activation::kTanh;
       }
-      return absl::InvalidArgumentError(absl::StrCat(op, ": activation ", v, " is not 0..3"));
-    };
-    OpParams p;
-    std::vector<TensorRef> in;
-    OpKind kind;
-    int output = 0;
-#define TRY(var, expr)                      \
-  auto var##_or = (expr);                   \
-  if (!var##_or.ok()) return var##_or.status(); \
-  auto var = *var##_or
-    if (op == "ewadd" || op == "ewmul" || op == "smul") {
-      if (auto s = arity(2); !s.ok()) return s;
-      kind = op == "ewadd" ? OpKind::kEwAdd : op == "ewmul" ? OpKind::kEwMul : OpKind::kScalarMul;
-      TRY(a, tensor(0));
-      TRY(b, tensor(1));
-      in = {a, b};
-    } else if (op == "relu" || op == "tanh" || op == "sigmoid") {
-      if (auto s = arity(1); !s.ok()) return s;
-      kind = op == "relu" ? OpKind::kRelu : op == "tanh" ? OpKind::kTanh : OpKind::kSigmoid;
-      TRY(a, tensor(0));
-      in = {a};
-    } else if (op == "matmul") {
-      if (auto s = arity(3); !s.ok()) return s;
-      kind = OpKind::kMatMul;
-      TRY(a0, num(0));
-      TRY(x, act(a0));
-      p.activation = x;
-      TRY(a, tensor(1));
-      TRY(b, tensor(2));
-      in = {a, b};
-    } else if (op == "conv2d") {
-      if (auto s = arity(6); !s.ok()) return s;
-      kind = OpKind::kConv2D;
-      TRY(sh, num(0));
-      TRY(sw, num(1));
-      TRY(pad, num(2));
-      TRY(a3, num(3));
-      TRY(x, act(a3));
-      p.stride_h = static_cast<int>(sh);
-      p.stride_w = static_cast<int>(sw);
-      p.padding = pad == 0 ? Padding::kSame : Padding::kValid;
-      p.activation = x;
-      TRY(a, tensor(4));
-      TRY(b, tensor(5));
-      in = {a, b};
-    } else if (op == "poolavg" || op == "poolmax") {
-      if (auto s = arity(7); !s.ok()) return s;
-      kind = op == "poolavg" ? OpKind::kPoolAvg : OpKind::kPoolMax;
-      TRY(a, tensor(0));
-      TRY(kh, num(1));
-      TRY(kw, num(2));
-      TRY(sh, num(3));
-      TRY(sw, num(4));
-      TRY(pad, num(5));
-      p.kernel_h = static_cast<int>(kh);
-      p.kernel_w = static_cast<int>(kw);
-      p.stride_h = static_cast<int>(sh);
-      p.stride_w = static_cast<int>(sw);
-      p.padding = pad == 0 ? Padding::kSame : Padding::kValid;
-      in = {a};
-    } else if (op == "concat") {
-      if (auto s = arity(4); !s.ok()) return s;
-      kind = OpKind::kConcat;
-      TRY(axis, num(0));
-      p.axis = static_cast<int>(axis);
-      TRY(a, tensor(2));
-      TRY(b, tensor(3));
-      in = {a, b};
-    } else if (op == "split_0" || op == "split_1") {
-      if (auto s = arity(1); !s.ok()) return s;
-      const Sexpr& inner = *args[0];
-      if (!inner.is_list || inner.items.size() != 3 || inner.items[0].atom != "split") {
-        return absl::InvalidArgumentError(absl::StrCat(op, " takes (split AXIS X)"));
-      }
-      int64_t axis = 0;
-      if (!absl::SimpleAtoi(inner.items[1].atom, &axis)) return absl::InvalidArgumentError("split: AXIS must be a number");
-      TRY(a, Build(inner.items[2]));
-      kind = OpKind::kSplit;
-      p.axis = static_cast<int>(axis);
-      in = {a};
-      output = op == "split_1";
-    } else if (op == "transpose") {
-      if (auto s = arity(3); !s.ok()) return s;
-      kind = OpKind::kTranspose;
-      TRY(a, tensor(0));
-      for (absl::string_view d : absl::StrSplit(args[1]->atom, '_')) {
-        int v = 0;
-        if (!absl::SimpleAtoi(d, &v)) return absl::InvalidArgumentError("transpose: perm is like 1_0");
-        p.perm.push_back(v);
-      }
-      TRY(shuffle, num(2));
-      p.shuffle = shuffle != 0;
-      in = {a};
-    } else if (op == "enlarge") {
-      if (auto s = arity(3); !s.ok()) return s;
-      kind = OpKind::kEnlarge;
-      TRY(kh, num(0));
-      TRY(kw, num(1));
-      p.kernel_h = static_cast<int>(kh);
-      p.kernel_w = static_cast<int>(kw);
-      TRY(a, tensor(2));
-      in = {a};
-    } else if (op == "Cpool" || op == "Iconv" || op == "Imatmul" || op == "Ones") {
-      kind = op == "Cpool" ? OpKind::kConstPool : op == "Iconv" ? OpKind::kConstIConv
-           : op == "Imatmul" ? OpKind::kConstIMatMul : OpKind::kConstOnes;
-      for (size_t i = 0; i < args.size(); ++i) {
-        TRY(d, num(i));
-        p.shape.push_back(d);
-      }
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown operator '", op, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(op_, ": activation ", v, " is not 0..3"));
     }
-#undef TRY
-    // A subexpression written twice (the split under split_0 and split_1,
-    // or a shared operator in a multi-output side) is one node.
-    std::string key = OpLabel(kind, p);
-    for (const TensorRef& t : in) absl::StrAppend(&key, " ", t.node, ":", t.index);
-    auto known = built_.find(key);
-    if (known != built_.end()) return known->second[output];
-    auto outs = graph.AddOp(kind, p, in);
-    if (!outs.ok()) return outs.status();
-    built_[key] = *outs;
-    return (*outs)[output];
+    // Appends the tensor arguments at `indices`, in that order, to `node`.
+    absl::Status AppendTensors(std::initializer_list<size_t> indices, OperatorNode& node) const {
+      for (size_t i : indices) {
+        TASO_ASSIGN_OR_RETURN(t, Tensor(i));
+        node.inputs.push_back(t);
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    Builder& builder_;
+    const std::string& op_;
+    std::vector<const Sexpr*> args_;
+  };
+
+  // Each parser reads its arguments in the order they are written, so the
+  // first bad argument is the one reported.
+  absl::Status ParseOperator(const Args& args, OperatorNode& node) {
+    const std::string& op = args.op();
+    if (op == "ewadd" || op == "ewmul" || op == "smul") return ParseBinary(args, node);
+    if (op == "relu" || op == "tanh" || op == "sigmoid") return ParseUnary(args, node);
+    if (op == "matmul") return ParseMatMul(args, node);
+    if (op == "conv2d") return ParseConv2D(args, node);
+    if (op == "poolavg" || op == "poolmax") return ParsePool(args, node);
+    if (op == "concat") return ParseConcat(args, node);
+    if (op == "split_0" || op == "split_1") return ParseSplitOutput(args, node);
+    if (op == "transpose") return ParseTranspose(args, node);
+    if (op == "enlarge") return ParseEnlarge(args, node);
+    if (op == "Cpool" || op == "Iconv" || op == "Imatmul" || op == "Ones") return ParseConstant(args, node);
+    return absl::InvalidArgumentError(absl::StrCat("unknown operator '", op, "'"));
   }
 
-  Graph graph;
+  static absl::Status ParseBinary(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(2); !s.ok()) return s;
+    const std::string& op = args.op();
+    node.kind = op == "ewadd" ? OpKind::kEwAdd : op == "ewmul" ? OpKind::kEwMul : OpKind::kScalarMul;
+    return args.AppendTensors({0, 1}, node);
+  }
 
- private:
+  static absl::Status ParseUnary(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(1); !s.ok()) return s;
+    const std::string& op = args.op();
+    node.kind = op == "relu" ? OpKind::kRelu : op == "tanh" ? OpKind::kTanh : OpKind::kSigmoid;
+    return args.AppendTensors({0}, node);
+  }
+
+  // (matmul ACT A B)
+  static absl::Status ParseMatMul(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(3); !s.ok()) return s;
+    node.kind = OpKind::kMatMul;
+    TASO_ASSIGN_OR_RETURN(activation, args.ActivationAt(0));
+    node.params.activation = activation;
+    return args.AppendTensors({1, 2}, node);
+  }
+
+  // (conv2d STRIDE_H STRIDE_W PADDING ACT X W)
+  static absl::Status ParseConv2D(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(6); !s.ok()) return s;
+    node.kind = OpKind::kConv2D;
+    TASO_ASSIGN_OR_RETURN(sh, args.Number(0));
+    TASO_ASSIGN_OR_RETURN(sw, args.Number(1));
+    TASO_ASSIGN_OR_RETURN(pad, args.Number(2));
+    TASO_ASSIGN_OR_RETURN(activation, args.ActivationAt(3));
+    node.params.stride_h = static_cast<int>(sh);
+    node.params.stride_w = static_cast<int>(sw);
+    node.params.padding = TensatPadding(pad);
+    node.params.activation = activation;
+    return args.AppendTensors({4, 5}, node);
+  }
+
+  // (poolavg X KERNEL_H KERNEL_W STRIDE_H STRIDE_W PADDING ACT), likewise poolmax.
+  static absl::Status ParsePool(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(7); !s.ok()) return s;
+    node.kind = args.op() == "poolavg" ? OpKind::kPoolAvg : OpKind::kPoolMax;
+    if (auto s = args.AppendTensors({0}, node); !s.ok()) return s;
+    TASO_ASSIGN_OR_RETURN(kh, args.Number(1));
+    TASO_ASSIGN_OR_RETURN(kw, args.Number(2));
+    TASO_ASSIGN_OR_RETURN(sh, args.Number(3));
+    TASO_ASSIGN_OR_RETURN(sw, args.Number(4));
+    TASO_ASSIGN_OR_RETURN(pad, args.Number(5));
+    node.params.kernel_h = static_cast<int>(kh);
+    node.params.kernel_w = static_cast<int>(kw);
+    node.params.stride_h = static_cast<int>(sh);
+    node.params.stride_w = static_cast<int>(sw);
+    node.params.padding = TensatPadding(pad);
+    return absl::OkStatus();
+  }
+
+  // (concat AXIS NDIM A B)
+  static absl::Status ParseConcat(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(4); !s.ok()) return s;
+    node.kind = OpKind::kConcat;
+    TASO_ASSIGN_OR_RETURN(axis, args.Number(0));
+    node.params.axis = static_cast<int>(axis);
+    return args.AppendTensors({2, 3}, node);
+  }
+
+  // (split_0 (split AXIS X)) or split_1: one output of the split.
+  absl::Status ParseSplitOutput(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(1); !s.ok()) return s;
+    const std::string& op = args.op();
+    const Sexpr& inner = args.at(0);
+    if (!inner.is_list || inner.items.size() != 3 || inner.items[0].atom != "split") {
+      return absl::InvalidArgumentError(absl::StrCat(op, " takes (split AXIS X)"));
+    }
+    int64_t axis = 0;
+    if (!absl::SimpleAtoi(inner.items[1].atom, &axis)) return absl::InvalidArgumentError("split: AXIS must be a number");
+    TASO_ASSIGN_OR_RETURN(a, Build(inner.items[2]));
+    node.kind = OpKind::kSplit;
+    node.params.axis = static_cast<int>(axis);
+    node.inputs = {a};
+    node.output = op == "split_1";
+    return absl::OkStatus();
+  }
+
+  // (transpose X PERM SHUFFLE), PERM like 1_0.
+  static absl::Status ParseTranspose(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(3); !s.ok()) return s;
+    node.kind = OpKind::kTranspose;
+    if (auto s = args.AppendTensors({0}, node); !s.ok()) return s;
+    for (absl::string_view d : absl::StrSplit(args.at(1).atom, '_')) {
+      int v = 0;
+      if (!absl::SimpleAtoi(d, &v)) return absl::InvalidArgumentError("transpose: perm is like 1_0");
+      node.params.perm.push_back(v);
+    }
+    TASO_ASSIGN_OR_RETURN(shuffle, args.Number(2));
+    node.params.shuffle = shuffle != 0;
+    return absl::OkStatus();
+  }
+
+  // (enlarge KERNEL_H KERNEL_W X)
+  static absl::Status ParseEnlarge(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(3); !s.ok()) return s;
+    node.kind = OpKind::kEnlarge;
+    TASO_ASSIGN_OR_RETURN(kh, args.Number(0));
+    TASO_ASSIGN_OR_RETURN(kw, args.Number(1));
+    node.params.kernel_h = static_cast<int>(kh);
+    node.params.kernel_w = static_cast<int>(kw);
+    return args.AppendTensors({2}, node);
+  }
+
+  // (Cpool DIMS...), (Iconv DIMS...), (Imatmul DIMS...), (Ones DIMS...)
+  static absl::Status ParseConstant(const Args& args, OperatorNode& node) {
+    const std::string& op = args.op();
+    node.kind = op == "Cpool"     ? OpKind::kConstPool
+                : op == "Iconv"   ? OpKind::kConstIConv
+                : op == "Imatmul" ? OpKind::kConstIMatMul
+                                  : OpKind::kConstOnes;
+    for (size_t i = 0; i < args.size(); ++i) {
+      TASO_ASSIGN_OR_RETURN(d, args.Number(i));
+      node.params.shape.push_back(d);
+    }
+    return absl::OkStatus();
+  }
+
+  // A subexpression written twice (the split under split_0 and split_1,
+  // or a shared operator in a multi-output side) is one node.
+  absl::StatusOr<TensorRef> AddOnce(const OperatorNode& node) {
+    std::string key = OpLabel(node.kind, node.params);
+    for (const TensorRef& t : node.inputs) absl::StrAppend(&key, " ", t.node, ":", t.index);
+    auto known = built_.find(key);
+    if (known != built_.end()) return known->second[node.output];
+    auto outs = graph.AddOp(node.kind, node.params, node.inputs);
+    if (!outs.ok()) return outs.status();
+    built_[key] = *outs;
+    return (*outs)[node.output];
+  }
+
   std::map<std::string, std::vector<TensorRef>> built_;
   absl::StatusOr<TensorRef> Variable(const std::string& spec) {
     const size_t at = spec.find('@');
@@ -380,6 +458,8 @@ class Builder {
   }
   std::map<std::string, TensorRef> vars_;
 };
+
+#undef TASO_ASSIGN_OR_RETURN
 
 absl::StatusOr<Graph> BuildSide(const Sexpr& side) {
   Builder b;

@@ -2,11 +2,12 @@
 
 #include "core/graph_proto.h"
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 // relu(conv(x, w)) with x of `channels` channels and w of `per_group` input
 // channels per group: a dense convolution when they are equal.

@@ -21,7 +21,7 @@ PACKAGES=(
   libonnx-dev              # ONNX 1.12: model import/export
   libonnx-testdata         # ONNX 1.12 conformance models (//core:onnx_testdata_test)
   python3-onnx             # build and inspect test models (/usr/bin/python3)
-  python3-torchvision      # ResNet-50 and friends exported to ONNX (bench/models/export_torchvision.py)
+  python3-torchvision      # ResNet-50 and friends exported to ONNX (models/export_torchvision.py)
   coinor-libcbc-dev        # CBC: ILP extraction for equality saturation
   time                     # /usr/bin/time: peak RSS in bench/extract_run.sh
 )
@@ -61,8 +61,8 @@ fi
 
 # CUDA is not a Debian package here; the GPU code builds against /usr/local/cuda
 # when it exists and its tests skip (saying why) where no GPU is present.
-if [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
-  echo "setup: warning: /usr/local/cuda/bin/nvcc not found; the GPU targets will not build" >&2
+if [[ ! -e /usr/local/cuda/lib/libcudart.so ]]; then
+  echo "setup: warning: /usr/local/cuda/lib/libcudart.so not found; the GPU targets will not build" >&2
 fi
 
 if [[ "${1:-}" != "--no-build" ]]; then

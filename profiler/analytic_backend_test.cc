@@ -4,11 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso::profiler {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 CanonicalSignature MustCanonicalize(OpKind kind, OpParams params, std::vector<TensorType> inputs) {
   auto c = Canonicalize(Signature{kind, std::move(params), std::move(inputs)});

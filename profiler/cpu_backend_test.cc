@@ -9,11 +9,12 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso::profiler {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 // A 2-D tensor stored column-major (the transposed layout of a matmul operand).
 TensorType ColumnMajor(int64_t rows, int64_t cols) {

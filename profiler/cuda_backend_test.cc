@@ -15,17 +15,16 @@
 #include "gtest/gtest.h"
 #include "profiler/signature.h"
 #include "profiler/timing.h"
+#include "testing/op_params.h"
+#include "testing/tensor_types.h"
 
 namespace taso::profiler {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
-
-TensorType Strided(std::vector<int64_t> dims, std::vector<int64_t> strides) {
-  TensorType t = F32(std::move(dims));
-  t.strides = std::move(strides);
-  return t;
-}
+using ::taso::testing::ConvParams;
+using ::taso::testing::F32;
+using ::taso::testing::Strided;
+using ::taso::testing::Window;
 
 Signature Sig(OpKind kind, std::vector<TensorType> inputs, OpParams params = {}) {
   Signature s;
@@ -33,23 +32,6 @@ Signature Sig(OpKind kind, std::vector<TensorType> inputs, OpParams params = {})
   s.params = std::move(params);
   s.inputs = std::move(inputs);
   return s;
-}
-
-OpParams Window(int kernel_h, int kernel_w, int stride, Padding padding) {
-  OpParams p;
-  p.kernel_h = kernel_h;
-  p.kernel_w = kernel_w;
-  p.stride_h = p.stride_w = stride;
-  p.padding = padding;
-  return p;
-}
-
-OpParams ConvParams(int stride, Padding padding, Activation activation = Activation::kNone) {
-  OpParams p;
-  p.stride_h = p.stride_w = stride;
-  p.padding = padding;
-  p.activation = activation;
-  return p;
 }
 
 // --- Always runs: no device needed. ---

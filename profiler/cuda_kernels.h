@@ -7,8 +7,10 @@
 // (a transposed view really is column-major on the device), which is why
 // every kernel here is handed strides rather than assuming row-major data.
 //
-// The plan builders live in cuda_kernels.cc; the support they share (status
-// conversion, Arena, layout checks) in cuda_backend.cc.
+// BuildPlan (cuda_kernels.cc) hands each operator to its kernel family's plan
+// builder (cuda_plans.h, one cuda_*_kernels.cc per family); what they share
+// lives in cuda_kernel_support.h, and status conversion, Arena and layout
+// checks in cuda_backend.cc.
 #ifndef TASO_PROFILER_CUDA_KERNELS_H_
 #define TASO_PROFILER_CUDA_KERNELS_H_
 

@@ -11,11 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso::profiler {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 OpSignature Relu(int64_t n) { return SignatureToProto(Signature{OpKind::kRelu, {}, {F32({n})}}); }
 

@@ -100,9 +100,9 @@ struct AxiomDef {
   std::function<z3::expr(Builder&)> build;  // the body, an equation
 };
 
-const std::vector<AxiomDef>& Definitions() {
-  static const auto* defs = new std::vector<AxiomDef>{
-      // Element-wise algebra.
+// Element-wise algebra.
+void AppendElementwiseLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"ewadd_assoc", "x+(y+z) = (x+y)+z"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.add(x, b.add(y, z)) == b.add(b.add(x, y), z); }},
       {{"ewadd_comm", "x+y = y+x"},
@@ -113,7 +113,12 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.mul(x, y) == b.mul(y, x); }},
       {{"ewmul_distrib", "(x+y)*z = x*z + y*z"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mul(b.add(x, y), z) == b.add(b.mul(x, z), b.mul(y, z)); }},
-      // Scalar multiplication.
+  });
+}
+
+// Scalar multiplication.
+void AppendScalarMulLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"smul_assoc", "sm(sm(x,y),w) = sm(x,y*w)"},
        // y and w are scalars, so sm(y,w) is the element-wise product (symbols.h).
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), w = b.T("w"); return b.smul(b.smul(x, y), w) == b.smul(x, b.mul(y, w)); }},
@@ -143,7 +148,12 @@ const std::vector<AxiomDef>& Definitions() {
       {{"smul_conv", "sm(conv_{s,p,none,g}(x,y),w) = conv_{s,p,none,g}(sm(x,w),y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), w = b.T("w"); auto c = b.AnyConv(false);
          return b.smul(b.conv(c, x, y), w) == b.conv(c, b.smul(x, w), y); }},
-      // Activations.
+  });
+}
+
+// Activations.
+void AppendActivationLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"relu_conv", "relu(conv_{s,p,none,g}(x,y)) = conv_{s,p,relu,g}(x,y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto c = b.AnyConv(false);
          Builder::Conv r{c.sh, c.sw, c.pad, b.N(kActRelu), c.groups};
@@ -154,7 +164,12 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto a = b.I("a"); return b.relu(b.cat(a, x, y)) == b.cat(a, b.relu(x), b.relu(y)); }},
       {{"relu_transpose", "relu(T_p x) = T_p relu(x)"},
        [](Builder& b) { auto x = b.T("x"); auto p = b.I("p"); return b.relu(b.tr(p, x)) == b.tr(p, b.relu(x)); }},
-      // Linearity of convolution and matmul.
+  });
+}
+
+// Linearity of convolution and matmul, and how they meet concat and split.
+void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"conv_ewadd_weight", "conv_{s,p,none,g}(x,y+z) = conv(x,y)+conv(x,z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(false);
          return b.conv(c, x, b.add(y, z)) == b.add(b.conv(c, x, y), b.conv(c, x, z)); }},
@@ -205,7 +220,12 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mm(b.add(x, y), z) == b.add(b.mm(x, z), b.mm(y, z)); }},
       {{"matmul_concat_left", "mm(cat_0(x,y),z) = cat_0(mm(x,z),mm(y,z))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mm(b.cat(0, x, y), z) == b.cat(0, b.mm(x, z), b.mm(y, z)); }},
-      // Transpose (2-D, perm (1,0)).
+  });
+}
+
+// Transpose (2-D, perm (1,0)).
+void AppendTransposeLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"transpose_involution", "T(T x) = x"},
        [](Builder& b) { auto x = b.T("x"); return b.tr2(b.tr2(x)) == x; }},
       {{"transpose_matmul", "T mm(x,y) = mm(T y,T x)"},
@@ -226,7 +246,12 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.add(x, y)) == b.add(b.tr2(x), b.tr2(y)); }},
       {{"transpose_ewmul", "T(x*y) = T x * T y"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.mul(x, y)) == b.mul(b.tr2(x), b.tr2(y)); }},
-      // Pooling and concat.
+  });
+}
+
+// Pooling and concat.
+void AppendPoolConcatLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"concat_pool_avg_channels", "cat_1(avg(x),avg(y)) = avg(cat_1(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool(); auto inc = b.I("include_pad");
          return b.cat(1, b.avg(p, x, inc), b.avg(p, y, inc)) == b.avg(p, b.cat(1, x, y), inc); }},
@@ -239,7 +264,12 @@ const std::vector<AxiomDef>& Definitions() {
       {{"concat_pool_max_channels", "cat_1(max(x),max(y)) = max(cat_1(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool();
          return b.cat(1, b.max(p, x), b.max(p, y)) == b.max(p, b.cat(1, x, y)); }},
-      // Constants.
+  });
+}
+
+// Constants.
+void AppendConstantLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"conv_const_pool", "conv_{s,p,none,C}(x, Cp(C,1,kh,kw)) = avg_{kh,kw,s,p}(x)"},
        [](Builder& b) { auto x = b.T("x"); auto ch = b.I("channels"), kh = b.I("kh"), kw = b.I("kw");
          auto sh = b.I("sh"), sw = b.I("sw"), pad = b.I("pad");
@@ -280,9 +310,14 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto kh = b.I("kh"), kw = b.I("kw");
          Builder::Conv c{b.N(1), b.N(1), b.N(kPadSame), b.I("act"), b.I("groups")};
          return b.conv(c, x, y) == b.conv(c, x, b.enlarge(kh, kw, y)); }},
-      // What the constants' values give (issue 13: size-3 pairs left unknown).
-      // Each law's sides exist on exactly the same shapes, so it equates no
-      // real term with one that cannot exist.
+  });
+}
+
+// What the constants' values give (issue 13: size-3 pairs left unknown).
+// Each law's sides exist on exactly the same shapes, so it equates no
+// real term with one that cannot exist.
+void AppendConstantValueLaws(std::vector<AxiomDef>& defs) {
+  defs.insert(defs.end(), {
       {{"ewmul_imatmul_idempotent", "I * I = I"},
        [](Builder& b) { auto n = b.I("n"); return b.mul(b.const_imatmul(n), b.const_imatmul(n)) == b.const_imatmul(n); }},
       // x * I is diagonal, and a diagonal matrix is its own transpose.
@@ -335,7 +370,24 @@ const std::vector<AxiomDef>& Definitions() {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto ch = b.I("channels");
          auto ci = b.const_iconv(ch, ch, b.I("kh"), b.I("kw"));
          return b.conv(b.UnitConv(), b.mul(x, ci), b.mul(y, ci)) == b.mul(x, b.mul(y, ci)); }},
-  };
+  });
+}
+
+// The axioms in a fixed order: the order is part of AxiomSetVersion and of
+// `axioms list`.
+const std::vector<AxiomDef>& Definitions() {
+  static const auto* defs = [] {
+    auto* list = new std::vector<AxiomDef>;
+    AppendElementwiseLaws(*list);
+    AppendScalarMulLaws(*list);
+    AppendActivationLaws(*list);
+    AppendConvMatMulLaws(*list);
+    AppendTransposeLaws(*list);
+    AppendPoolConcatLaws(*list);
+    AppendConstantLaws(*list);
+    AppendConstantValueLaws(*list);
+    return list;
+  }();
   return *defs;
 }
 

@@ -2,7 +2,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/graph_builder.h"
+#include "testing/op_params.h"
 #include "verifier/axioms.h"
+#include "verifier/prover_fixture.h"
 
 namespace taso::verifier {
 namespace {
@@ -10,54 +13,20 @@ namespace {
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-TensorType Shape(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
-
+using ::taso::testing::Axis;
+using ::taso::testing::Kernel;
+using ::taso::testing::ShapeParam;
+using ::taso::testing::WithActivation;
 // A small builder: tensors by name, so each side of a rule reads like the law.
-class G {
- public:
-  TensorRef In(const std::string& name, std::vector<int64_t> dims) { return g.AddInput(name, Shape(std::move(dims))); }
-  TensorRef W(const std::string& name, std::vector<int64_t> dims) { return g.AddWeight(name, Shape(std::move(dims))); }
-  TensorRef Op(OpKind kind, std::vector<TensorRef> in, OpParams p = {}) {
-    auto r = g.AddOp1(kind, p, in);
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? *r : TensorRef{};
-  }
-  std::vector<TensorRef> OpN(OpKind kind, std::vector<TensorRef> in, OpParams p = {}) {
-    auto r = g.AddOp(kind, p, in);
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? *r : std::vector<TensorRef>{};
-  }
-  G& Out(TensorRef t) {
-    g.AddOutput("out" + std::to_string(g.outputs().size()), t);
-    return *this;
-  }
-  Graph g;
-};
+using G = ::taso::testing::GraphBuilder;
 
-OpParams Axis(int a) {
-  OpParams p;
-  p.axis = a;
-  return p;
-}
-OpParams Conv(Activation act = Activation::kNone) {
-  OpParams p;
-  p.activation = act;
-  return p;
-}
-
-class ProverTest : public ::testing::Test {
+class ProverTest : public ProverFixture {
  protected:
-  void SetUp() override {
-    auto p = Prover::Create();
-    ASSERT_TRUE(p.ok()) << p.status();
-    prover = std::move(*p);
-  }
   ProofResult Prove(const G& a, const G& b, std::vector<std::pair<int, int>> outputs = {{0, 0}}) {
-    auto r = prover->Prove(a.g, b.g, outputs);
+    auto r = prover_->Prove(a.graph, b.graph, outputs);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : ProofResult{};
   }
-  std::unique_ptr<Prover> prover;
 };
 
 TEST_F(ProverTest, ProvesAssociativityAndNamesTheAxiom) {
@@ -80,12 +49,12 @@ TEST_F(ProverTest, ProvesConvReluFusion) {
   {
     auto i = a.In("i1", {2, 4, 5, 5});
     auto w = a.W("w4", {4, 4, 3, 3});
-    a.Out(a.Op(OpKind::kRelu, {a.Op(OpKind::kConv2D, {i, w}, Conv())}));
+    a.Out(a.Op(OpKind::kRelu, {a.Op(OpKind::kConv2D, {i, w}, OpParams{})}));
   }
   {
     auto i = b.In("i1", {2, 4, 5, 5});
     auto w = b.W("w4", {4, 4, 3, 3});
-    b.Out(b.Op(OpKind::kConv2D, {i, w}, Conv(Activation::kRelu)));
+    b.Out(b.Op(OpKind::kConv2D, {i, w}, WithActivation(Activation::kRelu)));
   }
   ProofResult r = Prove(a, b);
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
@@ -158,10 +127,10 @@ TEST_F(ProverTest, ChannelConcatLawNeedsDenseConvolutions) {
   auto build = [](std::vector<int64_t> wdims, G& a, G& b) {
     auto i1 = a.In("i1", {2, 4, 5, 5}), i2 = a.In("i2", {2, 4, 5, 5});
     auto w = a.W("w", wdims);
-    a.Out(a.Op(OpKind::kEwAdd, {a.Op(OpKind::kConv2D, {i1, w}, Conv()), a.Op(OpKind::kConv2D, {i2, w}, Conv())}));
+    a.Out(a.Op(OpKind::kEwAdd, {a.Op(OpKind::kConv2D, {i1, w}, OpParams{}), a.Op(OpKind::kConv2D, {i2, w}, OpParams{})}));
     auto j1 = b.In("i1", {2, 4, 5, 5}), j2 = b.In("i2", {2, 4, 5, 5});
     auto v = b.W("w", wdims);
-    b.Out(b.Op(OpKind::kConv2D, {b.Op(OpKind::kConcat, {j1, j2}, Axis(1)), b.Op(OpKind::kConcat, {v, v}, Axis(1))}, Conv()));
+    b.Out(b.Op(OpKind::kConv2D, {b.Op(OpKind::kConcat, {j1, j2}, Axis(1)), b.Op(OpKind::kConcat, {v, v}, Axis(1))}, OpParams{}));
   };
   G dense_a, dense_b;
   build({4, 4, 3, 3}, dense_a, dense_b);
@@ -193,7 +162,7 @@ TEST_F(ProverTest, WrongAxiomMakesAFalseRuleProvable) {
   options.extra_axioms_smt2 = {"(assert (forall ((x T) (y T)) (= (relu (ewadd x y)) (ewadd (relu x) (relu y)))))"};
   auto wrong = Prover::Create(options);
   ASSERT_TRUE(wrong.ok()) << wrong.status();
-  auto r = (*wrong)->Prove(a.g, b.g, {{0, 0}});
+  auto r = (*wrong)->Prove(a.graph, b.graph, {{0, 0}});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->outcome, ProofOutcome::kProved);
   EXPECT_THAT(r->axioms_used, Contains("extra0"));
@@ -203,34 +172,23 @@ TEST_F(ProverTest, BadRequestsAreErrors) {
   G a, b;
   a.Out(a.Op(OpKind::kRelu, {a.In("x1", {2, 4})}));
   b.Out(b.Op(OpKind::kRelu, {b.In("x1", {2, 4})}));
-  auto out_of_range = prover->Prove(a.g, b.g, {{0, 3}});
+  auto out_of_range = prover_->Prove(a.graph, b.graph, {{0, 3}});
   EXPECT_EQ(out_of_range.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(out_of_range.status().message(), HasSubstr("out of range"));
-  EXPECT_EQ(prover->Prove(a.g, b.g, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(prover_->Prove(a.graph, b.graph, {}).status().code(), absl::StatusCode::kInvalidArgument);
 
   G t;
-  t.Out(t.Op(OpKind::kMatMul, {t.In("x1", {2, 4}), t.W("w1", {4, 4})}, Conv(Activation::kTanh)));
-  auto unmodelled = prover->Prove(t.g, t.g, {{0, 0}});
+  t.Out(t.Op(OpKind::kMatMul, {t.In("x1", {2, 4}), t.W("w1", {4, 4})}, WithActivation(Activation::kTanh)));
+  auto unmodelled = prover_->Prove(t.graph, t.graph, {{0, 0}});
   EXPECT_EQ(unmodelled.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(unmodelled.status().message(), HasSubstr("tanh"));
 
   G biased;
   biased.Out(biased.Op(OpKind::kConv2D, {biased.In("x1", {1, 4, 5, 5}), biased.W("w1", {4, 4, 3, 3}),
                                          biased.W("w2", {4})}));
-  auto bias = prover->Prove(biased.g, biased.g, {{0, 0}});
+  auto bias = prover_->Prove(biased.graph, biased.graph, {{0, 0}});
   EXPECT_EQ(bias.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(bias.status().message(), HasSubstr("bias"));
-}
-
-OpParams Constant(std::vector<int64_t> shape) {
-  OpParams p;
-  p.shape = std::move(shape);
-  return p;
-}
-OpParams MaxPool3() {
-  OpParams p;
-  p.kernel_h = p.kernel_w = 3;
-  return p;
 }
 
 // The families issue 13 found unproved among the size-3 candidates, one
@@ -240,12 +198,12 @@ TEST_F(ProverTest, ProvesIdentityMatrixLaws) {
   G a, b;
   {
     auto w = a.W("w1", {4, 4});
-    auto i = a.Op(OpKind::kConstIMatMul, {}, Constant({4, 4}));
+    auto i = a.Op(OpKind::kConstIMatMul, {}, ShapeParam({4, 4}));
     a.Out(a.Op(OpKind::kEwMul, {i, a.Op(OpKind::kEwAdd, {w, i})}));
   }
   {
     auto w = b.W("w1", {4, 4});
-    auto i = b.Op(OpKind::kConstIMatMul, {}, Constant({4, 4}));
+    auto i = b.Op(OpKind::kConstIMatMul, {}, ShapeParam({4, 4}));
     b.Out(b.Op(OpKind::kEwAdd, {i, b.Op(OpKind::kEwMul, {w, i})}));
   }
   ProofResult r = Prove(a, b);
@@ -257,9 +215,9 @@ TEST_F(ProverTest, ProvesIdentityMatrixLaws) {
     OpParams t;
     t.perm = {1, 0};
     auto w = c.W("w1", {4, 4});
-    c.Out(c.Op(OpKind::kEwMul, {c.Op(OpKind::kTranspose, {w}, t), c.Op(OpKind::kConstIMatMul, {}, Constant({4, 4}))}));
+    c.Out(c.Op(OpKind::kEwMul, {c.Op(OpKind::kTranspose, {w}, t), c.Op(OpKind::kConstIMatMul, {}, ShapeParam({4, 4}))}));
   }
-  d.Out(d.Op(OpKind::kEwMul, {d.W("w1", {4, 4}), d.Op(OpKind::kConstIMatMul, {}, Constant({4, 4}))}));
+  d.Out(d.Op(OpKind::kEwMul, {d.W("w1", {4, 4}), d.Op(OpKind::kConstIMatMul, {}, ShapeParam({4, 4}))}));
   ProofResult diagonal = Prove(c, d);
   EXPECT_EQ(diagonal.outcome, ProofOutcome::kProved) << diagonal.detail;
   EXPECT_THAT(diagonal.axioms_used, Contains("transpose_diagonal"));
@@ -270,13 +228,13 @@ TEST_F(ProverTest, ProvesMaxPoolingOfConstants) {
   G a, b;
   {
     auto i = a.In("i1", {2, 4, 5, 5});
-    auto ones = a.Op(OpKind::kConstOnes, {}, Constant({2, 4, 5, 5}));
-    a.Out(a.Op(OpKind::kConcat, {a.Op(OpKind::kPoolMax, {i}, MaxPool3()), ones}, Axis(1)));
+    auto ones = a.Op(OpKind::kConstOnes, {}, ShapeParam({2, 4, 5, 5}));
+    a.Out(a.Op(OpKind::kConcat, {a.Op(OpKind::kPoolMax, {i}, Kernel(3, 3)), ones}, Axis(1)));
   }
   {
     auto i = b.In("i1", {2, 4, 5, 5});
-    auto ones = b.Op(OpKind::kConstOnes, {}, Constant({2, 4, 5, 5}));
-    b.Out(b.Op(OpKind::kPoolMax, {b.Op(OpKind::kConcat, {i, ones}, Axis(1))}, MaxPool3()));
+    auto ones = b.Op(OpKind::kConstOnes, {}, ShapeParam({2, 4, 5, 5}));
+    b.Out(b.Op(OpKind::kPoolMax, {b.Op(OpKind::kConcat, {i, ones}, Axis(1))}, Kernel(3, 3)));
   }
   ProofResult r = Prove(a, b);
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
@@ -284,12 +242,12 @@ TEST_F(ProverTest, ProvesMaxPoolingOfConstants) {
   // max(w + Cp) = Cp + max(w): adding a constant commutes with the maximum.
   G c, d;
   {
-    auto cp = c.Op(OpKind::kConstPool, {}, Constant({4, 1, 3, 3}));
-    c.Out(c.Op(OpKind::kPoolMax, {c.Op(OpKind::kEwAdd, {c.W("w13", {4, 1, 3, 3}), cp})}, MaxPool3()));
+    auto cp = c.Op(OpKind::kConstPool, {}, ShapeParam({4, 1, 3, 3}));
+    c.Out(c.Op(OpKind::kPoolMax, {c.Op(OpKind::kEwAdd, {c.W("w13", {4, 1, 3, 3}), cp})}, Kernel(3, 3)));
   }
   {
-    auto cp = d.Op(OpKind::kConstPool, {}, Constant({4, 1, 3, 3}));
-    d.Out(d.Op(OpKind::kEwAdd, {cp, d.Op(OpKind::kPoolMax, {d.W("w13", {4, 1, 3, 3})}, MaxPool3())}));
+    auto cp = d.Op(OpKind::kConstPool, {}, ShapeParam({4, 1, 3, 3}));
+    d.Out(d.Op(OpKind::kEwAdd, {cp, d.Op(OpKind::kPoolMax, {d.W("w13", {4, 1, 3, 3})}, Kernel(3, 3))}));
   }
   ProofResult shifted = Prove(c, d);
   EXPECT_EQ(shifted.outcome, ProofOutcome::kProved) << shifted.detail;
@@ -298,9 +256,9 @@ TEST_F(ProverTest, ProvesMaxPoolingOfConstants) {
 
 TEST_F(ProverTest, ProvesReluThroughOnesTimesAScalar) {
   G a, b;
-  a.Out(a.Op(OpKind::kRelu, {a.Op(OpKind::kScalarMul, {a.Op(OpKind::kConstOnes, {}, Constant({2, 4, 5, 5})),
+  a.Out(a.Op(OpKind::kRelu, {a.Op(OpKind::kScalarMul, {a.Op(OpKind::kConstOnes, {}, ShapeParam({2, 4, 5, 5})),
                                                        a.In("s0", {})})}));
-  b.Out(b.Op(OpKind::kScalarMul, {b.Op(OpKind::kConstOnes, {}, Constant({2, 4, 5, 5})),
+  b.Out(b.Op(OpKind::kScalarMul, {b.Op(OpKind::kConstOnes, {}, ShapeParam({2, 4, 5, 5})),
                                   b.Op(OpKind::kRelu, {b.In("s0", {})})}));
   ProofResult r = Prove(a, b);
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
@@ -311,12 +269,12 @@ TEST_F(ProverTest, ProvesLawsOfTheIdentityKernelAsData) {
   // conv_relu(Ci, w) = conv(Ci, relu w): each output is one entry of w or 0.
   G a, b;
   {
-    auto ci = a.Op(OpKind::kConstIConv, {}, Constant({4, 4, 3, 3}));
-    a.Out(a.Op(OpKind::kConv2D, {ci, a.W("w6", {4, 4, 3, 3})}, Conv(Activation::kRelu)));
+    auto ci = a.Op(OpKind::kConstIConv, {}, ShapeParam({4, 4, 3, 3}));
+    a.Out(a.Op(OpKind::kConv2D, {ci, a.W("w6", {4, 4, 3, 3})}, WithActivation(Activation::kRelu)));
   }
   {
-    auto ci = b.Op(OpKind::kConstIConv, {}, Constant({4, 4, 3, 3}));
-    b.Out(b.Op(OpKind::kConv2D, {ci, b.Op(OpKind::kRelu, {b.W("w6", {4, 4, 3, 3})})}, Conv()));
+    auto ci = b.Op(OpKind::kConstIConv, {}, ShapeParam({4, 4, 3, 3}));
+    b.Out(b.Op(OpKind::kConv2D, {ci, b.Op(OpKind::kRelu, {b.W("w6", {4, 4, 3, 3})})}, OpParams{}));
   }
   ProofResult r = Prove(a, b);
   EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
@@ -324,11 +282,11 @@ TEST_F(ProverTest, ProvesLawsOfTheIdentityKernelAsData) {
   // conv_relu(Ci, w*Ci) = relu(w*Ci): the centre diagonal stays in place.
   G c, d;
   {
-    auto ci = c.Op(OpKind::kConstIConv, {}, Constant({4, 4, 3, 3}));
-    c.Out(c.Op(OpKind::kConv2D, {ci, c.Op(OpKind::kEwMul, {c.W("w6", {4, 4, 3, 3}), ci})}, Conv(Activation::kRelu)));
+    auto ci = c.Op(OpKind::kConstIConv, {}, ShapeParam({4, 4, 3, 3}));
+    c.Out(c.Op(OpKind::kConv2D, {ci, c.Op(OpKind::kEwMul, {c.W("w6", {4, 4, 3, 3}), ci})}, WithActivation(Activation::kRelu)));
   }
   {
-    auto ci = d.Op(OpKind::kConstIConv, {}, Constant({4, 4, 3, 3}));
+    auto ci = d.Op(OpKind::kConstIConv, {}, ShapeParam({4, 4, 3, 3}));
     d.Out(d.Op(OpKind::kRelu, {d.Op(OpKind::kEwMul, {d.W("w6", {4, 4, 3, 3}), ci})}));
   }
   ProofResult diagonal = Prove(c, d);

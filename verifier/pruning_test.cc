@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/graph_builder.h"
 #include "verifier/candidate.h"
 
 namespace taso::verifier {
@@ -10,34 +11,26 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-TensorType Shape(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
-
 // Builds one side of a rule from a tiny expression language over named
 // variables: each call returns the tensor.
-class Side {
+class Side : public ::taso::testing::GraphBuilder {
  public:
   TensorRef V(const std::string& name) {
     auto it = vars_.find(name);
     if (it != vars_.end()) return it->second;
     static const std::map<char, std::vector<int64_t>> shapes = {
         {'x', {2, 4}}, {'w', {4, 4}}, {'i', {2, 4, 5, 5}}, {'k', {4, 4, 3, 3}}, {'d', {4, 1, 3, 3}}};
-    TensorRef t = name[0] == 'w' || name[0] == 'k' || name[0] == 'd' ? g.AddWeight(name, Shape(shapes.at(name[0])))
-                                                                      : g.AddInput(name, Shape(shapes.at(name[0])));
+    TensorRef t = name[0] == 'w' || name[0] == 'k' || name[0] == 'd' ? W(name, shapes.at(name[0])) : In(name, shapes.at(name[0]));
     vars_[name] = t;
     return t;
   }
-  TensorRef Op(OpKind kind, std::vector<TensorRef> in, OpParams p = {}) {
-    auto r = g.AddOp1(kind, p, in);
-    EXPECT_TRUE(r.ok()) << r.status();
-    return *r;
-  }
   TensorRef Add(TensorRef a, TensorRef b) { return Op(OpKind::kEwAdd, {a, b}); }
   TensorRef Relu(TensorRef a) { return Op(OpKind::kRelu, {a}); }
+  // Outputs named o0, o1, ...
   Side& Out(TensorRef t) {
-    g.AddOutput("o" + std::to_string(g.outputs().size()), t);
+    graph.AddOutput("o" + std::to_string(graph.outputs().size()), t);
     return *this;
   }
-  Graph g;
 
  private:
   std::map<std::string, TensorRef> vars_;
@@ -45,8 +38,8 @@ class Side {
 
 rules::Rule MakeRule(const std::string& id, const Side& a, const Side& b,
                      rules::RuleStatus status = rules::RULE_STATUS_PROVED) {
-  CandidateGraphs graphs{a.g, b.g, {}};
-  for (size_t i = 0; i < a.g.outputs().size(); ++i) graphs.outputs.emplace_back(i, i);
+  CandidateGraphs graphs{a.graph, b.graph, {}};
+  for (size_t i = 0; i < a.graph.outputs().size(); ++i) graphs.outputs.emplace_back(i, i);
   rules::Rule r = RuleFromGraphs(graphs);
   r.set_id(id);
   r.set_status(status);

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
+#include "verifier/prover_fixture.h"
 
 namespace taso::verifier {
 namespace {
@@ -44,13 +45,8 @@ FuzzOptions Options(int instances) {
   return o;
 }
 
-class RuleFuzzTest : public ::testing::Test {
+class RuleFuzzTest : public ProverFixture {
  protected:
-  void SetUp() override {
-    auto p = Prover::Create();
-    ASSERT_TRUE(p.ok()) << p.status();
-    prover_ = std::move(*p);
-  }
   // Proved here, so the conditions are the ones a real proof records.
   rules::Rule Proved(const std::string& line, const std::string& id) {
     rules::Rule rule = Parse(line, id);
@@ -59,7 +55,6 @@ class RuleFuzzTest : public ::testing::Test {
     EXPECT_TRUE(rule.has_conditions()) << line;
     return rule;
   }
-  std::unique_ptr<Prover> prover_;
 };
 
 TEST_F(RuleFuzzTest, ProvedRulesHoldAtShapesOtherThanTheirOwn) {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Exports a torchvision model with random weights to ONNX for the optimizer
-benchmarks: bench/models/export_torchvision.py NAME OUT.onnx, NAME one of
+benchmarks: models/export_torchvision.py NAME OUT.onnx, NAME one of
 resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3
 
 Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,

@@ -2,13 +2,13 @@
 // batch norm folded into the convolutions, relu fused into every conv that
 // is not followed by a residual add. Weights carry types but no data, so
 // the graph serves cost estimates and optimisation, not inference.
-#ifndef TASO_BENCH_MODELS_RESNET50_H_
-#define TASO_BENCH_MODELS_RESNET50_H_
+#ifndef TASO_MODELS_RESNET50_H_
+#define TASO_MODELS_RESNET50_H_
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 
-namespace taso::bench {
+namespace taso::models {
 
 // Input "data" f32[batch,3,image,image]; one output "logits" f32[batch,1000].
 // 53 conv2d nodes: the 7x7/2 stem, 16 bottleneck blocks of three convs
@@ -18,6 +18,6 @@ namespace taso::bench {
 // so smaller images build too. InvalidArgument when batch or image < 1.
 absl::StatusOr<taso::Graph> BuildResNet50(int batch = 1, int image = 224);
 
-}  // namespace taso::bench
+}  // namespace taso::models
 
-#endif  // TASO_BENCH_MODELS_RESNET50_H_
+#endif  // TASO_MODELS_RESNET50_H_

@@ -1,4 +1,4 @@
-#include "bench/models/resnet50.h"
+#include "models/resnet50.h"
 
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace taso::bench {
+namespace taso::models {
 namespace {
 
 // Appends operators to a graph, remembering the first error so the network
@@ -124,4 +124,4 @@ absl::StatusOr<Graph> BuildResNet50(int batch, int image) {
   return graph;
 }
 
-}  // namespace taso::bench
+}  // namespace taso::models

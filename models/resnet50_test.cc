@@ -1,8 +1,8 @@
-#include "bench/models/resnet50.h"
+#include "models/resnet50.h"
 
 #include "gtest/gtest.h"
 
-namespace taso::bench {
+namespace taso::models {
 namespace {
 
 int CountOps(const Graph& graph, OpKind kind) {
@@ -74,4 +74,4 @@ TEST(ResNet50Test, RejectsEmptyShapes) {
 }
 
 }  // namespace
-}  // namespace taso::bench
+}  // namespace taso::models

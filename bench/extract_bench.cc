@@ -31,7 +31,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/extract.h"
 
 ABSL_FLAG(std::string, problem, "",
           "extraction problem written by TASO_ILP_DUMP; several, comma-separated, are solved as one (their disjoint "

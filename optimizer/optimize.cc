@@ -6,10 +6,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/onnx_export.h"
+#include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/epilogue_fusion.h"
-#include "optimizer/eqsat.h"
+#include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
 #include "optimizer/structural_rules.h"
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_export.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"

@@ -1,4 +1,4 @@
-#include "core/onnx_common.h"
+#include "optimizer/onnx/onnx_common.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/extract.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "optimizer/extract_internal.h"
+#include "optimizer/eqsat/extract_internal.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {

@@ -1,14 +1,14 @@
 // Helpers extract.cc (greedy, problems) and extract_ilp.cc (the ILP) share;
 // not part of the optimizer's interface.
-#ifndef TASO_OPTIMIZER_EXTRACT_INTERNAL_H_
-#define TASO_OPTIMIZER_EXTRACT_INTERNAL_H_
+#ifndef TASO_OPTIMIZER_EQSAT_EXTRACT_INTERNAL_H_
+#define TASO_OPTIMIZER_EQSAT_EXTRACT_INTERNAL_H_
 
 #include <cstddef>
 #include <limits>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/extract.h"
 
 namespace taso::optimizer::extract_internal {
 
@@ -37,4 +37,4 @@ std::vector<std::vector<int>> FindCycles(const ExtractionProblem& p, const std::
 
 }  // namespace taso::optimizer::extract_internal
 
-#endif  // TASO_OPTIMIZER_EXTRACT_INTERNAL_H_
+#endif  // TASO_OPTIMIZER_EQSAT_EXTRACT_INTERNAL_H_

@@ -1,12 +1,12 @@
 // The IR back to ONNX, inside the metadata of the model it was imported from.
-#ifndef TASO_CORE_ONNX_EXPORT_H_
-#define TASO_CORE_ONNX_EXPORT_H_
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_import.h"
 
 namespace taso {
 
@@ -22,4 +22,4 @@ absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& grap
 
 }  // namespace taso
 
-#endif  // TASO_CORE_ONNX_EXPORT_H_
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/interpreter.h"
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_export.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"

@@ -1,4 +1,4 @@
-#include "optimizer/match.h"
+#include "optimizer/backtrack/match.h"
 
 #include <algorithm>
 #include <set>

@@ -1,8 +1,8 @@
 // The ONNX importer's state, shared by onnx_import.cc (model-level work:
 // parsing, sorting, checking, types, opaque nodes) and onnx_import_ops.cc
 // (lowering the operators the IR models). Not part of the public API.
-#ifndef TASO_CORE_ONNX_IMPORT_INTERNAL_H_
-#define TASO_CORE_ONNX_IMPORT_INTERNAL_H_
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_IMPORT_INTERNAL_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_IMPORT_INTERNAL_H_
 
 #include <cstdint>
 #include <deque>
@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "onnx/onnx_pb.h"
 
 namespace taso::onnx_internal {
@@ -114,4 +114,4 @@ class Importer {
 
 }  // namespace taso::onnx_internal
 
-#endif  // TASO_CORE_ONNX_IMPORT_INTERNAL_H_
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_IMPORT_INTERNAL_H_

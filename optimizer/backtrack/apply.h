@@ -1,12 +1,12 @@
 // Applying a rewrite at a match: the matched operators are replaced by the
 // rule's right side over the bound tensors, their readers are redirected, and
 // what became dead is removed (graph inputs always stay).
-#ifndef TASO_OPTIMIZER_APPLY_H_
-#define TASO_OPTIMIZER_APPLY_H_
+#ifndef TASO_OPTIMIZER_BACKTRACK_APPLY_H_
+#define TASO_OPTIMIZER_BACKTRACK_APPLY_H_
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/match.h"
 #include "optimizer/rewrite_rule.h"
 
 namespace taso::optimizer {
@@ -22,4 +22,4 @@ absl::StatusOr<Graph> RemoveDeadNodes(const Graph& graph);
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_APPLY_H_
+#endif  // TASO_OPTIMIZER_BACKTRACK_APPLY_H_

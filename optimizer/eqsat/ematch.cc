@@ -1,4 +1,4 @@
-#include "optimizer/ematch.h"
+#include "optimizer/eqsat/ematch.h"
 
 #include <algorithm>
 #include <set>

@@ -1,4 +1,4 @@
-#include "optimizer/apply.h"
+#include "optimizer/backtrack/apply.h"
 
 #include <map>
 #include <set>

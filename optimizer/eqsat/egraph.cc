@@ -1,4 +1,4 @@
-#include "optimizer/egraph.h"
+#include "optimizer/eqsat/egraph.h"
 
 #include <algorithm>
 

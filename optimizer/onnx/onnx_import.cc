@@ -2,7 +2,7 @@
 // order in the file loads), run the ONNX checker and strict shape inference,
 // then walk the nodes: constants, lowered operators (onnx_import_ops.cc) and
 // opaque nodes.
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_import.h"
 
 #include <algorithm>
 #include <climits>
@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/onnx_common.h"
-#include "core/onnx_import_internal.h"
+#include "optimizer/onnx/onnx_common.h"
+#include "optimizer/onnx/onnx_import_internal.h"
 #include "core/op_registry.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/defs/schema.h"

@@ -14,8 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "optimizer/extract.h"
-#include "optimizer/extract_internal.h"
+#include "optimizer/eqsat/extract.h"
+#include "optimizer/eqsat/extract_internal.h"
 
 namespace taso::optimizer {
 

@@ -1,8 +1,8 @@
 // Helpers shared by the ONNX importer and exporter: element types, tensor
 // bytes, attributes, and the ONNX library's checker behind a Status (the
 // library reports errors by throwing; nothing thrown may cross our APIs).
-#ifndef TASO_CORE_ONNX_COMMON_H_
-#define TASO_CORE_ONNX_COMMON_H_
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_COMMON_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_COMMON_H_
 
 #include <cstdint>
 #include <optional>
@@ -71,4 +71,4 @@ absl::Status RunOnnxChecker(const onnx::ModelProto& model);
 
 }  // namespace taso::onnx_internal
 
-#endif  // TASO_CORE_ONNX_COMMON_H_
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_COMMON_H_

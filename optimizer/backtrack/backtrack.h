@@ -3,8 +3,8 @@
 // match; a new graph is kept when it costs less than alpha times the best so
 // far (alpha > 1 lets the search pass through slightly worse graphs to reach
 // better ones). Graphs are de-duplicated by structural hash.
-#ifndef TASO_OPTIMIZER_BACKTRACK_H_
-#define TASO_OPTIMIZER_BACKTRACK_H_
+#ifndef TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
+#define TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
 
 #include <map>
 #include <string>
@@ -38,4 +38,4 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_BACKTRACK_H_
+#endif  // TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_

@@ -15,8 +15,8 @@
 // promise equal dims and dtype) and whether its value is constant (some
 // member is computed from weights and constants only, so it can be folded
 // before the model runs).
-#ifndef TASO_OPTIMIZER_EGRAPH_H_
-#define TASO_OPTIMIZER_EGRAPH_H_
+#ifndef TASO_OPTIMIZER_EQSAT_EGRAPH_H_
+#define TASO_OPTIMIZER_EQSAT_EGRAPH_H_
 
 #include <memory>
 #include <optional>
@@ -139,4 +139,4 @@ absl::StatusOr<GraphEGraph> EGraphFromGraph(const Graph& graph);
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_EGRAPH_H_
+#endif  // TASO_OPTIMIZER_EQSAT_EGRAPH_H_

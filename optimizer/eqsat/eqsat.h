@@ -14,8 +14,8 @@
 //
 // Multi-output rules match many more places (pairs of matches), so, as in
 // Tensat, they only run in the first `multi_pattern_iteration_limit` rounds.
-#ifndef TASO_OPTIMIZER_EQSAT_H_
-#define TASO_OPTIMIZER_EQSAT_H_
+#ifndef TASO_OPTIMIZER_EQSAT_EQSAT_H_
+#define TASO_OPTIMIZER_EQSAT_EQSAT_H_
 
 #include <map>
 #include <string>
@@ -76,4 +76,4 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_EQSAT_H_
+#endif  // TASO_OPTIMIZER_EQSAT_EQSAT_H_

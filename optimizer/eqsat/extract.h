@@ -41,8 +41,8 @@
 //
 // Setting TASO_ILP_DUMP=FILE makes ExtractIlp write its problem to FILE
 // (WriteExtractionProblem) first, for bench/extract_bench.
-#ifndef TASO_OPTIMIZER_EXTRACT_H_
-#define TASO_OPTIMIZER_EXTRACT_H_
+#ifndef TASO_OPTIMIZER_EQSAT_EXTRACT_H_
+#define TASO_OPTIMIZER_EQSAT_EXTRACT_H_
 
 #include <map>
 #include <string>
@@ -53,7 +53,7 @@
 #include "absl/time/time.h"
 #include "core/graph.h"
 #include "optimizer/cost_model.h"
-#include "optimizer/egraph.h"
+#include "optimizer/eqsat/egraph.h"
 
 namespace taso::optimizer {
 
@@ -189,4 +189,4 @@ absl::StatusOr<Graph> BuildGraph(const EGraph& egraph, const Extraction& extract
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_EXTRACT_H_
+#endif  // TASO_OPTIMIZER_EQSAT_EXTRACT_H_

@@ -4,8 +4,8 @@
 // ever dropped. Whatever the model, ImportOnnx returns a status and never
 // crashes: malformed models are InvalidArgument with a message naming the
 // node or value at fault.
-#ifndef TASO_CORE_ONNX_IMPORT_H_
-#define TASO_CORE_ONNX_IMPORT_H_
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_
 
 #include <cstdint>
 #include <map>
@@ -60,4 +60,4 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
 
 }  // namespace taso
 
-#endif  // TASO_CORE_ONNX_IMPORT_H_
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_

@@ -1,4 +1,4 @@
-#include "optimizer/eqsat.h"
+#include "optimizer/eqsat/eqsat.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/op_registry.h"
-#include "optimizer/egraph.h"
-#include "optimizer/ematch.h"
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/ematch.h"
+#include "optimizer/eqsat/extract.h"
 
 namespace taso::optimizer {
 namespace {

@@ -1,7 +1,7 @@
 // Equality saturation with e-graphs: every graph a search returns is checked
 // against the float interpreter on deterministic random inputs, and costs
 // come from a real in-process profiler (the analytic backend, deterministic).
-#include "optimizer/eqsat.h"
+#include "optimizer/eqsat/eqsat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,9 +15,9 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
-#include "optimizer/egraph.h"
-#include "optimizer/ematch.h"
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/ematch.h"
+#include "optimizer/eqsat/extract.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/structural_rules.h"
 #include "optimizer/test_util.h"

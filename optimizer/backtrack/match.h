@@ -1,8 +1,8 @@
 // Finding a rewrite's pattern in a graph: an injective map from the pattern's
 // operator nodes to the graph's, with equal operators and parameters and
 // consistent inputs, and a binding of each pattern variable to a tensor.
-#ifndef TASO_OPTIMIZER_MATCH_H_
-#define TASO_OPTIMIZER_MATCH_H_
+#ifndef TASO_OPTIMIZER_BACKTRACK_MATCH_H_
+#define TASO_OPTIMIZER_BACKTRACK_MATCH_H_
 
 #include <map>
 #include <string>
@@ -58,4 +58,4 @@ std::vector<Match> FindMatches(const RewriteRule& rule, const GraphIndex& index,
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_MATCH_H_
+#endif  // TASO_OPTIMIZER_BACKTRACK_MATCH_H_

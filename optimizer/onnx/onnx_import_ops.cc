@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "core/onnx_common.h"
-#include "core/onnx_import_internal.h"
+#include "optimizer/onnx/onnx_common.h"
+#include "optimizer/onnx/onnx_import_internal.h"
 #include "core/op_registry.h"
 
 namespace taso::onnx_internal {

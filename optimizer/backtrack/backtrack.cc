@@ -1,4 +1,4 @@
-#include "optimizer/backtrack.h"
+#include "optimizer/backtrack/backtrack.h"
 
 #include <queue>
 #include <set>
@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
-#include "optimizer/apply.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/apply.h"
+#include "optimizer/backtrack/match.h"
 
 namespace taso::optimizer {
 namespace {

@@ -8,15 +8,15 @@
 // the root's operation. Multi-output patterns are matched one output at a
 // time and the per-output matches are joined where they agree on every
 // pattern node they share (the variables, and e.g. a split both outputs read).
-#ifndef TASO_OPTIMIZER_EMATCH_H_
-#define TASO_OPTIMIZER_EMATCH_H_
+#ifndef TASO_OPTIMIZER_EQSAT_EMATCH_H_
+#define TASO_OPTIMIZER_EQSAT_EMATCH_H_
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "optimizer/egraph.h"
+#include "optimizer/eqsat/egraph.h"
 #include "optimizer/rewrite_rule.h"
 
 namespace taso::optimizer {
@@ -73,4 +73,4 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
 
 }  // namespace taso::optimizer
 
-#endif  // TASO_OPTIMIZER_EMATCH_H_
+#endif  // TASO_OPTIMIZER_EQSAT_EMATCH_H_

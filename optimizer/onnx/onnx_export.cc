@@ -1,4 +1,4 @@
-#include "core/onnx_export.h"
+#include "optimizer/onnx/onnx_export.h"
 
 #include <cstring>
 #include <map>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/interpreter.h"
-#include "core/onnx_common.h"
+#include "optimizer/onnx/onnx_common.h"
 #include "core/op_registry.h"
 #include "onnx/onnx_pb.h"
 

@@ -41,14 +41,17 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
   std::priority_queue<Candidate, std::vector<Candidate>, Worse> queue;
   int serial = 0;
   queue.push({*initial, serial++, std::make_shared<Graph>(graph), std::make_shared<std::map<std::string, int>>()});
-  std::string stop = "queue exhausted: no rewrite gives a graph within alpha of the best";
+  SearchStop stop = SearchStop::kQueueExhausted;
+  std::string stop_detail = "queue exhausted: no rewrite gives a graph within alpha of the best";
   while (!queue.empty()) {
     if (result.report.expanded >= options.budget) {
-      stop = absl::StrCat("budget of ", options.budget, " expanded graphs");
+      stop = SearchStop::kBudget;
+      stop_detail = absl::StrCat("budget of ", options.budget, " expanded graphs");
       break;
     }
     if (absl::Now() - start > options.time_limit) {
-      stop = absl::StrCat("time limit of ", absl::FormatDuration(options.time_limit));
+      stop = SearchStop::kTimeLimit;
+      stop_detail = absl::StrCat("time limit of ", absl::FormatDuration(options.time_limit));
       break;
     }
     Candidate current = queue.top();
@@ -82,6 +85,7 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
     }
   }
   result.report.stop_reason = stop;
+  result.report.stop_detail = std::move(stop_detail);
   result.report.elapsed = absl::Now() - start;
   return result;
 }

@@ -289,7 +289,8 @@ TEST_F(SearchTest, BacktrackingFindsConvReluFusion) {
   EXPECT_EQ(result->best.num_ops(), 1);
   ASSERT_EQ(result->report.rules_applied.size(), 1u);
   EXPECT_NE(result->report.rules_applied.begin()->first.find("fuse:conv2d+relu"), std::string::npos);
-  EXPECT_FALSE(result->report.stop_reason.empty());
+  EXPECT_EQ(result->report.stop_reason, SearchStop::kQueueExhausted);
+  EXPECT_FALSE(result->report.stop_detail.empty());
   ExpectEquivalent(host, result->best);
 }
 

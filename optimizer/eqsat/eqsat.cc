@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/op_registry.h"
@@ -203,62 +204,45 @@ class Applier {
   int epoch_ = 0;
 };
 
-std::string ExtractionName(const Extraction& e) {
+std::string IlpDetail(const Extraction& e) {
   if (e.optimal) return "ilp optimal";
   return e.time_limited ? "ilp (time limit, best found)" : "ilp (best found)";
 }
 
-}  // namespace
+ExtractionOutcome IlpStatus(const Extraction& e) {
+  if (e.optimal) return ExtractionOutcome::kIlpOptimal;
+  return e.time_limited ? ExtractionOutcome::kIlpTimeLimit : ExtractionOutcome::kIlpStopped;
+}
 
-absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
-                                        const EqsatOptions& options) {
-  const absl::Time start = absl::Now();
-  if (absl::Status s = graph.Validate(); !s.ok()) return s;
-  auto initial = cost.GraphCost(graph);
-  if (!initial.ok()) return initial.status();
-  auto built = EGraphFromGraph(graph);
-  if (!built.ok()) return built.status();
-  EGraph& eg = built->egraph;
-  const std::vector<EClassId>& roots = built->outputs;
+// One round: search every rule on the clean e-graph, then apply everything
+// found, then rebuild. Sets `stop` when a limit cut the round short.
+class SaturationRound {
+ public:
+  SaturationRound(Saturation& sat, const EqsatOptions& options, absl::Time start)
+      : sat_(sat), options_(options), start_(start), applier_(sat.egraph) {}
 
-  EqsatResult result;
-  SearchReport& report = result.report;
-  report.initial_cost_ms = *initial;
-  std::vector<CompiledRule> compiled;
-  compiled.reserve(rules.size());
-  for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
+  bool OverTime() const { return absl::Now() - start_ > options_.time_limit; }
 
-  auto over_time = [&] { return absl::Now() - start > options.time_limit; };
-  const std::string time_stop = absl::StrCat("time limit ", absl::FormatDuration(options.time_limit));
-  const std::string node_stop = absl::StrCat("node limit ", options.node_limit);
-  Applier applier(eg);
-  // Per e-node id: the application that created it (-1: the input's or
-  // found existing); per application: its rule's name.
-  std::vector<int> created_by(eg.enode_capacity(), -1);
-  std::vector<const std::string*> applied_rule;
-  std::vector<int> match_cap(compiled.size(), std::max(1, options.max_matches_per_rule));
-  std::string stop;
-  while (stop.empty()) {
-    if (result.iterations >= options.iteration_limit) {
-      stop = absl::StrCat("iteration limit ", options.iteration_limit);
-      break;
-    }
-    if (over_time()) {
-      stop = time_stop;
-      break;
-    }
-    if (eg.num_enodes() > options.node_limit) {
-      stop = node_stop;
-      break;
-    }
-    // Search every rule on the clean e-graph, then apply everything found.
+  void StopForTime() {
+    sat_.stop_reason = SearchStop::kTimeLimit;
+    sat_.stop_detail = absl::StrCat("time limit ", absl::FormatDuration(options_.time_limit));
+  }
+  void StopForNodes() {
+    sat_.stop_reason = SearchStop::kNodeLimit;
+    sat_.stop_detail = absl::StrCat("node limit ", options_.node_limit);
+  }
+  bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
+
+  // Returns whether the round changed the e-graph or left matches unapplied.
+  bool Run(const std::vector<CompiledRule>& compiled, std::vector<int>& match_cap) {
+    EGraph& eg = sat_.egraph;
     const EMatchIndex index(eg);
     std::vector<std::pair<const CompiledRule*, std::vector<EMatch>>> found;
     bool truncated = false;
     for (size_t i = 0; i < compiled.size(); ++i) {
       const CompiledRule& r = compiled[i];
       if (!r.valid) continue;
-      if (r.pattern.multi_output() && result.iterations >= options.multi_pattern_iteration_limit) continue;
+      if (r.pattern.multi_output() && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
       bool cut = false;
       found.emplace_back(&r, FindEMatches(r.pattern, index, match_cap[i], &cut));
       // Matches are enumerated in the same order every round: a rule cut
@@ -266,104 +250,186 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
       // the matches it already applied.
       if (cut) match_cap[i] *= 2;
       truncated = truncated || cut;
-      if (over_time()) break;
+      if (OverTime()) break;
     }
     bool changed = false;
     int applications = 0;
     for (const auto& [rule, matches] : found) {
       for (const EMatch& m : matches) {
-        const int first_new = eg.enode_capacity();
-        const ApplyOutcome outcome = applier.Apply(*rule, m);
-        if (outcome.rejected) {
-          ++report.rejected;
-        } else if (outcome.added > 0 || outcome.merged) {
-          ++report.rules_applied[rule->rule->name];
-          created_by.resize(eg.enode_capacity(), -1);
-          for (int id = first_new; id < eg.enode_capacity(); ++id) created_by[id] = static_cast<int>(applied_rule.size());
-          applied_rule.push_back(&rule->rule->name);
-          report.generated += outcome.added;
-          changed = true;
-        }
-        if (eg.num_enodes() > options.node_limit) stop = node_stop;
-        if (++applications % 64 == 0 && over_time()) stop = time_stop;
-        if (!stop.empty()) break;
+        changed = ApplyOne(*rule, m) || changed;
+        if (eg.num_enodes() > options_.node_limit) StopForNodes();
+        if (++applications % 64 == 0 && OverTime()) StopForTime();
+        if (stopped()) break;
       }
-      if (!stop.empty()) break;
+      if (stopped()) break;
     }
-    if (stop.empty() && over_time()) stop = time_stop;
+    if (!stopped() && OverTime()) StopForTime();
     eg.Rebuild();
-    ++result.iterations;
-    if (stop.empty() && !changed && !truncated) stop = "saturated";
+    ++sat_.iterations;
+    return changed || truncated;
   }
-  report.expanded = result.iterations;
-  result.enodes = eg.num_enodes();
-  result.eclasses = eg.num_eclasses();
 
-  // Extraction: the ILP when asked for and it succeeds, else greedy, else
-  // the input itself.
-  auto costs = ENodeCosts(eg, cost);
+ private:
+  // Applies one match and records which application made the new e-nodes.
+  bool ApplyOne(const CompiledRule& rule, const EMatch& m) {
+    EGraph& eg = sat_.egraph;
+    const int first_new = eg.enode_capacity();
+    const ApplyOutcome outcome = applier_.Apply(rule, m);
+    if (outcome.rejected) {
+      ++sat_.rejected;
+      return false;
+    }
+    if (outcome.added == 0 && !outcome.merged) return false;
+    ++sat_.rules_applied[rule.rule->name];
+    sat_.created_by.resize(eg.enode_capacity(), -1);
+    for (int id = first_new; id < eg.enode_capacity(); ++id) {
+      sat_.created_by[id] = static_cast<int>(sat_.applied_rule.size());
+    }
+    sat_.applied_rule.push_back(&rule.rule->name);
+    sat_.generated += outcome.added;
+    return true;
+  }
+
+  Saturation& sat_;
+  const EqsatOptions& options_;
+  const absl::Time start_;
+  Applier applier_;
+};
+
+// The ILP's program, or why there is none (then greedy's is used).
+absl::StatusOr<Extraction> IlpExtraction(const Saturation& sat, const std::vector<double>& costs,
+                                         const absl::StatusOr<Extraction>& greedy, const EqsatOptions& options) {
+  const int enodes = sat.egraph.num_enodes();
+  if (enodes > options.ilp_max_enodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes));
+  }
+  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, options.ilp_time_limit, greedy.ok() ? &*greedy : nullptr);
+  if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
+    // CBC stopped before reaching even its starting point's cost.
+    return absl::DeadlineExceededError(absl::StrCat(ilp->time_limited ? "time limit" : "stopped", ", its best (",
+                                                    ilp->cost_ms, " ms) is dearer than greedy's (", greedy->cost_ms,
+                                                    " ms)"));
+  }
+  return ilp;
+}
+
+// The rules whose applications made the e-nodes `used` chose, by name.
+std::map<std::string, int> RulesUsed(const Saturation& sat, const Extraction& used) {
+  std::set<int> applications;
+  for (const auto& [cls, enode] : used.choice) {
+    if (enode < static_cast<int>(sat.created_by.size()) && sat.created_by[enode] >= 0) {
+      applications.insert(sat.created_by[enode]);
+    }
+  }
+  std::map<std::string, int> rules_used;
+  for (int a : applications) ++rules_used[*sat.applied_rule[a]];
+  return rules_used;
+}
+
+}  // namespace
+
+absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                    const EqsatOptions& options) {
+  const absl::Time start = absl::Now();
+  if (absl::Status s = graph.Validate(); !s.ok()) return s;
+  auto built = EGraphFromGraph(graph);
+  if (!built.ok()) return built.status();
+  Saturation sat{std::move(built->egraph), std::move(built->outputs)};
+  EGraph& eg = sat.egraph;
+  std::vector<CompiledRule> compiled;
+  compiled.reserve(rules.size());
+  for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
+  sat.created_by.assign(eg.enode_capacity(), -1);
+  std::vector<int> match_cap(compiled.size(), std::max(1, options.max_matches_per_rule));
+  SaturationRound round(sat, options, start);
+  while (!round.stopped()) {
+    if (sat.iterations >= options.iteration_limit) {
+      sat.stop_reason = SearchStop::kIterationLimit;
+      sat.stop_detail = absl::StrCat("iteration limit ", options.iteration_limit);
+    } else if (round.OverTime()) {
+      round.StopForTime();
+    } else if (eg.num_enodes() > options.node_limit) {
+      round.StopForNodes();
+    } else if (!round.Run(compiled, match_cap) && !round.stopped()) {
+      sat.stop_reason = SearchStop::kSaturated;
+      sat.stop_detail = "saturated";
+    }
+  }
+  return sat;
+}
+
+absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& original, CostModel& cost,
+                                         const EqsatOptions& options) {
+  auto costs = ENodeCosts(sat.egraph, cost);
   if (!costs.ok()) return costs.status();
-  auto greedy = ExtractGreedy(eg, roots, *costs);
-  std::optional<Graph> best;
-  std::optional<Extraction> used;  // the extraction `best` was built from
+  auto greedy = ExtractGreedy(sat.egraph, sat.roots, *costs);
+  ExtractedProgram out;
   std::string ilp_error;
-  if (options.use_ilp && result.enodes > options.ilp_max_enodes) {
-    ilp_error = absl::StrCat(result.enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes);
-  } else if (options.use_ilp) {
-    auto ilp = ExtractIlp(eg, roots, *costs, options.ilp_time_limit, greedy.ok() ? &*greedy : nullptr);
-    if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
-      // CBC stopped before reaching even its starting point's cost.
-      ilp_error = absl::StrCat(ilp->time_limited ? "time limit" : "stopped", ", its best (", ilp->cost_ms,
-                               " ms) is dearer than greedy's (", greedy->cost_ms, " ms)");
-    } else if (ilp.ok()) {
-      auto g = BuildGraph(eg, *ilp, graph, roots);
-      if (g.ok()) {
-        best = *std::move(g);
-        used = *ilp;
-        result.extraction = ExtractionName(*ilp);
-      } else {
-        ilp_error = std::string(g.status().message());
-      }
-    } else {
-      ilp_error = std::string(ilp.status().message());
-    }
-  }
-  std::string kept_input;
-  if (!best.has_value()) {
-    absl::StatusOr<Graph> g = greedy.ok() ? BuildGraph(eg, *greedy, graph, roots) : greedy.status();
+  if (options.use_ilp) {
+    auto ilp = IlpExtraction(sat, *costs, greedy, options);
+    absl::StatusOr<Graph> g = ilp.ok() ? BuildGraph(sat.egraph, *ilp, original, sat.roots) : ilp.status();
     if (g.ok()) {
-      best = *std::move(g);
-      used = *greedy;
-      result.extraction = options.use_ilp ? absl::StrCat("greedy (ilp failed: ", ilp_error, ")") : "greedy";
-    } else {
-      result.extraction = absl::StrCat("none (", g.status().message(), ")");
-      kept_input = absl::StrCat("extraction failed (", g.status().message(), "); kept the input graph");
+      out.graph = *std::move(g);
+      out.used = *ilp;
+      out.status = IlpStatus(*ilp);
+      out.detail = IlpDetail(*ilp);
+      return out;
     }
+    ilp_error = std::string(g.status().message());
   }
-  double best_cost = *initial;
-  if (best.has_value()) {
-    auto c = cost.GraphCost(*best);
+  absl::StatusOr<Graph> g = greedy.ok() ? BuildGraph(sat.egraph, *greedy, original, sat.roots) : greedy.status();
+  if (!g.ok()) {
+    out.status = ExtractionOutcome::kFailed;
+    out.detail = absl::StrCat("none (", g.status().message(), ")");
+    out.failure = absl::StrCat("extraction failed (", g.status().message(), "); kept the input graph");
+    return out;
+  }
+  out.graph = *std::move(g);
+  out.used = *greedy;
+  out.status = options.use_ilp ? ExtractionOutcome::kGreedyIlpFailed : ExtractionOutcome::kGreedy;
+  out.detail = options.use_ilp ? absl::StrCat("greedy (ilp failed: ", ilp_error, ")") : "greedy";
+  return out;
+}
+
+absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
+                                        const EqsatOptions& options) {
+  const absl::Time start = absl::Now();
+  if (absl::Status s = graph.Validate(); !s.ok()) return s;
+  auto initial = cost.GraphCost(graph);
+  if (!initial.ok()) return initial.status();
+  auto sat = Saturate(graph, rules, options);
+  if (!sat.ok()) return sat.status();
+  auto program = Extract(*sat, graph, cost, options);
+  if (!program.ok()) return program.status();
+
+  EqsatResult result{graph};
+  SearchReport& report = result.report;
+  report.initial_cost_ms = report.best_cost_ms = *initial;
+  report.expanded = result.iterations = sat->iterations;
+  report.generated = sat->generated;
+  report.rejected = sat->rejected;
+  report.rules_applied = sat->rules_applied;
+  report.stop_reason = sat->stop_reason;
+  report.extraction = program->status;
+  report.extraction_detail = program->detail;
+  result.enodes = sat->egraph.num_enodes();
+  result.eclasses = sat->egraph.num_eclasses();
+  std::string kept_input = program->failure;
+  if (program->graph.has_value()) {
+    auto c = cost.GraphCost(*program->graph);
     if (!c.ok()) return c.status();
     // Greedy can pick a program dearer than the input (it double-counts
     // shared work): never return something worse than what came in.
     if (*c <= *initial) {
-      best_cost = *c;
+      report.best_cost_ms = *c;
+      result.best = *std::move(program->graph);
+      result.rules_used = RulesUsed(*sat, *program->used);
     } else {
       kept_input = absl::StrCat("extracted program costs ", *c, " ms, more than the input's; kept the input graph");
-      best.reset();
     }
   }
-  if (best.has_value() && used.has_value()) {
-    // Applications whose new e-nodes the returned program is made of.
-    std::set<int> applications;
-    for (const auto& [cls, enode] : used->choice) {
-      if (enode < static_cast<int>(created_by.size()) && created_by[enode] >= 0) applications.insert(created_by[enode]);
-    }
-    for (int a : applications) ++result.rules_used[*applied_rule[a]];
-  }
-  result.best = best.has_value() ? *std::move(best) : graph;
-  report.best_cost_ms = best_cost;
-  report.stop_reason = kept_input.empty() ? stop : absl::StrCat(stop, "; ", kept_input);
+  report.stop_detail = kept_input.empty() ? sat->stop_detail : absl::StrCat(sat->stop_detail, "; ", kept_input);
   report.elapsed = absl::Now() - start;
   return result;
 }

@@ -18,6 +18,7 @@
 #define TASO_OPTIMIZER_EQSAT_EQSAT_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@
 #include "absl/time/time.h"
 #include "core/graph.h"
 #include "optimizer/cost_model.h"
+#include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/extract.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/search_report.h"
 
@@ -54,11 +57,51 @@ struct EqsatOptions {
   int max_matches_per_rule = 1000;
 };
 
+// What saturation leaves for extraction: the e-graph, why growing it stopped,
+// and which rule application created each e-node.
+struct Saturation {
+  EGraph egraph;
+  std::vector<EClassId> roots;  // the input graph's outputs, in order
+  SearchStop stop_reason = SearchStop::kUnspecified;
+  std::string stop_detail;  // "saturated", "node limit N", "time limit S", "iteration limit N"
+  int iterations = 0;
+  int generated = 0;  // e-nodes added by rewrites
+  int rejected = 0;   // applications skipped (types, dims, cycles)
+  // Applications that added an e-node or merged two classes, by rule name.
+  std::map<std::string, int> rules_applied;
+  // Per e-node id: the application that created it (-1: the input's, or
+  // found existing); per application: its rule's name (owned by the rules).
+  std::vector<int> created_by;
+  std::vector<const std::string*> applied_rule;
+};
+
+// Grows the e-graph of `graph` by `rules` until saturated or a limit of
+// `options` (iterations, e-nodes, time) is hit.
+absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                    const EqsatOptions& options = {});
+
+// The program extraction chose from an e-graph.
+struct ExtractedProgram {
+  std::optional<Graph> graph;      // none when no program could be built
+  std::optional<Extraction> used;  // the extraction `graph` was built from
+  ExtractionOutcome status = ExtractionOutcome::kNotRun;
+  // "ilp optimal", "ilp (time limit, best found)", "ilp (best found)",
+  // "greedy (ilp failed: ...)", "greedy" or "none (...)".
+  std::string detail;
+  std::string failure;  // why no program was built
+};
+
+// The cheapest program of the saturated e-graph: the ILP when asked for and
+// it succeeds, else greedy's. `original` supplies the inputs and weights.
+absl::StatusOr<ExtractedProgram> Extract(const Saturation& saturation, const Graph& original, CostModel& cost,
+                                         const EqsatOptions& options = {});
+
 struct EqsatResult {
   Graph best;
   // expanded: rounds run; generated: e-nodes added by rewrites; rejected:
   // applications skipped (types, dims, cycles); rules_applied: applications
-  // that added an e-node or merged two classes, by rule name.
+  // that added an e-node or merged two classes, by rule name; stop_reason:
+  // saturation's; extraction: how the program was chosen.
   SearchReport report;
   // Applications whose new e-nodes the returned program uses, by rule name
   // (empty when the input is returned): what the result owes to each rule.
@@ -66,11 +109,9 @@ struct EqsatResult {
   int iterations = 0;
   int enodes = 0;
   int eclasses = 0;
-  // "ilp optimal", "ilp (time limit, best found)", "ilp (best found)",
-  // "greedy (ilp failed: ...)" or "greedy".
-  std::string extraction;
 };
 
+// Saturate, then Extract; never returns a program dearer than the input.
 absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
                                         const EqsatOptions& options = {});
 

@@ -59,8 +59,8 @@ TEST_F(EqsatTest, MergesMatMulsThatShareAnInput) {
   // The result is made of one application of the rule (its reverse, also in
   // the e-graph, added nothing the result uses).
   EXPECT_EQ(result->rules_used, (std::map<std::string, int>{{"mm2", 1}}));
-  EXPECT_EQ(result->extraction, "ilp optimal");
-  EXPECT_EQ(result->report.stop_reason, "saturated");
+  EXPECT_EQ(result->report.extraction_detail, "ilp optimal");
+  EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   ASSERT_EQ(result->best.outputs().size(), 2u);
   EXPECT_EQ(result->best.outputs()[0].name, "a");
   EXPECT_EQ(result->best.outputs()[1].name, "b");
@@ -79,8 +79,40 @@ TEST_F(EqsatTest, FindsConvReluFusion) {
   ASSERT_EQ(result->rules_used.size(), 1u);
   EXPECT_EQ(result->rules_used.begin()->first, result->report.rules_applied.begin()->first);
   EXPECT_EQ(result->rules_used.begin()->second, 1);
-  EXPECT_EQ(result->report.stop_reason, "saturated");
+  EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   ExpectEquivalent(host, result->best);
+}
+
+// The ILP running out of time says nothing about why saturation stopped:
+// the search saturated, and extraction reports its own time limit.
+TEST_F(EqsatTest, IlpTimeLimitAfterSaturationIsReportedAsExtractionOutcome) {
+  const Graph host = SharedInputMatMulHost();
+  CostModel cost(client_.get());
+  EqsatOptions options;
+  options.ilp_time_limit = absl::ZeroDuration();
+  auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
+  EXPECT_EQ(result->report.stop_detail, "saturated");
+  EXPECT_EQ(result->report.extraction, ExtractionOutcome::kIlpTimeLimit);
+  EXPECT_EQ(result->report.extraction_detail, "ilp (time limit, best found)");
+  ExpectEquivalent(host, result->best);
+}
+
+TEST_F(EqsatTest, SaturateThenExtractAreSeparateSteps) {
+  const Graph host = SharedInputMatMulHost();
+  CostModel cost(client_.get());
+  auto sat = Saturate(host, BothWays(SharedInputMatMuls()));
+  ASSERT_TRUE(sat.ok()) << sat.status();
+  EXPECT_EQ(sat->stop_reason, SearchStop::kSaturated);
+  EXPECT_GE(sat->rules_applied.count("mm2"), 1u);
+  EqsatOptions greedy_only;
+  greedy_only.use_ilp = false;
+  auto program = Extract(*sat, host, cost, greedy_only);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->status, ExtractionOutcome::kGreedy);
+  ASSERT_TRUE(program->graph.has_value());
+  ExpectEquivalent(host, *program->graph);
 }
 
 // The e-graph the matmul rule makes, built by hand: each output's class holds
@@ -482,7 +514,7 @@ TEST_F(EqsatTest, ARewriteThatWouldCreateACycleIsFiltered) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report.rules_applied.count("rows"), 0u);
   EXPECT_GE(result->report.rejected, 2);  // both orders of the pair
-  EXPECT_EQ(result->report.stop_reason, "saturated");
+  EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   EXPECT_TRUE(result->best.TopologicalOrder().ok());
   ExpectEquivalent(host, result->best);
 }
@@ -495,14 +527,16 @@ TEST_F(EqsatTest, LimitsStopTheSearchWithTheirReason) {
   tiny_nodes.node_limit = 2;
   auto by_nodes = EqsatSearch(host, rules, cost, tiny_nodes);
   ASSERT_TRUE(by_nodes.ok()) << by_nodes.status();
-  EXPECT_EQ(by_nodes->report.stop_reason, "node limit 2");
+  EXPECT_EQ(by_nodes->report.stop_reason, SearchStop::kNodeLimit);
+  EXPECT_EQ(by_nodes->report.stop_detail, "node limit 2");
   ExpectEquivalent(host, by_nodes->best);
 
   EqsatOptions no_time;
   no_time.time_limit = absl::ZeroDuration();
   auto by_time = EqsatSearch(host, rules, cost, no_time);
   ASSERT_TRUE(by_time.ok()) << by_time.status();
-  EXPECT_EQ(by_time->report.stop_reason, "time limit 0");
+  EXPECT_EQ(by_time->report.stop_reason, SearchStop::kTimeLimit);
+  EXPECT_EQ(by_time->report.stop_detail, "time limit 0");
   EXPECT_EQ(by_time->iterations, 0);
   ExpectEquivalent(host, by_time->best);
 
@@ -510,7 +544,8 @@ TEST_F(EqsatTest, LimitsStopTheSearchWithTheirReason) {
   one_round.iteration_limit = 1;
   auto by_rounds = EqsatSearch(host, rules, cost, one_round);
   ASSERT_TRUE(by_rounds.ok()) << by_rounds.status();
-  EXPECT_EQ(by_rounds->report.stop_reason, "iteration limit 1");
+  EXPECT_EQ(by_rounds->report.stop_reason, SearchStop::kIterationLimit);
+  EXPECT_EQ(by_rounds->report.stop_detail, "iteration limit 1");
   EXPECT_EQ(by_rounds->best.num_ops(), 1);
   ExpectEquivalent(host, by_rounds->best);
 }
@@ -522,7 +557,7 @@ TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {
   options.use_ilp = false;
   auto result = EqsatSearch(host, StructuralRewrites(host), cost, options);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->extraction, "greedy");
+  EXPECT_EQ(result->report.extraction_detail, "greedy");
   EXPECT_EQ(result->best.num_ops(), 1);
   ExpectEquivalent(host, result->best);
 }
@@ -541,7 +576,7 @@ TEST_F(EqsatTest, SplitsInTheInputRoundTripThroughTupleClasses) {
   CostModel cost(client_.get());
   auto unchanged = EqsatSearch(host, {}, cost);
   ASSERT_TRUE(unchanged.ok()) << unchanged.status();
-  EXPECT_EQ(unchanged->report.stop_reason, "saturated");
+  EXPECT_EQ(unchanged->report.stop_reason, SearchStop::kSaturated);
   EXPECT_DOUBLE_EQ(unchanged->report.best_cost_ms, unchanged->report.initial_cost_ms);
   ExpectEquivalent(host, unchanged->best);
   auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost);
@@ -591,7 +626,7 @@ TEST_F(EqsatTest, RecurrentCellsMergeTheirMatMuls) {
   EXPECT_LT(CountOps(result->best, OpKind::kMatMul), CountOps(g, OpKind::kMatMul));
   EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
   EXPECT_GE(result->report.rules_applied.count("add-commutes"), 1u);
-  EXPECT_EQ(result->extraction, "ilp optimal");
+  EXPECT_EQ(result->report.extraction_detail, "ilp optimal");
   ExpectEquivalent(g, result->best);
 }
 

@@ -19,6 +19,7 @@
 namespace taso::optimizer {
 namespace {
 
+using testing::Forward;
 using testing::ExpectEquivalent;
 using testing::F32;
 using testing::MakeRule;
@@ -42,11 +43,6 @@ rules::Rule ChannelConcat(OpenFacts open = OpenFacts::kNone) {
   return MakeRule("cc", s, t, open);
 }
 
-RewriteRule Forward(const rules::Rule& rule) {
-  auto rewrites = RewritesFromRule(rule);
-  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
-  return rewrites.ok() ? rewrites->front() : RewriteRule{};
-}
 
 // Two convolutions of x concatenated on channels; `per_group` input channels
 // per group of 16 (16: dense, 1: depthwise); the second has `second_outputs`

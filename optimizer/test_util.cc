@@ -46,6 +46,17 @@ rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& ta
   return r;
 }
 
+std::vector<RewriteRule> BothWays(const rules::Rule& rule) {
+  auto rewrites = RewritesFromRule(rule);
+  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
+  return rewrites.ok() ? *rewrites : std::vector<RewriteRule>{};
+}
+
+RewriteRule Forward(const rules::Rule& rule) {
+  std::vector<RewriteRule> rewrites = BothWays(rule);
+  return rewrites.empty() ? RewriteRule{} : rewrites.front();
+}
+
 rules::Rule SharedInputMatMuls() {
   Graph s, t;
   TensorRef x = s.AddInput("x", F32({2, 4}));

@@ -9,6 +9,7 @@
 
 #include "core/graph.h"
 #include "core/proof_signature.h"
+#include "optimizer/rewrite_rule.h"
 #include "gtest/gtest.h"
 #include "profiler/client.h"
 #include "proto/rules.pb.h"
@@ -23,6 +24,11 @@ TensorType F32(std::vector<int64_t> dims);
 // for the rules the tests use).
 rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target,
                      OpenFacts open = OpenFacts::kNone);
+
+// The rule's rewrites: both directions (empty, with a gtest failure, when it
+// does not convert), or only the first (source to target).
+std::vector<RewriteRule> BothWays(const rules::Rule& rule);
+RewriteRule Forward(const rules::Rule& rule);
 
 // matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))), id "mm2".
 rules::Rule SharedInputMatMuls();

@@ -29,10 +29,15 @@ using testing::MakeRule;
 using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
 
-RewriteRule Forward(const rules::Rule& rule) {
-  auto rewrites = RewritesFromRule(rule);
-  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
-  return rewrites->front();
+using testing::Forward;
+
+// Convolution parameters: `pad` on every side, explicitly, and `stride`.
+OpParams ExplicitConv(int64_t pad, int64_t stride) {
+  OpParams p;
+  p.padding = Padding::kExplicit;
+  p.pads = {pad, pad, pad, pad};
+  p.stride_h = p.stride_w = stride;
+  return p;
 }
 
 TEST(RewriteTest, FusionMatchesAndPreservesValues) {
@@ -128,12 +133,8 @@ TEST(RewriteTest, ConvolutionsWithDifferentKernelsMergeWhereTheirWindowsLineUp) 
   // stride 2, on an even input: SAME could express neither.
   Graph host;
   TensorRef x = host.AddInput("x", F32({1, 4, 8, 8}));
-  OpParams one;
-  one.padding = Padding::kExplicit;
-  one.pads = {0, 0, 0, 0};
-  one.stride_h = one.stride_w = 2;
-  OpParams three = one;
-  three.pads = {1, 1, 1, 1};
+  const OpParams one = ExplicitConv(0, 2);
+  const OpParams three = ExplicitConv(1, 2);
   TensorRef a = *host.AddOp1(OpKind::kConv2D, one, {x, host.AddWeight("p", F32({6, 4, 1, 1}))});
   TensorRef b = *host.AddOp1(OpKind::kConv2D, three, {x, host.AddWeight("q", F32({5, 4, 3, 3}))});
   host.AddOutput("a", a);
@@ -257,10 +258,7 @@ TEST(RewriteTest, GroupedConvolutionsMergeIntoFewerGroups) {
   // Four groups of two channels, strided and padded, then a bias add.
   Graph host;
   TensorRef x = host.AddInput("x", F32({1, 8, 7, 7}));
-  OpParams p;
-  p.padding = Padding::kExplicit;
-  p.pads = {1, 1, 1, 1};
-  p.stride_h = p.stride_w = 2;
+  OpParams p = ExplicitConv(1, 2);
   TensorRef c = *host.AddOp1(OpKind::kConv2D, p, {x, host.AddWeight("w", F32({8, 2, 3, 3}))});
   host.AddOutput("y", *host.AddOp1(OpKind::kEwAdd, {}, {c, host.AddWeight("b", F32({8, 1, 1}))}));
   std::set<std::string> seen;

@@ -33,11 +33,7 @@ using testing::MakeRule;
 using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
 
-std::vector<RewriteRule> BothWays(const rules::Rule& rule) {
-  auto rewrites = RewritesFromRule(rule);
-  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
-  return rewrites.ok() ? *rewrites : std::vector<RewriteRule>{};
-}
+using testing::BothWays;
 
 int CountOps(const Graph& g, OpKind kind) {
   int n = 0;
@@ -523,31 +519,25 @@ TEST_F(EqsatTest, LimitsStopTheSearchWithTheirReason) {
   const Graph host = ConvRelu();
   CostModel cost(client_.get());
   const std::vector<RewriteRule> rules = StructuralRewrites(host);
+  // Runs with `options` expecting that stop; the result is still equivalent.
+  auto stopped_by = [&](const EqsatOptions& options, SearchStop stop, const std::string& detail) {
+    auto result = EqsatSearch(host, rules, cost, options);
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok()) return EqsatResult{};
+    EXPECT_EQ(result->report.stop_reason, stop) << detail;
+    EXPECT_EQ(result->report.stop_detail, detail);
+    ExpectEquivalent(host, result->best);
+    return *std::move(result);
+  };
   EqsatOptions tiny_nodes;
   tiny_nodes.node_limit = 2;
-  auto by_nodes = EqsatSearch(host, rules, cost, tiny_nodes);
-  ASSERT_TRUE(by_nodes.ok()) << by_nodes.status();
-  EXPECT_EQ(by_nodes->report.stop_reason, SearchStop::kNodeLimit);
-  EXPECT_EQ(by_nodes->report.stop_detail, "node limit 2");
-  ExpectEquivalent(host, by_nodes->best);
-
+  stopped_by(tiny_nodes, SearchStop::kNodeLimit, "node limit 2");
   EqsatOptions no_time;
   no_time.time_limit = absl::ZeroDuration();
-  auto by_time = EqsatSearch(host, rules, cost, no_time);
-  ASSERT_TRUE(by_time.ok()) << by_time.status();
-  EXPECT_EQ(by_time->report.stop_reason, SearchStop::kTimeLimit);
-  EXPECT_EQ(by_time->report.stop_detail, "time limit 0");
-  EXPECT_EQ(by_time->iterations, 0);
-  ExpectEquivalent(host, by_time->best);
-
+  EXPECT_EQ(stopped_by(no_time, SearchStop::kTimeLimit, "time limit 0").iterations, 0);
   EqsatOptions one_round;
   one_round.iteration_limit = 1;
-  auto by_rounds = EqsatSearch(host, rules, cost, one_round);
-  ASSERT_TRUE(by_rounds.ok()) << by_rounds.status();
-  EXPECT_EQ(by_rounds->report.stop_reason, SearchStop::kIterationLimit);
-  EXPECT_EQ(by_rounds->report.stop_detail, "iteration limit 1");
-  EXPECT_EQ(by_rounds->best.num_ops(), 1);
-  ExpectEquivalent(host, by_rounds->best);
+  EXPECT_EQ(stopped_by(one_round, SearchStop::kIterationLimit, "iteration limit 1").best.num_ops(), 1);
 }
 
 TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {

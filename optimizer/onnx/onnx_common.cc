@@ -169,24 +169,39 @@ absl::StatusOr<std::vector<int64_t>> TensorInts(const onnx::TensorProto& tensor)
   return values;
 }
 
+namespace {
+
+// A Constant's literal value: a scalar, or a 1-D list when `is_list`.
+onnx::TensorProto FloatLiteral(const std::vector<float>& values, bool is_list) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  if (is_list) t.add_dims(static_cast<int64_t>(values.size()));
+  for (float v : values) t.add_float_data(v);
+  return t;
+}
+
+onnx::TensorProto IntLiteral(const std::vector<int64_t>& values, bool is_list) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  if (is_list) t.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t.add_int64_data(v);
+  return t;
+}
+
+}  // namespace
+
 std::optional<onnx::TensorProto> ConstantNodeValue(const onnx::NodeProto& node) {
   onnx::TensorProto t;
   if (const auto* a = FindAttribute(node, "value")) {
     t = a->t();
   } else if (const auto* a = FindAttribute(node, "value_float")) {
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    t.add_float_data(a->f());
+    t = FloatLiteral({a->f()}, /*is_list=*/false);
   } else if (const auto* a = FindAttribute(node, "value_floats")) {
-    t.set_data_type(onnx::TensorProto::FLOAT);
-    t.add_dims(a->floats_size());
-    for (float v : a->floats()) t.add_float_data(v);
+    t = FloatLiteral({a->floats().begin(), a->floats().end()}, /*is_list=*/true);
   } else if (const auto* a = FindAttribute(node, "value_int")) {
-    t.set_data_type(onnx::TensorProto::INT64);
-    t.add_int64_data(a->i());
+    t = IntLiteral({a->i()}, /*is_list=*/false);
   } else if (const auto* a = FindAttribute(node, "value_ints")) {
-    t.set_data_type(onnx::TensorProto::INT64);
-    t.add_dims(a->ints_size());
-    for (int64_t v : a->ints()) t.add_int64_data(v);
+    t = IntLiteral({a->ints().begin(), a->ints().end()}, /*is_list=*/true);
   } else {
     return std::nullopt;  // strings and sparse values: the node stays opaque
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/interpreter.h"
+#include "optimizer/onnx/onnx_common.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/onnx/onnx_import.h"
 #include "gmock/gmock.h"
@@ -65,29 +66,10 @@ onnx::TensorProto IntInit(const std::string& name, const std::vector<int64_t>& v
   return t;
 }
 
-onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(v);
-  return a;
-}
-
-onnx::AttributeProto IntsAttr(const std::string& name, const std::vector<int64_t>& v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a.add_ints(x);
-  return a;
-}
-
-onnx::AttributeProto FloatAttr(const std::string& name, float v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::FLOAT);
-  a.set_f(v);
-  return a;
-}
+// Attributes as the exporter builds them.
+using onnx_internal::MakeFloatAttribute;
+using onnx_internal::MakeIntAttribute;
+using onnx_internal::MakeIntsAttribute;
 
 onnx::NodeProto MakeNode(const std::string& op, const std::vector<std::string>& in, const std::vector<std::string>& out,
                          const std::vector<onnx::AttributeProto>& attrs = {}, const std::string& name = "") {
@@ -184,7 +166,7 @@ ModelSpec ConvBiasRelu() {
   s.inputs = {Value("x", {"N", 2, 4, 4})};
   s.outputs = {Value("y", {"N", 3, 4, 4})};
   s.initializers = {FloatInit("w", {3, 2, 3, 3}, Iota(54)), FloatInit("b", {3}, {0.5f, -0.25f, 1.f})};
-  s.nodes = {MakeNode("Conv", {"x", "w", "b"}, {"c"}, {IntsAttr("pads", {1, 1, 1, 1}), IntsAttr("kernel_shape", {3, 3})}),
+  s.nodes = {MakeNode("Conv", {"x", "w", "b"}, {"c"}, {MakeIntsAttribute("pads", {1, 1, 1, 1}), MakeIntsAttribute("kernel_shape", {3, 3})}),
              MakeNode("Relu", {"c"}, {"y"})};
   return s;
 }
@@ -263,7 +245,7 @@ TEST(OnnxImportTest, GemmWithTransposeAlphaBeta) {
   s.outputs = {Value("y", {2, 4})};
   const std::vector<float> b = Iota(12), c = {1.f, 2.f, 3.f, 4.f};
   s.initializers = {FloatInit("b", {4, 3}, b), FloatInit("c", {4}, c)};
-  s.nodes = {MakeNode("Gemm", {"a", "b", "c"}, {"y"}, {IntAttr("transB", 1), FloatAttr("alpha", 0.5f), FloatAttr("beta", 2.f)})};
+  s.nodes = {MakeNode("Gemm", {"a", "b", "c"}, {"y"}, {MakeIntAttribute("transB", 1), MakeFloatAttribute("alpha", 0.5f), MakeFloatAttribute("beta", 2.f)})};
   auto model = ImportOnnx(Build(s));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(CountKind(model->graph, OpKind::kTranspose), 1);
@@ -297,7 +279,7 @@ TEST(OnnxImportTest, UnsupportedOperatorStaysOpaqueAndRoundTrips) {
   s.inputs = {Value("x", {1, 4, 3, 3})};
   s.outputs = {Value("y", {1, 4, 3, 3})};
   s.nodes = {MakeNode("Relu", {"x"}, {"r"}),
-             MakeNode("LRN", {"r"}, {"l"}, {FloatAttr("alpha", 2e-4f), FloatAttr("beta", 0.75f), IntAttr("size", 3)},
+             MakeNode("LRN", {"r"}, {"l"}, {MakeFloatAttribute("alpha", 2e-4f), MakeFloatAttribute("beta", 0.75f), MakeIntAttribute("size", 3)},
                       "my_lrn"),
              MakeNode("Sigmoid", {"l"}, {"y"})};
   auto model = ImportOnnx(Build(s));
@@ -337,7 +319,7 @@ TEST(OnnxImportTest, OpaqueNodeKeepsOmittedInputsAndSeveralOutputs) {
   s.extra_opsets = {{"com.example", 1}};
   s.inputs = {Value("x", {2, 3}), Value("z", {2, 3})};
   s.outputs = {Value("a", {2, 3}), Value("y", {2, 3})};
-  onnx::NodeProto custom = MakeNode("Foo", {"x", "", "z"}, {"a", "", "b"}, {IntAttr("mode", 7)}, "foo");
+  onnx::NodeProto custom = MakeNode("Foo", {"x", "", "z"}, {"a", "", "b"}, {MakeIntAttribute("mode", 7)}, "foo");
   custom.set_domain("com.example");
   s.nodes = {custom, MakeNode("Relu", {"b"}, {"y"})};
   auto model = ImportOnnx(Build(s));
@@ -385,7 +367,7 @@ TEST(OnnxImportTest, BatchNormalizationIsImportedNotFolded) {
   s.outputs = {Value("y", {1, 2, 2, 2})};
   s.initializers = {FloatInit("scale", {2}, {2.f, 0.5f}), FloatInit("bias", {2}, {1.f, -1.f}),
                     FloatInit("mean", {2}, {0.5f, 1.f}), FloatInit("var", {2}, {4.f, 0.25f})};
-  s.nodes = {MakeNode("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, {FloatAttr("epsilon", 0.f)})};
+  s.nodes = {MakeNode("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}, {MakeFloatAttribute("epsilon", 0.f)})};
   auto model = ImportOnnx(Build(s));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(CountKind(model->graph, OpKind::kBatchNorm), 1);
@@ -425,12 +407,12 @@ TEST(OnnxImportTest, SplitBySizesFromInputAndAttribute) {
     s.opset = opset;
     s.inputs = {Value("x", {2, 3})};
     s.outputs = {Value("p", {2, 1}), Value("q", {2, 2})};
-    onnx::NodeProto split = MakeNode("Split", {"x"}, {"p", "q"}, {IntAttr("axis", -1)});
+    onnx::NodeProto split = MakeNode("Split", {"x"}, {"p", "q"}, {MakeIntAttribute("axis", -1)});
     if (opset >= 13) {
       split.add_input("sizes");
       s.initializers = {IntInit("sizes", {1, 2})};
     } else {
-      *split.add_attribute() = IntsAttr("split", {1, 2});
+      *split.add_attribute() = MakeIntsAttribute("split", {1, 2});
     }
     s.nodes = {split};
     auto model = ImportOnnx(Build(s));
@@ -486,16 +468,16 @@ TEST(OnnxImportTest, SmallResidualNetworkRoundTrips) {
                     FloatInit("mu", {4}, {0.1f, 0.f, -0.2f, 0.3f}), FloatInit("var", {4}, {1.f, 2.f, 0.5f, 1.f}),
                     FloatInit("w2", {4, 4, 3, 3}, Iota(144, 0.03f, -0.3f)), FloatInit("fc", {5, 4}, Iota(20, 0.1f, -1.f)),
                     FloatInit("fc_b", {5}, {0.f, 1.f, 2.f, 3.f, 4.f})};
-  s.nodes = {MakeNode("Conv", {"image", "w1", "b1"}, {"c1"}, {IntsAttr("pads", {1, 1, 1, 1})}),
+  s.nodes = {MakeNode("Conv", {"image", "w1", "b1"}, {"c1"}, {MakeIntsAttribute("pads", {1, 1, 1, 1})}),
              MakeNode("BatchNormalization", {"c1", "g", "be", "mu", "var"}, {"n1"}),
              MakeNode("Relu", {"n1"}, {"r1"}),
-             MakeNode("MaxPool", {"r1"}, {"p1"}, {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {2, 2})}),
+             MakeNode("MaxPool", {"r1"}, {"p1"}, {MakeIntsAttribute("kernel_shape", {2, 2}), MakeIntsAttribute("strides", {2, 2})}),
              MakeNode("Conv", {"p1", "w2"}, {"c2"}),
              MakeNode("Add", {"c2", "p1"}, {"s"}),
              MakeNode("Relu", {"s"}, {"r2"}),
              MakeNode("GlobalAveragePool", {"r2"}, {"gap"}),
              MakeNode("Flatten", {"gap"}, {"flat"}),
-             MakeNode("Gemm", {"flat", "fc", "fc_b"}, {"logits"}, {IntAttr("transB", 1)})};
+             MakeNode("Gemm", {"flat", "fc", "fc_b"}, {"logits"}, {MakeIntAttribute("transB", 1)})};
   onnx::AttributeProto same;
   same.set_name("auto_pad");
   same.set_type(onnx::AttributeProto::STRING);
@@ -548,7 +530,7 @@ TEST(OnnxExportTest, FusedActivationAndSamePaddingAreWrittenOut) {
   s.inputs = {Value("x", {1, 1, 5, 5})};
   s.outputs = {Value("y", {1, 1, 3, 3})};
   s.initializers = {FloatInit("w", {1, 1, 2, 2}, {1.f, -1.f, 0.5f, 2.f})};
-  s.nodes = {MakeNode("Conv", {"x", "w"}, {"c"}, {IntsAttr("strides", {2, 2}), IntsAttr("pads", {0, 0, 1, 1})}),
+  s.nodes = {MakeNode("Conv", {"x", "w"}, {"c"}, {MakeIntsAttribute("strides", {2, 2}), MakeIntsAttribute("pads", {0, 0, 1, 1})}),
              MakeNode("Relu", {"c"}, {"y"})};
   auto model = ImportOnnx(Build(s));
   ASSERT_TRUE(model.ok()) << model.status();

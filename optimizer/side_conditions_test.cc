@@ -19,9 +19,9 @@
 namespace taso::optimizer {
 namespace {
 
-using testing::Forward;
 using testing::ExpectEquivalent;
 using testing::F32;
+using testing::Forward;
 using testing::MakeRule;
 
 // The law as the generator states it: on dense 4-channel convolutions; with

@@ -92,6 +92,31 @@ void ExpectEquivalent(const Graph& a, const Graph& b) {
   }
 }
 
+rules::Rule RowsMatMuls() {
+  Graph s, t;
+  TensorRef x = s.AddInput("x", F32({2, 4})), z = s.AddInput("z", F32({2, 4}));
+  TensorRef w = s.AddWeight("w", F32({4, 4}));
+  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w}));
+  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {z, w}));
+  TensorRef tx = t.AddInput("x", F32({2, 4})), tz = t.AddInput("z", F32({2, 4}));
+  TensorRef tw = t.AddWeight("w", F32({4, 4}));
+  const OpParams axis0;
+  TensorRef cat = *t.AddOp1(OpKind::kConcat, axis0, {tx, tz});
+  auto parts = t.AddOp(OpKind::kSplit, axis0, {*t.AddOp1(OpKind::kMatMul, {}, {cat, tw})});
+  t.AddOutput("a", (*parts)[0]);
+  t.AddOutput("b", (*parts)[1]);
+  return MakeRule("rows", s, t);
+}
+
+Graph RowsMatMulCycleHost() {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({2, 4}));
+  TensorRef w = host.AddWeight("w", F32({4, 4}));
+  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {x, w});
+  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {*host.AddOp1(OpKind::kRelu, {}, {a}), w}));
+  return host;
+}
+
 Graph SharedInputMatMulHost() {
   Graph host;
   TensorRef x = host.AddInput("x", F32({64, 256}));

@@ -36,6 +36,13 @@ rules::Rule SharedInputMatMuls();
 // matmul(x, p) and matmul(x, q) as outputs "a" and "b": what "mm2" merges.
 Graph SharedInputMatMulHost();
 
+// (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)), id "rows".
+rules::Rule RowsMatMuls();
+
+// b = matmul(relu(matmul(x, w)), w): "rows" matches it only with z computed
+// from a, which the rewrite replaces, so every application is cyclic.
+Graph RowsMatMulCycleHost();
+
 // relu(conv(x, w)), w a weight, the conv padded 1 with stride 2; optionally
 // the conv is an output too.
 Graph ConvRelu(bool conv_is_output = false);

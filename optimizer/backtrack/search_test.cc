@@ -25,11 +25,12 @@ namespace {
 using testing::ConvRelu;
 using testing::ExpectEquivalent;
 using testing::F32;
+using testing::Forward;
 using testing::MakeRule;
+using testing::RowsMatMulCycleHost;
+using testing::RowsMatMuls;
 using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
-
-using testing::Forward;
 
 // Convolution parameters: `pad` on every side, explicitly, and `stride`.
 OpParams ExplicitConv(int64_t pad, int64_t stride) {
@@ -93,27 +94,8 @@ TEST(RewriteTest, WeightVariablesOnlyBindConstants) {
 }
 
 TEST(RewriteTest, ARewriteThatWouldCreateACycleIsRejected) {
-  // (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)).
-  Graph s, t;
-  TensorRef x = s.AddInput("x", F32({2, 4})), z = s.AddInput("z", F32({2, 4}));
-  TensorRef w = s.AddWeight("w", F32({4, 4}));
-  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w}));
-  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {z, w}));
-  TensorRef tx = t.AddInput("x", F32({2, 4})), tz = t.AddInput("z", F32({2, 4}));
-  TensorRef tw = t.AddWeight("w", F32({4, 4}));
-  OpParams axis0;
-  TensorRef cat = *t.AddOp1(OpKind::kConcat, axis0, {tx, tz});
-  auto parts = t.AddOp(OpKind::kSplit, axis0, {*t.AddOp1(OpKind::kMatMul, {}, {cat, tw})});
-  t.AddOutput("a", (*parts)[0]);
-  t.AddOutput("b", (*parts)[1]);
-  const RewriteRule rule = Forward(MakeRule("rows", s, t));
-  // b = matmul(relu(a), w): z would be computed from a, which the rewrite replaces.
-  Graph host;
-  TensorRef hx = host.AddInput("x", F32({2, 4}));
-  TensorRef hw = host.AddWeight("w", F32({4, 4}));
-  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {hx, hw});
-  TensorRef b = *host.AddOp1(OpKind::kMatMul, {}, {*host.AddOp1(OpKind::kRelu, {}, {a}), hw});
-  host.AddOutput("b", b);
+  const RewriteRule rule = Forward(RowsMatMuls());
+  const Graph host = RowsMatMulCycleHost();
   std::vector<Match> matches = FindMatches(rule, GraphIndex(host));
   int applied = 0;
   for (const Match& m : matches) {

@@ -26,14 +26,15 @@
 namespace taso::optimizer {
 namespace {
 
+using testing::BothWays;
 using testing::ConvRelu;
 using testing::ExpectEquivalent;
 using testing::F32;
 using testing::MakeRule;
+using testing::RowsMatMulCycleHost;
+using testing::RowsMatMuls;
 using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
-
-using testing::BothWays;
 
 int CountOps(const Graph& g, OpKind kind) {
   int n = 0;
@@ -486,25 +487,8 @@ TEST_F(EqsatTest, ExtractionProblemsRoundTripThroughTheirTextFormat) {
 }
 
 TEST_F(EqsatTest, ARewriteThatWouldCreateACycleIsFiltered) {
-  // (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)).
-  Graph s, t;
-  TensorRef x = s.AddInput("x", F32({2, 4})), z = s.AddInput("z", F32({2, 4}));
-  TensorRef w = s.AddWeight("w", F32({4, 4}));
-  s.AddOutput("a", *s.AddOp1(OpKind::kMatMul, {}, {x, w}));
-  s.AddOutput("b", *s.AddOp1(OpKind::kMatMul, {}, {z, w}));
-  TensorRef tx = t.AddInput("x", F32({2, 4})), tz = t.AddInput("z", F32({2, 4}));
-  TensorRef tw = t.AddWeight("w", F32({4, 4}));
-  TensorRef cat = *t.AddOp1(OpKind::kConcat, OpParams{}, {tx, tz});
-  auto parts = t.AddOp(OpKind::kSplit, OpParams{}, {*t.AddOp1(OpKind::kMatMul, {}, {cat, tw})});
-  t.AddOutput("a", (*parts)[0]);
-  t.AddOutput("b", (*parts)[1]);
-  const std::vector<RewriteRule> rules = {BothWays(MakeRule("rows", s, t)).front()};
-  // b = matmul(relu(a), w): z would be computed from a, which the rewrite replaces.
-  Graph host;
-  TensorRef hx = host.AddInput("x", F32({2, 4}));
-  TensorRef hw = host.AddWeight("w", F32({4, 4}));
-  TensorRef a = *host.AddOp1(OpKind::kMatMul, {}, {hx, hw});
-  host.AddOutput("b", *host.AddOp1(OpKind::kMatMul, {}, {*host.AddOp1(OpKind::kRelu, {}, {a}), hw}));
+  const std::vector<RewriteRule> rules = {BothWays(RowsMatMuls()).front()};
+  const Graph host = RowsMatMulCycleHost();
   CostModel cost(client_.get());
   auto result = EqsatSearch(host, rules, cost);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -575,7 +559,6 @@ TEST_F(EqsatTest, SplitsInTheInputRoundTripThroughTupleClasses) {
   EXPECT_LE(result->report.best_cost_ms, result->report.initial_cost_ms);
   ExpectEquivalent(host, result->best);
 }
-
 
 // x + y => y + x.
 rules::Rule AddCommutes() {

@@ -1,6 +1,7 @@
 #include "optimizer/onnx/onnx_common.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "onnx/checker.h"
@@ -171,20 +172,19 @@ absl::StatusOr<std::vector<int64_t>> TensorInts(const onnx::TensorProto& tensor)
 
 namespace {
 
-// A Constant's literal value: a scalar, or a 1-D list when `is_list`.
-onnx::TensorProto FloatLiteral(const std::vector<float>& values, bool is_list) {
+// A Constant's literal value (float or int64): a scalar, or a 1-D list when
+// `is_list`.
+template <typename T>
+onnx::TensorProto Literal(const std::vector<T>& values, bool is_list) {
   onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::FLOAT);
   if (is_list) t.add_dims(static_cast<int64_t>(values.size()));
-  for (float v : values) t.add_float_data(v);
-  return t;
-}
-
-onnx::TensorProto IntLiteral(const std::vector<int64_t>& values, bool is_list) {
-  onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::INT64);
-  if (is_list) t.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) t.add_int64_data(v);
+  if constexpr (std::is_same_v<T, float>) {
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (float v : values) t.add_float_data(v);
+  } else {
+    t.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t v : values) t.add_int64_data(v);
+  }
   return t;
 }
 
@@ -195,13 +195,13 @@ std::optional<onnx::TensorProto> ConstantNodeValue(const onnx::NodeProto& node) 
   if (const auto* a = FindAttribute(node, "value")) {
     t = a->t();
   } else if (const auto* a = FindAttribute(node, "value_float")) {
-    t = FloatLiteral({a->f()}, /*is_list=*/false);
+    t = Literal<float>({a->f()}, /*is_list=*/false);
   } else if (const auto* a = FindAttribute(node, "value_floats")) {
-    t = FloatLiteral({a->floats().begin(), a->floats().end()}, /*is_list=*/true);
+    t = Literal<float>({a->floats().begin(), a->floats().end()}, /*is_list=*/true);
   } else if (const auto* a = FindAttribute(node, "value_int")) {
-    t = IntLiteral({a->i()}, /*is_list=*/false);
+    t = Literal<int64_t>({a->i()}, /*is_list=*/false);
   } else if (const auto* a = FindAttribute(node, "value_ints")) {
-    t = IntLiteral({a->ints().begin(), a->ints().end()}, /*is_list=*/true);
+    t = Literal<int64_t>({a->ints().begin(), a->ints().end()}, /*is_list=*/true);
   } else {
     return std::nullopt;  // strings and sparse values: the node stays opaque
   }

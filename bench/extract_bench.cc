@@ -1,4 +1,4 @@
-// Times ILP extraction (optimizer/extract.h) on an e-graph's extraction
+// Times ILP extraction (optimizer/eqsat/extract.h) on an e-graph's extraction
 // problem under several settings, each in a child process so that its peak
 // resident memory is its own. Write the problem of a real run first:
 //   TASO_ILP_DUMP=/tmp/r50.prob taso optimize resnet50.onnx -o /tmp/x.onnx

@@ -215,7 +215,7 @@ ExtractionOutcome IlpStatus(const Extraction& e) {
 }
 
 // One round: search every rule on the clean e-graph, then apply everything
-// found, then rebuild. Sets `stop` when a limit cut the round short.
+// found, then rebuild; a limit hit during the round is recorded as the stop.
 class SaturationRound {
  public:
   SaturationRound(Saturation& sat, const EqsatOptions& options, absl::Time start)

@@ -1,4 +1,4 @@
-// Times ILP extraction (optimizer/extract.h) on an e-graph's extraction
+// Times ILP extraction (optimizer/eqsat/extract.h) on an e-graph's extraction
 // problem under several settings, each in a child process so that its peak
 // resident memory is its own. Write the problem of a real run first:
 //   TASO_ILP_DUMP=/tmp/r50.prob taso optimize resnet50.onnx -o /tmp/x.onnx
@@ -31,7 +31,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "optimizer/extract.h"
+#include "optimizer/eqsat/extract.h"
 
 ABSL_FLAG(std::string, problem, "",
           "extraction problem written by TASO_ILP_DUMP; several, comma-separated, are solved as one (their disjoint "

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/match.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {

@@ -1,7 +1,7 @@
 #include "optimizer/epilogue_fusion.h"
 
-#include "optimizer/apply.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/apply.h"
+#include "optimizer/backtrack/match.h"
 #include "optimizer/structural_rules.h"
 
 namespace taso::optimizer {

@@ -6,10 +6,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/onnx_export.h"
+#include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/epilogue_fusion.h"
-#include "optimizer/eqsat.h"
+#include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
 #include "optimizer/structural_rules.h"
 
@@ -47,9 +47,12 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
     report.search = "eqsat";
     int applications = 0;
     for (const auto& [rule, count] : r->report.rules_applied) applications += count;
-    report.stop_reason = absl::StrCat(r->report.stop_reason, " (", r->iterations, " iterations, ", r->enodes,
+    report.stop_reason = r->report.stop_reason;
+    report.stop_detail = absl::StrCat(r->report.stop_detail, " (", r->iterations, " iterations, ", r->enodes,
                                       " e-nodes, ", r->eclasses, " e-classes, ", applications,
-                                      " rule applications); extraction: ", r->extraction);
+                                      " rule applications); extraction: ", r->report.extraction_detail);
+    report.extraction = r->report.extraction;
+    report.extraction_detail = r->report.extraction_detail;
     // The rules the result is made with, not every application in the e-graph.
     report.rules_applied = r->rules_used;
   } else {
@@ -60,6 +63,7 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
     best = std::move(r->best);
     report.search = "backtrack";
     report.stop_reason = r->report.stop_reason;
+    report.stop_detail = r->report.stop_detail;
     report.rules_applied = r->report.rules_applied;
   }
   report.search_time = absl::Now() - search_start;

@@ -13,10 +13,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
-#include "core/onnx_import.h"
-#include "optimizer/backtrack.h"
+#include "optimizer/onnx/onnx_import.h"
+#include "optimizer/backtrack/backtrack.h"
 #include "optimizer/numeric_check.h"
 #include "optimizer/rewrite_rule.h"
+#include "optimizer/search_report.h"
 #include "profiler/client.h"
 
 namespace taso::optimizer {
@@ -42,7 +43,12 @@ struct OptimizeReport {
   absl::Duration search_time;
   absl::Duration total_time;
   std::string search;          // "backtrack" or "eqsat"
-  std::string stop_reason;
+  SearchStop stop_reason = SearchStop::kUnspecified;  // the search's, not extraction's
+  // The search's own words; for eqsat with its e-graph's size and how the
+  // program was extracted.
+  std::string stop_detail;
+  ExtractionOutcome extraction = ExtractionOutcome::kNotRun;
+  std::string extraction_detail;
   std::map<std::string, int> rules_applied;
   int rules_available = 0;     // rewrites the search could use (both directions)
   int batchnorms_folded = 0;

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/onnx_export.h"
-#include "core/onnx_import.h"
+#include "optimizer/onnx/onnx_export.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
@@ -181,6 +181,38 @@ TEST_F(OptimizeTest, MalformedModelsAreInvalidArgument) {
   EXPECT_EQ(truncated.status().code(), absl::StatusCode::kInvalidArgument) << truncated.status();
   auto empty = OptimizeOnnx("", {}, *client_, {});
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument) << empty.status();
+}
+
+// The wire report's stop reason is the search's alone: an e-graph that
+// saturated stays CONVERGED when its ILP then ran out of time (the detail text
+// mentions "time limit"), and the extraction's outcome is reported apart.
+TEST(ReportToProtoTest, SaturatedWithIlpTimeLimitIsConvergedAndTimeLimitedExtraction) {
+  OptimizeReport report;
+  report.search = "eqsat";
+  report.stop_reason = SearchStop::kSaturated;
+  report.stop_detail = "saturated (3 iterations, 40 e-nodes, 20 e-classes, 5 rule applications); "
+                       "extraction: ilp (time limit, best found)";
+  report.extraction = ExtractionOutcome::kIlpTimeLimit;
+  report.extraction_detail = "ilp (time limit, best found)";
+  const Report out = ReportToProto(report);
+  EXPECT_EQ(out.stop_reason(), STOP_REASON_CONVERGED);
+  EXPECT_EQ(out.extraction(), EXTRACTION_ILP_TIME_LIMIT);
+  EXPECT_EQ(out.stop_detail(), report.stop_detail);
+  EXPECT_EQ(out.extraction_detail(), "ilp (time limit, best found)");
+}
+
+TEST(ReportToProtoTest, EachSearchStopMapsToItsProtoReason) {
+  const std::pair<SearchStop, StopReason> cases[] = {
+      {SearchStop::kQueueExhausted, STOP_REASON_CONVERGED}, {SearchStop::kSaturated, STOP_REASON_CONVERGED},
+      {SearchStop::kBudget, STOP_REASON_BUDGET},            {SearchStop::kIterationLimit, STOP_REASON_BUDGET},
+      {SearchStop::kNodeLimit, STOP_REASON_NODE_LIMIT},     {SearchStop::kTimeLimit, STOP_REASON_TIME_LIMIT},
+  };
+  for (const auto& [stop, want] : cases) {
+    OptimizeReport report;
+    report.stop_reason = stop;
+    EXPECT_EQ(ReportToProto(report).stop_reason(), want);
+    EXPECT_EQ(ReportToProto(report).extraction(), EXTRACTION_UNSPECIFIED);
+  }
 }
 
 }  // namespace

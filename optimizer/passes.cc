@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/interpreter.h"
-#include "optimizer/apply.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/apply.h"
+#include "optimizer/backtrack/match.h"
 
 namespace taso::optimizer {
 namespace {

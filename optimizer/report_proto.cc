@@ -1,8 +1,48 @@
 #include "optimizer/report_proto.h"
 
-#include "absl/strings/match.h"
-
 namespace taso::optimizer {
+
+namespace {
+
+StopReason StopReasonToProto(SearchStop stop) {
+  switch (stop) {
+    case SearchStop::kUnspecified:
+      return STOP_REASON_UNSPECIFIED;
+    case SearchStop::kQueueExhausted:
+    case SearchStop::kSaturated:
+      return STOP_REASON_CONVERGED;
+    case SearchStop::kBudget:
+    case SearchStop::kIterationLimit:
+      return STOP_REASON_BUDGET;
+    case SearchStop::kNodeLimit:
+      return STOP_REASON_NODE_LIMIT;
+    case SearchStop::kTimeLimit:
+      return STOP_REASON_TIME_LIMIT;
+  }
+  return STOP_REASON_UNSPECIFIED;
+}
+
+ExtractionStatus ExtractionStatusToProto(ExtractionOutcome outcome) {
+  switch (outcome) {
+    case ExtractionOutcome::kNotRun:
+      return EXTRACTION_UNSPECIFIED;
+    case ExtractionOutcome::kIlpOptimal:
+      return EXTRACTION_ILP_OPTIMAL;
+    case ExtractionOutcome::kIlpTimeLimit:
+      return EXTRACTION_ILP_TIME_LIMIT;
+    case ExtractionOutcome::kIlpStopped:
+      return EXTRACTION_ILP_STOPPED;
+    case ExtractionOutcome::kGreedy:
+      return EXTRACTION_GREEDY;
+    case ExtractionOutcome::kGreedyIlpFailed:
+      return EXTRACTION_GREEDY_ILP_FAILED;
+    case ExtractionOutcome::kFailed:
+      return EXTRACTION_FAILED;
+  }
+  return EXTRACTION_UNSPECIFIED;
+}
+
+}  // namespace
 
 Report ReportToProto(const OptimizeReport& r) {
   Report out;
@@ -10,13 +50,10 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_cost_after_ms(r.cost_after_ms);
   out.set_search_time_ms(absl::ToInt64Milliseconds(r.search_time));
   out.set_total_time_ms(absl::ToInt64Milliseconds(r.total_time));
-  const std::string& why = r.stop_reason;
-  out.set_stop_reason(absl::StrContains(why, "time limit")        ? STOP_REASON_TIME_LIMIT
-                      : absl::StrContains(why, "node limit")      ? STOP_REASON_NODE_LIMIT
-                      : absl::StrContains(why, "budget") ||
-                              absl::StrContains(why, "iteration limit") ? STOP_REASON_BUDGET
-                                                                  : STOP_REASON_CONVERGED);
-  out.set_stop_detail(why);
+  out.set_stop_reason(StopReasonToProto(r.stop_reason));
+  out.set_stop_detail(r.stop_detail);
+  out.set_extraction(ExtractionStatusToProto(r.extraction));
+  out.set_extraction_detail(r.extraction_detail);
   out.set_search(r.search);
   for (const auto& [rule, count] : r.rules_applied) {
     RuleApplication* a = out.add_rules_applied();

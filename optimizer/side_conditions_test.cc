@@ -9,10 +9,10 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
-#include "optimizer/apply.h"
-#include "optimizer/backtrack.h"
-#include "optimizer/eqsat.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/apply.h"
+#include "optimizer/backtrack/backtrack.h"
+#include "optimizer/eqsat/eqsat.h"
+#include "optimizer/backtrack/match.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/test_util.h"
 
@@ -21,6 +21,7 @@ namespace {
 
 using testing::ExpectEquivalent;
 using testing::F32;
+using testing::Forward;
 using testing::MakeRule;
 
 // The law as the generator states it: on dense 4-channel convolutions; with
@@ -42,11 +43,6 @@ rules::Rule ChannelConcat(OpenFacts open = OpenFacts::kNone) {
   return MakeRule("cc", s, t, open);
 }
 
-RewriteRule Forward(const rules::Rule& rule) {
-  auto rewrites = RewritesFromRule(rule);
-  EXPECT_TRUE(rewrites.ok()) << rewrites.status();
-  return rewrites.ok() ? rewrites->front() : RewriteRule{};
-}
 
 // Two convolutions of x concatenated on channels; `per_group` input channels
 // per group of 16 (16: dense, 1: depthwise); the second has `second_outputs`

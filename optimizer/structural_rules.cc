@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/op_registry.h"
-#include "optimizer/match.h"
+#include "optimizer/backtrack/match.h"
 
 namespace taso::optimizer {
 namespace {

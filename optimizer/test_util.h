@@ -9,6 +9,7 @@
 
 #include "core/graph.h"
 #include "core/proof_signature.h"
+#include "optimizer/rewrite_rule.h"
 #include "gtest/gtest.h"
 #include "profiler/client.h"
 #include "proto/rules.pb.h"
@@ -24,11 +25,23 @@ TensorType F32(std::vector<int64_t> dims);
 rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target,
                      OpenFacts open = OpenFacts::kNone);
 
+// The rule's rewrites: both directions (empty, with a gtest failure, when it
+// does not convert), or only the first (source to target).
+std::vector<RewriteRule> BothWays(const rules::Rule& rule);
+RewriteRule Forward(const rules::Rule& rule);
+
 // matmul(x, w1) and matmul(x, w2) => split(matmul(x, concat(w1, w2))), id "mm2".
 rules::Rule SharedInputMatMuls();
 
 // matmul(x, p) and matmul(x, q) as outputs "a" and "b": what "mm2" merges.
 Graph SharedInputMatMulHost();
+
+// (matmul(x, w), matmul(z, w)) => split(matmul(concat0(x, z), w)), id "rows".
+rules::Rule RowsMatMuls();
+
+// b = matmul(relu(matmul(x, w)), w): "rows" matches it only with z computed
+// from a, which the rewrite replaces, so every application is cyclic.
+Graph RowsMatMulCycleHost();
 
 // relu(conv(x, w)), w a weight, the conv padded 1 with stride 2; optionally
 // the conv is an output too.

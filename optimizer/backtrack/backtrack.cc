@@ -1,0 +1,93 @@
+#include "optimizer/backtrack/backtrack.h"
+
+#include <queue>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "core/canonical.h"
+#include "optimizer/backtrack/apply.h"
+#include "optimizer/backtrack/match.h"
+
+namespace taso::optimizer {
+namespace {
+
+struct Candidate {
+  double cost;
+  int serial;  // ties: older first, so the search is deterministic
+  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const std::map<std::string, int>> path;
+};
+
+struct Worse {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    return a.cost != b.cost ? a.cost > b.cost : a.serial > b.serial;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                             CostModel& cost, const BacktrackOptions& options) {
+  const absl::Time start = absl::Now();
+  auto initial = cost.GraphCost(graph);
+  if (!initial.ok()) return initial.status();
+  auto hash = StructuralHash(graph);
+  if (!hash.ok()) return hash.status();
+
+  SearchResult result{graph, {}};
+  result.report.initial_cost_ms = result.report.best_cost_ms = *initial;
+  std::set<std::string> seen = {hash->ToHex()};
+  std::priority_queue<Candidate, std::vector<Candidate>, Worse> queue;
+  int serial = 0;
+  queue.push({*initial, serial++, std::make_shared<Graph>(graph), std::make_shared<std::map<std::string, int>>()});
+  SearchStop stop = SearchStop::kQueueExhausted;
+  std::string stop_detail = "queue exhausted: no rewrite gives a graph within alpha of the best";
+  while (!queue.empty()) {
+    if (result.report.expanded >= options.budget) {
+      stop = SearchStop::kBudget;
+      stop_detail = absl::StrCat("budget of ", options.budget, " expanded graphs");
+      break;
+    }
+    if (absl::Now() - start > options.time_limit) {
+      stop = SearchStop::kTimeLimit;
+      stop_detail = absl::StrCat("time limit of ", absl::FormatDuration(options.time_limit));
+      break;
+    }
+    Candidate current = queue.top();
+    queue.pop();
+    if (current.cost > options.alpha * result.report.best_cost_ms) continue;
+    ++result.report.expanded;
+    const GraphIndex index(*current.graph);
+    for (const RewriteRule& rule : rules) {
+      for (const Match& m : FindMatches(rule, index, options.max_matches_per_rule)) {
+        auto next = ApplyRewrite(*current.graph, rule, m);
+        if (!next.ok()) {
+          ++result.report.rejected;
+          continue;
+        }
+        auto h = StructuralHash(*next);
+        if (!h.ok() || !seen.insert(h->ToHex()).second) continue;
+        ++result.report.generated;
+        auto c = cost.GraphCost(*next);
+        if (!c.ok()) return c.status();
+        auto path = std::make_shared<std::map<std::string, int>>(*current.path);
+        ++(*path)[rule.name];
+        if (*c < result.report.best_cost_ms) {
+          result.report.best_cost_ms = *c;
+          result.best = *next;
+          result.report.rules_applied = *path;
+        }
+        if (*c < options.alpha * result.report.best_cost_ms && static_cast<int>(queue.size()) < options.max_queue) {
+          queue.push({*c, serial++, std::make_shared<Graph>(std::move(*next)), std::move(path)});
+        }
+      }
+    }
+  }
+  result.report.stop_reason = stop;
+  result.report.stop_detail = std::move(stop_detail);
+  result.report.elapsed = absl::Now() - start;
+  return result;
+}
+
+}  // namespace taso::optimizer

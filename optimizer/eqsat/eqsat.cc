@@ -1,0 +1,437 @@
+#include "optimizer/eqsat/eqsat.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "core/op_registry.h"
+#include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/ematch.h"
+#include "optimizer/eqsat/extract.h"
+
+namespace taso::optimizer {
+namespace {
+
+// A rule prepared for one e-graph: its pattern, and its right side's
+// operations interned, in an order where inputs come first.
+struct CompiledRule {
+  CompiledRule(const RewriteRule& r, EGraph& egraph) : rule(&r), pattern(r, egraph) {
+    rhs_op.assign(r.rhs.num_nodes(), -1);
+    rhs_tuple.assign(r.rhs.num_nodes(), false);
+    for (const Node& n : r.rhs.nodes()) {
+      if (IsInputOrWeight(n.kind)) continue;
+      EOp op;
+      op.role = EOp::Role::kOperator;
+      op.kind = n.kind;
+      op.params = n.params;
+      rhs_op[n.id] = egraph.InternOp(op);
+      rhs_tuple[n.id] = egraph.YieldsTuple(rhs_op[n.id]);
+      for (size_t i = item_op.size(); i < n.output_types.size(); ++i) {
+        EOp item;
+        item.role = EOp::Role::kGetItem;
+        item.item = static_cast<int>(i);
+        item_op.push_back(egraph.InternOp(item));
+      }
+    }
+    if (auto order = r.rhs.TopologicalOrder(); order.ok()) rhs_order = *order;
+    valid = !rhs_order.empty() || r.rhs.num_nodes() == 0;
+    for (const Node& n : r.rhs.nodes()) valid = valid && n.kind != OpKind::kOpaque;
+  }
+  const RewriteRule* rule;
+  CompiledPattern pattern;
+  std::vector<int> rhs_op;
+  std::vector<bool> rhs_tuple;
+  std::vector<int> item_op;
+  std::vector<int> rhs_order;
+  bool valid = true;
+};
+
+struct ApplyOutcome {
+  bool rejected = false;
+  int added = 0;        // new e-nodes
+  bool merged = false;  // a union joined two classes
+};
+
+// Adds a rule's right side at a match and merges it with the matched classes.
+class Applier {
+ public:
+  explicit Applier(EGraph& egraph) : eg_(egraph) {}
+
+  ApplyOutcome Apply(const CompiledRule& rule, const EMatch& match) {
+    const Graph& rhs = rule.rule->rhs;
+    // Dry run: what each right-side value would be (an existing class, or new
+    // with inferred types), without touching the e-graph.
+    struct Value {
+      EClassId cls = -1;
+      std::vector<TensorType> types;
+    };
+    std::vector<Value> values(rhs.num_nodes());
+    std::vector<std::vector<Value>> items(rhs.num_nodes());
+    std::vector<EClassId> read_by_new;  // existing classes new e-nodes would read
+    auto value_of = [&](TensorRef t) -> const Value* {
+      if (!rule.rhs_tuple[t.node]) return &values[t.node];
+      if (t.index < 0 || t.index >= static_cast<int>(items[t.node].size())) return nullptr;
+      return &items[t.node][t.index];
+    };
+    ApplyOutcome rejected{true, 0, false};
+    // The replacement is the rule's to build only where every operator keeps
+    // the facts its proof assumed, fact variables as the match bound them.
+    std::optional<FactBinding> facts = MatchedFacts(*rule.rule, eg_, match);
+    if (!facts) return rejected;
+    for (int id : rule.rhs_order) {
+      const Node& n = rhs.node(id);
+      if (IsInputOrWeight(n.kind)) {
+        auto it = match.binding.find(n.name);
+        if (it == match.binding.end()) return rejected;
+        values[id].cls = eg_.Find(it->second);
+        values[id].types = eg_.eclass(values[id].cls).types;
+        continue;
+      }
+      ENode enode{rule.rhs_op[id], {}};
+      std::vector<TensorType> input_types;
+      bool all_exist = true;
+      for (const TensorRef& in : n.inputs) {
+        const Value* v = value_of(in);
+        if (v == nullptr || v->types.size() != 1) return rejected;
+        all_exist = all_exist && v->cls >= 0;
+        enode.children.push_back(v->cls);
+        input_types.push_back(v->types[0]);
+      }
+      if (!KeepsProof(rule.rule->rhs_conditions, id, n.kind, n.params, input_types,
+                      static_cast<int>(n.output_types.size()), &*facts)) {
+        return rejected;
+      }
+      Value& val = values[id];
+      if (all_exist) {
+        if (auto c = eg_.Lookup(enode)) val = {*c, eg_.eclass(*c).types};
+      }
+      if (val.cls < 0) {
+        auto types = InferOutputTypes(n.kind, n.params, input_types);
+        if (!types.ok()) return rejected;
+        val.types = *std::move(types);
+        for (EClassId child : enode.children) {
+          if (child >= 0) read_by_new.push_back(child);
+        }
+      }
+      if (!rule.rhs_tuple[id]) continue;
+      for (size_t j = 0; j < val.types.size(); ++j) {
+        Value item{-1, {val.types[j]}};
+        if (val.cls >= 0) {
+          if (auto c = eg_.Lookup(ENode{rule.item_op[j], {val.cls}})) {
+            item = {*c, eg_.eclass(*c).types};
+          } else {
+            read_by_new.push_back(val.cls);
+          }
+        }
+        items[id].push_back(std::move(item));
+      }
+    }
+    // Each replacement keeps its output's dims and dtype.
+    std::vector<EClassId> matched;
+    for (EClassId m : match.outputs) matched.push_back(eg_.Find(m));
+    for (size_t i = 0; i < matched.size(); ++i) {
+      const Value* v = value_of(rhs.outputs()[i].tensor);
+      if (v == nullptr || v->types.size() != 1) return rejected;
+      const TensorType& want = eg_.eclass(matched[i]).types[0];
+      if (v->types[0].dims != want.dims || v->types[0].dtype != want.dtype) return rejected;
+      // Merging an existing class into a matched one is cyclic if it reaches a matched class.
+      if (v->cls >= 0 && v->cls != matched[i]) read_by_new.push_back(v->cls);
+    }
+    if (Reaches(read_by_new, std::set<EClassId>(matched.begin(), matched.end()))) return rejected;
+
+    // Commit.
+    ApplyOutcome outcome;
+    const int before = eg_.enode_capacity();
+    std::vector<EClassId> cls(rhs.num_nodes(), -1);
+    std::vector<std::vector<EClassId>> item_cls(rhs.num_nodes());
+    auto class_of = [&](TensorRef t) { return rule.rhs_tuple[t.node] ? item_cls[t.node][t.index] : cls[t.node]; };
+    for (int id : rule.rhs_order) {
+      const Node& n = rhs.node(id);
+      if (IsInputOrWeight(n.kind)) {
+        cls[id] = eg_.Find(match.binding.at(n.name));
+        continue;
+      }
+      ENode enode{rule.rhs_op[id], {}};
+      for (const TensorRef& in : n.inputs) enode.children.push_back(class_of(in));
+      auto added = eg_.Add(enode);
+      if (!added.ok()) return rejected;  // not expected: the dry run inferred the same types
+      cls[id] = *added;
+      if (!rule.rhs_tuple[id]) continue;
+      for (size_t j = 0; j < values[id].types.size(); ++j) {
+        auto item = eg_.Add(ENode{rule.item_op[j], {cls[id]}});
+        if (!item.ok()) return rejected;
+        item_cls[id].push_back(*item);
+      }
+    }
+    for (size_t i = 0; i < matched.size(); ++i) {
+      outcome.merged = eg_.Union(matched[i], class_of(rhs.outputs()[i].tensor)) || outcome.merged;
+    }
+    outcome.added = eg_.enode_capacity() - before;
+    return outcome;
+  }
+
+ private:
+  // Whether any class of `from` is one of `targets` or has one among its
+  // descendants (through any e-node).
+  bool Reaches(const std::vector<EClassId>& from, const std::set<EClassId>& targets) {
+    ++epoch_;
+    // Classes lower than every target reach none of them.
+    int lowest_target = std::numeric_limits<int>::max();
+    for (EClassId t : targets) lowest_target = std::min(lowest_target, eg_.height(t));
+    std::vector<EClassId> stack;
+    for (EClassId c : from) stack.push_back(eg_.Find(c));
+    while (!stack.empty()) {
+      const EClassId c = stack.back();
+      stack.pop_back();
+      if (targets.count(c)) return true;
+      if (eg_.height(c) < lowest_target) continue;
+      if (c >= static_cast<int>(seen_.size())) seen_.resize(c + 1, 0);
+      if (seen_[c] == epoch_) continue;
+      seen_[c] = epoch_;
+      for (ENodeId id : eg_.eclass(c).nodes) {
+        for (EClassId child : eg_.node(id).children) stack.push_back(eg_.Find(child));
+      }
+    }
+    return false;
+  }
+
+  EGraph& eg_;
+  std::vector<int> seen_;
+  int epoch_ = 0;
+};
+
+std::string IlpDetail(const Extraction& e) {
+  if (e.optimal) return "ilp optimal";
+  return e.time_limited ? "ilp (time limit, best found)" : "ilp (best found)";
+}
+
+ExtractionOutcome IlpStatus(const Extraction& e) {
+  if (e.optimal) return ExtractionOutcome::kIlpOptimal;
+  return e.time_limited ? ExtractionOutcome::kIlpTimeLimit : ExtractionOutcome::kIlpStopped;
+}
+
+// One round: search every rule on the clean e-graph, then apply everything
+// found, then rebuild; a limit hit during the round is recorded as the stop.
+class SaturationRound {
+ public:
+  SaturationRound(Saturation& sat, const EqsatOptions& options, absl::Time start)
+      : sat_(sat), options_(options), start_(start), applier_(sat.egraph) {}
+
+  bool OverTime() const { return absl::Now() - start_ > options_.time_limit; }
+
+  void StopForTime() {
+    sat_.stop_reason = SearchStop::kTimeLimit;
+    sat_.stop_detail = absl::StrCat("time limit ", absl::FormatDuration(options_.time_limit));
+  }
+  void StopForNodes() {
+    sat_.stop_reason = SearchStop::kNodeLimit;
+    sat_.stop_detail = absl::StrCat("node limit ", options_.node_limit);
+  }
+  bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
+
+  // Returns whether the round changed the e-graph or left matches unapplied.
+  bool Run(const std::vector<CompiledRule>& compiled, std::vector<int>& match_cap) {
+    EGraph& eg = sat_.egraph;
+    const EMatchIndex index(eg);
+    std::vector<std::pair<const CompiledRule*, std::vector<EMatch>>> found;
+    bool truncated = false;
+    for (size_t i = 0; i < compiled.size(); ++i) {
+      const CompiledRule& r = compiled[i];
+      if (!r.valid) continue;
+      if (r.pattern.multi_output() && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
+      bool cut = false;
+      found.emplace_back(&r, FindEMatches(r.pattern, index, match_cap[i], &cut));
+      // Matches are enumerated in the same order every round: a rule cut
+      // short gets twice the room next round, or it would never get past
+      // the matches it already applied.
+      if (cut) match_cap[i] *= 2;
+      truncated = truncated || cut;
+      if (OverTime()) break;
+    }
+    bool changed = false;
+    int applications = 0;
+    for (const auto& [rule, matches] : found) {
+      for (const EMatch& m : matches) {
+        changed = ApplyOne(*rule, m) || changed;
+        if (eg.num_enodes() > options_.node_limit) StopForNodes();
+        if (++applications % 64 == 0 && OverTime()) StopForTime();
+        if (stopped()) break;
+      }
+      if (stopped()) break;
+    }
+    if (!stopped() && OverTime()) StopForTime();
+    eg.Rebuild();
+    ++sat_.iterations;
+    return changed || truncated;
+  }
+
+ private:
+  // Applies one match and records which application made the new e-nodes.
+  bool ApplyOne(const CompiledRule& rule, const EMatch& m) {
+    EGraph& eg = sat_.egraph;
+    const int first_new = eg.enode_capacity();
+    const ApplyOutcome outcome = applier_.Apply(rule, m);
+    if (outcome.rejected) {
+      ++sat_.rejected;
+      return false;
+    }
+    if (outcome.added == 0 && !outcome.merged) return false;
+    ++sat_.rules_applied[rule.rule->name];
+    sat_.created_by.resize(eg.enode_capacity(), -1);
+    for (int id = first_new; id < eg.enode_capacity(); ++id) {
+      sat_.created_by[id] = static_cast<int>(sat_.applied_rule.size());
+    }
+    sat_.applied_rule.push_back(&rule.rule->name);
+    sat_.generated += outcome.added;
+    return true;
+  }
+
+  Saturation& sat_;
+  const EqsatOptions& options_;
+  const absl::Time start_;
+  Applier applier_;
+};
+
+// The ILP's program, or why there is none (then greedy's is used).
+absl::StatusOr<Extraction> IlpExtraction(const Saturation& sat, const std::vector<double>& costs,
+                                         const absl::StatusOr<Extraction>& greedy, const EqsatOptions& options) {
+  const int enodes = sat.egraph.num_enodes();
+  if (enodes > options.ilp_max_enodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes));
+  }
+  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, options.ilp_time_limit, greedy.ok() ? &*greedy : nullptr);
+  if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
+    // CBC stopped before reaching even its starting point's cost.
+    return absl::DeadlineExceededError(absl::StrCat(ilp->time_limited ? "time limit" : "stopped", ", its best (",
+                                                    ilp->cost_ms, " ms) is dearer than greedy's (", greedy->cost_ms,
+                                                    " ms)"));
+  }
+  return ilp;
+}
+
+// The rules whose applications made the e-nodes `used` chose, by name.
+std::map<std::string, int> RulesUsed(const Saturation& sat, const Extraction& used) {
+  std::set<int> applications;
+  for (const auto& [cls, enode] : used.choice) {
+    if (enode < static_cast<int>(sat.created_by.size()) && sat.created_by[enode] >= 0) {
+      applications.insert(sat.created_by[enode]);
+    }
+  }
+  std::map<std::string, int> rules_used;
+  for (int a : applications) ++rules_used[*sat.applied_rule[a]];
+  return rules_used;
+}
+
+}  // namespace
+
+absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                    const EqsatOptions& options) {
+  const absl::Time start = absl::Now();
+  if (absl::Status s = graph.Validate(); !s.ok()) return s;
+  auto built = EGraphFromGraph(graph);
+  if (!built.ok()) return built.status();
+  Saturation sat{std::move(built->egraph), std::move(built->outputs)};
+  EGraph& eg = sat.egraph;
+  std::vector<CompiledRule> compiled;
+  compiled.reserve(rules.size());
+  for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
+  sat.created_by.assign(eg.enode_capacity(), -1);
+  std::vector<int> match_cap(compiled.size(), std::max(1, options.max_matches_per_rule));
+  SaturationRound round(sat, options, start);
+  while (!round.stopped()) {
+    if (sat.iterations >= options.iteration_limit) {
+      sat.stop_reason = SearchStop::kIterationLimit;
+      sat.stop_detail = absl::StrCat("iteration limit ", options.iteration_limit);
+    } else if (round.OverTime()) {
+      round.StopForTime();
+    } else if (eg.num_enodes() > options.node_limit) {
+      round.StopForNodes();
+    } else if (!round.Run(compiled, match_cap) && !round.stopped()) {
+      sat.stop_reason = SearchStop::kSaturated;
+      sat.stop_detail = "saturated";
+    }
+  }
+  return sat;
+}
+
+absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& original, CostModel& cost,
+                                         const EqsatOptions& options) {
+  auto costs = ENodeCosts(sat.egraph, cost);
+  if (!costs.ok()) return costs.status();
+  auto greedy = ExtractGreedy(sat.egraph, sat.roots, *costs);
+  ExtractedProgram out;
+  std::string ilp_error;
+  if (options.use_ilp) {
+    auto ilp = IlpExtraction(sat, *costs, greedy, options);
+    absl::StatusOr<Graph> g = ilp.ok() ? BuildGraph(sat.egraph, *ilp, original, sat.roots) : ilp.status();
+    if (g.ok()) {
+      out.graph = *std::move(g);
+      out.used = *ilp;
+      out.status = IlpStatus(*ilp);
+      out.detail = IlpDetail(*ilp);
+      return out;
+    }
+    ilp_error = std::string(g.status().message());
+  }
+  absl::StatusOr<Graph> g = greedy.ok() ? BuildGraph(sat.egraph, *greedy, original, sat.roots) : greedy.status();
+  if (!g.ok()) {
+    out.status = ExtractionOutcome::kFailed;
+    out.detail = absl::StrCat("none (", g.status().message(), ")");
+    out.failure = absl::StrCat("extraction failed (", g.status().message(), "); kept the input graph");
+    return out;
+  }
+  out.graph = *std::move(g);
+  out.used = *greedy;
+  out.status = options.use_ilp ? ExtractionOutcome::kGreedyIlpFailed : ExtractionOutcome::kGreedy;
+  out.detail = options.use_ilp ? absl::StrCat("greedy (ilp failed: ", ilp_error, ")") : "greedy";
+  return out;
+}
+
+absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
+                                        const EqsatOptions& options) {
+  const absl::Time start = absl::Now();
+  if (absl::Status s = graph.Validate(); !s.ok()) return s;
+  auto initial = cost.GraphCost(graph);
+  if (!initial.ok()) return initial.status();
+  auto sat = Saturate(graph, rules, options);
+  if (!sat.ok()) return sat.status();
+  auto program = Extract(*sat, graph, cost, options);
+  if (!program.ok()) return program.status();
+
+  EqsatResult result{graph};
+  SearchReport& report = result.report;
+  report.initial_cost_ms = report.best_cost_ms = *initial;
+  report.expanded = result.iterations = sat->iterations;
+  report.generated = sat->generated;
+  report.rejected = sat->rejected;
+  report.rules_applied = sat->rules_applied;
+  report.stop_reason = sat->stop_reason;
+  report.extraction = program->status;
+  report.extraction_detail = program->detail;
+  result.enodes = sat->egraph.num_enodes();
+  result.eclasses = sat->egraph.num_eclasses();
+  std::string kept_input = program->failure;
+  if (program->graph.has_value()) {
+    auto c = cost.GraphCost(*program->graph);
+    if (!c.ok()) return c.status();
+    // Greedy can pick a program dearer than the input (it double-counts
+    // shared work): never return something worse than what came in.
+    if (*c <= *initial) {
+      report.best_cost_ms = *c;
+      result.best = *std::move(program->graph);
+      result.rules_used = RulesUsed(*sat, *program->used);
+    } else {
+      kept_input = absl::StrCat("extracted program costs ", *c, " ms, more than the input's; kept the input graph");
+    }
+  }
+  report.stop_detail = kept_input.empty() ? sat->stop_detail : absl::StrCat(sat->stop_detail, "; ", kept_input);
+  report.elapsed = absl::Now() - start;
+  return result;
+}
+
+}  // namespace taso::optimizer

@@ -1,0 +1,120 @@
+// Tensat-style equality saturation: the input graph becomes an e-graph, every
+// rewrite is applied at every match in rounds (search all rules, then apply
+// all matches, then rebuild) until nothing changes or a limit is hit, and the
+// cheapest program the e-graph represents is extracted (ILP with CBC, greedy
+// as the fallback and CBC's cutoff).
+//
+// An application is skipped when its right side does not type-check on the
+// bound classes' types, when it would change an output's dims or dtype, or
+// when it would make a class reachable from itself through the right side's
+// e-nodes (a bound class that already reaches a matched class): such e-nodes
+// could never be extracted and only blow the e-graph up (Tensat's
+// pre-filtering). Cycles made by unions through the pattern's own e-nodes
+// stay; extraction never chooses a cyclic program.
+//
+// Multi-output rules match many more places (pairs of matches), so, as in
+// Tensat, they only run in the first `multi_pattern_iteration_limit` rounds.
+#ifndef TASO_OPTIMIZER_EQSAT_EQSAT_H_
+#define TASO_OPTIMIZER_EQSAT_EQSAT_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/graph.h"
+#include "optimizer/cost_model.h"
+#include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/extract.h"
+#include "optimizer/rewrite_rule.h"
+#include "optimizer/search_report.h"
+
+namespace taso::optimizer {
+
+struct EqsatOptions {
+  int iteration_limit = 15;
+  int multi_pattern_iteration_limit = 2;  // Tensat's k_multi: small, multi-output rules explode
+  int node_limit = 50000;                 // e-nodes
+  absl::Duration time_limit = absl::Seconds(60);  // exploration
+  bool use_ilp = true;
+  // Pruning and building the model included; CBC may overrun it by a
+  // fraction of a second. Out of time, the ILP returns the best acyclic
+  // choice it has, at worst greedy's.
+  absl::Duration ilp_time_limit = absl::Seconds(60);
+  // Larger e-graphs are extracted greedily. The pruned, tightened ILP
+  // (extract.h) solves ResNet-50's and Inception-v3's ~24,000-e-node e-graphs
+  // to optimality in 1-3 s with ~60 MB over the problem, and two of each at
+  // once (~95,000 e-nodes, costs perturbed) in ~10-15 s with ~180 MB. The
+  // model before it returned greedy's choice at 20 s, and at 60 s grew CBC
+  // to 10 GB (~170 MB/s) on ResNet-50 (bench/extract_run.sh).
+  int ilp_max_enodes = 60000;
+  // Matches applied per rule and round at first (egg's default match limit);
+  // a rule that has more gets twice as many the next round (as egg's backoff
+  // scheduler grows its limit). Larger values let multi-output rules flood
+  // the e-graph in their few rounds.
+  int max_matches_per_rule = 1000;
+};
+
+// What saturation leaves for extraction: the e-graph, why growing it stopped,
+// and which rule application created each e-node.
+struct Saturation {
+  EGraph egraph;
+  std::vector<EClassId> roots;  // the input graph's outputs, in order
+  SearchStop stop_reason = SearchStop::kUnspecified;
+  std::string stop_detail;  // "saturated", "node limit N", "time limit S", "iteration limit N"
+  int iterations = 0;
+  int generated = 0;  // e-nodes added by rewrites
+  int rejected = 0;   // applications skipped (types, dims, cycles)
+  // Applications that added an e-node or merged two classes, by rule name.
+  std::map<std::string, int> rules_applied;
+  // Per e-node id: the application that created it (-1: the input's, or
+  // found existing); per application: its rule's name (owned by the rules).
+  std::vector<int> created_by;
+  std::vector<const std::string*> applied_rule;
+};
+
+// Grows the e-graph of `graph` by `rules` until saturated or a limit of
+// `options` (iterations, e-nodes, time) is hit.
+absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<RewriteRule>& rules,
+                                    const EqsatOptions& options = {});
+
+// The program extraction chose from an e-graph.
+struct ExtractedProgram {
+  std::optional<Graph> graph;      // none when no program could be built
+  std::optional<Extraction> used;  // the extraction `graph` was built from
+  ExtractionOutcome status = ExtractionOutcome::kNotRun;
+  // "ilp optimal", "ilp (time limit, best found)", "ilp (best found)",
+  // "greedy (ilp failed: ...)", "greedy" or "none (...)".
+  std::string detail;
+  std::string failure;  // why no program was built
+};
+
+// The cheapest program of the saturated e-graph: the ILP when asked for and
+// it succeeds, else greedy's. `original` supplies the inputs and weights.
+absl::StatusOr<ExtractedProgram> Extract(const Saturation& saturation, const Graph& original, CostModel& cost,
+                                         const EqsatOptions& options = {});
+
+struct EqsatResult {
+  Graph best;
+  // expanded: rounds run; generated: e-nodes added by rewrites; rejected:
+  // applications skipped (types, dims, cycles); rules_applied: applications
+  // that added an e-node or merged two classes, by rule name; stop_reason:
+  // saturation's; extraction: how the program was chosen.
+  SearchReport report;
+  // Applications whose new e-nodes the returned program uses, by rule name
+  // (empty when the input is returned): what the result owes to each rule.
+  std::map<std::string, int> rules_used;
+  int iterations = 0;
+  int enodes = 0;
+  int eclasses = 0;
+};
+
+// Saturate, then Extract; never returns a program dearer than the input.
+absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
+                                        const EqsatOptions& options = {});
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_EQSAT_EQSAT_H_

@@ -1,0 +1,192 @@
+// Choosing one e-node per needed e-class so that the chosen e-nodes form an
+// acyclic program of least cost, and turning that choice into a Graph.
+//
+// Greedy: each class takes the e-node of least tree cost (its own cost plus
+// its children's), fast but blind to sharing: a subexpression used twice is
+// counted twice, so it can miss a cheaper program that shares more.
+//
+// ILP (CBC): a binary x per e-node; each needed class chooses one e-node
+// (the outputs' classes are needed; a chosen e-node needs its children's
+// classes); the objective is the sum of the chosen e-nodes' costs, so shared
+// subexpressions count once. What keeps it small and its relaxation tight
+// enough for CBC on 20,000-50,000-e-node e-graphs (bench/extract_bench):
+//  - pruning (Prune in extract.cc): e-nodes with no acyclic choice, e-nodes
+//    in no choice as cheap as the starting one, e-nodes a sibling dominates,
+//    classes the outputs no longer reach. On ResNet-50 and Inception-v3 this
+//    leaves ~40% of the e-nodes: their e-graphs hold thousands of equivalent
+//    matmuls for the classifier alone.
+//  - a class variable y (the sum of its e-nodes' x) that children rows read.
+//  - "needed" rows: the classes every acyclic choice has are fixed to 1, and
+//    a class implies the classes every choice for it needs. Without them the
+//    relaxation computes the output from a cycle of nearly free e-nodes
+//    (transpose(transpose(x)), get-items of a split of a concat) instead of
+//    the network: its bound is under 0.5% of the optimum whatever the
+//    acyclicity rows, and branch-and-bound gets nowhere. With them it is at
+//    77% (ResNet-50) and 98% (Inception-v3), CBC's root cuts close the rest
+//    and both solve to optimality in 1-3 s.
+//  - acyclicity only where cycles can be, in the strongly connected
+//    components of the class graph: a linear order of the component's
+//    classes (u_ij, transitive), which a chosen e-node must respect; larger
+//    components get cycle cuts (the classes of a cycle may not all choose an
+//    e-node reading the next), their elementary cycles up front and further
+//    ones lazily (solve, forbid the cycles of the solution, solve again).
+//    Tensat's order variables (big-M rows) remain as an option.
+//  - CBC knows the greedy cost as its cutoff (a MIP start plus preprocessing
+//    makes CBC 2.10 crash when its time limit falls early), runs without
+//    zero-half cuts (their separator took 7-15 GB on these e-graphs with
+//    the old model, and exits the process when an allocation fails), and
+//    its claims are only believed when it stopped before the time limit.
+// Whatever the ILP returns is checked acyclic and never dearer than the
+// greedy choice, which is returned when CBC finds nothing better in time.
+//
+// Setting TASO_ILP_DUMP=FILE makes ExtractIlp write its problem to FILE
+// (WriteExtractionProblem) first, for bench/extract_bench.
+#ifndef TASO_OPTIMIZER_EQSAT_EXTRACT_H_
+#define TASO_OPTIMIZER_EQSAT_EXTRACT_H_
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/graph.h"
+#include "optimizer/cost_model.h"
+#include "optimizer/eqsat/egraph.h"
+
+namespace taso::optimizer {
+
+// Milliseconds per e-node id, asked of the cost model in one batch: 0 for
+// variables, get-items and foldable operators; +infinity for e-nodes that
+// extraction must not choose: dead duplicates, e-nodes that are their own
+// child (a self-loop), and e-nodes whose types inferred from their children's
+// classes differ from their class's types (another layout or split record),
+// so that a graph built from chosen e-nodes has exactly the types it was
+// costed with.
+absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost);
+
+struct Extraction {
+  std::map<EClassId, ENodeId> choice;  // every class the outputs need, and only those
+  double cost_ms = 0;                  // the chosen e-nodes' costs, each counted once
+  bool optimal = false;                // the ILP proved nothing cheaper exists
+  bool time_limited = false;           // the ILP stopped at its time limit
+};
+
+// The chosen e-nodes' costs, each counted once (what the program costs).
+double ExtractionCost(const Extraction& extraction, const std::vector<double>& costs);
+
+// NotFound when some output class has no acyclic choice of finite cost.
+absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                         const std::vector<double>& costs);
+
+// The extraction problem apart from the e-graph: the classes the outputs
+// reach through e-nodes of finite cost (numbered from 0), their e-nodes of
+// finite cost (numbered from 0, in e-node id order) and the outputs' classes.
+struct ExtractionProblem {
+  std::vector<EClassId> class_id;               // per class: its e-graph class
+  std::vector<std::vector<int>> class_nodes;    // per class: its e-nodes (may be none)
+  std::vector<ENodeId> node_id;                 // per e-node: its e-graph e-node
+  std::vector<int> node_class;                  // per e-node: its class
+  std::vector<double> node_cost;                // per e-node: milliseconds, finite, >= 0
+  std::vector<std::vector<int>> node_children;  // per e-node: the classes it reads, sorted, distinct
+  std::vector<int> roots;                       // the outputs' classes, in output order
+  std::vector<std::string> node_label;          // per e-node: what it computes, or empty
+};
+
+// With `labels`, node_label too (else it stays empty).
+ExtractionProblem MakeExtractionProblem(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                        const std::vector<double>& costs, bool labels = false);
+
+// A text format for problems (bench/extract_bench reads what TASO_ILP_DUMP wrote).
+absl::Status WriteExtractionProblem(const ExtractionProblem& problem, const std::string& path);
+absl::StatusOr<ExtractionProblem> ReadExtractionProblem(const std::string& path);
+
+// A choice for a problem: per class, one of its e-nodes or -1. Only the
+// classes the roots need have one.
+struct ProblemChoice {
+  std::vector<int> pick;
+  double cost_ms = 0;  // the chosen e-nodes' costs, each counted once
+  bool optimal = false;
+  bool time_limited = false;
+};
+
+// How the ILP is built and solved. The defaults are what EqsatSearch uses;
+// the rest is for bench/extract_bench and tests.
+struct IlpSettings {
+  enum class Acyclicity {
+    kLinearOrder,     // a linear order per small component, cycle cuts in larger ones
+    kLazyCycleCuts,   // cycle cuts everywhere
+    kOrderVariables,  // Tensat's order variables (big-M) in every component
+  };
+  Acyclicity acyclicity = Acyclicity::kLinearOrder;
+  // Components of at most this many classes get a linear order (its rows
+  // grow with the cube of the size).
+  int linear_order_limit = 50;
+  // Cycle cuts: at most this many elementary cycles forbidden up front.
+  int cycle_limit = 1000;
+  bool prune = true;
+  // A variable per class (the sum of its e-nodes'), read by its parents'
+  // rows; else the sum is written out in every row (the old model).
+  bool class_variables = true;
+  // With class variables: the needed rows.
+  bool needed_rows = true;
+  // How CBC learns of the best choice known: as its cutoff (only better
+  // solutions count), or as a MIP start (can crash CBC with preprocessing).
+  enum class WarmStart { kCutoff, kMipStart, kNone };
+  WarmStart warm_start = WarmStart::kCutoff;
+  // CBC parameters (Cbc_setParameter: name, value) after ExtractIlp's own
+  // (elapsed time, no zero-half cuts).
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
+  int log_level = 0;  // CBC's
+};
+
+// What the ILP did (for benchmarks and tests).
+struct IlpStats {
+  int classes = 0, enodes = 0;                // the problem's
+  int model_classes = 0, model_enodes = 0;    // after pruning
+  int pruned_by_bound = 0, pruned_by_dominance = 0;
+  int must_classes = 0, needed_rows = 0;      // classes fixed to 1, implication rows
+  int ordered_components = 0;                 // given a linear order
+  int upfront_cycles = 0;                     // cycles forbidden before the first solve
+  bool all_cycles_upfront = false;            // ... and they were all there are
+  int columns = 0, rows = 0, nonzeros = 0;    // of the last model CBC solved
+  double prepare_seconds = 0;                 // pruning and building the model
+  int solves = 0;                             // CBC runs (lazy cuts: one more per round of cuts)
+  int cycle_cuts = 0;                         // cycles forbidden after a solve
+  int cyclic_solutions = 0;                   // CBC solutions that had a cycle
+  double lower_bound_ms = 0;                  // CBC's bound, where it has one
+  std::string outcome;                        // "optimal", "time limit", or what went wrong
+};
+
+// The greedy choice of ExtractGreedy on the problem. NotFound when a root has
+// no acyclic choice of finite cost.
+absl::StatusOr<ProblemChoice> SolveGreedy(const ExtractionProblem& problem);
+
+// The ILP on the problem, from `warm_start` (an acyclic choice, e.g.
+// greedy's; when null or not acyclic, SolveGreedy's where there is one),
+// within `time_limit` (pruning and building the model included; CBC may
+// overrun it by a fraction of a second). The result is acyclic and never
+// dearer than the warm start, which it is when CBC finds nothing better.
+// Unavailable when there is no warm start and CBC finds no solution in time;
+// Internal when CBC fails otherwise.
+absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& problem, absl::Duration time_limit,
+                                       const ProblemChoice* warm_start, const IlpSettings& settings = {},
+                                       IlpStats* stats = nullptr);
+
+// SolveIlp on the e-graph's problem. `warm_start` may be null.
+absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                      const std::vector<double>& costs, absl::Duration time_limit,
+                                      const Extraction* warm_start = nullptr, const IlpSettings& settings = {},
+                                      IlpStats* stats = nullptr);
+
+// The program of the choice: every input of `original` (same names, types
+// and order), the weights it reads, and `original`'s outputs (same names and
+// order) read from `roots`. FailedPrecondition when the choice is cyclic,
+// incomplete, or does not rebuild into a valid graph with the outputs' dims.
+absl::StatusOr<Graph> BuildGraph(const EGraph& egraph, const Extraction& extraction, const Graph& original,
+                                 const std::vector<EClassId>& roots);
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_EQSAT_EXTRACT_H_

@@ -1,0 +1,25 @@
+// The IR back to ONNX, inside the metadata of the model it was imported from.
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+#include "optimizer/onnx/onnx_import.h"
+
+namespace taso {
+
+// Serializes `graph` (normally an optimized model.graph: the same graph
+// inputs and outputs by name) as an ONNX ModelProto with `model`'s metadata,
+// opset imports, graph inputs and outputs (names, order, declared types).
+// One ONNX node per IR node in topological order, plus Constant helpers
+// (shapes, split sizes) and Identity nodes where a graph output or a subgraph
+// needs a value under a fixed name. Opaque nodes come back as they were
+// imported. The result passes onnx::checker::check_model; a model that would
+// not is InternalError with the checker's message.
+absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph);
+
+}  // namespace taso
+
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_

@@ -1,0 +1,63 @@
+// ONNX models to the IR. Operators the IR models (Conv, MatMul, Gemm, pools,
+// ...) become IR operators; every other node becomes an opaque node that the
+// optimizer leaves alone and ExportOnnx writes back verbatim, so no node is
+// ever dropped. Whatever the model, ImportOnnx returns a status and never
+// crashes: malformed models are InvalidArgument with a message naming the
+// node or value at fault.
+#ifndef TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_
+#define TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+
+namespace taso {
+
+struct OnnxImportOptions {
+  // Value for symbolic or unknown dimensions of graph inputs (e.g. batch "N").
+  int64_t default_dim = 1;
+  // Larger models are InvalidArgument (the message names this option).
+  int64_t max_model_bytes = 2LL << 30;
+};
+
+// What ExportOnnx needs to reproduce an opaque node exactly.
+struct OnnxOpaqueNode {
+  std::string node_proto;  // serialized onnx.NodeProto as in the model
+  // Values the node's subgraphs (If/Loop/Scan bodies) read from the
+  // enclosing graph by name. They are the IR node's inputs after the node's
+  // own, in this order, so the IR sees the dependency.
+  std::vector<std::string> outer_scope_inputs;
+  // Serialized onnx.TypeProto of each non-empty output as shape inference saw
+  // it on the model as declared (symbolic dimensions kept); "" if unknown.
+  std::vector<std::string> output_types;
+};
+
+struct OnnxModel {
+  Graph graph;
+  // The model minus its graph's nodes, initializers and value_info: metadata,
+  // opset imports, functions, graph name, inputs and outputs (serialized
+  // onnx.ModelProto).
+  std::string model_template;
+  // Opaque nodes by the IR node's Node::name (unique; the ONNX node name when
+  // it has a unique one).
+  std::map<std::string, OnnxOpaqueNode> opaque_nodes;
+  // Initializers the IR cannot hold (element types such as double or string,
+  // zero-sized or external data) by name, serialized onnx.TensorProto. Only
+  // opaque nodes read them; export writes them back unchanged.
+  std::map<std::string, std::string> side_constants;
+  // Graph inputs that were also initializers (imported as weights).
+  std::set<std::string> initializer_inputs;
+  // "domain::OpType" of the opaque nodes, sorted and unique, for reports.
+  std::vector<std::string> opaque_ops_seen;
+};
+
+absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});
+
+}  // namespace taso
+
+#endif  // TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_

@@ -6,11 +6,12 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "testing/tensor_types.h"
 
 namespace taso::optimizer {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 OpParams Opaque(const TensorType& out) {
   OpParams op;

@@ -5,11 +5,12 @@
 
 #include "gtest/gtest.h"
 #include "optimizer/numeric_check.h"
+#include "testing/tensor_types.h"
 
 namespace taso::optimizer {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using ::taso::testing::F32;
 
 std::shared_ptr<const std::string> Data(const TensorType& t, float start, float step) {
   std::vector<float> v(t.num_elements());

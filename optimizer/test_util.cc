@@ -10,7 +10,6 @@
 
 namespace taso::optimizer::testing {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
 
 rules::Rule MakeRule(const std::string& id, const Graph& source, const Graph& target, OpenFacts open) {
   rules::Rule r;

@@ -9,6 +9,7 @@
 
 #include "core/graph.h"
 #include "core/proof_signature.h"
+#include "testing/tensor_types.h"
 #include "optimizer/rewrite_rule.h"
 #include "gtest/gtest.h"
 #include "profiler/client.h"
@@ -16,7 +17,7 @@
 
 namespace taso::optimizer::testing {
 
-TensorType F32(std::vector<int64_t> dims);
+using ::taso::testing::F32;
 
 // A proved rule from two sides whose outputs pair up in order, with the side
 // conditions a verifier records: the sides' own signatures, the facts `open`

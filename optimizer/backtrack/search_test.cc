@@ -33,7 +33,7 @@ using testing::SharedInputMatMulHost;
 using testing::SharedInputMatMuls;
 
 // Convolution parameters: `pad` on every side, explicitly, and `stride`.
-OpParams ExplicitConv(int64_t pad, int64_t stride) {
+OpParams ExplicitConv(int pad, int stride) {
   OpParams p;
   p.padding = Padding::kExplicit;
   p.pads = {pad, pad, pad, pad};

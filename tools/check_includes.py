@@ -66,7 +66,7 @@ def check(package, src_dir, deps, test_deps, top, packages):
 def main(argv):
     # argv: package src_dir deps test_deps top packages (lists comma-separated)
     package, src_dir = argv[1], argv[2]
-    split = lambda s: [x for x in s.split(",") if x]
+    split = lambda s: [x for x in s.split(",") if x and x != "-"]
     deps, test_deps, top, packages = (split(a) for a in argv[3:7])
     problems = check(package, src_dir, deps, test_deps, top, set(packages))
     for p in problems:

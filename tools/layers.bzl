@@ -101,11 +101,6 @@ def layering_test(name = "layering_test"):
         size = "small",
         srcs = ["//tools:layering_test.sh"],
         data = ["//tools:check_includes.py"] + native.glob(["*.cc", "*.h"]),
-        args = [
-            package,
-            ",".join(deps),
-            ",".join(test_deps),
-            ",".join(top),
-            ",".join(packages),
-        ],
+        # "-" stands for an empty list: Bazel drops empty arguments.
+        args = [package] + [",".join(x) or "-" for x in [deps, test_deps, top, packages]],
     )

@@ -4,10 +4,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "core/version.h"
+#include "app/startup.h"
 #include "net/server.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
@@ -27,17 +24,12 @@ ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for")
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
-  absl::SetProgramUsageMessage(
-      "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
-      "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_optimizer ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() > 1) {
-    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
-    return 2;
-  }
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_optimizer",
+       "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
+       "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]"},
+      argc, argv);
+  if (taso::app::TooManyArguments(args)) return 2;
   const std::string search = absl::GetFlag(FLAGS_search);
   if (search != "backtrack" && search != "eqsat") {
     std::cerr << "error: --search must be backtrack or eqsat\n";
@@ -95,9 +87,5 @@ int main(int argc, char** argv) {
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
   absl::Status s = taso::net::RunServer(server_options, {&service});
-  if (!s.ok()) {
-    std::cerr << "error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

@@ -1,6 +1,5 @@
 #include "cli/rules_command.h"
 
-#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -61,9 +60,7 @@ std::string DescribeGraph(const ir::Graph& proto) {
 class Rules {
  public:
   Rules(const RulesOptions& options, std::ostream& out, std::ostream& err) : options_(options), out_(out), err_(err) {}
-  ~Rules() {
-    if (store_.pid > 0) Stop(store_.pid, SIGTERM, 10000);
-  }
+  ~Rules() { StopLocalStore(store_); }
 
   int Run() {
     const std::string& c = options_.subcommand;
@@ -137,8 +134,8 @@ class Rules {
       if (!std::filesystem::exists(dir) && options_.subcommand != "import") {
         return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` and `taso verify` first"));
       }
-      std::error_code error;
-      std::filesystem::create_directories(options_.db + "/logs", error);
+      // A log directory that cannot be made shows as the store's log failing.
+      (void)MakeLogDir(options_.db);
       auto store = StartLocalStore(dir, options_.db + "/logs/store-0.log");
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       store_ = *store;

@@ -85,20 +85,13 @@ class Profile {
   }
 
   int Connect() {
-    if (!options_.server.empty()) {
-      auto client = profiler::ConnectProfiler(options_.server);
-      if (!client.ok()) return Fail(client.status());
-      client_ = std::move(*client);
-      return 0;
-    }
-    profiler::ProfilerOptions po;
-    po.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
-    po.cpu.threads = options_.threads;
-    po.analytic_device = options_.analytic_device;
-    auto p = profiler::CostProfiler::Create(po);
-    if (!p.ok()) return Fail(p.status());
-    embedded_ = p->get();
-    client_ = profiler::InProcessClient(std::move(*p));
+    profiler::ProfilerOptions embedded;
+    embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
+    embedded.cpu.threads = options_.threads;
+    embedded.analytic_device = options_.analytic_device;
+    auto client = profiler::OpenProfiler(options_.server, embedded, &embedded_);
+    if (!client.ok()) return Fail(client.status());
+    client_ = std::move(*client);
     return 0;
   }
 

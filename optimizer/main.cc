@@ -35,44 +35,25 @@ int main(int argc, char** argv) {
     std::cerr << "error: --search must be backtrack or eqsat\n";
     return 2;
   }
-  std::vector<taso::optimizer::RewriteRule> rules;
-  if (!absl::GetFlag(FLAGS_rules).empty() && !absl::GetFlag(FLAGS_rules_db).empty()) {
-    std::cerr << "error: give --rules or --rules_db, not both\n";
-    return 2;
+  const std::string rules_file = absl::GetFlag(FLAGS_rules), rules_db = absl::GetFlag(FLAGS_rules_db);
+  if (!rules_file.empty() && !rules_db.empty()) return taso::app::Error("give --rules or --rules_db, not both", 2);
+  auto loaded = taso::optimizer::LoadRules(rules_file, rules_db, absl::GetFlag(FLAGS_rules_max_ops));
+  if (!loaded.ok()) {
+    return taso::app::Error(loaded.status().message(), loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1);
   }
-  if (!absl::GetFlag(FLAGS_rules).empty() || !absl::GetFlag(FLAGS_rules_db).empty()) {
-    auto loaded = !absl::GetFlag(FLAGS_rules).empty()
-                      ? taso::optimizer::LoadRulesFile(absl::GetFlag(FLAGS_rules))
-                      : taso::optimizer::FetchRules(absl::GetFlag(FLAGS_rules_db), absl::GetFlag(FLAGS_rules_max_ops));
-    if (!loaded.ok()) {
-      std::cerr << "error: " << loaded.status().message() << "\n";
-      return loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1;
-    }
-    if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
-      std::cerr << "taso_optimizer: warning: " << warning << "\n";
-    }
-    rules = std::move(loaded->rewrites);
-  } else {
+  if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+    std::cerr << "taso_optimizer: warning: " << warning << "\n";
+  }
+  if (rules_file.empty() && rules_db.empty()) {
     std::cerr << "taso_optimizer: warning: no --rules or --rules_db: only structural rewrites (activation fusion)\n";
   }
-  std::unique_ptr<taso::profiler::ProfilerClient> profiler;
-  if (!absl::GetFlag(FLAGS_profiler).empty()) {
-    auto client = taso::profiler::ConnectProfiler(absl::GetFlag(FLAGS_profiler));
-    if (!client.ok()) {
-      std::cerr << "error: " << client.status().message() << "\n";
-      return 3;
-    }
-    profiler = std::move(*client);
-  } else {
-    taso::profiler::ProfilerOptions po;
-    po.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
-    auto p = taso::profiler::CostProfiler::Create(po);
-    if (!p.ok()) {
-      std::cerr << "error: " << p.status().message() << "\n";
-      return 1;
-    }
-    profiler = taso::profiler::InProcessClient(std::move(*p));
-  }
+  std::vector<taso::optimizer::RewriteRule> rules = std::move(loaded->rewrites);
+  taso::profiler::ProfilerOptions embedded;
+  embedded.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
+  auto opened = taso::profiler::OpenProfiler(absl::GetFlag(FLAGS_profiler), embedded);
+  // A profiler server that does not answer is unreachable (3); an embedded one that cannot start, an error.
+  if (!opened.ok()) return taso::app::Error(opened.status().message(), absl::GetFlag(FLAGS_profiler).empty() ? 1 : 3);
+  std::unique_ptr<taso::profiler::ProfilerClient> profiler = std::move(*opened);
   taso::optimizer::ServiceLimits limits;
   limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));

@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -20,6 +19,7 @@
 #include "cli/processes.h"
 #include "cli/supervisor.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "generator/spec.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
@@ -261,14 +261,19 @@ class Generate {
     double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     const rules_db::Job& j = t.sum;
     if (options_.json) {
-      out_ << absl::StrFormat(
-          "{\"job\": \"%s\", \"max_ops\": %d, \"shards\": %d, \"stores\": %d, \"graphs\": %d, "
-          "\"distinct_fingerprints\": %d, \"multi_graph_classes\": %d, \"candidate_classes\": %d, "
-          "\"candidate_pairs\": %d, \"rejected_pairs\": %d, \"pairs_after_taso_checks\": %d, "
-          "\"wall_seconds\": %.3f}\n",
-          job_id_, options_.max_ops, options_.shards, stores_.size(), j.graphs(), j.distinct_fingerprints(),
-          j.multi_graph_classes(), j.candidate_classes(), j.candidate_pairs(), j.rejected_pairs(),
-          j.pairs_after_taso_checks(), seconds);
+      const Json summary = {{"job", job_id_},
+                            {"max_ops", options_.max_ops},
+                            {"shards", options_.shards},
+                            {"stores", stores_.size()},
+                            {"graphs", j.graphs()},
+                            {"distinct_fingerprints", j.distinct_fingerprints()},
+                            {"multi_graph_classes", j.multi_graph_classes()},
+                            {"candidate_classes", j.candidate_classes()},
+                            {"candidate_pairs", j.candidate_pairs()},
+                            {"rejected_pairs", j.rejected_pairs()},
+                            {"pairs_after_taso_checks", j.pairs_after_taso_checks()},
+                            {"wall_seconds", RoundTo(seconds, 3)}};
+      out_ << JsonLine(summary) << "\n";
       return;
     }
     out_ << absl::StrFormat(

@@ -16,6 +16,7 @@
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/supervisor.h"
+#include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
@@ -173,14 +174,22 @@ class Verify {
     const auto& v = job.verification();
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     if (options_.json) {
-      out_ << absl::StrFormat(
-          "{\"job\": \"%s\", \"classes\": %d, \"proved\": %d, \"refuted\": %d, \"timeout\": %d, \"unknown\": %d, "
-          "\"rejected_precheck\": %d, \"after_renaming\": %d, \"after_common_subgraph\": %d, "
-          "\"pruned_renaming\": %d, \"pruned_common_subgraph\": %d, \"pruned_common_supergraph\": %d, "
-          "\"note\": \"%s\", \"verify_seconds\": %.3f, \"wall_seconds\": %.3f}\n",
-          job.id(), v.classes_total(), v.rules_proved(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(),
-          v.rules_rejected_precheck(), v.after_renaming(), v.after_common_subgraph(), v.pruned_renaming(),
-          v.pruned_common_subgraph(), v.pruned_common_supergraph(), v.note(), v.wall_seconds(), seconds);
+      const Json summary = {{"job", job.id()},
+                            {"classes", v.classes_total()},
+                            {"proved", v.rules_proved()},
+                            {"refuted", v.rules_refuted()},
+                            {"timeout", v.rules_timeout()},
+                            {"unknown", v.rules_unknown()},
+                            {"rejected_precheck", v.rules_rejected_precheck()},
+                            {"after_renaming", v.after_renaming()},
+                            {"after_common_subgraph", v.after_common_subgraph()},
+                            {"pruned_renaming", v.pruned_renaming()},
+                            {"pruned_common_subgraph", v.pruned_common_subgraph()},
+                            {"pruned_common_supergraph", v.pruned_common_supergraph()},
+                            {"note", v.note()},
+                            {"verify_seconds", RoundTo(v.wall_seconds(), 3)},
+                            {"wall_seconds", RoundTo(seconds, 3)}};
+      out_ << JsonLine(summary) << "\n";
       return;
     }
     const int64_t attempted = v.rules_proved() + v.rules_refuted() + v.rules_timeout() + v.rules_unknown();

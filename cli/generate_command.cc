@@ -1,19 +1,14 @@
 #include "cli/generate_command.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -22,7 +17,9 @@
 #include "absl/time/clock.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
+#include "cli/supervisor.h"
 #include "core/hash.h"
+#include "core/json_text.h"
 #include "generator/spec.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
@@ -32,22 +29,10 @@
 namespace taso::cli {
 namespace {
 
-std::atomic<bool> interrupted{false};
-void OnInterrupt(int) { interrupted = true; }
-
 struct StoreHandle {
   std::string address;
   std::unique_ptr<rules_db::HashStore::Stub> stub;
-  pid_t pid = -1;  // local stores only
-  std::string log;
-};
-
-struct WorkerHandle {
-  int shard = 0;
-  pid_t pid = -1;
-  int restarts = 0;
-  bool done = false;
-  std::string log;
+  LocalStore local;  // pid -1 unless started here
 };
 
 std::string Human(double v) {
@@ -90,11 +75,7 @@ class Generate {
     }
     job_id_ = job_id;
 
-    struct sigaction action = {};
-    action.sa_handler = OnInterrupt;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-
+    CatchInterrupts();
     start_ = absl::Now();
     int code = Execute(spec);
     Shutdown();
@@ -108,14 +89,13 @@ class Generate {
   }
 
   int Execute(const generator::GenerationSpec& spec) {
+    auto logs = MakeLogDir(options_.db);
+    if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
+    logs_ = *logs;
     if (options_.stores.empty()) {
       if (int code = StartLocalStores(); code != 0) return code;
     } else {
       for (const std::string& address : options_.stores) Connect(address);
-      logs_ = options_.db + "/logs";
-      std::error_code error;
-      std::filesystem::create_directories(logs_, error);
-      if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
     }
     for (StoreHandle& store : stores_) {
       rules_db::CreateJobRequest request;
@@ -135,13 +115,17 @@ class Generate {
     }
     auto worker_path = FindExecutable("taso_generator", "generator");
     if (!worker_path.ok()) return Fail(1, std::string(worker_path.status().message()));
-    worker_path_ = *worker_path;
-    for (int s = 0; s < options_.shards; ++s) {
-      WorkerHandle w;
-      w.shard = s;
-      w.log = absl::StrCat(logs_, "/generator-", s, ".log");
-      workers_.push_back(w);
-      if (int code = StartWorker(workers_.back()); code != 0) return code;
+    // Exit 1 is an error a restart cannot fix.
+    workers_ = std::make_unique<Supervisor>(*worker_path, options_.max_restarts, std::set<int>{1});
+    std::vector<std::string> addresses;
+    for (const StoreHandle& s : stores_) addresses.push_back(s.address);
+    for (int shard = 0; shard < options_.shards; ++shard) {
+      auto started = workers_->Start(
+          {absl::StrCat("--store=", absl::StrJoin(addresses, ",")), absl::StrCat("--job=", job_id_),
+           absl::StrCat("--shard=", shard), absl::StrCat("--num_shards=", options_.shards),
+           absl::StrCat("--batch_records=", options_.batch_records)},
+          absl::StrCat(logs_, "/generator-", shard, ".log"));
+      if (!started.ok()) return Fail(1, std::string(started.status().message()));
     }
     return Monitor();
   }
@@ -157,31 +141,31 @@ class Generate {
   }
 
   int StartLocalStores() {
-    logs_ = options_.db + "/logs";
-    std::error_code error;
-    std::filesystem::create_directories(logs_, error);
-    if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
     for (int i = 0; i < options_.store_shards; ++i) {
       auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"));
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       Connect(store->address);
-      stores_.back().pid = store->pid;
-      stores_.back().log = store->log;
+      stores_.back().local = *store;
     }
     return 0;
   }
 
-  int StartWorker(WorkerHandle& w) {
-    std::vector<std::string> addresses;
-    for (const StoreHandle& s : stores_) addresses.push_back(s.address);
-    auto pid = Spawn(worker_path_,
-                     {absl::StrCat("--store=", absl::StrJoin(addresses, ",")), absl::StrCat("--job=", job_id_),
-                      absl::StrCat("--shard=", w.shard), absl::StrCat("--num_shards=", options_.shards),
-                      absl::StrCat("--batch_records=", options_.batch_records)},
-                     w.log);
-    if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
-    w.pid = *pid;
-    return 0;
+  // Restarts the shards that failed and may try again; an exit code when
+  // one failed for good.
+  std::optional<int> ReapWorkers(bool tty) {
+    for (const Supervisor::Exit& exit : workers_->Reap()) {
+      if (exit.verdict == Supervisor::Verdict::kFinished) continue;
+      if (tty) err_ << "\n";
+      if (exit.verdict == Supervisor::Verdict::kGiveUp) {
+        return Fail(exit.code == 3 ? 3 : 1,
+                    absl::StrCat("generator shard ", exit.child, " failed (exit ", exit.code, "):\n",
+                                 TailFile(workers_->log(exit.child), 3), "\nrerun the same command to resume"));
+      }
+      err_ << "taso generate: generator shard " << exit.child << " exited with code " << exit.code
+           << "; restarting it (" << workers_->restarts(exit.child) + 1 << "/" << options_.max_restarts << ")\n";
+      if (absl::Status s = workers_->Restart(exit.child); !s.ok()) return Fail(1, std::string(s.message()));
+    }
+    return std::nullopt;
   }
 
   // Sums every store's view of the job.
@@ -238,31 +222,11 @@ class Generate {
     absl::Time last_line = absl::InfinitePast();
     absl::Time unreachable_since = absl::InfiniteFuture();
     while (true) {
-      if (interrupted) {
+      if (Interrupted()) {
         if (tty) err_ << "\n";
         return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
       }
-      for (WorkerHandle& w : workers_) {
-        if (w.done || w.pid < 0) continue;
-        auto code = PollExit(w.pid);
-        if (!code) continue;
-        w.pid = -1;
-        if (*code == 0) {
-          w.done = true;
-          continue;
-        }
-        const std::string tail = TailFile(w.log, 3);
-        if (*code == 1 || w.restarts >= options_.max_restarts) {
-          if (tty) err_ << "\n";
-          return Fail(*code == 3 ? 3 : 1, absl::StrCat("generator shard ", w.shard, " failed (exit ", *code,
-                                                       "):\n", tail, "\nrerun the same command to resume"));
-        }
-        ++w.restarts;
-        if (tty) err_ << "\n";
-        err_ << "taso generate: generator shard " << w.shard << " exited with code " << *code
-             << "; restarting it (" << w.restarts << "/" << options_.max_restarts << ")\n";
-        if (int c = StartWorker(w); c != 0) return c;
-      }
+      if (auto code = ReapWorkers(tty)) return *code;
       auto totals = Poll();
       if (!totals.ok()) {
         if (unreachable_since == absl::InfiniteFuture()) unreachable_since = absl::Now();
@@ -275,9 +239,7 @@ class Generate {
           if (tty) err_ << "\n";
           return Fail(1, absl::StrCat("job ", job_id_, " failed: ", totals->error));
         }
-        bool workers_done = true;
-        for (const WorkerHandle& w : workers_) workers_done = workers_done && w.done;
-        if (totals->all_generated && workers_done) {
+        if (totals->all_generated && workers_->all_finished()) {
           if (tty) err_ << "\r\033[K";
           Summary(*totals);
           return 0;
@@ -299,14 +261,19 @@ class Generate {
     double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     const rules_db::Job& j = t.sum;
     if (options_.json) {
-      out_ << absl::StrFormat(
-          "{\"job\": \"%s\", \"max_ops\": %d, \"shards\": %d, \"stores\": %d, \"graphs\": %d, "
-          "\"distinct_fingerprints\": %d, \"multi_graph_classes\": %d, \"candidate_classes\": %d, "
-          "\"candidate_pairs\": %d, \"rejected_pairs\": %d, \"pairs_after_taso_checks\": %d, "
-          "\"wall_seconds\": %.3f}\n",
-          job_id_, options_.max_ops, options_.shards, stores_.size(), j.graphs(), j.distinct_fingerprints(),
-          j.multi_graph_classes(), j.candidate_classes(), j.candidate_pairs(), j.rejected_pairs(),
-          j.pairs_after_taso_checks(), seconds);
+      const Json summary = {{"job", job_id_},
+                            {"max_ops", options_.max_ops},
+                            {"shards", options_.shards},
+                            {"stores", stores_.size()},
+                            {"graphs", j.graphs()},
+                            {"distinct_fingerprints", j.distinct_fingerprints()},
+                            {"multi_graph_classes", j.multi_graph_classes()},
+                            {"candidate_classes", j.candidate_classes()},
+                            {"candidate_pairs", j.candidate_pairs()},
+                            {"rejected_pairs", j.rejected_pairs()},
+                            {"pairs_after_taso_checks", j.pairs_after_taso_checks()},
+                            {"wall_seconds", RoundTo(seconds, 3)}};
+      out_ << JsonLine(summary) << "\n";
       return;
     }
     out_ << absl::StrFormat(
@@ -323,13 +290,10 @@ class Generate {
         j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(), seconds);
   }
 
+  // Workers first: a store outlives every writer.
   void Shutdown() {
-    for (WorkerHandle& w : workers_) {
-      if (w.pid > 0) Stop(w.pid, SIGTERM, 2000);
-    }
-    for (StoreHandle& s : stores_) {
-      if (s.pid > 0) Stop(s.pid, SIGTERM, 10000);
-    }
+    if (workers_) workers_->StopAll(SIGTERM, 2000);
+    for (StoreHandle& s : stores_) StopLocalStore(s.local);
   }
 
   const GenerateOptions& options_;
@@ -337,10 +301,9 @@ class Generate {
   std::ostream& err_;
   std::string job_id_;
   std::string logs_;
-  std::string worker_path_;
   absl::Time start_;
   std::vector<StoreHandle> stores_;
-  std::vector<WorkerHandle> workers_;
+  std::unique_ptr<Supervisor> workers_;
 };
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "core/canonical.h"
 #include "core/fingerprint.h"
 #include "core/graph_proto.h"
@@ -75,10 +74,13 @@ absl::Status RunIrCommand(const IrCommandOptions& options, std::ostream& out) {
     summaries.push_back(absl::StrCat("unavailable: ", floats.status().message()));
   }
   if (options.json) {
-    out << "{\"nodes\": " << graph->num_nodes() << ", \"ops\": " << graph->num_ops()
-        << ", \"structural_hash\": \"" << hash->ToHex() << "\", \"fingerprint\": \"" << JsonEscape(fingerprint)
-        << "\", \"canonical\": \"" << JsonEscape(*text) << "\", \"float_outputs\": [\""
-        << JsonEscape(absl::StrJoin(summaries, "\", \"")) << "\"]}\n";
+    const Json summary = {{"nodes", graph->num_nodes()},
+                          {"ops", graph->num_ops()},
+                          {"structural_hash", hash->ToHex()},
+                          {"fingerprint", fingerprint},
+                          {"canonical", *text},
+                          {"float_outputs", summaries}};
+    out << JsonLine(summary) << "\n";
     return absl::OkStatus();
   }
   out << "graph: " << (options.path.empty() ? "embedded example" : options.path) << ", " << graph->num_nodes()

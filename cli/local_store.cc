@@ -1,5 +1,6 @@
 #include "cli/local_store.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -34,6 +35,11 @@ absl::StatusOr<LocalStore> StartLocalStore(const std::string& db_dir, const std:
   }
   Stop(*pid, 9, 0);
   return absl::DeadlineExceededError(absl::StrCat("the local store did not start within 60 s; see ", log));
+}
+
+void StopLocalStore(LocalStore& store) {
+  if (store.pid > 0) Stop(store.pid, SIGTERM, 10000);
+  store.pid = -1;
 }
 
 }  // namespace taso::cli

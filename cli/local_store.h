@@ -24,6 +24,10 @@ struct LocalStore {
 absl::StatusOr<LocalStore> StartLocalStore(const std::string& db_dir, const std::string& log,
                                            const std::vector<std::string>& extra_flags = {});
 
+// Stops a store StartLocalStore started (SIGTERM, up to 10 s to flush);
+// nothing when it runs elsewhere (pid -1) or was stopped already.
+void StopLocalStore(LocalStore& store);
+
 }  // namespace taso::cli
 
 #endif  // TASO_CLI_LOCAL_STORE_H_

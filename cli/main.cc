@@ -1,6 +1,5 @@
 // `taso`: the one command people type. Subcommands are thin wrappers over the
 // libraries; each stage of the pipeline adds its own.
-#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -8,17 +7,14 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
+#include "app/startup.h"
 #include "cli/generate_command.h"
 #include "cli/ir_command.h"
 #include "cli/optimize_command.h"
 #include "cli/profile_command.h"
 #include "cli/rules_command.h"
 #include "cli/verify_command.h"
-#include "core/version.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
@@ -91,167 +87,184 @@ constexpr char kUsage[] =
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  version     print the version\n";
 
+
+using Args = std::vector<char*>;  // args[0] is taso, args[1] the command
+
+// Under `bazel run`, relative paths mean the caller's directory.
+std::string Resolve(std::string path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (cwd && !path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
+  return path;
+}
+
+// --cache-dir, resolved unless it is 'none' (memory only).
+std::string CacheDirFlag() {
+  const std::string dir = absl::GetFlag(FLAGS_cache_dir);
+  return dir == "none" ? dir : Resolve(dir);
+}
+
+// True, after saying so, when a command that takes no arguments got one.
+bool UnexpectedArgument(const Args& args) {
+  if (args.size() <= 2) return false;
+  std::cerr << "taso " << args[1] << ": unexpected argument '" << args[2] << "'\n";
+  return true;
+}
+
+int Version(const Args&) {
+  std::cout << taso::app::VersionLine("taso") << "\n";
+  return 0;
+}
+
+int Ir(const Args& args) {
+  if (args.size() > 3) {
+    std::cerr << "taso ir: expected at most one FILE\n";
+    return 2;
+  }
+  taso::cli::IrCommandOptions options;
+  if (args.size() == 3) options.path = args[2];
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.json = absl::GetFlag(FLAGS_json);
+  absl::Status s = taso::cli::RunIrCommand(options, std::cout);
+  if (!s.ok()) {
+    std::cerr << "taso ir: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int Generate(const Args& args) {
+  if (UnexpectedArgument(args)) return 2;
+  taso::cli::GenerateOptions options;
+  options.max_ops = absl::GetFlag(FLAGS_max_ops);
+  options.shards = absl::GetFlag(FLAGS_shards);
+  for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
+    options.stores.emplace_back(a);
+  }
+  options.db = Resolve(absl::GetFlag(FLAGS_db));
+  options.store_shards = absl::GetFlag(FLAGS_store_shards);
+  options.spec_path = Resolve(absl::GetFlag(FLAGS_spec));
+  options.job_id = absl::GetFlag(FLAGS_job);
+  options.json = absl::GetFlag(FLAGS_json);
+  options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
+  options.batch_records = absl::GetFlag(FLAGS_batch_records);
+  return taso::cli::RunGenerate(options, std::cout, std::cerr);
+}
+
+int Verify(const Args& args) {
+  if (UnexpectedArgument(args)) return 2;
+  taso::cli::VerifyOptions options;
+  options.store = absl::GetFlag(FLAGS_store);
+  options.db = Resolve(absl::GetFlag(FLAGS_db));
+  options.job_id = absl::GetFlag(FLAGS_job);
+  options.workers = absl::GetFlag(FLAGS_workers);
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  options.rlimit = absl::GetFlag(FLAGS_rlimit);
+  options.json = absl::GetFlag(FLAGS_json);
+  return taso::cli::RunVerify(options, std::cout, std::cerr);
+}
+
+int Rules(const Args& args) {
+  if (args.size() < 3) {
+    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE or fuzz\n";
+    return 2;
+  }
+  taso::cli::RulesOptions options;
+  options.subcommand = args[2];
+  for (size_t i = 3; i < args.size(); ++i) {
+    options.args.emplace_back(options.subcommand == "import" ? Resolve(args[i]) : args[i]);
+  }
+  options.store = absl::GetFlag(FLAGS_store);
+  options.db = Resolve(absl::GetFlag(FLAGS_db));
+  options.job_id = absl::GetFlag(FLAGS_job);
+  options.statuses = absl::GetFlag(FLAGS_status);
+  options.ops = absl::GetFlag(FLAGS_op);
+  options.size = absl::GetFlag(FLAGS_size);
+  options.limit = absl::GetFlag(FLAGS_limit);
+  options.format = absl::GetFlag(FLAGS_format);
+  options.output = Resolve(absl::GetFlag(FLAGS_o));
+  options.json = absl::GetFlag(FLAGS_json);
+  options.fuzz.instances = absl::GetFlag(FLAGS_instances);
+  options.fuzz.seed = absl::GetFlag(FLAGS_seed);
+  options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
+  options.fuzz.max_elements = absl::GetFlag(FLAGS_max_elements);
+  options.fuzz.attempts = absl::GetFlag(FLAGS_attempts);
+  return taso::cli::RunRules(options, std::cout, std::cerr);
+}
+
+int Optimize(const Args& args) {
+  if (args.size() != 3) {
+    std::cerr << "taso optimize: give one model: taso optimize IN.onnx -o OUT.onnx\n";
+    return 2;
+  }
+  taso::cli::OptimizeCommandOptions options;
+  options.input = Resolve(args[2]);
+  options.output = Resolve(absl::GetFlag(FLAGS_o));
+  options.server = absl::GetFlag(FLAGS_server);
+  options.search = absl::GetFlag(FLAGS_search);
+  options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
+  options.rules = Resolve(absl::GetFlag(FLAGS_rules));
+  options.store = absl::GetFlag(FLAGS_store);
+  options.profiler = absl::GetFlag(FLAGS_profiler);
+  options.cache_dir = CacheDirFlag();
+  options.backend = absl::GetFlag(FLAGS_backend);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.json = absl::GetFlag(FLAGS_json);
+  return taso::cli::RunOptimize(options, std::cout, std::cerr);
+}
+
+int Profile(const Args& args) {
+  if (args.size() < 3) {
+    std::cerr << "taso profile: give a subcommand: measure SIG..., graph FILE, backends or cache\n";
+    return 2;
+  }
+  taso::cli::ProfileOptions options;
+  options.subcommand = args[2];
+  for (size_t i = 3; i < args.size(); ++i) {
+    const bool file = options.subcommand == "graph" && std::string(args[i]) != "resnet50";
+    options.args.emplace_back(file ? Resolve(args[i]) : args[i]);
+  }
+  options.server = absl::GetFlag(FLAGS_server);
+  options.cache_dir = CacheDirFlag();
+  options.backend = absl::GetFlag(FLAGS_backend);
+  options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
+  options.threads = absl::GetFlag(FLAGS_cpu_threads);
+  options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
+  options.repetitions = absl::GetFlag(FLAGS_repetitions);
+  options.device = absl::GetFlag(FLAGS_device);
+  options.ops = absl::GetFlag(FLAGS_op);
+  options.all = absl::GetFlag(FLAGS_all);
+  const std::string format = absl::GetFlag(FLAGS_format);
+  options.format = format == "sexpr" ? "json" : format;  // sexpr is the rules default
+  options.output = Resolve(absl::GetFlag(FLAGS_o));
+  options.json = absl::GetFlag(FLAGS_json);
+  return taso::cli::RunProfile(options, std::cout, std::cerr);
+}
+
+struct Command {
+  const char* name;
+  int (*run)(const Args& args);
+};
+
+constexpr Command kCommands[] = {
+    {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
+    {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile},
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // `taso rules list | head` closes the pipe early: a write then fails
   // instead of killing taso before it stops the local store it started.
   signal(SIGPIPE, SIG_IGN);
-  absl::SetProgramUsageMessage(kUsage);
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  // Accept --max-ops as well as --max_ops.
-  std::vector<std::string> normalized(argv, argv + argc);
-  for (std::string& a : normalized) {
-    if (a.rfind("--", 0) != 0) continue;
-    size_t end = a.find('=');
-    for (size_t i = 2; i < std::min(end, a.size()); ++i) {
-      if (a[i] == '-') a[i] = '_';
-    }
-  }
-  std::vector<char*> normalized_argv;
-  for (std::string& a : normalized) normalized_argv.push_back(a.data());
-  std::vector<char*> args = absl::ParseCommandLine(argc, normalized_argv.data());
+  const Args args = taso::app::ParseCommandLine({"taso", kUsage, /*dashes_in_flag_names=*/true}, argc, argv);
   if (args.size() < 2) {
     std::cerr << kUsage;
     return 2;
   }
   const std::string command = args[1];
-  // Under `bazel run`, relative paths mean the caller's directory.
-  auto resolve = [](std::string path) {
-    const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-    if (cwd && !path.empty() && path[0] != '/') path = std::string(cwd) + "/" + path;
-    return path;
-  };
-  if (command == "version") {
-    std::cout << "taso " << taso::kVersion << "\n";
-    return 0;
-  }
-  if (command == "ir") {
-    if (args.size() > 3) {
-      std::cerr << "taso ir: expected at most one FILE\n";
-      return 2;
-    }
-    taso::cli::IrCommandOptions options;
-    if (args.size() == 3) options.path = args[2];
-    options.seed = absl::GetFlag(FLAGS_seed);
-    options.json = absl::GetFlag(FLAGS_json);
-    absl::Status s = taso::cli::RunIrCommand(options, std::cout);
-    if (!s.ok()) {
-      std::cerr << "taso ir: " << s.message() << "\n";
-      return 1;
-    }
-    return 0;
-  }
-  if (command == "generate") {
-    if (args.size() > 2) {
-      std::cerr << "taso generate: unexpected argument '" << args[2] << "'\n";
-      return 2;
-    }
-    taso::cli::GenerateOptions options;
-    options.max_ops = absl::GetFlag(FLAGS_max_ops);
-    options.shards = absl::GetFlag(FLAGS_shards);
-    for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
-      options.stores.emplace_back(a);
-    }
-    options.db = resolve(absl::GetFlag(FLAGS_db));
-    options.store_shards = absl::GetFlag(FLAGS_store_shards);
-    options.spec_path = resolve(absl::GetFlag(FLAGS_spec));
-    options.job_id = absl::GetFlag(FLAGS_job);
-    options.json = absl::GetFlag(FLAGS_json);
-    options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
-    options.batch_records = absl::GetFlag(FLAGS_batch_records);
-    return taso::cli::RunGenerate(options, std::cout, std::cerr);
-  }
-  if (command == "verify") {
-    if (args.size() > 2) {
-      std::cerr << "taso verify: unexpected argument '" << args[2] << "'\n";
-      return 2;
-    }
-    taso::cli::VerifyOptions options;
-    options.store = absl::GetFlag(FLAGS_store);
-    options.db = resolve(absl::GetFlag(FLAGS_db));
-    options.job_id = absl::GetFlag(FLAGS_job);
-    options.workers = absl::GetFlag(FLAGS_workers);
-    options.threads = absl::GetFlag(FLAGS_threads);
-    options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
-    options.rlimit = absl::GetFlag(FLAGS_rlimit);
-    options.json = absl::GetFlag(FLAGS_json);
-    return taso::cli::RunVerify(options, std::cout, std::cerr);
-  }
-  if (command == "rules") {
-    if (args.size() < 3) {
-      std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE or fuzz\n";
-      return 2;
-    }
-    taso::cli::RulesOptions options;
-    options.subcommand = args[2];
-    for (size_t i = 3; i < args.size(); ++i) options.args.emplace_back(options.subcommand == "import" ? resolve(args[i]) : args[i]);
-    options.store = absl::GetFlag(FLAGS_store);
-    options.db = resolve(absl::GetFlag(FLAGS_db));
-    options.job_id = absl::GetFlag(FLAGS_job);
-    options.statuses = absl::GetFlag(FLAGS_status);
-    options.ops = absl::GetFlag(FLAGS_op);
-    options.size = absl::GetFlag(FLAGS_size);
-    options.limit = absl::GetFlag(FLAGS_limit);
-    options.format = absl::GetFlag(FLAGS_format);
-    options.output = resolve(absl::GetFlag(FLAGS_o));
-    options.json = absl::GetFlag(FLAGS_json);
-    options.fuzz.instances = absl::GetFlag(FLAGS_instances);
-    options.fuzz.seed = absl::GetFlag(FLAGS_seed);
-    options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
-    options.fuzz.max_elements = absl::GetFlag(FLAGS_max_elements);
-    options.fuzz.attempts = absl::GetFlag(FLAGS_attempts);
-    return taso::cli::RunRules(options, std::cout, std::cerr);
-  }
-  if (command == "optimize") {
-    if (args.size() != 3) {
-      std::cerr << "taso optimize: give one model: taso optimize IN.onnx -o OUT.onnx\n";
-      return 2;
-    }
-    taso::cli::OptimizeCommandOptions options;
-    options.input = resolve(args[2]);
-    options.output = resolve(absl::GetFlag(FLAGS_o));
-    options.server = absl::GetFlag(FLAGS_server);
-    options.search = absl::GetFlag(FLAGS_search);
-    options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
-    options.rules = resolve(absl::GetFlag(FLAGS_rules));
-    options.store = absl::GetFlag(FLAGS_store);
-    options.profiler = absl::GetFlag(FLAGS_profiler);
-    options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
-    if (options.cache_dir != "none") options.cache_dir = resolve(options.cache_dir);
-    options.backend = absl::GetFlag(FLAGS_backend);
-    options.seed = absl::GetFlag(FLAGS_seed);
-    options.json = absl::GetFlag(FLAGS_json);
-    return taso::cli::RunOptimize(options, std::cout, std::cerr);
-  }
-  if (command == "profile") {
-    if (args.size() < 3) {
-      std::cerr << "taso profile: give a subcommand: measure SIG..., graph FILE, backends or cache\n";
-      return 2;
-    }
-    taso::cli::ProfileOptions options;
-    options.subcommand = args[2];
-    for (size_t i = 3; i < args.size(); ++i) {
-      options.args.emplace_back(options.subcommand == "graph" && std::string(args[i]) != "resnet50" ? resolve(args[i]) : args[i]);
-    }
-    options.server = absl::GetFlag(FLAGS_server);
-    options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
-    if (options.cache_dir != "none") options.cache_dir = resolve(options.cache_dir);
-    options.backend = absl::GetFlag(FLAGS_backend);
-    options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
-    options.threads = absl::GetFlag(FLAGS_cpu_threads);
-    options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
-    options.repetitions = absl::GetFlag(FLAGS_repetitions);
-    options.device = absl::GetFlag(FLAGS_device);
-    options.ops = absl::GetFlag(FLAGS_op);
-    options.all = absl::GetFlag(FLAGS_all);
-    const std::string format = absl::GetFlag(FLAGS_format);
-    options.format = format == "sexpr" ? "json" : format;  // sexpr is the rules default
-    options.output = resolve(absl::GetFlag(FLAGS_o));
-    options.json = absl::GetFlag(FLAGS_json);
-    return taso::cli::RunProfile(options, std::cout, std::cerr);
+  for (const Command& c : kCommands) {
+    if (command == c.name) return c.run(args);
   }
   std::cerr << "taso: unknown command '" << command << "'\n" << kUsage;
   return 2;

@@ -112,35 +112,27 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     model = std::move(*response.mutable_model());
     report = response.report();
   } else {
-    std::vector<optimizer::RewriteRule> rules;
-    if (!options.rules.empty() || !options.store.empty()) {
-      auto loaded = !options.rules.empty() ? optimizer::LoadRulesFile(options.rules)
-                                           : optimizer::FetchRules(options.store);
-      if (!loaded.ok()) return fail(ExitCode(loaded.status()), std::string(loaded.status().message()));
-      if (std::string warning = optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
-        err << "taso optimize: warning: " << warning << "\n";
-      }
-      rules = std::move(loaded->rewrites);
+    auto loaded = optimizer::LoadRules(options.rules, options.store);
+    if (!loaded.ok()) return fail(ExitCode(loaded.status()), std::string(loaded.status().message()));
+    if (std::string warning = optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+      err << "taso optimize: warning: " << warning << "\n";
     }
-    std::unique_ptr<profiler::ProfilerClient> client;
-    if (!options.profiler.empty()) {
-      auto c = profiler::ConnectProfiler(options.profiler);
-      if (!c.ok()) return fail(3, std::string(c.status().message()));
-      client = std::move(*c);
-    } else {
-      profiler::ProfilerOptions po;
-      po.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
-      auto p = profiler::CostProfiler::Create(po);
-      if (!p.ok()) return fail(p.status().code() == absl::StatusCode::kFailedPrecondition ? 3 : 1,
-                               std::string(p.status().message()));
-      client = profiler::InProcessClient(std::move(*p));
+    const std::vector<optimizer::RewriteRule> rules = std::move(loaded->rewrites);
+    profiler::ProfilerOptions embedded;
+    embedded.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
+    auto client = profiler::OpenProfiler(options.profiler, embedded);
+    if (!client.ok()) {
+      // Unreachable (3): the server, or the embedded profiler's cache held by another process.
+      const bool unreachable = !options.profiler.empty() ||
+                               client.status().code() == absl::StatusCode::kFailedPrecondition;
+      return fail(unreachable ? 3 : 1, std::string(client.status().message()));
     }
     optimizer::OptimizerOptions oo;
     oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
     oo.time_limit = absl::Seconds(options.time_limit_s);
     oo.backend = *backend;
     oo.check.seed = options.seed;
-    auto result = optimizer::OptimizeOnnx(bytes.str(), rules, *client, oo);
+    auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);
     report = optimizer::ReportToProto(result->report);

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <thread>
@@ -32,6 +34,9 @@ std::string Dirname(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
+
+std::atomic<bool> interrupted{false};
+void OnInterrupt(int) { interrupted = true; }
 
 int DecodeWait(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -121,5 +126,22 @@ std::string TailFile(const std::string& path, int lines) {
   }
   return absl::StrJoin(tail, "\n");
 }
+
+absl::StatusOr<std::string> MakeLogDir(const std::string& db) {
+  const std::string logs = db + "/logs";
+  std::error_code error;
+  std::filesystem::create_directories(logs, error);
+  if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", logs, ": ", error.message()));
+  return logs;
+}
+
+void CatchInterrupts() {
+  struct sigaction action = {};
+  action.sa_handler = OnInterrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool Interrupted() { return interrupted; }
 
 }  // namespace taso::cli

@@ -1,4 +1,4 @@
-// Child processes for `taso generate` (and later `taso up`): find a sibling
+// Child processes for `taso generate` and `taso verify`: find a sibling
 // executable, start it with its output going to a log file, and reap it.
 #ifndef TASO_CLI_PROCESSES_H_
 #define TASO_CLI_PROCESSES_H_
@@ -30,6 +30,14 @@ int Stop(pid_t pid, int signal, int timeout_ms);
 
 // The last `lines` lines of a file, for error messages.
 std::string TailFile(const std::string& path, int lines);
+
+// `db`/logs, created if missing: where the processes a command starts write.
+absl::StatusOr<std::string> MakeLogDir(const std::string& db);
+
+// From now on SIGINT and SIGTERM only set a flag, so that a command can stop
+// the processes it started before it exits.
+void CatchInterrupts();
+bool Interrupted();
 
 }  // namespace taso::cli
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "models/resnet50.h"
 #include "core/graph_proto.h"
+#include "core/json_text.h"
 #include "google/protobuf/util/json_util.h"
 #include "profiler/client.h"
 #include "profiler/graph_cost.h"
@@ -85,20 +86,13 @@ class Profile {
   }
 
   int Connect() {
-    if (!options_.server.empty()) {
-      auto client = profiler::ConnectProfiler(options_.server);
-      if (!client.ok()) return Fail(client.status());
-      client_ = std::move(*client);
-      return 0;
-    }
-    profiler::ProfilerOptions po;
-    po.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
-    po.cpu.threads = options_.threads;
-    po.analytic_device = options_.analytic_device;
-    auto p = profiler::CostProfiler::Create(po);
-    if (!p.ok()) return Fail(p.status());
-    embedded_ = p->get();
-    client_ = profiler::InProcessClient(std::move(*p));
+    profiler::ProfilerOptions embedded;
+    embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
+    embedded.cpu.threads = options_.threads;
+    embedded.analytic_device = options_.analytic_device;
+    auto client = profiler::OpenProfiler(options_.server, embedded, &embedded_);
+    if (!client.ok()) return Fail(client.status());
+    client_ = std::move(*client);
     return 0;
   }
 
@@ -114,7 +108,8 @@ class Profile {
       const profiler::MeasureResult& r = response->results(i);
       failed += r.has_error();
       if (options_.json) {
-        out_ << "{\"signature\":\"" << options_.args[i] << "\",\"result\":" << ToJson(r) << "}\n";
+        // The result is the proto's own JSON, spliced in as printed.
+        out_ << "{\"signature\":" << Json(options_.args[i]).dump() << ",\"result\":" << ToJson(r) << "}\n";
       } else if (r.has_cost()) {
         out_ << options_.args[i] << "\n  " << CostLine(r.cost()) << "\n  on " << r.cost().device() << "\n";
       } else {
@@ -143,11 +138,16 @@ class Profile {
     int cached = 0;
     for (const auto& op : report->distinct) cached += op.cost.from_cache();
     if (options_.json) {
-      out_ << absl::StrFormat(
-          "{\"graph\":\"%s\",\"operators\":%d,\"distinct\":%d,\"from_cache\":%d,\"unmeasured\":%d,"
-          "\"total_ms\":%.6f,\"estimate\":%s,\"request_ms\":%.3f,\"via\":\"%s\"}\n",
-          name, report->operators, report->distinct.size(), cached, report->unmeasured, report->total_ms,
-          report->any_estimate ? "true" : "false", report->request_ms, client_->Describe());
+      const Json summary = {{"graph", name},
+                            {"operators", report->operators},
+                            {"distinct", report->distinct.size()},
+                            {"from_cache", cached},
+                            {"unmeasured", report->unmeasured},
+                            {"total_ms", RoundTo(report->total_ms, 6)},
+                            {"estimate", report->any_estimate},
+                            {"request_ms", RoundTo(report->request_ms, 3)},
+                            {"via", client_->Describe()}};
+      out_ << summary.dump() << "\n";  // compact, as the proto JSON beside it
     } else {
       for (const auto& op : report->distinct) {
         out_ << absl::StrFormat("%4dx %s\n      %s\n", op.count, op.key,

@@ -1,6 +1,5 @@
 #include "cli/rules_command.h"
 
-#include <signal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
 #include "core/graph_proto.h"
+#include "core/json_text.h"
 #include "core/op.h"
 #include "core/rule_sexpr.h"
 #include "google/protobuf/util/json_util.h"
@@ -61,9 +61,7 @@ std::string DescribeGraph(const ir::Graph& proto) {
 class Rules {
  public:
   Rules(const RulesOptions& options, std::ostream& out, std::ostream& err) : options_(options), out_(out), err_(err) {}
-  ~Rules() {
-    if (store_.pid > 0) Stop(store_.pid, SIGTERM, 10000);
-  }
+  ~Rules() { StopLocalStore(store_); }
 
   int Run() {
     const std::string& c = options_.subcommand;
@@ -137,8 +135,8 @@ class Rules {
       if (!std::filesystem::exists(dir) && options_.subcommand != "import") {
         return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` and `taso verify` first"));
       }
-      std::error_code error;
-      std::filesystem::create_directories(options_.db + "/logs", error);
+      // A log directory that cannot be made shows as the store's log failing.
+      (void)MakeLogDir(options_.db);
       auto store = StartLocalStore(dir, options_.db + "/logs/store-0.log");
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       store_ = *store;
@@ -176,24 +174,25 @@ class Rules {
     std::map<std::string, int64_t> by_status;
     for (const auto& c : stats.rules_by_status()) by_status[StatusName(c.status())] = c.count();
     if (options_.json) {
-      std::vector<std::string> parts;
-      for (const auto& [k, v] : by_status) parts.push_back(absl::StrFormat("\"%s\": %d", k, v));
-      out_ << absl::StrFormat("{\"rules\": {%s}, \"graphs\": %d, \"candidate_classes\": %d, \"classes_leased\": %d, "
-                              "\"classes_pending\": %d, \"jobs\": [",
-                              absl::StrJoin(parts, ", "), stats.graphs(), stats.candidate_classes(),
-                              stats.classes_leased(), stats.classes_pending());
-      bool first = true;
+      Json rules = Json::object();
+      for (const auto& [k, v] : by_status) rules[k] = v;
+      Json job_list = Json::array();
       for (const auto& job : jobs.jobs()) {
         if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
         const auto& v = job.verification();
-        out_ << (first ? "" : ", ")
-             << absl::StrFormat("{\"id\": \"%s\", \"state\": \"%s\", \"proved\": %d, \"after_renaming\": %d, "
-                                "\"after_common_subgraph\": %d}",
-                                job.id(), rules_db::JobState_Name(job.state()), v.rules_proved(), v.after_renaming(),
-                                v.after_common_subgraph());
-        first = false;
+        job_list.push_back({{"id", job.id()},
+                            {"state", rules_db::JobState_Name(job.state())},
+                            {"proved", v.rules_proved()},
+                            {"after_renaming", v.after_renaming()},
+                            {"after_common_subgraph", v.after_common_subgraph()}});
       }
-      out_ << "]}\n";
+      const Json summary = {{"rules", rules},
+                            {"graphs", stats.graphs()},
+                            {"candidate_classes", stats.candidate_classes()},
+                            {"classes_leased", stats.classes_leased()},
+                            {"classes_pending", stats.classes_pending()},
+                            {"jobs", job_list}};
+      out_ << JsonLine(summary) << "\n";
       return 0;
     }
     out_ << "rules by status:\n";
@@ -278,8 +277,11 @@ class Rules {
     std::vector<std::string> parts;
     for (const auto& [k, v] : counts) parts.push_back(absl::StrCat(v, " ", k));
     if (options_.json) {
-      out_ << absl::StrFormat("{\"imported\": %d, \"created\": %d, \"updated\": %d, \"proved\": %d}\n", rules.size(),
-                              response.created(), response.updated(), counts["proved"]);
+      const Json summary = {{"imported", rules.size()},
+                            {"created", response.created()},
+                            {"updated", response.updated()},
+                            {"proved", counts["proved"]}};
+      out_ << JsonLine(summary) << "\n";
     } else {
       out_ << "imported " << rules.size() << " rules (" << absl::StrJoin(parts, ", ") << "); " << response.created()
            << " new, " << response.updated() << " updated\n";

@@ -36,54 +36,66 @@ std::string MismatchLine(const FuzzMismatch& m) {
                          verifier::DescribeShapes(m.shapes), m.detail);
 }
 
-std::string MismatchJson(const FuzzMismatch& m) {
-  std::vector<std::string> shapes;
-  for (const verifier::VariableShape& s : m.shapes) {
-    shapes.push_back(absl::StrFormat("\"%s\": [%s]", JsonEscape(s.name), absl::StrJoin(s.dims, ", ")));
-  }
-  return absl::StrFormat(
-      "{\"instance\": %d, \"input_seed\": %d, \"shapes\": {%s}, \"domain\": \"%s\", \"source_output\": %d, "
-      "\"target_output\": %d, \"output_dims\": [%s], \"element\": %d, \"source_value\": %.9g, "
-      "\"target_value\": %.9g, \"detail\": \"%s\"}",
-      m.instance, m.input_seed, absl::StrJoin(shapes, ", "), verifier::FuzzDomainName(m.domain), m.source_output,
-      m.target_output, absl::StrJoin(m.output_dims, ", "), m.element, m.source_value, m.target_value,
-      JsonEscape(m.detail));
+Json MismatchJson(const FuzzMismatch& m) {
+  Json shapes = Json::object();
+  for (const verifier::VariableShape& s : m.shapes) shapes[s.name] = s.dims;
+  return {{"instance", m.instance},
+          {"input_seed", m.input_seed},
+          {"shapes", shapes},
+          {"domain", verifier::FuzzDomainName(m.domain)},
+          {"source_output", m.source_output},
+          {"target_output", m.target_output},
+          {"output_dims", m.output_dims},
+          {"element", m.element},
+          {"source_value", m.source_value},
+          {"target_value", m.target_value},
+          {"detail", m.detail}};
 }
 
-// The totals on one line, first, so scripts can read them without a parser.
+Json RuleJson(const rules::Rule& rule, const RuleFuzzResult& r) {
+  Json json = {{"id", r.rule_id},
+               {"outcome", verifier::FuzzOutcomeName(r.outcome)},
+               {"instances_run", r.instances_run},
+               {"instances_not_found", r.instances_not_found},
+               {"instances_at_other_shapes", r.instances_at_other_shapes},
+               {"instances_int32", r.instances_int32},
+               {"elements_loosened", r.elements_loosened},
+               {"mismatches", r.mismatches}};
+  if (!r.reason.empty()) json["reason"] = r.reason;
+  if (r.mismatches > 0) {
+    Json examples = Json::array();
+    for (const FuzzMismatch& m : r.examples) examples.push_back(MismatchJson(m));
+    json["sexpr"] = Sexpr(rule);
+    json["axioms_used"] = std::vector<std::string>(rule.proof().axioms_used().begin(), rule.proof().axioms_used().end());
+    json["examples"] = std::move(examples);
+  }
+  return json;
+}
+
+// The totals on one line, first, so scripts can read them without a parser;
+// then one line per rule.
 void PrintJson(const std::vector<rules::Rule>& rules, const FuzzReport& report, const FuzzOptions& options,
                double seconds, std::ostream& out) {
   const FuzzTotals& t = report.totals;
-  out << absl::StrFormat(
-      "{\"totals\": {\"rules\": %d, \"rules_fuzzed\": %d, \"rules_not_fuzzed\": %d, \"rules_without_instances\": %d, "
-      "\"rules_only_own_shapes\": %d, \"rules_with_mismatches\": %d, \"instances_run\": %d, "
-      "\"instances_not_found\": %d, \"instances_at_other_shapes\": %d, \"instances_int32\": %d, "
-      "\"elements_loosened\": %d, \"mismatches\": %d, \"seconds\": %.1f}, "
-      "\"options\": {\"instances\": %d, \"seed\": %d, \"max_dim\": %d, \"max_elements\": %d, \"attempts\": %d, "
-      "\"tolerance\": %g},\n\"rules\": [",
-      t.rules, t.rules_fuzzed, t.rules_not_fuzzed, t.rules_without_instances, t.rules_only_own_shapes,
-      t.rules_with_mismatches, t.instances_run, t.instances_not_found, t.instances_at_other_shapes,
-      t.instances_int32, t.elements_loosened, t.mismatches, seconds, options.instances, options.seed,
-      options.max_dim, options.max_elements, options.attempts, options.tolerance);
+  const Json totals = {{"rules", t.rules},
+                       {"rules_fuzzed", t.rules_fuzzed},
+                       {"rules_not_fuzzed", t.rules_not_fuzzed},
+                       {"rules_without_instances", t.rules_without_instances},
+                       {"rules_only_own_shapes", t.rules_only_own_shapes},
+                       {"rules_with_mismatches", t.rules_with_mismatches},
+                       {"instances_run", t.instances_run},
+                       {"instances_not_found", t.instances_not_found},
+                       {"instances_at_other_shapes", t.instances_at_other_shapes},
+                       {"instances_int32", t.instances_int32},
+                       {"elements_loosened", t.elements_loosened},
+                       {"mismatches", t.mismatches},
+                       {"seconds", RoundTo(seconds, 1)}};
+  const Json settings = {{"instances", options.instances}, {"seed", options.seed},
+                         {"max_dim", options.max_dim},     {"max_elements", options.max_elements},
+                         {"attempts", options.attempts},   {"tolerance", options.tolerance}};
+  out << "{\"totals\": " << JsonLine(totals) << ", \"options\": " << JsonLine(settings) << ",\n\"rules\": [";
   for (size_t i = 0; i < report.rules.size(); ++i) {
-    const RuleFuzzResult& r = report.rules[i];
-    out << (i == 0 ? "\n" : ",\n")
-        << absl::StrFormat("{\"id\": \"%s\", \"outcome\": \"%s\", \"instances_run\": %d, \"instances_not_found\": %d, "
-                           "\"instances_at_other_shapes\": %d, \"instances_int32\": %d, \"elements_loosened\": %d, "
-                           "\"mismatches\": %d",
-                           JsonEscape(r.rule_id), verifier::FuzzOutcomeName(r.outcome), r.instances_run,
-                           r.instances_not_found, r.instances_at_other_shapes, r.instances_int32,
-                           r.elements_loosened, r.mismatches);
-    if (!r.reason.empty()) out << ", \"reason\": \"" << JsonEscape(r.reason) << "\"";
-    if (r.mismatches > 0) {
-      std::vector<std::string> examples;
-      for (const FuzzMismatch& m : r.examples) examples.push_back(MismatchJson(m));
-      std::vector<std::string> axioms;
-      for (const std::string& a : rules[i].proof().axioms_used()) axioms.push_back(absl::StrCat("\"", a, "\""));
-      out << ", \"sexpr\": \"" << JsonEscape(Sexpr(rules[i])) << "\", \"axioms_used\": [" << absl::StrJoin(axioms, ", ")
-          << "], \"examples\": [" << absl::StrJoin(examples, ", ") << "]";
-    }
-    out << "}";
+    out << (i == 0 ? "\n" : ",\n") << JsonLine(RuleJson(rules[i], report.rules[i]));
   }
   out << "\n]}\n";
 }

@@ -3,9 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -14,15 +15,14 @@
 #include "absl/time/clock.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
+#include "cli/supervisor.h"
+#include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 
 namespace taso::cli {
 namespace {
-
-std::atomic<bool> interrupted{false};
-void OnInterrupt(int) { interrupted = true; }
 
 class Verify {
  public:
@@ -32,10 +32,7 @@ class Verify {
   int Run() {
     if (options_.workers < 1 || options_.workers > 256) return Fail(2, "--workers must be in 1..256");
     if (options_.threads < 1 || options_.threads > 64) return Fail(2, "--threads must be in 1..64");
-    struct sigaction action = {};
-    action.sa_handler = OnInterrupt;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    CatchInterrupts();
     start_ = absl::Now();
     int code = Execute();
     Shutdown();
@@ -43,23 +40,15 @@ class Verify {
   }
 
  private:
-  struct WorkerHandle {
-    pid_t pid = -1;
-    int restarts = 0;
-    bool exited = false;
-    std::string log;
-  };
-
   int Fail(int code, const std::string& message) {
     err_ << "taso verify: " << message << "\n";
     return code;
   }
 
   int Execute() {
-    logs_ = options_.db + "/logs";
-    std::error_code error;
-    std::filesystem::create_directories(logs_, error);
-    if (error) return Fail(1, absl::StrCat("cannot create ", logs_, ": ", error.message()));
+    auto logs = MakeLogDir(options_.db);
+    if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
+    logs_ = *logs;
     if (options_.store.empty()) {
       const std::string dir = options_.db + "/store-0";
       if (!std::filesystem::exists(dir)) {
@@ -109,25 +98,37 @@ class Verify {
 
     auto path = FindExecutable("taso_verifier", "verifier");
     if (!path.ok()) return Fail(1, std::string(path.status().message()));
-    verifier_path_ = *path;
+    workers_ = std::make_unique<Supervisor>(*path, options_.max_restarts);
     for (int w = 0; w < options_.workers; ++w) {
-      workers_.push_back(WorkerHandle{-1, 0, false, absl::StrCat(logs_, "/verifier-", w, ".log")});
-      if (int code = StartWorker(static_cast<int>(workers_.size()) - 1); code != 0) return code;
+      auto started = workers_->Start(
+          {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
+           absl::StrCat("--threads=", options_.threads), absl::StrCat("--lease_ms=", options_.lease_ms),
+           absl::StrCat("--rlimit=", options_.rlimit), absl::StrCat("--worker_id=verifier-", w)},
+          absl::StrCat(logs_, "/verifier-", w, ".log"));
+      if (!started.ok()) return Fail(1, std::string(started.status().message()));
     }
     return Monitor();
   }
 
-  int StartWorker(int index) {
-    WorkerHandle& w = workers_[index];
-    auto pid = Spawn(verifier_path_,
-                     {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
-                      absl::StrCat("--threads=", options_.threads), absl::StrCat("--lease_ms=", options_.lease_ms),
-                      absl::StrCat("--rlimit=", options_.rlimit), absl::StrCat("--worker_id=verifier-", index)},
-                     w.log);
-    if (!pid.ok()) return Fail(1, std::string(pid.status().message()));
-    w.pid = *pid;
-    w.exited = false;
-    return 0;
+  // Restarts the verifiers that failed. A verifier that exits 0 found no
+  // work left it could lease: the rest is leased by others and will finish.
+  // An exit code when one failed too often.
+  std::optional<int> ReapWorkers() {
+    for (const Supervisor::Exit& exit : workers_->Reap()) {
+      if (exit.verdict == Supervisor::Verdict::kFinished) continue;
+      const int i = exit.child;
+      if (exit.verdict == Supervisor::Verdict::kGiveUp) {
+        return Fail(1, absl::StrCat("verifier ", i, " failed ", workers_->restarts(i) + 1, " times; last lines of ",
+                                    workers_->log(i), ":\n", TailFile(workers_->log(i), 5)));
+      }
+      if (absl::Status s = workers_->Restart(i); !s.ok()) return Fail(1, std::string(s.message()));
+    }
+    if (workers_->running() == 0) {
+      // Everything was leased and reported, but the job is not done:
+      // leases of a killed worker may still be expiring. Start one more.
+      if (absl::Status s = workers_->Relaunch(0); !s.ok()) return Fail(1, std::string(s.message()));
+    }
+    return std::nullopt;
   }
 
   absl::StatusOr<rules_db::Job> GetJob() {
@@ -145,7 +146,7 @@ class Verify {
     const bool tty = isatty(2) && !options_.json;
     absl::Time last_line = absl::InfinitePast();
     while (true) {
-      if (interrupted) {
+      if (Interrupted()) {
         if (tty) err_ << "\n";
         return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
       }
@@ -157,30 +158,7 @@ class Verify {
         PrintSummary(*job);
         return 0;
       }
-      // Reap and restart workers. A worker that exits 0 found no work left
-      // it could lease: the rest is leased by others and will finish.
-      int running = 0;
-      for (size_t i = 0; i < workers_.size(); ++i) {
-        WorkerHandle& w = workers_[i];
-        if (w.exited) continue;
-        if (auto code = PollExit(w.pid)) {
-          w.exited = true;
-          if (*code != 0) {
-            if (w.restarts >= options_.max_restarts) {
-              return Fail(1, absl::StrCat("verifier ", i, " failed ", w.restarts + 1, " times; last lines of ", w.log,
-                                          ":\n", TailFile(w.log, 5)));
-            }
-            ++w.restarts;
-            if (int c = StartWorker(static_cast<int>(i)); c != 0) return c;
-          }
-        }
-        running += !w.exited;
-      }
-      if (running == 0) {
-        // Everything was leased and reported, but the job is not done:
-        // leases of a killed worker may still be expiring. Start one more.
-        if (int c = StartWorker(0); c != 0) return c;
-      }
+      if (auto code = ReapWorkers()) return *code;
       if (tty && absl::Now() - last_line > absl::Milliseconds(500)) {
         const auto& v = job->verification();
         err_ << absl::StrFormat("\r  %lld / %lld classes verified, %.0f s   ", (long long)v.classes_verified(),
@@ -196,14 +174,22 @@ class Verify {
     const auto& v = job.verification();
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     if (options_.json) {
-      out_ << absl::StrFormat(
-          "{\"job\": \"%s\", \"classes\": %d, \"proved\": %d, \"refuted\": %d, \"timeout\": %d, \"unknown\": %d, "
-          "\"rejected_precheck\": %d, \"after_renaming\": %d, \"after_common_subgraph\": %d, "
-          "\"pruned_renaming\": %d, \"pruned_common_subgraph\": %d, \"pruned_common_supergraph\": %d, "
-          "\"note\": \"%s\", \"verify_seconds\": %.3f, \"wall_seconds\": %.3f}\n",
-          job.id(), v.classes_total(), v.rules_proved(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(),
-          v.rules_rejected_precheck(), v.after_renaming(), v.after_common_subgraph(), v.pruned_renaming(),
-          v.pruned_common_subgraph(), v.pruned_common_supergraph(), v.note(), v.wall_seconds(), seconds);
+      const Json summary = {{"job", job.id()},
+                            {"classes", v.classes_total()},
+                            {"proved", v.rules_proved()},
+                            {"refuted", v.rules_refuted()},
+                            {"timeout", v.rules_timeout()},
+                            {"unknown", v.rules_unknown()},
+                            {"rejected_precheck", v.rules_rejected_precheck()},
+                            {"after_renaming", v.after_renaming()},
+                            {"after_common_subgraph", v.after_common_subgraph()},
+                            {"pruned_renaming", v.pruned_renaming()},
+                            {"pruned_common_subgraph", v.pruned_common_subgraph()},
+                            {"pruned_common_supergraph", v.pruned_common_supergraph()},
+                            {"note", v.note()},
+                            {"verify_seconds", RoundTo(v.wall_seconds(), 3)},
+                            {"wall_seconds", RoundTo(seconds, 3)}};
+      out_ << JsonLine(summary) << "\n";
       return;
     }
     const int64_t attempted = v.rules_proved() + v.rules_refuted() + v.rules_timeout() + v.rules_unknown();
@@ -233,11 +219,10 @@ class Verify {
         seconds, options_.db);
   }
 
+  // Workers first: the store outlives every writer.
   void Shutdown() {
-    for (WorkerHandle& w : workers_) {
-      if (w.pid > 0 && !w.exited) Stop(w.pid, SIGTERM, 2000);
-    }
-    if (store_.pid > 0) Stop(store_.pid, SIGTERM, 10000);
+    if (workers_) workers_->StopAll(SIGTERM, 2000);
+    StopLocalStore(store_);
   }
 
   const VerifyOptions& options_;
@@ -246,11 +231,10 @@ class Verify {
   std::string logs_;
   std::string address_;
   std::string job_id_;
-  std::string verifier_path_;
   LocalStore store_;
   absl::Time start_;
   std::unique_ptr<rules_db::HashStore::Stub> jobs_;
-  std::vector<WorkerHandle> workers_;
+  std::unique_ptr<Supervisor> workers_;
 };
 
 }  // namespace

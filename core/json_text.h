@@ -1,35 +1,23 @@
-// Text for hand-written JSON output: the one string escaper the CLI and the
-// tools share.
+// JSON the tools print (--json): built as nlohmann::ordered_json, so keys
+// keep the order they are written in and strings are escaped by the
+// library, and printed on one line with ", " and ": " between items, the
+// layout scripts matching `"key": value` have always read.
 #ifndef TASO_CORE_JSON_TEXT_H_
 #define TASO_CORE_JSON_TEXT_H_
 
-#include <cstdio>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace taso {
 
-// `s` escaped for use between JSON double quotes.
-inline std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+using Json = nlohmann::ordered_json;
+
+// `value` on one line: {"a": 1, "b": [2, 3]}.
+std::string JsonLine(const Json& value);
+
+// `value` rounded to `decimals` places, for a number printed as "%.3f" was.
+double RoundTo(double value, int decimals);
 
 }  // namespace taso
 

@@ -14,6 +14,7 @@ PACKAGES=(
   protobuf-compiler-grpc   # grpc_cpp_plugin
   libgrpc++-dev            # gRPC 1.51 (+ grpc++_reflection)
   libabsl-dev              # Abseil 20220623
+  nlohmann-json3-dev       # nlohmann/json 3.11: the tools' --json output
   librocksdb-dev           # RocksDB 7.8: hash store, rule db, cost cache
   libz3-dev                # Z3 4.8.12: rule proofs
   libgtest-dev libgmock-dev  # GoogleTest 1.12

@@ -2,17 +2,13 @@
 //   taso_generator --store HOST:PORT[,HOST:PORT...] --job ID --shard S --num_shards N
 // Exit codes: 0 the shard is complete and stored; 1 an error retrying cannot
 // fix (see the message); 2 bad flags; 3 the store stayed unreachable.
-#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/str_split.h"
-#include "core/version.h"
+#include "app/startup.h"
 #include "generator/worker.h"
 
 ABSL_FLAG(std::string, store, "", "hash store address(es), comma-separated, in store-shard order");
@@ -24,17 +20,12 @@ ABSL_FLAG(int32_t, retry_seconds, 300, "keep retrying an unreachable store this 
 ABSL_FLAG(bool, quiet, false, "do not log retries and resumes to stderr");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "one generator shard\n"
-      "  taso_generator --store HOST:PORT --job ID --shard S --num_shards N");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_generator ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() > 1) {
-    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
-    return 2;
-  }
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_generator",
+       "one generator shard\n"
+       "  taso_generator --store HOST:PORT --job ID --shard S --num_shards N"},
+      argc, argv);
+  if (taso::app::TooManyArguments(args)) return 2;
   taso::generator::WorkerOptions options;
   for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {
     options.stores.emplace_back(a);
@@ -56,13 +47,6 @@ int main(int argc, char** argv) {
     std::cerr << "error: --batch_records must be positive\n";
     return 2;
   }
-  if (!absl::GetFlag(FLAGS_quiet)) {
-    options.log = [](const std::string& line) { std::fprintf(stderr, "taso_generator: %s\n", line.c_str()); };
-  }
-  absl::Status s = taso::generator::RunWorker(options);
-  if (!s.ok()) {
-    std::cerr << "taso_generator: error: " << s.message() << "\n";
-    return s.code() == absl::StatusCode::kUnavailable ? 3 : 1;
-  }
-  return 0;
+  if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_generator");
+  return taso::app::WorkerExitCode("taso_generator", taso::generator::RunWorker(options));
 }

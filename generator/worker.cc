@@ -11,6 +11,7 @@
 #include "generator/spec.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
+#include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "rules_db/packed_records.h"
 
@@ -144,30 +145,20 @@ class Worker {
       store.stub = HashStore::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
       stores_.push_back(std::move(store));
     }
-    absl::Time last_success = absl::Now();
-    absl::Duration backoff = absl::Milliseconds(200);
-    while (true) {
-      bool progressed = false;
-      absl::Status s = Attempt(progressed);
-      if (s.ok()) return s;
-      if (progressed) {
-        last_success = absl::Now();
-        backoff = absl::Milliseconds(200);
-      }
-      if (!Retryable(s)) {
-        ReportError(s);
-        return s;
-      }
-      if (absl::Now() - last_success > options_.retry_for) {
-        return absl::UnavailableError(absl::StrCat(
-            s.message(), " (gave up after ", absl::FormatDuration(options_.retry_for),
-            "; rerun with the same job id to resume)"));
-      }
-      Log(absl::StrCat("shard ", options_.shard, ": ", s.message(), "; retrying in ",
-                       absl::FormatDuration(backoff)));
-      absl::SleepFor(backoff);
-      backoff = std::min(backoff * 2, absl::Seconds(5));
+    net::RetryPolicy policy;
+    policy.retry_for = options_.retry_for;
+    policy.retryable = Retryable;
+    policy.on_retry = [this](const absl::Status& s, absl::Duration backoff) {
+      Log(absl::StrCat("shard ", options_.shard, ": ", s.message(), "; retrying in ", absl::FormatDuration(backoff)));
+    };
+    absl::Status s = net::RetryWithBackoff(policy, [this](bool& progressed) { return Attempt(progressed); });
+    if (s.ok()) return s;
+    if (!Retryable(s)) {
+      ReportError(s);
+      return s;
     }
+    return absl::UnavailableError(absl::StrCat(s.message(), " (gave up after ", absl::FormatDuration(options_.retry_for),
+                                               "; rerun with the same job id to resume)"));
   }
 
  private:

@@ -4,10 +4,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "core/version.h"
+#include "app/startup.h"
 #include "net/server.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
@@ -27,60 +24,36 @@ ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for")
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
-  absl::SetProgramUsageMessage(
-      "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
-      "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_optimizer ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() > 1) {
-    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
-    return 2;
-  }
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_optimizer",
+       "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
+       "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]"},
+      argc, argv);
+  if (taso::app::TooManyArguments(args)) return 2;
   const std::string search = absl::GetFlag(FLAGS_search);
   if (search != "backtrack" && search != "eqsat") {
     std::cerr << "error: --search must be backtrack or eqsat\n";
     return 2;
   }
-  std::vector<taso::optimizer::RewriteRule> rules;
-  if (!absl::GetFlag(FLAGS_rules).empty() && !absl::GetFlag(FLAGS_rules_db).empty()) {
-    std::cerr << "error: give --rules or --rules_db, not both\n";
-    return 2;
+  const std::string rules_file = absl::GetFlag(FLAGS_rules), rules_db = absl::GetFlag(FLAGS_rules_db);
+  if (!rules_file.empty() && !rules_db.empty()) return taso::app::Error("give --rules or --rules_db, not both", 2);
+  auto loaded = taso::optimizer::LoadRules(rules_file, rules_db, absl::GetFlag(FLAGS_rules_max_ops));
+  if (!loaded.ok()) {
+    return taso::app::Error(loaded.status().message(), loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1);
   }
-  if (!absl::GetFlag(FLAGS_rules).empty() || !absl::GetFlag(FLAGS_rules_db).empty()) {
-    auto loaded = !absl::GetFlag(FLAGS_rules).empty()
-                      ? taso::optimizer::LoadRulesFile(absl::GetFlag(FLAGS_rules))
-                      : taso::optimizer::FetchRules(absl::GetFlag(FLAGS_rules_db), absl::GetFlag(FLAGS_rules_max_ops));
-    if (!loaded.ok()) {
-      std::cerr << "error: " << loaded.status().message() << "\n";
-      return loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1;
-    }
-    if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
-      std::cerr << "taso_optimizer: warning: " << warning << "\n";
-    }
-    rules = std::move(loaded->rewrites);
-  } else {
+  if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+    std::cerr << "taso_optimizer: warning: " << warning << "\n";
+  }
+  if (rules_file.empty() && rules_db.empty()) {
     std::cerr << "taso_optimizer: warning: no --rules or --rules_db: only structural rewrites (activation fusion)\n";
   }
-  std::unique_ptr<taso::profiler::ProfilerClient> profiler;
-  if (!absl::GetFlag(FLAGS_profiler).empty()) {
-    auto client = taso::profiler::ConnectProfiler(absl::GetFlag(FLAGS_profiler));
-    if (!client.ok()) {
-      std::cerr << "error: " << client.status().message() << "\n";
-      return 3;
-    }
-    profiler = std::move(*client);
-  } else {
-    taso::profiler::ProfilerOptions po;
-    po.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
-    auto p = taso::profiler::CostProfiler::Create(po);
-    if (!p.ok()) {
-      std::cerr << "error: " << p.status().message() << "\n";
-      return 1;
-    }
-    profiler = taso::profiler::InProcessClient(std::move(*p));
-  }
+  std::vector<taso::optimizer::RewriteRule> rules = std::move(loaded->rewrites);
+  taso::profiler::ProfilerOptions embedded;
+  embedded.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
+  auto opened = taso::profiler::OpenProfiler(absl::GetFlag(FLAGS_profiler), embedded);
+  // A profiler server that does not answer is unreachable (3); an embedded one that cannot start, an error.
+  if (!opened.ok()) return taso::app::Error(opened.status().message(), absl::GetFlag(FLAGS_profiler).empty() ? 1 : 3);
+  std::unique_ptr<taso::profiler::ProfilerClient> profiler = std::move(*opened);
   taso::optimizer::ServiceLimits limits;
   limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
@@ -95,9 +68,5 @@ int main(int argc, char** argv) {
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
   absl::Status s = taso::net::RunServer(server_options, {&service});
-  if (!s.ok()) {
-    std::cerr << "error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

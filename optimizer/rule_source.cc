@@ -60,6 +60,12 @@ absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
   return RewritesFromCollection(collection);
 }
 
+absl::StatusOr<RuleSet> LoadRules(const std::string& file, const std::string& address, int max_ops) {
+  if (!file.empty()) return LoadRulesFile(file);
+  if (!address.empty()) return FetchRules(address, max_ops);
+  return RuleSet{};
+}
+
 std::string UnusableRulesWarning(const RuleSet& rules) {
   if (rules.unusable == 0) return "";
   return absl::StrCat(rules.unusable, " proved rule(s) not used, as nothing says where their proof holds (",

@@ -21,6 +21,11 @@ absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0);
 
+// What a tool given `--rules FILE` or a rule database address uses: the
+// file when named, else the database when named (as FetchRules), else no
+// rules at all (an empty set: only structural rewrites).
+absl::StatusOr<RuleSet> LoadRules(const std::string& file, const std::string& address, int max_ops = 0);
+
 // "N proved rules not used (rule ID: why); re-verify them ...", or empty
 // when every proved rule is usable: what a tool prints after loading.
 std::string UnusableRulesWarning(const RuleSet& rules);

@@ -84,4 +84,14 @@ absl::StatusOr<std::unique_ptr<ProfilerClient>> ConnectProfiler(const std::strin
   return std::unique_ptr<ProfilerClient>(std::make_unique<Remote>(address, channel, options));
 }
 
+absl::StatusOr<std::unique_ptr<ProfilerClient>> OpenProfiler(const std::string& address,
+                                                             const ProfilerOptions& embedded,
+                                                             CostProfiler** embedded_profiler) {
+  if (!address.empty()) return ConnectProfiler(address);
+  auto profiler = CostProfiler::Create(embedded);
+  if (!profiler.ok()) return profiler.status();
+  if (embedded_profiler != nullptr) *embedded_profiler = profiler->get();
+  return InProcessClient(std::move(*profiler));
+}
+
 }  // namespace taso::profiler

@@ -41,6 +41,15 @@ struct RemoteOptions {
 absl::StatusOr<std::unique_ptr<ProfilerClient>> ConnectProfiler(const std::string& address,
                                                                 const RemoteOptions& options = {});
 
+// What a tool that offers both takes: the taso_profiler at `address`, or,
+// when `address` is empty, a CostProfiler in this process made with
+// `embedded` (then also stored in `*embedded_profiler` when given, for what
+// only the local machine can answer). Unavailable when the server does not
+// answer; CostProfiler::Create's error when the embedded one cannot start.
+absl::StatusOr<std::unique_ptr<ProfilerClient>> OpenProfiler(const std::string& address,
+                                                             const ProfilerOptions& embedded,
+                                                             CostProfiler** embedded_profiler = nullptr);
+
 }  // namespace taso::profiler
 
 #endif  // TASO_PROFILER_CLIENT_H_

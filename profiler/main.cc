@@ -6,10 +6,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "core/version.h"
+#include "app/startup.h"
 #include "net/server.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_service.h"
@@ -32,17 +29,12 @@ ABSL_FLAG(double, min_timed_ms, 50, "keep timing short kernels until this much k
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
-  absl::SetProgramUsageMessage(
-      "measures operator costs (oneDNN on CPU, cuDNN/cuBLAS on GPU, or a roofline estimate) and caches them\n"
-      "  taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_profiler ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  if (args.size() > 1) {
-    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
-    return 2;
-  }
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_profiler",
+       "measures operator costs (oneDNN on CPU, cuDNN/cuBLAS on GPU, or a roofline estimate) and caches them\n"
+       "  taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]"},
+      argc, argv);
+  if (taso::app::TooManyArguments(args)) return 2;
   taso::profiler::ProfilerOptions options;
   const std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
   options.cache_dir = taso::profiler::CacheDirFromFlag(cache_dir);
@@ -65,15 +57,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto profiler = taso::profiler::CostProfiler::Create(options);
-  if (!profiler.ok()) {
-    std::cerr << "error: " << profiler.status().message() << "\n";
-    return 1;
-  }
+  if (!profiler.ok()) return taso::app::Error(profiler.status().message(), 1);
   auto resolved = (*profiler)->ResolveBackend(taso::profiler::BACKEND_UNSPECIFIED);
-  if (!resolved.ok()) {
-    std::cerr << "error: " << resolved.status().message() << "\n";
-    return 1;
-  }
+  if (!resolved.ok()) return taso::app::Error(resolved.status().message(), 1);
   std::cerr << "taso_profiler: cache " << (options.cache_dir.empty() ? "in memory" : options.cache_dir)
             << "; default backend " << taso::profiler::BackendName((*resolved)->kind()) << "\n"
             << (*profiler)->DescribeBackends();
@@ -83,9 +69,5 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_profiler";
   absl::Status s = taso::net::RunServer(server_options, {&service});
-  if (!s.ok()) {
-    std::cerr << "error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

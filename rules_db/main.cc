@@ -8,11 +8,8 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/escaping.h"
-#include "core/version.h"
+#include "app/startup.h"
 #include "generator/encoding.h"
 #include "generator/spec.h"
 #include "net/server.h"
@@ -98,14 +95,12 @@ int Dump(taso::rules_db::GraphHashStore& store) {
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
-  absl::SetProgramUsageMessage(
-      "the TASO hash store and rule database (gRPC HashStore and RuleDb)\n"
-      "  taso_rules_db --db DIR [--listen HOST:PORT]\n"
-      "  taso_rules_db dump --db DIR --job ID");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_rules_db ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_rules_db",
+       "the TASO hash store and rule database (gRPC HashStore and RuleDb)\n"
+       "  taso_rules_db --db DIR [--listen HOST:PORT]\n"
+       "  taso_rules_db dump --db DIR --job ID"},
+      argc, argv);
   bool dump = args.size() > 1 && std::string(args[1]) == "dump";
   if (args.size() > 1 && !dump) {
     std::cerr << "error: unknown command '" << args[1] << "' (try --help)\n";
@@ -113,20 +108,14 @@ int main(int argc, char** argv) {
   }
   taso::rules_db::HashStoreOptions options;
   options.path = absl::GetFlag(FLAGS_db);
-  if (options.path.empty()) {
-    std::cerr << "error: --db DIR is required\n";
-    return 2;
-  }
+  if (options.path.empty()) return taso::app::Error("--db DIR is required", 2);
   options.block_cache_mb = absl::GetFlag(FLAGS_block_cache_mb);
   options.write_buffer_mb = absl::GetFlag(FLAGS_write_buffer_mb);
   options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
   options.sync_writes = absl::GetFlag(FLAGS_sync);
   options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
   auto store = taso::rules_db::GraphHashStore::Open(options);
-  if (!store.ok()) {
-    std::cerr << "error: " << store.status().message() << "\n";
-    return 1;
-  }
+  if (!store.ok()) return taso::app::Error(store.status().message(), 1);
   if (dump) {
     (*store)->WaitForFinalization();
     return Dump(**store);
@@ -144,9 +133,5 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_rules_db";
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
-  if (!s.ok()) {
-    std::cerr << "error: " << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

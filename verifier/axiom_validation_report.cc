@@ -40,8 +40,6 @@ std::string ByParamText(const AxiomValidation& r) {
   return absl::StrJoin(parts, ", ");
 }
 
-std::string Quoted(const std::string& s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
-
 }  // namespace
 
 std::string ValidationTable(const std::vector<AxiomValidation>& results, bool by_param) {
@@ -67,33 +65,47 @@ std::string ValidationTable(const std::vector<AxiomValidation>& results, bool by
 std::string ValidationJson(const std::vector<AxiomValidation>& results, const ValidationOptions& options,
                            double wall_seconds) {
   const Totals t = Sum(results);
-  std::vector<std::string> axioms;
+  Json axioms = Json::array();
   for (const AxiomValidation& r : results) {
-    std::vector<std::string> empty;
+    Json empty = Json::array();
     for (const Stratum& s : r.empty_strata) {
-      std::vector<std::string> kv;
-      for (const auto& [name, value] : s) kv.push_back(absl::StrCat(Quoted(name), ": ", value));
-      empty.push_back(absl::StrCat("{", absl::StrJoin(kv, ", "), "}"));
+      Json assignment = Json::object();
+      for (const auto& [name, value] : s) assignment[name] = value;
+      empty.push_back(std::move(assignment));
     }
-    std::vector<std::string> params;
+    Json params = Json::object();
     for (const auto& [param, values] : r.by_param) {
-      std::vector<std::string> kv;
-      for (const auto& [value, n] : values) kv.push_back(absl::StrCat("\"", value, "\": ", n));
-      params.push_back(absl::StrCat(Quoted(param), ": {", absl::StrJoin(kv, ", "), "}"));
+      Json counts = Json::object();
+      for (const auto& [value, n] : values) counts[absl::StrCat(value)] = n;
+      params[param] = std::move(counts);
     }
-    axioms.push_back(absl::StrFormat(
-        "{\"name\": %s, \"instances\": %d, \"held\": %d, \"failed\": %d, \"unknown\": %d, \"ill_typed\": %d, "
-        "\"strata\": %d, \"capped_strata\": %d, \"empty_strata\": [%s], \"by_param\": {%s}, \"counterexample\": %s, "
-        "\"seconds\": %.3f}",
-        Quoted(r.name), r.instances, r.held, r.failed, r.unknown, r.ill_typed, r.strata, r.capped_strata,
-        absl::StrJoin(empty, ", "), absl::StrJoin(params, ", "), Quoted(r.counterexample), r.seconds));
+    axioms.push_back({{"name", r.name},
+                      {"instances", r.instances},
+                      {"held", r.held},
+                      {"failed", r.failed},
+                      {"unknown", r.unknown},
+                      {"ill_typed", r.ill_typed},
+                      {"strata", r.strata},
+                      {"capped_strata", r.capped_strata},
+                      {"empty_strata", std::move(empty)},
+                      {"by_param", std::move(params)},
+                      {"counterexample", r.counterexample},
+                      {"seconds", RoundTo(r.seconds, 3)}});
   }
-  return absl::StrFormat(
-      "{\"max_dim\": %d, \"max_instances_per_stratum\": %d, \"instances\": %d, \"held\": %d, \"failed\": %d, "
-      "\"unknown\": %d, \"ill_typed\": %d, \"strata\": %d, \"empty_strata\": %d, \"capped_strata\": %d, "
-      "\"failed_axioms\": %d, \"wall_seconds\": %.3f, \"axioms\": [%s]}\n",
-      options.max_dim, options.max_instances_per_stratum, t.instances, t.held, t.failed, t.unknown, t.ill_typed,
-      t.strata, t.empty_strata, t.capped_strata, t.failed_axioms, wall_seconds, absl::StrJoin(axioms, ", "));
+  const Json report = {{"max_dim", options.max_dim},
+                       {"max_instances_per_stratum", options.max_instances_per_stratum},
+                       {"instances", t.instances},
+                       {"held", t.held},
+                       {"failed", t.failed},
+                       {"unknown", t.unknown},
+                       {"ill_typed", t.ill_typed},
+                       {"strata", t.strata},
+                       {"empty_strata", t.empty_strata},
+                       {"capped_strata", t.capped_strata},
+                       {"failed_axioms", t.failed_axioms},
+                       {"wall_seconds", RoundTo(wall_seconds, 3)},
+                       {"axioms", std::move(axioms)}};
+  return JsonLine(report) + "\n";
 }
 
 }  // namespace taso::verifier

@@ -23,13 +23,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "app/startup.h"
 #include "core/graph_proto.h"
 #include "core/rule_sexpr.h"
-#include "core/version.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "verifier/axiom_redundancy.h"
@@ -210,22 +207,17 @@ int Axioms(const std::vector<char*>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "proves candidate rules with Z3\n"
-      "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
-      "  taso_verifier axioms list | validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]\n"
-      "                [--only A,B] [--extra FILE] [--json] [--by_param] | redundancy\n"
-      "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = [] { return std::string("taso_verifier ") + taso::kVersion + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_verifier",
+       "proves candidate rules with Z3\n"
+       "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
+       "  taso_verifier axioms list | validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]\n"
+       "                [--only A,B] [--extra FILE] [--json] [--by_param] | redundancy\n"
+       "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]"},
+      argc, argv);
   if (args.size() > 1 && std::string(args[1]) == "axioms") return Axioms(args);
   if (args.size() > 1 && std::string(args[1]) == "prove") return ProveFile(args);
-  if (args.size() > 1) {
-    std::cerr << "error: unexpected argument '" << args[1] << "' (try --help)\n";
-    return 2;
-  }
+  if (taso::app::TooManyArguments(args)) return 2;
   taso::verifier::VerifierWorkerOptions options;
   options.store = absl::GetFlag(FLAGS_store);
   options.job_id = absl::GetFlag(FLAGS_job);
@@ -253,18 +245,12 @@ int main(int argc, char** argv) {
     std::cerr << "error: --lease_ms must be at least 1000\n";
     return 2;
   }
-  if (!absl::GetFlag(FLAGS_quiet)) {
-    options.log = [](const std::string& line) { std::fprintf(stderr, "taso_verifier: %s\n", line.c_str()); };
-  }
+  if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_verifier");
   taso::verifier::VerifierCounters counters;
   absl::Status s = taso::verifier::RunVerifierWorker(options, counters);
   std::fprintf(stderr, "taso_verifier: %lld classes; %lld proved, %lld refuted, %lld timeout, %lld unknown, %lld rejected by the re-check\n",
                (long long)counters.classes.load(), (long long)counters.proved.load(), (long long)counters.refuted.load(),
                (long long)counters.timeout.load(), (long long)counters.unknown.load(),
                (long long)counters.rejected_precheck.load());
-  if (!s.ok()) {
-    std::cerr << "taso_verifier: error: " << s.message() << "\n";
-    return s.code() == absl::StatusCode::kUnavailable ? 3 : 1;
-  }
-  return 0;
+  return taso::app::WorkerExitCode("taso_verifier", s);
 }

@@ -1,5 +1,6 @@
 #include "verifier/worker.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "generator/spec.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
+#include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "verifier/candidate.h"
 
@@ -64,15 +66,12 @@ class Worker {
     return &specs_.emplace(job_id, std::move(*spec)).first->second;
   }
 
-  // Calls `rpc` until it succeeds, retrying an unreachable store.
-  template <typename F>
-  absl::Status WithRetry(F rpc) {
-    const absl::Time give_up = absl::Now() + options_.retry_for;
-    while (true) {
-      absl::Status s = rpc();
-      if (s.code() != absl::StatusCode::kUnavailable || absl::Now() > give_up) return s;
-      absl::SleepFor(absl::Milliseconds(500));
-    }
+  // Calls `rpc` until it succeeds, retrying an unreachable store every 500 ms.
+  absl::Status WithRetry(const std::function<absl::Status()>& rpc) {
+    net::RetryPolicy policy;
+    policy.retry_for = options_.retry_for;
+    policy.initial_backoff = policy.max_backoff = absl::Milliseconds(500);
+    return net::RetryWithBackoff(policy, rpc);
   }
 
   absl::Status Loop(int thread) {

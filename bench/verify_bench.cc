@@ -13,8 +13,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "generator/encoding.h"
-#include "generator/spec.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 #include "verifier/candidate.h"
 #include "verifier/prover.h"
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", std::string(job.status().message()).c_str());
     return 1;
   }
-  auto spec = generator::SpecFromProto(job->spec());
+  auto spec = records::SpecFromProto(job->spec());
   if (!spec.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(spec.status().message()).c_str());
     return 1;
@@ -149,8 +149,8 @@ int main(int argc, char** argv) {
         for (const auto& a : used) ++axiom_use[a];
         if (outcome != "proved") {
           unproved.push_back(absl::StrCat(
-              outcome, ": ", generator::DescribeEncoding(*spec, w.cls->members(pair.source_member()).canonical()),
-              "  vs  ", generator::DescribeEncoding(*spec, w.cls->members(pair.target_member()).canonical()),
+              outcome, ": ", records::DescribeEncoding(*spec, w.cls->members(pair.source_member()).canonical()),
+              "  vs  ", records::DescribeEncoding(*spec, w.cls->members(pair.target_member()).canonical()),
               "  [", detail, "]"));
         }
       }

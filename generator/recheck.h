@@ -27,7 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 
@@ -58,7 +58,7 @@ struct RecheckOptions {
 
 class Rechecker {
  public:
-  explicit Rechecker(const Spec& spec, const RecheckOptions& options = {});
+  explicit Rechecker(const records::Spec& spec, const RecheckOptions& options = {});
 
   // TASO's pair checks on two encodings (see PairCheck::taso_would_drop).
   bool TasoWouldDrop(const std::string& a, const std::string& b) const;
@@ -72,7 +72,7 @@ class Rechecker {
  private:
   uint64_t RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const;
 
-  Spec spec_;
+  records::Spec spec_;
   RecheckOptions options_;
   std::vector<std::vector<int>> groups_;  // interchangeable variable indices, size >= 2
   std::vector<int> group_of_;             // variable -> index in groups_, or -1

@@ -10,12 +10,12 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
+#include "storage/rocks_status.h"
 
 namespace taso::profiler {
 namespace {
 
-using rules_db::FromRocks;
+using storage::FromRocks;
 
 // Key layout: "cost1" SEP backend-name SEP device SEP signature-key, where SEP
 // is a byte that never appears in names, devices or signature keys. A device

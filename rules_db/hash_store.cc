@@ -9,16 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "generator/recheck.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
+#include "storage/rocks_status.h"
 
 namespace taso::rules_db {
 namespace {
@@ -44,7 +44,7 @@ std::string JobKey(const std::string& id) { return "job/" + id; }
 std::string JobNumberKey(const std::string& id) { return "jobnum/" + id; }
 std::string ShardKey(const std::string& id, int shard) { return absl::StrCat("shard/", id, "/", U32(shard)); }
 
-void SetNow(google::protobuf::Timestamp* t) { SetTime(absl::Now(), t); }
+void SetNow(google::protobuf::Timestamp* t) { storage::SetTime(absl::Now(), t); }
 
 bool ValidJobId(const std::string& id) {
   if (id.empty() || id.size() > 64) return false;
@@ -104,7 +104,7 @@ absl::Status GraphHashStore::Init() {
       return absl::FailedPreconditionError(absl::StrCat(
           "database ", options_.path, " is in use by another process (", s.ToString(), ")"));
     }
-    return FromRocks(s, absl::StrCat("opening database ", options_.path));
+    return storage::FromRocks(s, absl::StrCat("opening database ", options_.path));
   }
   db_.reset(db);
   meta_ = handles_[0];
@@ -163,7 +163,7 @@ absl::Status GraphHashStore::LoadJobs() {
     }
     jobs_[id] = std::move(state);
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "reading jobs");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "reading jobs");
   std::lock_guard<std::mutex> lock(jobs_mu_);
   for (JobState* state : to_finalize) StartFinalize(state);
   return absl::OkStatus();
@@ -184,7 +184,7 @@ absl::Status GraphHashStore::PersistJob(const Job& job) {
   SetNow(stored.mutable_updated_at());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_writes;
-  return FromRocks(db_->Put(wo, meta_, JobKey(job.id()), stored.SerializeAsString()),
+  return storage::FromRocks(db_->Put(wo, meta_, JobKey(job.id()), stored.SerializeAsString()),
                    absl::StrCat("storing job ", job.id()));
 }
 
@@ -208,10 +208,10 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_shards must be in 1..", kMaxShards, ", got ", request.num_shards()));
   }
-  auto spec = generator::SpecFromProto(request.spec());
+  auto spec = records::SpecFromProto(request.spec());
   if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("spec: ", spec.status().message()));
-  if (request.spec().max_ops() < 1 || request.spec().max_ops() > generator::kMaxOpsLimit) {
-    return absl::InvalidArgumentError(absl::StrCat("spec max_ops must be in 1..", generator::kMaxOpsLimit));
+  if (request.spec().max_ops() < 1 || request.spec().max_ops() > records::kMaxOpsLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("spec max_ops must be in 1..", records::kMaxOpsLimit));
   }
 
   std::lock_guard<std::mutex> lock(jobs_mu_);
@@ -259,7 +259,7 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;  // rare and small: always durable
-  if (absl::Status s = FromRocks(db_->Write(wo, &batch), "creating job"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(db_->Write(wo, &batch), "creating job"); !s.ok()) return s;
   Job snapshot = Snapshot(*state);
   jobs_[id] = std::move(state);
   return snapshot;
@@ -311,17 +311,17 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   const std::string& packed = batch.packed();
   int64_t records = 0;
   for (size_t pos = 0; pos < packed.size();) {
-    if (pos + kFingerprintBytes + 1 > packed.size()) {
+    if (pos + records::kFingerprintBytes + 1 > packed.size()) {
       return absl::InvalidArgumentError(absl::StrCat("packed batch truncated at byte ", pos));
     }
-    size_t length = static_cast<unsigned char>(packed[pos + kFingerprintBytes]);
-    size_t end = pos + kFingerprintBytes + 1 + length;
+    size_t length = static_cast<unsigned char>(packed[pos + records::kFingerprintBytes]);
+    size_t end = pos + records::kFingerprintBytes + 1 + length;
     if (end > packed.size() || length == 0) {
       return absl::InvalidArgumentError(absl::StrCat("packed record at byte ", pos, " is malformed"));
     }
     key.assign(prefix);
-    key.append(packed, pos, kFingerprintBytes);
-    key.append(packed, pos + kFingerprintBytes + 1, length);
+    key.append(packed, pos, records::kFingerprintBytes);
+    key.append(packed, pos + records::kFingerprintBytes + 1, length);
     wb.Put(graphs_, key, rocksdb::Slice());
     ++records;
     pos = end;
@@ -342,7 +342,7 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   wb.Put(meta_, ShardKey(batch.job_id(), batch.shard()), updated.SerializeAsString());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_writes;
-  if (absl::Status s = FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
   shard.progress = updated;
   result.records = records;
   result.acked_sequence = updated.acked_sequence();
@@ -370,7 +370,7 @@ absl::StatusOr<ProgressAck> GraphHashStore::ReportProgress(const ProgressReport&
     }
     rocksdb::WriteOptions wo;
     wo.sync = options_.sync_writes || report.done();
-    if (absl::Status s = FromRocks(db_->Put(wo, meta_, ShardKey(report.job_id(), report.shard()),
+    if (absl::Status s = storage::FromRocks(db_->Put(wo, meta_, ShardKey(report.job_id(), report.shard()),
                                            updated.SerializeAsString()),
                                    "storing progress");
         !s.ok()) {
@@ -422,13 +422,13 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
     job = state->job;
   }
   const absl::Time started = absl::Now();
-  auto spec = generator::SpecFromProto(job.spec());
+  auto spec = records::SpecFromProto(job.spec());
   if (!spec.ok()) return spec.status();
   const generator::Rechecker rechecker(*spec);
   const std::string prefix = U32(state->number);
   const std::string next_prefix = U32(state->number + 1);
   rocksdb::WriteOptions wo;
-  if (absl::Status s = FromRocks(db_->DeleteRange(wo, classes_, prefix, next_prefix), "clearing classes");
+  if (absl::Status s = storage::FromRocks(db_->DeleteRange(wo, classes_, prefix, next_prefix), "clearing classes");
       !s.ok()) {
     return s;
   }
@@ -459,7 +459,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
       for (size_t m = 0; m < p.members.size(); ++m) {
         GraphRecord* r = c.add_members();
         r->set_canonical(p.members[m]);
-        auto parsed = generator::ParseEncoding(p.members[m]);
+        auto parsed = records::ParseEncoding(p.members[m]);
         r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
         r->set_canonical_order(p.check.canonical[m]);
       }
@@ -479,7 +479,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
       wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
     }
     chunk.clear();
-    return FromRocks(db_->Write(wo, &wb), "storing candidate classes");
+    return storage::FromRocks(db_->Write(wo, &wb), "storing candidate classes");
   };
 
   rocksdb::ReadOptions ro;
@@ -503,17 +503,17 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   for (it->Seek(prefix); it->Valid(); it->Next()) {
     if (closing_) return absl::CancelledError("store shutting down");
     rocksdb::Slice key = it->key();
-    if (key.size() <= 4 + kFingerprintBytes) continue;
-    std::string_view fp(key.data() + 4, kFingerprintBytes);
+    if (key.size() <= 4 + records::kFingerprintBytes) continue;
+    std::string_view fp(key.data() + 4, records::kFingerprintBytes);
     if (fp != current) {
       if (absl::Status s = close_class(); !s.ok()) return s;
       current.assign(fp);
       ++fingerprints;
     }
-    members.emplace_back(key.data() + 4 + kFingerprintBytes, key.size() - 4 - kFingerprintBytes);
+    members.emplace_back(key.data() + 4 + records::kFingerprintBytes, key.size() - 4 - records::kFingerprintBytes);
     ++graphs;
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "scanning graphs");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");
   if (absl::Status s = close_class(); !s.ok()) return s;
   if (absl::Status s = flush(); !s.ok()) return s;
 
@@ -549,7 +549,7 @@ absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasse
   std::string after;
   if (!request.page_token().empty()) {
     const std::string& token = request.page_token();
-    bool hex = token.size() == 2 * kFingerprintBytes &&
+    bool hex = token.size() == 2 * records::kFingerprintBytes &&
                std::all_of(token.begin(), token.end(), [](char c) { return isxdigit(static_cast<unsigned char>(c)); });
     if (!hex) return absl::InvalidArgumentError("page_token is not one this store issued");
     after = absl::HexStringToBytes(token);
@@ -569,7 +569,7 @@ absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasse
       return absl::DataLossError("a stored candidate class is corrupt");
     }
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "listing classes");
   return response;
 }
 
@@ -597,7 +597,7 @@ absl::StatusOr<std::vector<std::string>> GraphHashStore::ClassFingerprints(const
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     out.push_back(it->key().ToString().substr(prefix.size()));
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "listing classes");
   return out;
 }
 
@@ -610,7 +610,7 @@ absl::StatusOr<CandidateClass> GraphHashStore::GetCandidateClass(const std::stri
   if (s.IsNotFound()) {
     return absl::NotFoundError(absl::StrCat("job '", job_id, "' has no class ", absl::BytesToHexString(fingerprint)));
   }
-  if (!s.ok()) return FromRocks(s, "reading a class");
+  if (!s.ok()) return storage::FromRocks(s, "reading a class");
   CandidateClass c;
   if (!c.ParseFromString(value)) return absl::DataLossError("a stored candidate class is corrupt");
   return c;

@@ -33,7 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/rules_db.pb.h"
-#include "rules_db/packed_records.h"
+#include "records/packed_records.h"
 
 namespace rocksdb {
 class DB;

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "generator/enumerator.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

@@ -13,8 +13,8 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/escaping.h"
 #include "core/version.h"
-#include "generator/encoding.h"
-#include "generator/spec.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "net/server.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/hash_store_service.h"
@@ -65,7 +65,7 @@ int Dump(taso::rules_db::GraphHashStore& store) {
     std::cerr << "error: " << job.status().message() << "\n";
     return 1;
   }
-  auto spec = taso::generator::SpecFromProto(job->spec());
+  auto spec = taso::records::SpecFromProto(job->spec());
   if (!spec.ok()) {
     std::cerr << "error: " << spec.status().message() << "\n";
     return 1;
@@ -82,9 +82,9 @@ int Dump(taso::rules_db::GraphHashStore& store) {
     for (const auto& c : page->classes()) {
       for (const auto& p : c.pairs()) {
         std::cout << absl::BytesToHexString(c.fingerprint()) << (p.rejected() ? " rejected " : " pair ")
-                  << taso::generator::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
+                  << taso::records::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
                   << " == "
-                  << taso::generator::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
+                  << taso::records::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
                   << (p.rejected() ? "  # " + p.reason() : "") << "\n";
       }
     }

@@ -8,10 +8,10 @@
 #include "core/canonical.h"
 #include "core/graph_proto.h"
 #include "core/hash.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
+#include "storage/rocks_status.h"
 #include "verifier/pruning.h"
 
 namespace taso::rules_db {
@@ -95,7 +95,7 @@ absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
 // to the pair it claims to be about. A pair the re-check rejected before it
 // had an output mapping stands for a rule without output pairs.
 absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleStore::ExpectedPairs(
-    const generator::Spec& spec, const CandidateClass& c) {
+    const records::Spec& spec, const CandidateClass& c) {
   std::map<int, Graph> members;
   auto member = [&](int m) -> absl::StatusOr<const Graph*> {
     if (m < 0 || m >= c.members_size()) {
@@ -103,7 +103,7 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
     }
     auto it = members.find(m);
     if (it == members.end()) {
-      auto g = generator::DecodeGraph(spec, c.members(m).canonical());
+      auto g = records::DecodeGraph(spec, c.members(m).canonical());
       if (!g.ok()) return absl::DataLossError(absl::StrCat("member ", m, ": ", g.status().message()));
       it = members.emplace(m, std::move(*g)).first;
     }
@@ -151,7 +151,7 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!fingerprints.ok()) return fingerprints.status();
   auto prefix = hash_store_->JobPrefix(job_id);
   if (!prefix.ok()) return prefix.status();
-  auto spec = generator::SpecFromProto(job->spec());
+  auto spec = records::SpecFromProto(job->spec());
   if (!spec.ok()) return absl::DataLossError(absl::StrCat("job ", job_id, "'s spec: ", spec.status().message()));
   auto queue = std::make_unique<JobQueue>();
   queue->prefix = *prefix;
@@ -166,7 +166,7 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
     } else if (s.IsNotFound()) {
       queue->pending.push_back(fp);
     } else {
-      return FromRocks(s, "reading verification markers");
+      return storage::FromRocks(s, "reading verification markers");
     }
   }
   queue->total = static_cast<int64_t>(fingerprints->size());
@@ -221,7 +221,7 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
     lease->set_lease_id(lease_id);
     *lease->mutable_candidate_class() = std::move(*c);
     lease->mutable_candidate_class()->set_job_id(*job_id);
-    SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
+    storage::SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
   }
   return response;
 }
@@ -271,18 +271,18 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     p->set_generator_max_ops(queue.max_ops);
     p->set_fingerprint(fingerprint);
     p->set_verifier_worker_id(request.worker_id());
-    if (!p->has_discovered_at()) SetTime(now, p->mutable_discovered_at());
-    SetTime(now, p->mutable_status_changed_at());
+    if (!p->has_discovered_at()) storage::SetTime(now, p->mutable_discovered_at());
+    storage::SetTime(now, p->mutable_status_changed_at());
     batch.Put(f.rules, *id, rule.SerializeAsString());
   }
   if (request.complete()) batch.Put(f.verified, queue.prefix + fingerprint, rocksdb::Slice());
   rocksdb::WriteOptions wo;
-  if (absl::Status s = FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
   if (!request.complete()) {
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
     lease_it->second.expires = expires;
-    SetTime(expires, response.mutable_expires_at());
+    storage::SetTime(expires, response.mutable_expires_at());
     return response;
   }
   queue.leases.erase(lease_it);
@@ -339,7 +339,7 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
     }
     if (!visit(rule)) break;
   }
-  return FromRocks(it->status(), "reading rules");
+  return storage::FromRocks(it->status(), "reading rules");
 }
 
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
@@ -403,7 +403,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
     if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
     tally(r);
   }
-  if (s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
+  if (s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
   v.set_after_renaming(table.after_renaming);
   v.set_after_common_subgraph(table.after_common_subgraph);
   v.set_pruned_renaming(table.pruned_renaming);
@@ -435,7 +435,7 @@ absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
   std::string value;
   rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, id, &value);
   if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", id, "'"));
-  if (!s.ok()) return FromRocks(s, "reading a rule");
+  if (!s.ok()) return storage::FromRocks(s, "reading a rule");
   rules::Rule rule;
   if (!rule.ParseFromString(value)) return absl::DataLossError(absl::StrCat("stored rule ", id, " is corrupt"));
   return rule;
@@ -507,14 +507,14 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
       rule.set_revision(1);
       response.set_created(response.created() + 1);
     } else {
-      return FromRocks(s, "reading a rule");
+      return storage::FromRocks(s, "reading a rule");
     }
-    SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
-    if (!rule.provenance().has_discovered_at()) SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    storage::SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
+    if (!rule.provenance().has_discovered_at()) storage::SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
     response.add_ids(rule.id());
     batch.Put(f.rules, rule.id(), rule.SerializeAsString());
   }
-  if (absl::Status s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
   return response;
 }
 

@@ -33,7 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "rules_db/hash_store.h"
@@ -88,7 +88,7 @@ class RuleStore {
   struct JobQueue {
     std::string prefix;  // the job's key prefix
     int max_ops = 0;
-    generator::Spec spec;  // decodes the job's classes
+    records::Spec spec;  // decodes the job's classes
     std::deque<std::string> pending;  // fingerprints
     std::map<std::string, Lease> leases;  // lease id -> lease
     int64_t total = 0;
@@ -105,7 +105,7 @@ class RuleStore {
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // The rule each pair of a class stands for, from the store's own copy.
-  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const generator::Spec& spec,
+  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const records::Spec& spec,
                                                                          const CandidateClass& c);
   // Refuses a verdict that is not about its pair of the leased class, or
   // that claims what only the store may say.

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "core/rule_sexpr.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules_db/store_test_util.h"
@@ -22,7 +22,7 @@ using ::testing::HasSubstr;
 constexpr int kSize = 3;
 
 ReportVerdictsRequest Verify(const Lease& lease, const std::string& worker, verifier::Prover& prover) {
-  auto spec = generator::SpecFromProto(SmallSpec(kSize));
+  auto spec = records::SpecFromProto(SmallSpec(kSize));
   ReportVerdictsRequest report;
   report.set_lease_id(lease.lease_id());
   report.set_worker_id(worker);
@@ -395,7 +395,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   // attempt without it (the verifier on its own) does not prove them either.
   auto store = OpenStore(TempDir("injected"));
   const generator::GenerationSpec proto = SmallSpec(kSize);
-  auto spec = generator::SpecFromProto(proto);
+  auto spec = records::SpecFromProto(proto);
   ASSERT_TRUE(spec.ok());
   CreateJobRequest create;
   create.set_job_id("j");
@@ -411,7 +411,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   const int n = static_cast<int>(spec->variables.size());  // pool: x1 x2 x3 w1, then ops
   auto encode = [](std::vector<std::pair<int, std::vector<int>>> ops) {
     std::string e;
-    for (auto& [t, in] : ops) generator::AppendEncodedOp(t, in.data(), static_cast<int>(in.size()), e);
+    for (auto& [t, in] : ops) records::AppendEncodedOp(t, in.data(), static_cast<int>(in.size()), e);
     return e;
   };
   const std::vector<std::pair<std::string, std::string>> forged = {
@@ -422,9 +422,9 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   batch.set_job_id("j");
   batch.set_sequence(1);
   for (size_t i = 0; i < forged.size(); ++i) {
-    const std::string fp(kFingerprintBytes, static_cast<char>(0x10 + i));
-    AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
-    AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
+    const std::string fp(records::kFingerprintBytes, static_cast<char>(0x10 + i));
+    records::AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
+    records::AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
   }
   ASSERT_TRUE(store->PutBatch(batch).ok());
   ASSERT_TRUE(store->ReportProgress(Done("j", 0)).ok());

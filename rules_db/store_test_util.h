@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "generator/enumerator.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "rules_db/hash_store.h"
@@ -55,14 +55,14 @@ inline std::unique_ptr<GraphHashStore> OpenStore(const std::string& dir) {
 // Enumerates one shard into batches of about `batch` records.
 inline std::vector<GraphBatch> Batches(const generator::GenerationSpec& proto, const std::string& job, int shard,
                                 int shards, int batch) {
-  auto spec = generator::SpecFromProto(proto);
+  auto spec = records::SpecFromProto(proto);
   EXPECT_TRUE(spec.ok());
   struct Sink : generator::GraphSink {
     std::vector<GraphBatch> batches;
     GraphBatch current;
     int limit;
     void OnGraph(const Fingerprint& fp, std::string_view encoding, int) override {
-      AppendPackedRecord(fp.ToBytes(), encoding, *current.mutable_packed());
+      records::AppendPackedRecord(fp.ToBytes(), encoding, *current.mutable_packed());
       ++count;
     }
     bool OnCheckpoint(int64_t cursor, double) override {

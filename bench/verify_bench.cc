@@ -16,6 +16,7 @@
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
+#include "generator/recheck.h"
 #include "verifier/candidate.h"
 #include "verifier/prover.h"
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   rules_db::HashStoreOptions options;
   options.path = absl::GetFlag(FLAGS_db);
+  options.class_checker = generator::RecheckerFor;  // a job left finalizing finishes, as in taso_rules_db
   auto store = rules_db::GraphHashStore::Open(options);
   if (!store.ok()) {
     std::fprintf(stderr, "error: %s\n", std::string(store.status().message()).c_str());

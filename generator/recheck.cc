@@ -223,4 +223,9 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
   return result;
 }
 
+records::ClassChecker RecheckerFor(const records::Spec& spec) {
+  auto rechecker = std::make_shared<const Rechecker>(spec);
+  return [rechecker](const std::vector<std::string>& members) { return rechecker->Check(members); };
+}
+
 }  // namespace taso::generator

@@ -27,27 +27,13 @@
 
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
+#include "records/class_check.h"
 #include "records/spec.h"
 
 namespace taso::generator {
 
-struct PairCheck {
-  int source = 0;  // member indices
-  int target = 0;
-  bool rejected = false;
-  std::string reason;
-  std::vector<int> output_mapping;  // source output i equals target output mapping[i]
-  // TASO's generator would have dropped this pair as following from a smaller
-  // one (its common-subgraph and common-supergraph checks). Kept here: the
-  // verifier prunes only once the smaller rule is proved. Counted so that our
-  // figures can be set beside TASO's.
-  bool taso_would_drop = false;
-};
-
-struct ClassCheck {
-  std::vector<bool> canonical;  // per member
-  std::vector<PairCheck> pairs;
-};
+using records::ClassCheck;
+using records::PairCheck;
 
 struct RecheckOptions {
   // Seeds derive from the spec's; they only need to differ from it.
@@ -79,6 +65,10 @@ class Rechecker {
   std::map<std::string, IntTensor> int_feeds_;
   std::map<std::string, FloatTensor> float_feeds_;
 };
+
+// The store's class check for a job (records::ClassCheckerFactory): a
+// Rechecker of the job's spec, shared by the threads that call it.
+records::ClassChecker RecheckerFor(const records::Spec& spec);
 
 }  // namespace taso::generator
 

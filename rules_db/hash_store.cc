@@ -10,7 +10,6 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "records/encoding.h"
-#include "generator/recheck.h"
 #include "records/spec.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -18,6 +17,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
+#include "storage/database.h"
 #include "storage/rocks_status.h"
 
 namespace taso::rules_db {
@@ -28,6 +28,9 @@ constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 // Classes re-checked per round of the finalizer's thread pool.
 constexpr size_t kFinalizeChunk = 4096;
+// Column family names: part of the on-disk format.
+constexpr char kGraphsFamily[] = "graphs";
+constexpr char kClassesFamily[] = "classes";
 
 std::string U32(uint32_t v) {
   std::string s(4, '\0');
@@ -66,16 +69,17 @@ absl::StatusOr<std::unique_ptr<GraphHashStore>> GraphHashStore::Open(const HashS
 }
 
 absl::Status GraphHashStore::Init() {
-  rocksdb::DBOptions db_options;
-  db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
-  db_options.max_background_jobs = 2;
-  db_options.max_open_files = 512;
+  storage::DatabaseOptions database;
+  database.path = options_.path;
+  database.name_in_errors = absl::StrCat("database ", options_.path);
+  database.db.max_background_jobs = 2;
+  database.db.max_open_files = 512;
+  database.db.allow_concurrent_memtable_write = false;
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_mb) << 20);
   table.cache_index_and_filter_blocks = true;
-  rocksdb::ColumnFamilyOptions cf;
+  rocksdb::ColumnFamilyOptions& cf = database.family_defaults;
   cf.write_buffer_size = static_cast<size_t>(options_.write_buffer_mb) << 20;
   cf.max_write_buffer_number = std::max(2, options_.max_write_buffers);
   // Fingerprints are random bytes: compression would cost time for nothing.
@@ -94,32 +98,25 @@ absl::Status GraphHashStore::Init() {
   bulk.level0_stop_writes_trigger = 1 << 30;
   bulk.soft_pending_compaction_bytes_limit = 0;
   bulk.hard_pending_compaction_bytes_limit = 0;
-  db_options.allow_concurrent_memtable_write = false;
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, cf}, {"graphs", bulk}, {"classes", cf}, {"rules", cf}, {"verified", cf}};
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, families, &handles_, &db);
-  if (!s.ok()) {
-    if (s.IsIOError() && absl::StrContains(s.ToString(), "lock")) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "database ", options_.path, " is in use by another process (", s.ToString(), ")"));
-    }
-    return storage::FromRocks(s, absl::StrCat("opening database ", options_.path));
+  database.families[kGraphsFamily] = bulk;
+
+  auto opened = storage::Database::Open(database);
+  if (!opened.ok()) return opened.status();
+  database_ = std::move(*opened);
+  db_ = database_->db();
+  const std::pair<std::string, rocksdb::ColumnFamilyHandle**> families[] = {
+      {rocksdb::kDefaultColumnFamilyName, &meta_}, {kGraphsFamily, &graphs_}, {kClassesFamily, &classes_}};
+  for (const auto& [name, handle] : families) {
+    auto family = database_->Family(name);
+    if (!family.ok()) return family.status();
+    *handle = *family;
   }
-  db_.reset(db);
-  meta_ = handles_[0];
-  graphs_ = handles_[1];
-  classes_ = handles_[2];
-  rules_ = handles_[3];
-  verified_ = handles_[4];
   return LoadJobs();
 }
 
 GraphHashStore::~GraphHashStore() {
   closing_ = true;
   WaitForFinalization();
-  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
-  db_.reset();
 }
 
 void GraphHashStore::WaitForFinalization() {
@@ -415,6 +412,37 @@ void GraphHashStore::StartFinalize(JobState* state) {
   });
 }
 
+// What finalizing a job found, for its Job record and the log.
+struct GraphHashStore::FinalizeTally {
+  int64_t graphs = 0;
+  int64_t fingerprints = 0;
+  int64_t multi_graph_classes = 0;
+  int64_t stored_classes = 0;
+  int64_t pairs = 0;
+  int64_t rejected = 0;
+  int64_t taso_kept = 0;
+};
+
+// A class of two or more graphs on its way from the scan to the classes family.
+struct GraphHashStore::PendingClass {
+  std::string fingerprint;
+  std::vector<std::string> members;
+  records::ClassCheck check;
+};
+
+// Checks every class of `chunk` on `threads` threads.
+void GraphHashStore::CheckInParallel(const records::ClassChecker& checker, int threads,
+                                     std::vector<PendingClass>& chunk) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, threads); ++t) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = checker(chunk[i].members);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
 absl::Status GraphHashStore::Finalize(JobState* state) {
   Job job;
   {
@@ -422,66 +450,39 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
     job = state->job;
   }
   const absl::Time started = absl::Now();
+  if (!options_.class_checker) {
+    return absl::FailedPreconditionError("this store was opened without a class checker, so it cannot finalize jobs");
+  }
   auto spec = records::SpecFromProto(job.spec());
   if (!spec.ok()) return spec.status();
-  const generator::Rechecker rechecker(*spec);
+  const records::ClassChecker checker = options_.class_checker(*spec);
   const std::string prefix = U32(state->number);
-  const std::string next_prefix = U32(state->number + 1);
-  rocksdb::WriteOptions wo;
-  if (absl::Status s = storage::FromRocks(db_->DeleteRange(wo, classes_, prefix, next_prefix), "clearing classes");
+  if (absl::Status s = storage::FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, U32(state->number + 1)),
+                                 "clearing classes");
       !s.ok()) {
     return s;
   }
-
-  struct Pending {
-    std::string fingerprint;
-    std::vector<std::string> members;
-    generator::ClassCheck check;
-  };
-  int64_t graphs = 0, fingerprints = 0, multi = 0, stored_classes = 0, pairs = 0, rejected = 0, taso_kept = 0;
-  std::vector<Pending> chunk;
-  auto flush = [&]() -> absl::Status {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    int threads = std::max(1, options_.finalize_threads);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = rechecker.Check(chunk[i].members);
-      });
-    }
-    for (auto& t : pool) t.join();
-    rocksdb::WriteBatch wb;
-    for (Pending& p : chunk) {
-      if (p.check.pairs.empty()) continue;
-      CandidateClass c;
-      c.set_fingerprint(p.fingerprint);
-      c.set_job_id(job.id());
-      for (size_t m = 0; m < p.members.size(); ++m) {
-        GraphRecord* r = c.add_members();
-        r->set_canonical(p.members[m]);
-        auto parsed = records::ParseEncoding(p.members[m]);
-        r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
-        r->set_canonical_order(p.check.canonical[m]);
-      }
-      for (const generator::PairCheck& pc : p.check.pairs) {
-        CandidatePair* out = c.add_pairs();
-        out->set_source_member(pc.source);
-        out->set_target_member(pc.target);
-        out->set_rejected(pc.rejected);
-        out->set_reason(pc.reason);
-        for (int m : pc.output_mapping) out->add_output_mapping(m);
-        out->set_taso_would_drop(pc.taso_would_drop);
-        ++pairs;
-        if (pc.rejected) ++rejected;
-        if (!pc.rejected && !pc.taso_would_drop) ++taso_kept;
-      }
-      ++stored_classes;
-      wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
-    }
+  FinalizeTally tally;
+  std::vector<PendingClass> chunk;
+  auto check_and_store = [&]() -> absl::Status {
+    CheckInParallel(checker, options_.finalize_threads, chunk);
+    absl::Status s = StoreClasses(job.id(), prefix, chunk, tally);
     chunk.clear();
-    return storage::FromRocks(db_->Write(wo, &wb), "storing candidate classes");
+    return s;
   };
+  absl::Status scanned = ScanClasses(state->number, tally, [&](PendingClass pending) -> absl::Status {
+    chunk.push_back(std::move(pending));
+    return chunk.size() >= kFinalizeChunk ? check_and_store() : absl::OkStatus();
+  });
+  if (!scanned.ok()) return scanned;
+  if (absl::Status s = check_and_store(); !s.ok()) return s;
+  return RecordFinalized(state, tally, absl::Now() - started);
+}
 
+absl::Status GraphHashStore::ScanClasses(uint32_t job_number, FinalizeTally& tally,
+                                         const std::function<absl::Status(PendingClass)>& on_class) {
+  const std::string prefix = U32(job_number);
+  const std::string next_prefix = U32(job_number + 1);
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
   rocksdb::Slice upper(next_prefix);
@@ -490,47 +491,82 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   std::string current;
   std::vector<std::string> members;
   auto close_class = [&]() -> absl::Status {
+    absl::Status s;
     if (members.size() >= 2) {
-      ++multi;
-      chunk.push_back({current, std::move(members), {}});
-      if (chunk.size() >= kFinalizeChunk) {
-        if (absl::Status s = flush(); !s.ok()) return s;
-      }
+      ++tally.multi_graph_classes;
+      s = on_class(PendingClass{current, std::move(members), {}});
     }
     members.clear();
-    return absl::OkStatus();
+    return s;
   };
+  constexpr size_t kFingerprintStart = 4;  // after the job number
+  constexpr size_t kEncodingStart = kFingerprintStart + records::kFingerprintBytes;
   for (it->Seek(prefix); it->Valid(); it->Next()) {
     if (closing_) return absl::CancelledError("store shutting down");
     rocksdb::Slice key = it->key();
-    if (key.size() <= 4 + records::kFingerprintBytes) continue;
-    std::string_view fp(key.data() + 4, records::kFingerprintBytes);
+    if (key.size() <= kEncodingStart) continue;
+    std::string_view fp(key.data() + kFingerprintStart, records::kFingerprintBytes);
     if (fp != current) {
       if (absl::Status s = close_class(); !s.ok()) return s;
       current.assign(fp);
-      ++fingerprints;
+      ++tally.fingerprints;
     }
-    members.emplace_back(key.data() + 4 + records::kFingerprintBytes, key.size() - 4 - records::kFingerprintBytes);
-    ++graphs;
+    members.emplace_back(key.data() + kEncodingStart, key.size() - kEncodingStart);
+    ++tally.graphs;
   }
   if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");
-  if (absl::Status s = close_class(); !s.ok()) return s;
-  if (absl::Status s = flush(); !s.ok()) return s;
+  return close_class();
+}
 
+absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::string& prefix,
+                                          const std::vector<PendingClass>& checked, FinalizeTally& tally) {
+  rocksdb::WriteBatch wb;
+  for (const PendingClass& p : checked) {
+    if (p.check.pairs.empty()) continue;
+    CandidateClass c;
+    c.set_fingerprint(p.fingerprint);
+    c.set_job_id(job_id);
+    for (size_t m = 0; m < p.members.size(); ++m) {
+      GraphRecord* r = c.add_members();
+      r->set_canonical(p.members[m]);
+      auto parsed = records::ParseEncoding(p.members[m]);
+      r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+      r->set_canonical_order(p.check.canonical[m]);
+    }
+    for (const records::PairCheck& pc : p.check.pairs) {
+      CandidatePair* out = c.add_pairs();
+      out->set_source_member(pc.source);
+      out->set_target_member(pc.target);
+      out->set_rejected(pc.rejected);
+      out->set_reason(pc.reason);
+      for (int m : pc.output_mapping) out->add_output_mapping(m);
+      out->set_taso_would_drop(pc.taso_would_drop);
+      ++tally.pairs;
+      if (pc.rejected) ++tally.rejected;
+      if (!pc.rejected && !pc.taso_would_drop) ++tally.taso_kept;
+    }
+    ++tally.stored_classes;
+    wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
+  }
+  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "storing candidate classes");
+}
+
+absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
   std::fprintf(stderr,
                "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
                "%lld pairs (%lld rejected)\n",
-               job.id().c_str(), absl::ToDoubleSeconds(absl::Now() - started), (long long)graphs,
-               (long long)fingerprints, (long long)stored_classes, (long long)pairs, (long long)rejected);
+               state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
+               (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
+               (long long)tally.rejected);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
-  state->job.set_graphs(graphs);
-  state->job.set_distinct_fingerprints(fingerprints);
-  state->job.set_multi_graph_classes(multi);
-  state->job.set_candidate_classes(stored_classes);
-  state->job.set_candidate_pairs(pairs - rejected);
-  state->job.set_rejected_pairs(rejected);
-  state->job.set_pairs_after_taso_checks(taso_kept);
+  state->job.set_graphs(tally.graphs);
+  state->job.set_distinct_fingerprints(tally.fingerprints);
+  state->job.set_multi_graph_classes(tally.multi_graph_classes);
+  state->job.set_candidate_classes(tally.stored_classes);
+  state->job.set_candidate_pairs(tally.pairs - tally.rejected);
+  state->job.set_rejected_pairs(tally.rejected);
+  state->job.set_pairs_after_taso_checks(tally.taso_kept);
   return PersistJob(state->job);
 }
 

@@ -20,7 +20,9 @@
 #include "rules_db/hash_store_service.h"
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
+#include "generator/recheck.h"
 #include "verifier/precheck.h"
+#include "verifier/pruning.h"
 #include "verifier/prover.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
@@ -57,6 +59,13 @@ class StoreRuleChecker {
   std::mutex mu_;
   std::unique_ptr<taso::verifier::Prover> prover_;
 };
+
+// The verifier's redundancy pruning, as the rule store counts it.
+taso::rules_db::PruneCounts PruneWithVerifier(std::vector<taso::rules::Rule>& rules) {
+  const taso::verifier::ReductionTable table = taso::verifier::PruneRules(rules);
+  return taso::rules_db::PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming,
+                                     table.pruned_subgraph, table.pruned_supergraph};
+}
 
 int Dump(taso::rules_db::GraphHashStore& store) {
   const std::string job_id = absl::GetFlag(FLAGS_job);
@@ -122,6 +131,7 @@ int main(int argc, char** argv) {
   options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
   options.sync_writes = absl::GetFlag(FLAGS_sync);
   options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
+  options.class_checker = taso::generator::RecheckerFor;
   auto store = taso::rules_db::GraphHashStore::Open(options);
   if (!store.ok()) {
     std::cerr << "error: " << store.status().message() << "\n";
@@ -137,6 +147,7 @@ int main(int argc, char** argv) {
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
   StoreRuleChecker checker;
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
+  rule_options.pruner = PruneWithVerifier;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

@@ -12,7 +12,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "storage/rocks_status.h"
-#include "verifier/pruning.h"
+#include "storage/database.h"
 
 namespace taso::rules_db {
 namespace {
@@ -23,6 +23,9 @@ constexpr int kMaxClassesPerLease = 100;
 // Provenance of a rule the store proved itself (PutRules), in place of a
 // verifier worker's id.
 constexpr char kStoreCheckerId[] = "taso_rules_db";
+// Column family names: part of the on-disk format.
+constexpr char kRulesFamily[] = "rules";
+constexpr char kVerifiedFamily[] = "verified";
 
 bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
 
@@ -127,6 +130,15 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
     : hash_store_(hash_store), options_(options) {}
 
+absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
+  storage::Database* database = hash_store_->database();
+  auto rules = database->Family(kRulesFamily);
+  if (!rules.ok()) return rules.status();
+  auto verified = database->Family(kVerifiedFamily);
+  if (!verified.ok()) return verified.status();
+  return Families{database->db(), *rules, *verified};
+}
+
 absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
   if (!job_id.empty()) return job_id;
   ListJobsRequest request;
@@ -157,7 +169,9 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   queue->prefix = *prefix;
   queue->max_ops = static_cast<int>(job->max_ops());
   queue->spec = std::move(*spec);
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::string ignored;
   for (const std::string& fp : *fingerprints) {
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, queue->prefix + fp, &ignored);
@@ -244,7 +258,9 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   }
   const Lease& lease = lease_it->second;
   const std::string fingerprint = lease.fingerprint;  // the lease may be released below
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   rocksdb::WriteBatch batch;
   for (const PairVerdict& v : request.verdicts()) {
     rules::Rule rule = v.rule();
@@ -329,7 +345,9 @@ absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& que
 }
 
 absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after) {
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
   rules::Rule rule;
   for (it->Seek(after); it->Valid(); it->Next()) {
@@ -386,6 +404,11 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
                             options_.prune_max_rules));
     return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
   }
+  if (!options_.pruner) {
+    for (const rules::Rule& kept : rules) tally(kept);
+    v.set_note("not pruned: this store has no pruner");
+    return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
+  }
   // Pruning is a function of the proved set: start from it afresh.
   std::vector<rules::RuleStatus> before;
   for (rules::Rule& r : rules) {
@@ -395,20 +418,21 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
       r.clear_status_detail();
     }
   }
-  const verifier::ReductionTable table = verifier::PruneRules(rules);
-  const auto f = hash_store_->rule_families();
+  const PruneCounts pruned = options_.pruner(rules);
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
   rocksdb::WriteBatch batch;
   for (size_t i = 0; i < rules.size(); ++i) {
     const rules::Rule& r = rules[i];
-    if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
+    if (r.status() != before[i]) batch.Put(families->rules, r.id(), r.SerializeAsString());
     tally(r);
   }
-  if (s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
-  v.set_after_renaming(table.after_renaming);
-  v.set_after_common_subgraph(table.after_common_subgraph);
-  v.set_pruned_renaming(table.pruned_renaming);
-  v.set_pruned_common_subgraph(table.pruned_subgraph);
-  v.set_pruned_common_supergraph(table.pruned_supergraph);
+  if (s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
+  v.set_after_renaming(pruned.after_renaming);
+  v.set_after_common_subgraph(pruned.after_common_subgraph);
+  v.set_pruned_renaming(pruned.pruned_renaming);
+  v.set_pruned_common_subgraph(pruned.pruned_subgraph);
+  v.set_pruned_common_supergraph(pruned.pruned_supergraph);
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 
@@ -431,7 +455,9 @@ absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& r
 }
 
 absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::string value;
   rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, id, &value);
   if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", id, "'"));
@@ -487,7 +513,9 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
     if (absl::Status s = AdmitRule(static_cast<int>(i), rules[i]); !s.ok()) return s;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   rocksdb::WriteBatch batch;
   PutRulesResponse response;
   const absl::Time now = absl::Now();

@@ -11,6 +11,7 @@
 #include "verifier/candidate.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
+#include "verifier/pruning.h"
 
 namespace taso::rules_db {
 namespace {
@@ -97,6 +98,13 @@ rules::Rule Planted(const std::string& sexpr) {
 constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
 constexpr char kFalseRule[] = "(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))";
 
+// The pruner taso_rules_db wires in (rules_db/main.cc).
+PruneCounts PruneWithVerifier(std::vector<rules::Rule>& rules) {
+  const verifier::ReductionTable table = verifier::PruneRules(rules);
+  return PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming, table.pruned_subgraph,
+                     table.pruned_supergraph};
+}
+
 class RuleStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -116,6 +124,7 @@ class RuleStoreTest : public ::testing::Test {
     options.checker = [this](rules::Rule& rule) {
       return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
     };
+    options.pruner = PruneWithVerifier;
     rules_ = std::make_unique<RuleStore>(store_.get(), options);
   }
   std::unique_ptr<GraphHashStore> store_;
@@ -182,6 +191,7 @@ TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
 TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
   RuleStoreOptions options;
   options.prune_max_rules = 5;
+  options.pruner = PruneWithVerifier;
   RuleStore limited(store_.get(), options);
   while (true) {
     auto leases = limited.LeaseCandidates(LeaseRequest("w"));

@@ -11,6 +11,7 @@
 
 #include "records/encoding.h"
 #include "generator/enumerator.h"
+#include "generator/recheck.h"
 #include "records/spec.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -47,6 +48,7 @@ inline std::unique_ptr<GraphHashStore> OpenStore(const std::string& dir) {
   HashStoreOptions options;
   options.path = dir;
   options.write_buffer_mb = 4;
+  options.class_checker = generator::RecheckerFor;  // as taso_rules_db wires it
   auto store = GraphHashStore::Open(options);
   EXPECT_TRUE(store.ok()) << store.status();
   return store.ok() ? std::move(*store) : nullptr;

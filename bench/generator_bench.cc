@@ -9,9 +9,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "records/encoding.h"
 #include "generator/enumerator.h"
 #include "generator/recheck.h"
+#include "records/encoding.h"
 #include <algorithm>
 #include "records/spec.h"
 

@@ -13,10 +13,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "generator/recheck.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
-#include "generator/recheck.h"
 #include "verifier/candidate.h"
 #include "verifier/prover.h"
 

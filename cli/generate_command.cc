@@ -23,11 +23,11 @@
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "core/hash.h"
-#include "records/spec.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "records/spec.h"
 
 namespace taso::cli {
 namespace {

@@ -11,8 +11,8 @@
 #include "core/fingerprint.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
-#include "records/encoding.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 namespace {

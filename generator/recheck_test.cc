@@ -1,8 +1,8 @@
 #include "generator/recheck.h"
 
-#include "records/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 namespace {

@@ -8,11 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "generator/enumerator.h"
-#include "records/spec.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "records/packed_records.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 namespace {

@@ -34,8 +34,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "proto/rules_db.pb.h"
 #include "absl/time/time.h"
+#include "proto/rules_db.pb.h"
 #include "records/class_check.h"
 #include "records/packed_records.h"
 

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "records/encoding.h"
 #include "generator/enumerator.h"
-#include "records/spec.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 
 namespace taso::rules_db {
 namespace {

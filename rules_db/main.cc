@@ -13,17 +13,17 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/escaping.h"
 #include "core/version.h"
+#include "generator/recheck.h"
+#include "net/server.h"
 #include "records/encoding.h"
 #include "records/spec.h"
-#include "net/server.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/hash_store_service.h"
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
-#include "generator/recheck.h"
 #include "verifier/precheck.h"
-#include "verifier/pruning.h"
 #include "verifier/prover.h"
+#include "verifier/pruning.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");

@@ -11,8 +11,8 @@
 #include "records/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
-#include "storage/rocks_status.h"
 #include "storage/database.h"
+#include "storage/rocks_status.h"
 
 namespace taso::rules_db {
 namespace {

@@ -37,9 +37,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "records/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 
 namespace rocksdb {

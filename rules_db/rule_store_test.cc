@@ -4,9 +4,9 @@
 #include <thread>
 
 #include "core/rule_sexpr.h"
-#include "records/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 #include "rules_db/store_test_util.h"
 #include "verifier/candidate.h"
 #include "verifier/precheck.h"

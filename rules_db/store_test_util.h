@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "records/encoding.h"
 #include "generator/enumerator.h"
 #include "generator/recheck.h"
-#include "records/spec.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 
 namespace taso::rules_db {

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "records/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
+#include "records/spec.h"
 #include "verifier/prover.h"
 
 namespace taso::verifier {

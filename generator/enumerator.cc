@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/hash.h"
 #include "core/interpreter.h"
+#include "core/op.h"
 #include "core/op_registry.h"
 #include "core/random_inputs.h"
 #include "records/encoding.h"
@@ -29,12 +30,8 @@ enum class OperandRule {
 };
 
 OperandRule RuleFor(OpKind kind) {
+  if (IsLoadTimeConstant(kind)) return OperandRule::kNone;
   switch (kind) {
-    case OpKind::kConstPool:
-    case OpKind::kConstIConv:
-    case OpKind::kConstIMatMul:
-    case OpKind::kConstOnes:
-      return OperandRule::kNone;
     case OpKind::kRelu:
     case OpKind::kTanh:
     case OpKind::kSigmoid:

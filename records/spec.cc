@@ -26,13 +26,9 @@ bool HasParams(OpKind kind) {
     case OpKind::kReshape:
     case OpKind::kEnlarge:
     case OpKind::kMergeGConv:
-    case OpKind::kConstPool:
-    case OpKind::kConstIConv:
-    case OpKind::kConstIMatMul:
-    case OpKind::kConstOnes:
       return true;
     default:
-      return false;
+      return IsLoadTimeConstant(kind);  // their shape
   }
 }
 

@@ -1,6 +1,7 @@
 // Enumeration throughput of the generator alone (no store): graphs per second
 // per core for each size, single-threaded, TASO's default spec unless --spec.
 //   bazel run -c opt //bench:generator_bench -- --sizes=2,3
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -12,7 +13,6 @@
 #include "generator/enumerator.h"
 #include "generator/recheck.h"
 #include "records/encoding.h"
-#include <algorithm>
 #include "records/spec.h"
 
 ABSL_FLAG(std::vector<std::string>, sizes, std::vector<std::string>({"2", "3"}), "graph sizes to time");

@@ -72,7 +72,8 @@ records::Spec SmallSpec() {
   return *spec;
 }
 
-std::vector<Record> EnumerateAll(const records::Spec& spec, EnumerationOptions options, CollectingSink* sink_out = nullptr) {
+std::vector<Record> EnumerateAll(const records::Spec& spec, EnumerationOptions options,
+                                 CollectingSink* sink_out = nullptr) {
   CollectingSink sink;
   auto stats = Enumerate(spec, options, sink);
   EXPECT_TRUE(stats.ok()) << stats.status();
@@ -141,7 +142,9 @@ TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
     if (ops == options.max_ops) return;
     auto parsed = records::ParseEncoding(encoding);
     int pool = static_cast<int>(spec.variables.size());
-    for (const records::EncodedOp& op : *parsed) pool += spec.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    for (const records::EncodedOp& op : *parsed) {
+      pool += spec.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    }
     for (int t = 0; t < static_cast<int>(spec.templates.size()); ++t) {
       const OpKind kind = spec.templates[t].kind;
       const int arity = (kind == OpKind::kRelu || kind == OpKind::kEnlarge || kind == OpKind::kSplit ||
@@ -217,7 +220,8 @@ TEST(Enumerator, FingerprintEqualsWholeGraphEvaluation) {
     ASSERT_TRUE(graph.ok());
     auto outputs = EvaluateInt(*graph, feeds, IntOptions{.relu_as_polynomial = true});
     ASSERT_TRUE(outputs.ok());
-    EXPECT_EQ(GraphFingerprint(*outputs), records[i].fingerprint) << records::DescribeEncoding(spec, records[i].encoding);
+    EXPECT_EQ(GraphFingerprint(*outputs), records[i].fingerprint)
+        << records::DescribeEncoding(spec, records[i].encoding);
   }
 }
 

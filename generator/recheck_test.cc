@@ -27,7 +27,8 @@ int VariableIndex(const records::Spec& spec, const std::string& name) {
 
 // Builds an encoding from (template label, operand) steps; operands are
 // variable names or "%k" for the k-th operator's (first) output.
-std::string Encode(const records::Spec& spec, const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
+std::string Encode(const records::Spec& spec,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
   std::string encoding;
   std::vector<int> op_pool;
   int pool = static_cast<int>(spec.variables.size());

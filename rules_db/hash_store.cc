@@ -457,11 +457,8 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   if (!spec.ok()) return spec.status();
   const records::ClassChecker checker = options_.class_checker(*spec);
   const std::string prefix = U32(state->number);
-  if (absl::Status s = storage::FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, U32(state->number + 1)),
-                                 "clearing classes");
-      !s.ok()) {
-    return s;
-  }
+  const rocksdb::Status cleared = db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, U32(state->number + 1));
+  if (absl::Status s = storage::FromRocks(cleared, "clearing classes"); !s.ok()) return s;
   FinalizeTally tally;
   std::vector<PendingClass> chunk;
   auto check_and_store = [&]() -> absl::Status {

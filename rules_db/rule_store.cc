@@ -427,7 +427,8 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
     if (r.status() != before[i]) batch.Put(families->rules, r.id(), r.SerializeAsString());
     tally(r);
   }
-  if (s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
+  s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
+  if (!s.ok()) return s;
   v.set_after_renaming(pruned.after_renaming);
   v.set_after_common_subgraph(pruned.after_common_subgraph);
   v.set_pruned_renaming(pruned.pruned_renaming);
@@ -538,11 +539,14 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
       return storage::FromRocks(s, "reading a rule");
     }
     storage::SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
-    if (!rule.provenance().has_discovered_at()) storage::SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    if (!rule.provenance().has_discovered_at()) {
+      storage::SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    }
     response.add_ids(rule.id());
     batch.Put(f.rules, rule.id(), rule.SerializeAsString());
   }
-  if (absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
+  absl::Status stored = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules");
+  if (!stored.ok()) return stored;
   return response;
 }
 

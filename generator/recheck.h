@@ -32,6 +32,7 @@
 
 namespace taso::generator {
 
+// The result types live in records/: the hash store stores them.
 using records::ClassCheck;
 using records::PairCheck;
 

@@ -16,9 +16,9 @@
 // the job in the background: it walks its graphs in fingerprint order, and
 // each class of two or more graphs goes through the class checker its binary
 // hands it (taso_rules_db: generator/recheck.h: renaming order, star pairs,
-// exact int32 and float re-check). Its classes are then
-// served to verifiers. A store shard only sees its slice of fingerprints, so
-// it finalizes that slice; `taso generate` adds the shards' figures up.
+// exact int32 and float re-check). Its classes are then served to verifiers.
+// A store shard only sees its slice of fingerprints, so it finalizes that
+// slice; `taso generate` adds the shards' figures up.
 #ifndef TASO_RULES_DB_HASH_STORE_H_
 #define TASO_RULES_DB_HASH_STORE_H_
 

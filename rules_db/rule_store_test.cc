@@ -480,6 +480,8 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   EXPECT_EQ(after->state(), JOB_STATE_DONE);
   EXPECT_EQ(after->verification().rules_proved(), 0);
   EXPECT_EQ(after->verification().rules_rejected_precheck(), 2);
+  // This store was given no pruner, and its job says so.
+  EXPECT_THAT(after->verification().note(), HasSubstr("no pruner"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Enumeration throughput of the generator alone (no store): graphs per second
 // per core for each size, single-threaded, TASO's default spec unless --spec.
 //   bazel run -c opt //bench:generator_bench -- --sizes=2,3
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -9,11 +10,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "generator/encoding.h"
 #include "generator/enumerator.h"
 #include "generator/recheck.h"
-#include <algorithm>
-#include "generator/spec.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 
 ABSL_FLAG(std::vector<std::string>, sizes, std::vector<std::string>({"2", "3"}), "graph sizes to time");
 ABSL_FLAG(std::string, spec, "", "generation spec file (text proto); default: TASO's");
@@ -27,14 +27,14 @@ namespace {
 struct CountingSink : taso::generator::GraphSink {
   bool count_classes = false;
   bool dump = false;
-  const taso::generator::Spec* spec = nullptr;
+  const taso::records::Spec* spec = nullptr;
   struct H {
     size_t operator()(const taso::Fingerprint& f) const { return f.lo; }
   };
   absl::flat_hash_map<taso::Fingerprint, std::vector<std::string>, H> classes;
   void OnGraph(const taso::Fingerprint& fp, std::string_view encoding, int) override {
     if (count_classes) classes[fp].emplace_back(encoding);
-    if (dump) std::printf("%s %s\n", fp.ToHex().c_str(), taso::generator::DescribeEncoding(*spec, encoding).c_str());
+    if (dump) std::printf("%s %s\n", fp.ToHex().c_str(), taso::records::DescribeEncoding(*spec, encoding).c_str());
   }
   double max_seconds = 0;
   double fraction = 0;
@@ -50,9 +50,9 @@ struct CountingSink : taso::generator::GraphSink {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  taso::generator::Spec spec = taso::generator::DefaultSpec();
+  taso::records::Spec spec = taso::records::DefaultSpec();
   if (!absl::GetFlag(FLAGS_spec).empty()) {
-    auto loaded = taso::generator::LoadSpecFile(absl::GetFlag(FLAGS_spec));
+    auto loaded = taso::records::LoadSpecFile(absl::GetFlag(FLAGS_spec));
     if (!loaded.ok()) {
       std::fprintf(stderr, "error: %s\n", std::string(loaded.status().message()).c_str());
       return 1;
@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
               if (p.rejected) {
                 ++rejected;
                 if (rejected <= 5) std::printf("      rejected: %s  vs  %s: %s\n",
-                    taso::generator::DescribeEncoding(spec, list[p.source]).c_str(),
-                    taso::generator::DescribeEncoding(spec, list[p.target]).c_str(), p.reason.c_str());
+                    taso::records::DescribeEncoding(spec, list[p.source]).c_str(),
+                    taso::records::DescribeEncoding(spec, list[p.target]).c_str(), p.reason.c_str());
               }
             }
           }

@@ -13,8 +13,9 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "generator/encoding.h"
-#include "generator/spec.h"
+#include "generator/recheck.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 #include "verifier/candidate.h"
 #include "verifier/prover.h"
@@ -112,7 +113,7 @@ verifier::ProverOptions ProverOptionsFromFlags() {
 }
 
 // One prover thread: takes pairs from `next` until none is left.
-void ProveShare(const generator::Spec& spec, const std::vector<Work>& work,
+void ProveShare(const records::Spec& spec, const std::vector<Work>& work,
                 const verifier::ProverOptions& options, std::atomic<size_t>& next, Tally& tally) {
   auto prover = verifier::Prover::Create(options);
   if (!prover.ok()) {
@@ -148,8 +149,8 @@ void ProveShare(const generator::Spec& spec, const std::vector<Work>& work,
     for (const auto& a : used) ++tally.axiom_use[a];
     if (outcome != "proved") {
       tally.unproved.push_back(absl::StrCat(
-          outcome, ": ", generator::DescribeEncoding(spec, w.cls->members(pair.source_member()).canonical()),
-          "  vs  ", generator::DescribeEncoding(spec, w.cls->members(pair.target_member()).canonical()),
+          outcome, ": ", records::DescribeEncoding(spec, w.cls->members(pair.source_member()).canonical()),
+          "  vs  ", records::DescribeEncoding(spec, w.cls->members(pair.target_member()).canonical()),
           "  [", detail, "]"));
     }
   }
@@ -183,13 +184,14 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   rules_db::HashStoreOptions options;
   options.path = absl::GetFlag(FLAGS_db);
+  options.class_checker = generator::RecheckerFor;  // a job left finalizing finishes, as in taso_rules_db
   auto store = rules_db::GraphHashStore::Open(options);
   if (!store.ok()) return Fail(store.status());
   auto job_id = ResolveJobId(**store);
   if (!job_id.ok()) return Fail(job_id.status());
   auto job = (*store)->GetJob(*job_id);
   if (!job.ok()) return Fail(job.status());
-  auto spec = generator::SpecFromProto(job->spec());
+  auto spec = records::SpecFromProto(job->spec());
   if (!spec.ok()) return Fail(spec.status());
   auto classes = ListClasses(**store, *job_id);
   if (!classes.ok()) return Fail(classes.status());

@@ -20,11 +20,11 @@
 #include "cli/supervisor.h"
 #include "core/hash.h"
 #include "core/json_text.h"
-#include "generator/spec.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "records/spec.h"
 
 namespace taso::cli {
 namespace {
@@ -48,18 +48,18 @@ class Generate {
       : options_(options), out_(out), err_(err) {}
 
   int Run() {
-    if (options_.max_ops < 1 || options_.max_ops > generator::kMaxOpsLimit) {
-      return Fail(2, absl::StrCat("--max-ops must be in 1..", generator::kMaxOpsLimit));
+    if (options_.max_ops < 1 || options_.max_ops > records::kMaxOpsLimit) {
+      return Fail(2, absl::StrCat("--max-ops must be in 1..", records::kMaxOpsLimit));
     }
     if (options_.shards < 1 || options_.shards > 1024) return Fail(2, "--shards must be in 1..1024");
     if (options_.store_shards < 1 || options_.store_shards > 64) return Fail(2, "--store-shards must be in 1..64");
     generator::GenerationSpec spec;
     if (options_.spec_path.empty()) {
-      auto parsed = generator::ParseSpecText(generator::DefaultSpecText(), "default spec");
+      auto parsed = records::ParseSpecText(records::DefaultSpecText(), "default spec");
       if (!parsed.ok()) return Fail(1, std::string(parsed.status().message()));
-      google::protobuf::TextFormat::ParseFromString(generator::DefaultSpecText(), &spec);
+      google::protobuf::TextFormat::ParseFromString(records::DefaultSpecText(), &spec);
     } else {
-      auto loaded = generator::LoadSpecFile(options_.spec_path);
+      auto loaded = records::LoadSpecFile(options_.spec_path);
       if (!loaded.ok()) return Fail(2, std::string(loaded.status().message()));
       std::ifstream in(options_.spec_path);
       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -157,4 +157,16 @@ bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b) {
   return CanonicalParams(kind, a) == CanonicalParams(kind, b);
 }
 
+bool IsLoadTimeConstant(OpKind kind) {
+  switch (kind) {
+    case OpKind::kConstPool:
+    case OpKind::kConstIConv:
+    case OpKind::kConstIMatMul:
+    case OpKind::kConstOnes:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace taso

@@ -97,6 +97,11 @@ std::string OpLabel(OpKind kind, const OpParams& params);
 void HashParams(OpKind kind, const OpParams& params, Hasher& h);
 bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b);
 
+// The constant kinds (const_pool, const_iconv, const_imatmul, const_ones):
+// no operands, a shape parameter, no work at run time (materialised once
+// when a model is loaded, like weights).
+bool IsLoadTimeConstant(OpKind kind);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_OP_H_

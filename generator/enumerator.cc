@@ -10,9 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/hash.h"
 #include "core/interpreter.h"
+#include "core/op.h"
 #include "core/op_registry.h"
 #include "core/random_inputs.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 namespace {
@@ -29,12 +30,8 @@ enum class OperandRule {
 };
 
 OperandRule RuleFor(OpKind kind) {
+  if (IsLoadTimeConstant(kind)) return OperandRule::kNone;
   switch (kind) {
-    case OpKind::kConstPool:
-    case OpKind::kConstIConv:
-    case OpKind::kConstIMatMul:
-    case OpKind::kConstOnes:
-      return OperandRule::kNone;
     case OpKind::kRelu:
     case OpKind::kTanh:
     case OpKind::kSigmoid:
@@ -94,7 +91,7 @@ class ShapeCache {
   const TensorType& type(int id) const { return types_[id]; }
 
   // Output type ids of template `t` on operand types `a` (and `b`), or null.
-  const std::vector<int>* Lookup(const Template& tmpl, int t, int a, int b) {
+  const std::vector<int>* Lookup(const records::Template& tmpl, int t, int a, int b) {
     int32_t* slot = nullptr;
     if (a < kDenseTypes && b < kDenseTypes) {
       // Index 0 on either axis stands for "no operand" (-1).
@@ -112,7 +109,7 @@ class ShapeCache {
   void Resize(int num_templates) { dense_.resize(num_templates); }
 
  private:
-  int32_t Compute(const Template& tmpl, int a, int b) {
+  int32_t Compute(const records::Template& tmpl, int a, int b) {
     std::vector<TensorType> operands;
     if (a >= 0) operands.push_back(types_[a]);
     if (b >= 0) operands.push_back(types_[b]);
@@ -121,7 +118,7 @@ class ShapeCache {
     if (!out.ok()) return -1;
     std::vector<int> ids;
     for (const TensorType& type : *out) {
-      if (type.num_elements() > kMaxTensorElements) return -1;
+      if (type.num_elements() > records::kMaxTensorElements) return -1;
       ids.push_back(Intern(type));
     }
     results_.push_back(std::move(ids));
@@ -130,7 +127,7 @@ class ShapeCache {
 
   // The generator's own restrictions, narrower than what the IR accepts, so
   // the tree holds TASO's graphs and not every broadcast or batched variant.
-  static bool Enumerable(const Template& tmpl, const std::vector<TensorType>& operands) {
+  static bool Enumerable(const records::Template& tmpl, const std::vector<TensorType>& operands) {
     switch (tmpl.kind) {
       case OpKind::kEwAdd:
       case OpKind::kEwMul:  // no broadcasting, same layout
@@ -160,28 +157,28 @@ class ShapeCache {
 
 class Enumerator {
  public:
-  Enumerator(const Spec& spec, const EnumerationOptions& options, GraphSink& sink)
+  Enumerator(const records::Spec& spec, const EnumerationOptions& options, GraphSink& sink)
       : spec_(spec), options_(options), sink_(sink) {}
 
   absl::Status Init() {
-    if (options_.max_ops < 1 || options_.max_ops > kMaxOpsLimit) {
+    if (options_.max_ops < 1 || options_.max_ops > records::kMaxOpsLimit) {
       return absl::InvalidArgumentError(
-          absl::StrCat("max_ops must be in 1..", kMaxOpsLimit, ", got ", options_.max_ops));
+          absl::StrCat("max_ops must be in 1..", records::kMaxOpsLimit, ", got ", options_.max_ops));
     }
     if (options_.num_shards < 1 || options_.shard < 0 || options_.shard >= options_.num_shards) {
       return absl::InvalidArgumentError(absl::StrCat("shard ", options_.shard, " of ",
                                                      options_.num_shards, " is not a valid shard"));
     }
     num_variables_ = static_cast<int>(spec_.variables.size());
-    if (num_variables_ + 2 * options_.max_ops > kMaxPoolEntries) {
+    if (num_variables_ + 2 * options_.max_ops > records::kMaxPoolEntries) {
       return absl::InvalidArgumentError(absl::StrCat("the spec has ", num_variables_,
                                                      " tensors; at most ",
-                                                     kMaxPoolEntries - 2 * options_.max_ops, " fit"));
+                                                     records::kMaxPoolEntries - 2 * options_.max_ops, " fit"));
     }
     if (spec_.templates.size() > 255) {
       return absl::InvalidArgumentError("a spec may have at most 255 operator templates");
     }
-    for (const Template& t : spec_.templates) {
+    for (const records::Template& t : spec_.templates) {
       if (RuleFor(t.kind) == OperandRule::kUnsupported) {
         return absl::InvalidArgumentError(
             absl::StrCat("operator ", t.label, " cannot be enumerated by the generator"));
@@ -190,9 +187,9 @@ class Enumerator {
     split_depth_ = std::max(1, options_.max_ops - 1);
     shapes_.Resize(static_cast<int>(spec_.templates.size()));
     template_uses_.assign(spec_.templates.size(), 0);
-    pool_.reserve(num_variables_ + 4 * kMaxOpsLimit);
+    pool_.reserve(num_variables_ + 4 * records::kMaxOpsLimit);
     for (int v = 0; v < num_variables_; ++v) {
-      const Variable& var = spec_.variables[v];
+      const records::Variable& var = spec_.variables[v];
       PoolTensor p;
       p.value = DeterministicIntTensor(var.type, var.name, spec_.seed);
       p.type_id = shapes_.Intern(var.type);
@@ -223,7 +220,7 @@ class Enumerator {
   void Candidates(std::vector<Candidate>& out) {
     const int n = static_cast<int>(pool_.size());
     for (int t = 0; t < static_cast<int>(spec_.templates.size()); ++t) {
-      const Template& tmpl = spec_.templates[t];
+      const records::Template& tmpl = spec_.templates[t];
       if (tmpl.max_uses > 0 && template_uses_[t] >= tmpl.max_uses) continue;
       switch (RuleFor(tmpl.kind)) {
         case OperandRule::kNone:
@@ -272,7 +269,7 @@ class Enumerator {
   }
 
   void Apply(const Candidate& cand, int depth) {
-    const Template& tmpl = spec_.templates[cand.template_index];
+    const records::Template& tmpl = spec_.templates[cand.template_index];
     // The operator's key: its template and the identities of its operands.
     uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(cand.template_index));
     int last_dependency = -1;
@@ -323,7 +320,7 @@ class Enumerator {
     ops_.push_back({cand.template_index, static_cast<int>(outputs->size()), key});
     ++template_uses_[cand.template_index];
     const size_t encoding_before = encoding_.size();
-    AppendEncodedOp(cand.template_index, cand.inputs, cand.num_inputs, encoding_);
+    records::AppendEncodedOp(cand.template_index, cand.inputs, cand.num_inputs, encoding_);
 
     if (depth < split_depth_) {
       if (options_.shard == 0) Emit(depth);
@@ -361,7 +358,7 @@ class Enumerator {
     sink_.OnGraph(CombineOutputFingerprints(std::move(outputs)), encoding_, depth);
   }
 
-  const Spec& spec_;
+  const records::Spec& spec_;
   const EnumerationOptions options_;
   GraphSink& sink_;
   int num_variables_ = 0;
@@ -378,7 +375,7 @@ class Enumerator {
 
 }  // namespace
 
-absl::StatusOr<EnumerationStats> Enumerate(const Spec& spec, const EnumerationOptions& options,
+absl::StatusOr<EnumerationStats> Enumerate(const records::Spec& spec, const EnumerationOptions& options,
                                            GraphSink& sink) {
   auto enumerator = std::make_unique<Enumerator>(spec, options, sink);
   if (absl::Status s = enumerator->Init(); !s.ok()) return s;

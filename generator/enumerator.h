@@ -27,7 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/fingerprint.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 
@@ -41,7 +41,7 @@ struct EnumerationOptions {
 
 struct EnumerationStats {
   int64_t graphs = 0;                // emitted by this shard
-  int64_t graphs_by_size[kMaxOpsLimit + 1] = {};
+  int64_t graphs_by_size[records::kMaxOpsLimit + 1] = {};
   int64_t pruned_equal_tensor = 0;   // operators whose output already existed
   int64_t pruned_order = 0;          // operator orders that are not the graph's least
   int64_t evaluations = 0;           // operators evaluated (including pruned ones)
@@ -61,7 +61,7 @@ class GraphSink {
   virtual bool OnCheckpoint(int64_t next_cursor, double done_fraction) = 0;
 };
 
-absl::StatusOr<EnumerationStats> Enumerate(const Spec& spec, const EnumerationOptions& options,
+absl::StatusOr<EnumerationStats> Enumerate(const records::Spec& spec, const EnumerationOptions& options,
                                            GraphSink& sink);
 
 }  // namespace taso::generator

@@ -11,8 +11,8 @@
 #include "core/fingerprint.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
-#include "generator/encoding.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 namespace {
@@ -49,8 +49,8 @@ class CollectingSink : public GraphSink {
 };
 
 // A spec small enough to enumerate exhaustively by brute force.
-Spec SmallSpec() {
-  auto spec = ParseSpecText(R"pb(
+records::Spec SmallSpec() {
+  auto spec = records::ParseSpecText(R"pb(
     seed: 7
     inputs { name: "x1" dims: [2, 4] }
     inputs { name: "x2" dims: [2, 4] }
@@ -72,7 +72,8 @@ Spec SmallSpec() {
   return *spec;
 }
 
-std::vector<Record> EnumerateAll(const Spec& spec, EnumerationOptions options, CollectingSink* sink_out = nullptr) {
+std::vector<Record> EnumerateAll(const records::Spec& spec, EnumerationOptions options,
+                                 CollectingSink* sink_out = nullptr) {
   CollectingSink sink;
   auto stats = Enumerate(spec, options, sink);
   EXPECT_TRUE(stats.ok()) << stats.status();
@@ -84,8 +85,8 @@ std::vector<Record> EnumerateAll(const Spec& spec, EnumerationOptions options, C
 // hashes of its operator nodes (core/canonical, not the enumerator's keys),
 // with ewadd's operands put in hash order, since ewadd is commutative and the
 // enumerator tries one operand order only.
-std::vector<Hash128> Identity(const Spec& spec, const std::string& encoding) {
-  auto decoded = DecodeGraph(spec, encoding);
+std::vector<Hash128> Identity(const records::Spec& spec, const std::string& encoding) {
+  auto decoded = records::DecodeGraph(spec, encoding);
   EXPECT_TRUE(decoded.ok()) << decoded.status();
   Graph graph = *decoded;
   while (true) {
@@ -116,7 +117,7 @@ std::vector<Hash128> Identity(const Spec& spec, const std::string& encoding) {
 }
 
 TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
-  const Spec spec = SmallSpec();
+  const records::Spec spec = SmallSpec();
   EnumerationOptions options;
   options.max_ops = 3;
   const std::vector<Record> records = EnumerateAll(spec, options);
@@ -125,23 +126,25 @@ TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
   std::set<std::vector<Hash128>> enumerated;
   for (const Record& r : records) {
     EXPECT_TRUE(enumerated.insert(Identity(spec, r.encoding)).second)
-        << "enumerated twice: " << DescribeEncoding(spec, r.encoding);
+        << "enumerated twice: " << records::DescribeEncoding(spec, r.encoding);
   }
 
   // Brute force: every operator sequence (all orders), decoded and evaluated
   // as a whole graph, kept when no two of its tensors are equal.
   const std::map<std::string, IntTensor> feeds = [&] {
     std::map<std::string, IntTensor> f;
-    for (const Variable& v : spec.variables) f[v.name] = DeterministicIntTensor(v.type, v.name, spec.seed);
+    for (const records::Variable& v : spec.variables) f[v.name] = DeterministicIntTensor(v.type, v.name, spec.seed);
     return f;
   }();
   std::set<std::vector<Hash128>> brute;
   std::map<std::vector<Hash128>, std::string> brute_example;
   std::function<void(std::string, int)> extend = [&](std::string encoding, int ops) {
     if (ops == options.max_ops) return;
-    auto parsed = ParseEncoding(encoding);
+    auto parsed = records::ParseEncoding(encoding);
     int pool = static_cast<int>(spec.variables.size());
-    for (const EncodedOp& op : *parsed) pool += spec.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    for (const records::EncodedOp& op : *parsed) {
+      pool += spec.templates[op.template_index].kind == OpKind::kSplit ? 2 : 1;
+    }
     for (int t = 0; t < static_cast<int>(spec.templates.size()); ++t) {
       const OpKind kind = spec.templates[t].kind;
       const int arity = (kind == OpKind::kRelu || kind == OpKind::kEnlarge || kind == OpKind::kSplit ||
@@ -156,8 +159,8 @@ TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
           if (kind == OpKind::kEnlarge && !a_is_weight) continue;
           int inputs[2] = {a, b};
           std::string next = encoding;
-          AppendEncodedOp(t, inputs, arity, next);
-          auto graph = DecodeGraph(spec, next);
+          records::AppendEncodedOp(t, inputs, arity, next);
+          auto graph = records::DecodeGraph(spec, next);
           if (!graph.ok()) continue;  // shape inference rejects it
           const Node& last = graph->node(graph->num_nodes() - 1);
           if (kind == OpKind::kMatMul &&
@@ -198,7 +201,7 @@ TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
   int shown = 0;
   for (const auto& id : brute) {
     if (!enumerated.count(id) && shown++ < 10) {
-      ADD_FAILURE() << "not enumerated: " << DescribeEncoding(spec, brute_example[id]);
+      ADD_FAILURE() << "not enumerated: " << records::DescribeEncoding(spec, brute_example[id]);
     }
   }
   EXPECT_EQ(enumerated.size(), brute.size());
@@ -206,23 +209,24 @@ TEST(Enumerator, EachGraphOnceAndExactlyTheBruteForceSet) {
 }
 
 TEST(Enumerator, FingerprintEqualsWholeGraphEvaluation) {
-  const Spec spec = SmallSpec();
+  const records::Spec spec = SmallSpec();
   EnumerationOptions options;
   options.max_ops = 3;
   const std::vector<Record> records = EnumerateAll(spec, options);
   std::map<std::string, IntTensor> feeds;
-  for (const Variable& v : spec.variables) feeds[v.name] = DeterministicIntTensor(v.type, v.name, spec.seed);
+  for (const records::Variable& v : spec.variables) feeds[v.name] = DeterministicIntTensor(v.type, v.name, spec.seed);
   for (size_t i = 0; i < records.size(); i += 37) {
-    auto graph = DecodeGraph(spec, records[i].encoding);
+    auto graph = records::DecodeGraph(spec, records[i].encoding);
     ASSERT_TRUE(graph.ok());
     auto outputs = EvaluateInt(*graph, feeds, IntOptions{.relu_as_polynomial = true});
     ASSERT_TRUE(outputs.ok());
-    EXPECT_EQ(GraphFingerprint(*outputs), records[i].fingerprint) << DescribeEncoding(spec, records[i].encoding);
+    EXPECT_EQ(GraphFingerprint(*outputs), records[i].fingerprint)
+        << records::DescribeEncoding(spec, records[i].encoding);
   }
 }
 
 TEST(Enumerator, ShardsPartitionTheEnumeration) {
-  const Spec spec = SmallSpec();
+  const records::Spec spec = SmallSpec();
   EnumerationOptions options;
   options.max_ops = 3;
   std::vector<Record> single = EnumerateAll(spec, options);
@@ -244,7 +248,7 @@ TEST(Enumerator, ShardsPartitionTheEnumeration) {
 }
 
 TEST(Enumerator, ResumesFromACheckpoint) {
-  const Spec spec = SmallSpec();
+  const records::Spec spec = SmallSpec();
   EnumerationOptions options;
   options.max_ops = 3;
   options.shard = 1;
@@ -264,7 +268,7 @@ TEST(Enumerator, ResumesFromACheckpoint) {
   std::set<Record> seen(first.records.begin(), first.records.end());
   std::vector<Record> all(seen.begin(), seen.end());
   for (const Record& r : rest) {
-    EXPECT_EQ(seen.count(r), 0u) << "re-emitted " << DescribeEncoding(spec, r.encoding);
+    EXPECT_EQ(seen.count(r), 0u) << "re-emitted " << records::DescribeEncoding(spec, r.encoding);
     all.push_back(r);
   }
   std::sort(all.begin(), all.end());
@@ -275,7 +279,7 @@ TEST(Enumerator, DefaultSpecSizeOneIsTasosCount) {
   EnumerationOptions options;
   options.max_ops = 1;
   // TASO's generator enumerates 228 one-operator graphs over the same spec.
-  EXPECT_EQ(EnumerateAll(DefaultSpec(), options).size(), 228u);
+  EXPECT_EQ(EnumerateAll(records::DefaultSpec(), options).size(), 228u);
 }
 
 TEST(Enumerator, RejectsBadOptions) {

@@ -7,16 +7,16 @@
 #include "core/fingerprint.h"
 #include "core/hash.h"
 #include "core/random_inputs.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 
-Rechecker::Rechecker(const Spec& spec, const RecheckOptions& options) : spec_(spec), options_(options) {
+Rechecker::Rechecker(const records::Spec& spec, const RecheckOptions& options) : spec_(spec), options_(options) {
   const int n = static_cast<int>(spec_.variables.size());
   group_of_.assign(n, -1);
   std::map<std::pair<std::string, bool>, std::vector<int>> by_type;
   for (int v = 0; v < n; ++v) {
-    const Variable& var = spec_.variables[v];
+    const records::Variable& var = spec_.variables[v];
     by_type[{var.type.ToString(), var.is_weight}].push_back(v);
     int_feeds_[var.name] = DeterministicIntTensor(var.type, var.name, spec_.seed + options_.int_seed_offset);
     float_feeds_[var.name] =
@@ -30,14 +30,14 @@ Rechecker::Rechecker(const Spec& spec, const RecheckOptions& options) : spec_(sp
 }
 
 uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const {
-  auto ops = ParseEncoding(encoding);
+  auto ops = records::ParseEncoding(encoding);
   if (!ops.ok()) return 0;
   const int n = static_cast<int>(spec_.variables.size());
   std::vector<uint64_t> pool;
   for (int v = 0; v < n; ++v) pool.push_back(Mix64(0x76ULL + static_cast<uint64_t>(renaming[v])));
   std::vector<uint64_t> op_keys;
-  for (const EncodedOp& op : *ops) {
-    const Template& tmpl = spec_.templates[op.template_index];
+  for (const records::EncodedOp& op : *ops) {
+    const records::Template& tmpl = spec_.templates[op.template_index];
     std::vector<uint64_t> inputs;
     for (int p : op.inputs) inputs.push_back(p < static_cast<int>(pool.size()) ? pool[p] : 0);
     // Operand order is not part of the graph where the enumerator tried one
@@ -61,11 +61,11 @@ uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<in
 }
 
 bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
-  auto ops = ParseEncoding(encoding);
+  auto ops = records::ParseEncoding(encoding);
   if (!ops.ok()) return false;
   const int n = static_cast<int>(spec_.variables.size());
   std::vector<bool> group_used(groups_.size(), false);
-  for (const EncodedOp& op : *ops) {
+  for (const records::EncodedOp& op : *ops) {
     for (int p : op.inputs) {
       if (p < n && group_of_[p] >= 0) group_used[group_of_[p]] = true;
     }
@@ -94,24 +94,24 @@ bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
 }
 
 bool Rechecker::TasoWouldDrop(const std::string& a, const std::string& b) const {
-  auto ga = ParseEncoding(a);
-  auto gb = ParseEncoding(b);
+  auto ga = records::ParseEncoding(a);
+  auto gb = records::ParseEncoding(b);
   if (!ga.ok() || !gb.ok() || ga->empty() || gb->empty()) return false;
   const int n = static_cast<int>(spec_.variables.size());
-  auto all_variables = [n](const EncodedOp& op) {
+  auto all_variables = [n](const records::EncodedOp& op) {
     return std::all_of(op.inputs.begin(), op.inputs.end(), [n](int p) { return p < n; });
   };
   // Common subgraph: one operator on the same variables in both graphs.
-  for (const EncodedOp& x : *ga) {
+  for (const records::EncodedOp& x : *ga) {
     if (!all_variables(x)) continue;
-    for (const EncodedOp& y : *gb) {
+    for (const records::EncodedOp& y : *gb) {
       if (x.template_index == y.template_index && x.inputs == y.inputs) return true;
     }
   }
   // Common supergraph: the last operators agree but for at most one operand;
   // an operand read from another operator always counts as different.
-  const EncodedOp& x = ga->back();
-  const EncodedOp& y = gb->back();
+  const records::EncodedOp& x = ga->back();
+  const records::EncodedOp& y = gb->back();
   if (x.template_index != y.template_index || x.inputs.size() != y.inputs.size()) return false;
   int different = 0;
   for (size_t i = 0; i < x.inputs.size(); ++i) {
@@ -145,7 +145,7 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
   };
   auto evaluate = [&](const std::string& encoding) {
     Evaluated e;
-    auto graph = DecodeGraph(spec_, encoding);
+    auto graph = records::DecodeGraph(spec_, encoding);
     if (!graph.ok()) {
       e.status = graph.status();
       return e;
@@ -221,6 +221,11 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
     result.pairs.push_back(std::move(pair));
   }
   return result;
+}
+
+records::ClassChecker RecheckerFor(const records::Spec& spec) {
+  auto rechecker = std::make_shared<const Rechecker>(spec);
+  return [rechecker](const std::vector<std::string>& members) { return rechecker->Check(members); };
 }
 
 }  // namespace taso::generator

@@ -27,27 +27,14 @@
 
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
-#include "generator/spec.h"
+#include "records/class_check.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 
-struct PairCheck {
-  int source = 0;  // member indices
-  int target = 0;
-  bool rejected = false;
-  std::string reason;
-  std::vector<int> output_mapping;  // source output i equals target output mapping[i]
-  // TASO's generator would have dropped this pair as following from a smaller
-  // one (its common-subgraph and common-supergraph checks). Kept here: the
-  // verifier prunes only once the smaller rule is proved. Counted so that our
-  // figures can be set beside TASO's.
-  bool taso_would_drop = false;
-};
-
-struct ClassCheck {
-  std::vector<bool> canonical;  // per member
-  std::vector<PairCheck> pairs;
-};
+// The result types live in records/: the hash store stores them.
+using records::ClassCheck;
+using records::PairCheck;
 
 struct RecheckOptions {
   // Seeds derive from the spec's; they only need to differ from it.
@@ -58,7 +45,7 @@ struct RecheckOptions {
 
 class Rechecker {
  public:
-  explicit Rechecker(const Spec& spec, const RecheckOptions& options = {});
+  explicit Rechecker(const records::Spec& spec, const RecheckOptions& options = {});
 
   // TASO's pair checks on two encodings (see PairCheck::taso_would_drop).
   bool TasoWouldDrop(const std::string& a, const std::string& b) const;
@@ -72,13 +59,17 @@ class Rechecker {
  private:
   uint64_t RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const;
 
-  Spec spec_;
+  records::Spec spec_;
   RecheckOptions options_;
   std::vector<std::vector<int>> groups_;  // interchangeable variable indices, size >= 2
   std::vector<int> group_of_;             // variable -> index in groups_, or -1
   std::map<std::string, IntTensor> int_feeds_;
   std::map<std::string, FloatTensor> float_feeds_;
 };
+
+// The store's class check for a job (records::ClassCheckerFactory): a
+// Rechecker of the job's spec, shared by the threads that call it.
+records::ClassChecker RecheckerFor(const records::Spec& spec);
 
 }  // namespace taso::generator
 

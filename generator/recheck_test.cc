@@ -1,15 +1,15 @@
 #include "generator/recheck.h"
 
-#include "generator/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 
 namespace taso::generator {
 namespace {
 
 using ::testing::HasSubstr;
 
-int TemplateIndex(const Spec& spec, const std::string& label) {
+int TemplateIndex(const records::Spec& spec, const std::string& label) {
   for (size_t t = 0; t < spec.templates.size(); ++t) {
     if (spec.templates[t].label == label) return static_cast<int>(t);
   }
@@ -17,7 +17,7 @@ int TemplateIndex(const Spec& spec, const std::string& label) {
   return 0;
 }
 
-int VariableIndex(const Spec& spec, const std::string& name) {
+int VariableIndex(const records::Spec& spec, const std::string& name) {
   for (size_t v = 0; v < spec.variables.size(); ++v) {
     if (spec.variables[v].name == name) return static_cast<int>(v);
   }
@@ -27,7 +27,8 @@ int VariableIndex(const Spec& spec, const std::string& name) {
 
 // Builds an encoding from (template label, operand) steps; operands are
 // variable names or "%k" for the k-th operator's (first) output.
-std::string Encode(const Spec& spec, const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
+std::string Encode(const records::Spec& spec,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
   std::string encoding;
   std::vector<int> op_pool;
   int pool = static_cast<int>(spec.variables.size());
@@ -37,7 +38,7 @@ std::string Encode(const Spec& spec, const std::vector<std::pair<std::string, st
       inputs.push_back(o[0] == '%' ? op_pool[std::stoi(o.substr(1))] : VariableIndex(spec, o));
     }
     const int t = TemplateIndex(spec, label);
-    AppendEncodedOp(t, inputs.data(), static_cast<int>(inputs.size()), encoding);
+    records::AppendEncodedOp(t, inputs.data(), static_cast<int>(inputs.size()), encoding);
     op_pool.push_back(pool);
     pool += spec.templates[t].kind == OpKind::kSplit ? 2 : 1;
   }
@@ -45,7 +46,7 @@ std::string Encode(const Spec& spec, const std::vector<std::pair<std::string, st
 }
 
 TEST(Recheck, ExactlyOneRenamingIsCanonical) {
-  const Spec spec = DefaultSpec();
+  const records::Spec spec = records::DefaultSpec();
   Rechecker rechecker(spec);
   // matmul(x_i, w_j) over the 3 x 3 renamings: one orbit, one canonical.
   int canonical = 0;
@@ -66,7 +67,7 @@ TEST(Recheck, ExactlyOneRenamingIsCanonical) {
 }
 
 TEST(Recheck, TrueEquivalenceIsAcceptedWithItsOutputMapping) {
-  const Spec spec = DefaultSpec();
+  const records::Spec spec = records::DefaultSpec();
   Rechecker rechecker(spec);
   // (x1 + x2) + x3 == x1 + (x2 + x3)
   std::vector<std::string> members = {
@@ -80,7 +81,7 @@ TEST(Recheck, TrueEquivalenceIsAcceptedWithItsOutputMapping) {
 }
 
 TEST(Recheck, NonEquivalentPairsAreRejectedWithAReason) {
-  const Spec spec = DefaultSpec();
+  const records::Spec spec = records::DefaultSpec();
   Rechecker rechecker(spec);
   // In int32, avg pooling is a window sum, so on the one-hot C_iconv it equals
   // max pooling; in float it is a mean and differs. The float check catches it.
@@ -104,7 +105,7 @@ TEST(Recheck, NonEquivalentPairsAreRejectedWithAReason) {
 }
 
 TEST(Recheck, TasosPairChecksAreReported) {
-  const Spec spec = DefaultSpec();
+  const records::Spec spec = records::DefaultSpec();
   Rechecker rechecker(spec);
   const std::string left = Encode(spec, {{"ewadd", {"x1", "x2"}}, {"ewadd", {"%0", "x3"}}});
   const std::string right = Encode(spec, {{"ewadd", {"x2", "x3"}}, {"ewadd", {"x1", "%0"}}});
@@ -120,7 +121,7 @@ TEST(Recheck, TasosPairChecksAreReported) {
 }
 
 TEST(Recheck, ClassWithoutCanonicalMemberHasNoPairs) {
-  const Spec spec = DefaultSpec();
+  const records::Spec spec = records::DefaultSpec();
   Rechecker rechecker(spec);
   std::vector<std::string> renamings;
   for (const char* x : {"x1", "x2", "x3"}) {

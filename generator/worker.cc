@@ -8,12 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "generator/enumerator.h"
-#include "generator/spec.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
-#include "rules_db/packed_records.h"
+#include "records/packed_records.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 namespace {
@@ -56,7 +56,7 @@ class StreamingSink : public GraphSink {
   void OnGraph(const Fingerprint& fingerprint, std::string_view encoding, int) override {
     std::string bytes = fingerprint.ToBytes();
     Store& store = stores_[StoreShardFor(bytes, static_cast<int>(stores_.size()))];
-    rules_db::AppendPackedRecord(bytes, encoding, store.buffer);
+    records::AppendPackedRecord(bytes, encoding, store.buffer);
     ++buffered_;
     ++graphs_;
   }
@@ -183,7 +183,7 @@ class Worker {
     // Where does each store stand?
     int64_t cursor = -1;
     bool all_done = true;
-    Spec spec;
+    records::Spec spec;
     for (size_t i = 0; i < stores_.size(); ++i) {
       Store& store = stores_[i];
       grpc::ClientContext context;
@@ -211,7 +211,7 @@ class Worker {
       cursor = cursor < 0 ? progress.resume_cursor() : std::min(cursor, progress.resume_cursor());
       store.sequence = progress.acked_sequence();
       if (i == 0 || spec.templates.empty()) {
-        auto parsed = SpecFromProto(job.spec());
+        auto parsed = records::SpecFromProto(job.spec());
         if (!parsed.ok()) return absl::FailedPreconditionError(absl::StrCat("job spec: ", parsed.status().message()));
         spec = *parsed;
         spec.max_ops = job.spec().max_ops();

@@ -10,12 +10,13 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
+#include "storage/database.h"
+#include "storage/rocks_status.h"
 
 namespace taso::profiler {
 namespace {
 
-using rules_db::FromRocks;
+using storage::FromRocks;
 
 // Key layout: "cost1" SEP backend-name SEP device SEP signature-key, where SEP
 // is a byte that never appears in names, devices or signature keys. A device
@@ -68,34 +69,31 @@ std::optional<Backend> BackendFromName(const std::string& name) {
 }
 
 absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path) {
-  rocksdb::Options options;
-  options.create_if_missing = true;
-  options.max_open_files = 64;
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, path, &db);
-  if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cost cache ", path, " is in use by another process (", s.ToString(),
-        "); stop it or point --cache_dir elsewhere"));
-  }
-  if (!s.ok()) return FromRocks(s, absl::StrCat("opening cost cache ", path));
-  return std::unique_ptr<CostCache>(new CostCache(db, nullptr));
+  storage::DatabaseOptions options;
+  options.path = path;
+  options.db.max_open_files = 64;
+  options.name_in_errors = absl::StrCat("cost cache ", path);
+  options.in_use_hint = "; stop it or point --cache_dir elsewhere";
+  auto database = storage::Database::Open(options);
+  if (!database.ok()) return database.status();
+  return std::unique_ptr<CostCache>(new CostCache(std::move(*database), nullptr));
 }
 
 absl::StatusOr<std::unique_ptr<CostCache>> CostCache::OpenInMemory() {
   std::unique_ptr<rocksdb::Env> env(rocksdb::NewMemEnv(rocksdb::Env::Default()));
-  rocksdb::Options options;
-  options.create_if_missing = true;
-  options.env = env.get();
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, "/in-memory-cost-cache", &db);
-  if (!s.ok()) return FromRocks(s, "opening an in-memory cost cache");
-  return std::unique_ptr<CostCache>(new CostCache(db, std::move(env)));
+  storage::DatabaseOptions options;
+  options.path = "/in-memory-cost-cache";
+  options.db.env = env.get();
+  options.name_in_errors = "an in-memory cost cache";
+  auto database = storage::Database::Open(options);
+  if (!database.ok()) return database.status();
+  return std::unique_ptr<CostCache>(new CostCache(std::move(*database), std::move(env)));
 }
 
-CostCache::CostCache(rocksdb::DB* db, std::unique_ptr<rocksdb::Env> env) : env_(std::move(env)), db_(db) {}
+CostCache::CostCache(std::unique_ptr<storage::Database> database, std::unique_ptr<rocksdb::Env> env)
+    : env_(std::move(env)), database_(std::move(database)), db_(database_->db()) {}
 
-CostCache::~CostCache() { delete db_; }
+CostCache::~CostCache() = default;
 
 absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
   std::string value;

@@ -16,7 +16,10 @@
 namespace rocksdb {
 class DB;
 class Env;
-}
+}  // namespace rocksdb
+namespace taso::storage {
+class Database;
+}  // namespace taso::storage
 
 namespace taso::profiler {
 
@@ -51,9 +54,10 @@ class CostCache {
   absl::Status ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn);
 
  private:
-  CostCache(rocksdb::DB* db, std::unique_ptr<rocksdb::Env> env);
-  std::unique_ptr<rocksdb::Env> env_;  // the memory environment, if any; outlives db_
-  rocksdb::DB* db_;
+  CostCache(std::unique_ptr<storage::Database> database, std::unique_ptr<rocksdb::Env> env);
+  std::unique_ptr<rocksdb::Env> env_;  // the memory environment, if any; outlives database_
+  std::unique_ptr<storage::Database> database_;
+  rocksdb::DB* db_;  // database_'s
 };
 
 // The key's bytes in the cache (also how concurrent requests for one

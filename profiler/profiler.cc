@@ -10,7 +10,7 @@
 #include "absl/time/clock.h"
 #include "profiler/analytic_backend.h"
 #include "profiler/cuda_backend.h"
-#include "rules_db/rocks_status.h"
+#include "storage/rocks_status.h"
 
 namespace taso::profiler {
 
@@ -41,7 +41,7 @@ Cost ToCost(const Measurement& m, const MeasureBackend& backend) {
   c.set_device(backend.device());
   c.set_is_estimate(m.is_estimate || backend.kind() == BACKEND_ANALYTIC);
   c.set_kernel(m.kernel);
-  rules_db::SetTime(absl::Now(), c.mutable_measured_at());
+  storage::SetTime(absl::Now(), c.mutable_measured_at());
   return c;
 }
 

@@ -18,18 +18,6 @@ TensorType StripSplits(const TensorType& t) {
 
 }  // namespace
 
-bool IsLoadTimeConstant(OpKind kind) {
-  switch (kind) {
-    case OpKind::kConstPool:
-    case OpKind::kConstIConv:
-    case OpKind::kConstIMatMul:
-    case OpKind::kConstOnes:
-      return true;
-    default:
-      return false;
-  }
-}
-
 absl::StatusOr<CanonicalSignature> Canonicalize(const Signature& signature) {
   const OpKind kind = signature.kind;
   if (kind < OpKind::kInput || kind > OpKind::kOpaque) {

@@ -38,9 +38,8 @@ struct CanonicalSignature {
 // Graph inputs and weights are data, not operators: InvalidArgument.
 absl::StatusOr<CanonicalSignature> Canonicalize(const Signature& signature);
 
-// True for operators that do no work at run time: constants are materialised
-// once when a model is loaded, like weights. They cost 0 on every backend.
-bool IsLoadTimeConstant(OpKind kind);
+// Operators that do no work at run time (IsLoadTimeConstant, core/op.h)
+// cost 0 on every backend.
 
 // The proto's OpSignature is the wire form; errors say which field is bad.
 absl::StatusOr<Signature> SignatureFromProto(const OpSignature& proto);

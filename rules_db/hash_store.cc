@@ -9,16 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "generator/encoding.h"
-#include "generator/recheck.h"
-#include "generator/spec.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
+#include "storage/database.h"
+#include "storage/rocks_status.h"
 
 namespace taso::rules_db {
 namespace {
@@ -28,6 +28,9 @@ constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 // Classes re-checked per round of the finalizer's thread pool.
 constexpr size_t kFinalizeChunk = 4096;
+// Column family names: part of the on-disk format.
+constexpr char kGraphsFamily[] = "graphs";
+constexpr char kClassesFamily[] = "classes";
 
 std::string U32(uint32_t v) {
   std::string s(4, '\0');
@@ -44,7 +47,7 @@ std::string JobKey(const std::string& id) { return "job/" + id; }
 std::string JobNumberKey(const std::string& id) { return "jobnum/" + id; }
 std::string ShardKey(const std::string& id, int shard) { return absl::StrCat("shard/", id, "/", U32(shard)); }
 
-void SetNow(google::protobuf::Timestamp* t) { SetTime(absl::Now(), t); }
+void SetNow(google::protobuf::Timestamp* t) { storage::SetTime(absl::Now(), t); }
 
 bool ValidJobId(const std::string& id) {
   if (id.empty() || id.size() > 64) return false;
@@ -66,16 +69,17 @@ absl::StatusOr<std::unique_ptr<GraphHashStore>> GraphHashStore::Open(const HashS
 }
 
 absl::Status GraphHashStore::Init() {
-  rocksdb::DBOptions db_options;
-  db_options.create_if_missing = true;
-  db_options.create_missing_column_families = true;
-  db_options.max_background_jobs = 2;
-  db_options.max_open_files = 512;
+  storage::DatabaseOptions database;
+  database.path = options_.path;
+  database.name_in_errors = absl::StrCat("database ", options_.path);
+  database.db.max_background_jobs = 2;
+  database.db.max_open_files = 512;
+  database.db.allow_concurrent_memtable_write = false;
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_mb) << 20);
   table.cache_index_and_filter_blocks = true;
-  rocksdb::ColumnFamilyOptions cf;
+  rocksdb::ColumnFamilyOptions& cf = database.family_defaults;
   cf.write_buffer_size = static_cast<size_t>(options_.write_buffer_mb) << 20;
   cf.max_write_buffer_number = std::max(2, options_.max_write_buffers);
   // Fingerprints are random bytes: compression would cost time for nothing.
@@ -94,32 +98,25 @@ absl::Status GraphHashStore::Init() {
   bulk.level0_stop_writes_trigger = 1 << 30;
   bulk.soft_pending_compaction_bytes_limit = 0;
   bulk.hard_pending_compaction_bytes_limit = 0;
-  db_options.allow_concurrent_memtable_write = false;
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, cf}, {"graphs", bulk}, {"classes", cf}, {"rules", cf}, {"verified", cf}};
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, families, &handles_, &db);
-  if (!s.ok()) {
-    if (s.IsIOError() && absl::StrContains(s.ToString(), "lock")) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "database ", options_.path, " is in use by another process (", s.ToString(), ")"));
-    }
-    return FromRocks(s, absl::StrCat("opening database ", options_.path));
+  database.families[kGraphsFamily] = bulk;
+
+  auto opened = storage::Database::Open(database);
+  if (!opened.ok()) return opened.status();
+  database_ = std::move(*opened);
+  db_ = database_->db();
+  const std::pair<std::string, rocksdb::ColumnFamilyHandle**> families[] = {
+      {rocksdb::kDefaultColumnFamilyName, &meta_}, {kGraphsFamily, &graphs_}, {kClassesFamily, &classes_}};
+  for (const auto& [name, handle] : families) {
+    auto family = database_->Family(name);
+    if (!family.ok()) return family.status();
+    *handle = *family;
   }
-  db_.reset(db);
-  meta_ = handles_[0];
-  graphs_ = handles_[1];
-  classes_ = handles_[2];
-  rules_ = handles_[3];
-  verified_ = handles_[4];
   return LoadJobs();
 }
 
 GraphHashStore::~GraphHashStore() {
   closing_ = true;
   WaitForFinalization();
-  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h);
-  db_.reset();
 }
 
 void GraphHashStore::WaitForFinalization() {
@@ -163,7 +160,7 @@ absl::Status GraphHashStore::LoadJobs() {
     }
     jobs_[id] = std::move(state);
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "reading jobs");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "reading jobs");
   std::lock_guard<std::mutex> lock(jobs_mu_);
   for (JobState* state : to_finalize) StartFinalize(state);
   return absl::OkStatus();
@@ -184,7 +181,7 @@ absl::Status GraphHashStore::PersistJob(const Job& job) {
   SetNow(stored.mutable_updated_at());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_writes;
-  return FromRocks(db_->Put(wo, meta_, JobKey(job.id()), stored.SerializeAsString()),
+  return storage::FromRocks(db_->Put(wo, meta_, JobKey(job.id()), stored.SerializeAsString()),
                    absl::StrCat("storing job ", job.id()));
 }
 
@@ -208,10 +205,10 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_shards must be in 1..", kMaxShards, ", got ", request.num_shards()));
   }
-  auto spec = generator::SpecFromProto(request.spec());
+  auto spec = records::SpecFromProto(request.spec());
   if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("spec: ", spec.status().message()));
-  if (request.spec().max_ops() < 1 || request.spec().max_ops() > generator::kMaxOpsLimit) {
-    return absl::InvalidArgumentError(absl::StrCat("spec max_ops must be in 1..", generator::kMaxOpsLimit));
+  if (request.spec().max_ops() < 1 || request.spec().max_ops() > records::kMaxOpsLimit) {
+    return absl::InvalidArgumentError(absl::StrCat("spec max_ops must be in 1..", records::kMaxOpsLimit));
   }
 
   std::lock_guard<std::mutex> lock(jobs_mu_);
@@ -259,7 +256,7 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;  // rare and small: always durable
-  if (absl::Status s = FromRocks(db_->Write(wo, &batch), "creating job"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(db_->Write(wo, &batch), "creating job"); !s.ok()) return s;
   Job snapshot = Snapshot(*state);
   jobs_[id] = std::move(state);
   return snapshot;
@@ -311,17 +308,17 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   const std::string& packed = batch.packed();
   int64_t records = 0;
   for (size_t pos = 0; pos < packed.size();) {
-    if (pos + kFingerprintBytes + 1 > packed.size()) {
+    if (pos + records::kFingerprintBytes + 1 > packed.size()) {
       return absl::InvalidArgumentError(absl::StrCat("packed batch truncated at byte ", pos));
     }
-    size_t length = static_cast<unsigned char>(packed[pos + kFingerprintBytes]);
-    size_t end = pos + kFingerprintBytes + 1 + length;
+    size_t length = static_cast<unsigned char>(packed[pos + records::kFingerprintBytes]);
+    size_t end = pos + records::kFingerprintBytes + 1 + length;
     if (end > packed.size() || length == 0) {
       return absl::InvalidArgumentError(absl::StrCat("packed record at byte ", pos, " is malformed"));
     }
     key.assign(prefix);
-    key.append(packed, pos, kFingerprintBytes);
-    key.append(packed, pos + kFingerprintBytes + 1, length);
+    key.append(packed, pos, records::kFingerprintBytes);
+    key.append(packed, pos + records::kFingerprintBytes + 1, length);
     wb.Put(graphs_, key, rocksdb::Slice());
     ++records;
     pos = end;
@@ -342,7 +339,7 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   wb.Put(meta_, ShardKey(batch.job_id(), batch.shard()), updated.SerializeAsString());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_writes;
-  if (absl::Status s = FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
   shard.progress = updated;
   result.records = records;
   result.acked_sequence = updated.acked_sequence();
@@ -370,7 +367,7 @@ absl::StatusOr<ProgressAck> GraphHashStore::ReportProgress(const ProgressReport&
     }
     rocksdb::WriteOptions wo;
     wo.sync = options_.sync_writes || report.done();
-    if (absl::Status s = FromRocks(db_->Put(wo, meta_, ShardKey(report.job_id(), report.shard()),
+    if (absl::Status s = storage::FromRocks(db_->Put(wo, meta_, ShardKey(report.job_id(), report.shard()),
                                            updated.SerializeAsString()),
                                    "storing progress");
         !s.ok()) {
@@ -415,6 +412,37 @@ void GraphHashStore::StartFinalize(JobState* state) {
   });
 }
 
+// What finalizing a job found, for its Job record and the log.
+struct GraphHashStore::FinalizeTally {
+  int64_t graphs = 0;
+  int64_t fingerprints = 0;
+  int64_t multi_graph_classes = 0;
+  int64_t stored_classes = 0;
+  int64_t pairs = 0;
+  int64_t rejected = 0;
+  int64_t taso_kept = 0;
+};
+
+// A class of two or more graphs on its way from the scan to the classes family.
+struct GraphHashStore::PendingClass {
+  std::string fingerprint;
+  std::vector<std::string> members;
+  records::ClassCheck check;
+};
+
+// Checks every class of `chunk` on `threads` threads.
+void GraphHashStore::CheckInParallel(const records::ClassChecker& checker, int threads,
+                                     std::vector<PendingClass>& chunk) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, threads); ++t) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = checker(chunk[i].members);
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
 absl::Status GraphHashStore::Finalize(JobState* state) {
   Job job;
   {
@@ -422,66 +450,36 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
     job = state->job;
   }
   const absl::Time started = absl::Now();
-  auto spec = generator::SpecFromProto(job.spec());
-  if (!spec.ok()) return spec.status();
-  const generator::Rechecker rechecker(*spec);
-  const std::string prefix = U32(state->number);
-  const std::string next_prefix = U32(state->number + 1);
-  rocksdb::WriteOptions wo;
-  if (absl::Status s = FromRocks(db_->DeleteRange(wo, classes_, prefix, next_prefix), "clearing classes");
-      !s.ok()) {
-    return s;
+  if (!options_.class_checker) {
+    return absl::FailedPreconditionError("this store was opened without a class checker, so it cannot finalize jobs");
   }
-
-  struct Pending {
-    std::string fingerprint;
-    std::vector<std::string> members;
-    generator::ClassCheck check;
-  };
-  int64_t graphs = 0, fingerprints = 0, multi = 0, stored_classes = 0, pairs = 0, rejected = 0, taso_kept = 0;
-  std::vector<Pending> chunk;
-  auto flush = [&]() -> absl::Status {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    int threads = std::max(1, options_.finalize_threads);
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = rechecker.Check(chunk[i].members);
-      });
-    }
-    for (auto& t : pool) t.join();
-    rocksdb::WriteBatch wb;
-    for (Pending& p : chunk) {
-      if (p.check.pairs.empty()) continue;
-      CandidateClass c;
-      c.set_fingerprint(p.fingerprint);
-      c.set_job_id(job.id());
-      for (size_t m = 0; m < p.members.size(); ++m) {
-        GraphRecord* r = c.add_members();
-        r->set_canonical(p.members[m]);
-        auto parsed = generator::ParseEncoding(p.members[m]);
-        r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
-        r->set_canonical_order(p.check.canonical[m]);
-      }
-      for (const generator::PairCheck& pc : p.check.pairs) {
-        CandidatePair* out = c.add_pairs();
-        out->set_source_member(pc.source);
-        out->set_target_member(pc.target);
-        out->set_rejected(pc.rejected);
-        out->set_reason(pc.reason);
-        for (int m : pc.output_mapping) out->add_output_mapping(m);
-        out->set_taso_would_drop(pc.taso_would_drop);
-        ++pairs;
-        if (pc.rejected) ++rejected;
-        if (!pc.rejected && !pc.taso_would_drop) ++taso_kept;
-      }
-      ++stored_classes;
-      wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
-    }
+  auto spec = records::SpecFromProto(job.spec());
+  if (!spec.ok()) return spec.status();
+  const records::ClassChecker checker = options_.class_checker(*spec);
+  const std::string prefix = U32(state->number);
+  const rocksdb::Status cleared = db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, U32(state->number + 1));
+  if (absl::Status s = storage::FromRocks(cleared, "clearing classes"); !s.ok()) return s;
+  FinalizeTally tally;
+  std::vector<PendingClass> chunk;
+  auto check_and_store = [&]() -> absl::Status {
+    CheckInParallel(checker, options_.finalize_threads, chunk);
+    absl::Status s = StoreClasses(job.id(), prefix, chunk, tally);
     chunk.clear();
-    return FromRocks(db_->Write(wo, &wb), "storing candidate classes");
+    return s;
   };
+  absl::Status scanned = ScanClasses(state->number, tally, [&](PendingClass pending) -> absl::Status {
+    chunk.push_back(std::move(pending));
+    return chunk.size() >= kFinalizeChunk ? check_and_store() : absl::OkStatus();
+  });
+  if (!scanned.ok()) return scanned;
+  if (absl::Status s = check_and_store(); !s.ok()) return s;
+  return RecordFinalized(state, tally, absl::Now() - started);
+}
 
+absl::Status GraphHashStore::ScanClasses(uint32_t job_number, FinalizeTally& tally,
+                                         const std::function<absl::Status(PendingClass)>& on_class) {
+  const std::string prefix = U32(job_number);
+  const std::string next_prefix = U32(job_number + 1);
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
   rocksdb::Slice upper(next_prefix);
@@ -490,47 +488,82 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   std::string current;
   std::vector<std::string> members;
   auto close_class = [&]() -> absl::Status {
+    absl::Status s;
     if (members.size() >= 2) {
-      ++multi;
-      chunk.push_back({current, std::move(members), {}});
-      if (chunk.size() >= kFinalizeChunk) {
-        if (absl::Status s = flush(); !s.ok()) return s;
-      }
+      ++tally.multi_graph_classes;
+      s = on_class(PendingClass{current, std::move(members), {}});
     }
     members.clear();
-    return absl::OkStatus();
+    return s;
   };
+  constexpr size_t kFingerprintStart = 4;  // after the job number
+  constexpr size_t kEncodingStart = kFingerprintStart + records::kFingerprintBytes;
   for (it->Seek(prefix); it->Valid(); it->Next()) {
     if (closing_) return absl::CancelledError("store shutting down");
     rocksdb::Slice key = it->key();
-    if (key.size() <= 4 + kFingerprintBytes) continue;
-    std::string_view fp(key.data() + 4, kFingerprintBytes);
+    if (key.size() <= kEncodingStart) continue;
+    std::string_view fp(key.data() + kFingerprintStart, records::kFingerprintBytes);
     if (fp != current) {
       if (absl::Status s = close_class(); !s.ok()) return s;
       current.assign(fp);
-      ++fingerprints;
+      ++tally.fingerprints;
     }
-    members.emplace_back(key.data() + 4 + kFingerprintBytes, key.size() - 4 - kFingerprintBytes);
-    ++graphs;
+    members.emplace_back(key.data() + kEncodingStart, key.size() - kEncodingStart);
+    ++tally.graphs;
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "scanning graphs");
-  if (absl::Status s = close_class(); !s.ok()) return s;
-  if (absl::Status s = flush(); !s.ok()) return s;
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");
+  return close_class();
+}
 
+absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::string& prefix,
+                                          const std::vector<PendingClass>& checked, FinalizeTally& tally) {
+  rocksdb::WriteBatch wb;
+  for (const PendingClass& p : checked) {
+    if (p.check.pairs.empty()) continue;
+    CandidateClass c;
+    c.set_fingerprint(p.fingerprint);
+    c.set_job_id(job_id);
+    for (size_t m = 0; m < p.members.size(); ++m) {
+      GraphRecord* r = c.add_members();
+      r->set_canonical(p.members[m]);
+      auto parsed = records::ParseEncoding(p.members[m]);
+      r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+      r->set_canonical_order(p.check.canonical[m]);
+    }
+    for (const records::PairCheck& pc : p.check.pairs) {
+      CandidatePair* out = c.add_pairs();
+      out->set_source_member(pc.source);
+      out->set_target_member(pc.target);
+      out->set_rejected(pc.rejected);
+      out->set_reason(pc.reason);
+      for (int m : pc.output_mapping) out->add_output_mapping(m);
+      out->set_taso_would_drop(pc.taso_would_drop);
+      ++tally.pairs;
+      if (pc.rejected) ++tally.rejected;
+      if (!pc.rejected && !pc.taso_would_drop) ++tally.taso_kept;
+    }
+    ++tally.stored_classes;
+    wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
+  }
+  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "storing candidate classes");
+}
+
+absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
   std::fprintf(stderr,
                "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
                "%lld pairs (%lld rejected)\n",
-               job.id().c_str(), absl::ToDoubleSeconds(absl::Now() - started), (long long)graphs,
-               (long long)fingerprints, (long long)stored_classes, (long long)pairs, (long long)rejected);
+               state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
+               (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
+               (long long)tally.rejected);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
-  state->job.set_graphs(graphs);
-  state->job.set_distinct_fingerprints(fingerprints);
-  state->job.set_multi_graph_classes(multi);
-  state->job.set_candidate_classes(stored_classes);
-  state->job.set_candidate_pairs(pairs - rejected);
-  state->job.set_rejected_pairs(rejected);
-  state->job.set_pairs_after_taso_checks(taso_kept);
+  state->job.set_graphs(tally.graphs);
+  state->job.set_distinct_fingerprints(tally.fingerprints);
+  state->job.set_multi_graph_classes(tally.multi_graph_classes);
+  state->job.set_candidate_classes(tally.stored_classes);
+  state->job.set_candidate_pairs(tally.pairs - tally.rejected);
+  state->job.set_rejected_pairs(tally.rejected);
+  state->job.set_pairs_after_taso_checks(tally.taso_kept);
   return PersistJob(state->job);
 }
 
@@ -549,7 +582,7 @@ absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasse
   std::string after;
   if (!request.page_token().empty()) {
     const std::string& token = request.page_token();
-    bool hex = token.size() == 2 * kFingerprintBytes &&
+    bool hex = token.size() == 2 * records::kFingerprintBytes &&
                std::all_of(token.begin(), token.end(), [](char c) { return isxdigit(static_cast<unsigned char>(c)); });
     if (!hex) return absl::InvalidArgumentError("page_token is not one this store issued");
     after = absl::HexStringToBytes(token);
@@ -569,7 +602,7 @@ absl::StatusOr<ListCandidateClassesResponse> GraphHashStore::ListCandidateClasse
       return absl::DataLossError("a stored candidate class is corrupt");
     }
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "listing classes");
   return response;
 }
 
@@ -597,7 +630,7 @@ absl::StatusOr<std::vector<std::string>> GraphHashStore::ClassFingerprints(const
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     out.push_back(it->key().ToString().substr(prefix.size()));
   }
-  if (!it->status().ok()) return FromRocks(it->status(), "listing classes");
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "listing classes");
   return out;
 }
 
@@ -610,7 +643,7 @@ absl::StatusOr<CandidateClass> GraphHashStore::GetCandidateClass(const std::stri
   if (s.IsNotFound()) {
     return absl::NotFoundError(absl::StrCat("job '", job_id, "' has no class ", absl::BytesToHexString(fingerprint)));
   }
-  if (!s.ok()) return FromRocks(s, "reading a class");
+  if (!s.ok()) return storage::FromRocks(s, "reading a class");
   CandidateClass c;
   if (!c.ParseFromString(value)) return absl::DataLossError("a stored candidate class is corrupt");
   return c;

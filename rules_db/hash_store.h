@@ -10,19 +10,21 @@
 //   default  job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
 //   graphs   <job number:4><fingerprint:16><encoding> -> ""
 //   classes  <job number:4><fingerprint:16> -> CandidateClass
-//   rules, verified: the rule store's (rule_store.h)
+//   rules, verified: the rule store's (rule_store.h), created by it
 //
 // When every generator shard of a job has reported done, the store finalizes
 // the job in the background: it walks its graphs in fingerprint order, and
-// each class of two or more graphs goes through generator/recheck.h (renaming
-// order, star pairs, exact int32 and float re-check). Its classes are then
-// served to verifiers. A store shard only sees its slice of fingerprints, so
-// it finalizes that slice; `taso generate` adds the shards' figures up.
+// each class of two or more graphs goes through the class checker its binary
+// hands it (taso_rules_db: generator/recheck.h: renaming order, star pairs,
+// exact int32 and float re-check). Its classes are then served to verifiers.
+// A store shard only sees its slice of fingerprints, so it finalizes that
+// slice; `taso generate` adds the shards' figures up.
 #ifndef TASO_RULES_DB_HASH_STORE_H_
 #define TASO_RULES_DB_HASH_STORE_H_
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,13 +34,18 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "proto/rules_db.pb.h"
-#include "rules_db/packed_records.h"
+#include "records/class_check.h"
+#include "records/packed_records.h"
 
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
 }  // namespace rocksdb
+namespace taso::storage {
+class Database;
+}  // namespace taso::storage
 
 namespace taso::rules_db {
 
@@ -49,6 +56,10 @@ struct HashStoreOptions {
   int max_write_buffers = 3;      // memtables per column family
   bool sync_writes = false;       // fsync the log per batch (power loss, not just crashes)
   int finalize_threads = 2;
+  // Checks each class of two or more graphs when a job is finalized
+  // (taso_rules_db hands in the generator's re-check). Unset: the store
+  // cannot finalize jobs.
+  records::ClassCheckerFactory class_checker;
 };
 
 struct BatchResult {
@@ -76,13 +87,9 @@ class GraphHashStore {
   // Blocks until background finalizations have finished (tests, shutdown).
   void WaitForFinalization();
 
-  // For the rule store (rule_store.h), which shares this database.
-  struct RuleFamilies {
-    rocksdb::DB* db;
-    rocksdb::ColumnFamilyHandle* rules;     // rule id -> taso.rules.Rule
-    rocksdb::ColumnFamilyHandle* verified;  // <job number:4><fingerprint> -> "" once a class has verdicts
-  };
-  RuleFamilies rule_families() const { return {db_.get(), rules_, verified_}; }
+  // The database, which the rule store (rule_store.h) shares for its own
+  // column families.
+  storage::Database* database() const { return database_.get(); }
   // The key prefix of a job's classes and verified markers.
   absl::StatusOr<std::string> JobPrefix(const std::string& job_id);
   // Fingerprints of every candidate class of a finished job, in order.
@@ -103,6 +110,9 @@ class GraphHashStore {
     std::vector<std::unique_ptr<ShardState>> shards;
   };
 
+  struct FinalizeTally;
+  struct PendingClass;  // a class between the scan and its check
+
   explicit GraphHashStore(const HashStoreOptions& options);
   absl::Status Init();
   absl::Status LoadJobs();
@@ -110,16 +120,22 @@ class GraphHashStore {
   Job Snapshot(const JobState& state);
   absl::Status PersistJob(const Job& job);
   void StartFinalize(JobState* state);
+  // Finalizing a job, in phases: scan its graphs into classes, check and
+  // store them a chunk at a time, record the figures in the job.
   absl::Status Finalize(JobState* state);
+  static void CheckInParallel(const records::ClassChecker& checker, int threads, std::vector<PendingClass>& chunk);
+  absl::Status ScanClasses(uint32_t job_number, FinalizeTally& tally,
+                           const std::function<absl::Status(PendingClass)>& on_class);
+  absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
+                            const std::vector<PendingClass>& checked, FinalizeTally& tally);
+  absl::Status RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took);
 
   HashStoreOptions options_;
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<storage::Database> database_;
+  rocksdb::DB* db_ = nullptr;  // database_'s
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
   rocksdb::ColumnFamilyHandle* graphs_ = nullptr;
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
-  rocksdb::ColumnFamilyHandle* rules_ = nullptr;
-  rocksdb::ColumnFamilyHandle* verified_ = nullptr;
 
   std::mutex jobs_mu_;  // guards jobs_ and job state transitions
   std::map<std::string, std::unique_ptr<JobState>> jobs_;

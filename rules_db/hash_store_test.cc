@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "generator/encoding.h"
 #include "generator/enumerator.h"
-#include "generator/spec.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 
 namespace taso::rules_db {
 namespace {
@@ -162,6 +162,24 @@ TEST(HashStore, MalformedBatchesAreRejected) {
   auto job = store->GetJob("j");
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->shards(0).acked_sequence(), 0);
+}
+
+TEST(HashStore, AStoreWithoutAClassCheckerFailsTheJobItCannotFinalize) {
+  HashStoreOptions options;
+  options.path = TempDir("unchecked");
+  auto store = GraphHashStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  CreateJobRequest request;
+  request.set_job_id("j");
+  *request.mutable_spec() = SmallSpec(1);
+  request.set_num_shards(1);
+  ASSERT_TRUE((*store)->CreateJob(request).ok());
+  ASSERT_TRUE((*store)->ReportProgress(Done("j", 0)).ok());
+  (*store)->WaitForFinalization();
+  auto job = (*store)->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state(), JOB_STATE_FAILED);
+  EXPECT_THAT(job->error(), HasSubstr("class checker"));
 }
 
 TEST(HashStore, SecondOpenOfTheSameDirectoryIsAClearError) {

@@ -10,15 +10,17 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
 #include "app/startup.h"
-#include "generator/encoding.h"
-#include "generator/spec.h"
+#include "generator/recheck.h"
 #include "net/server.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/hash_store_service.h"
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
+#include "verifier/pruning.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
@@ -55,6 +57,13 @@ class StoreRuleChecker {
   std::unique_ptr<taso::verifier::Prover> prover_;
 };
 
+// The verifier's redundancy pruning, as the rule store counts it.
+taso::rules_db::PruneCounts PruneWithVerifier(std::vector<taso::rules::Rule>& rules) {
+  const taso::verifier::ReductionTable table = taso::verifier::PruneRules(rules);
+  return taso::rules_db::PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming,
+                                     table.pruned_subgraph, table.pruned_supergraph};
+}
+
 int Dump(taso::rules_db::GraphHashStore& store) {
   const std::string job_id = absl::GetFlag(FLAGS_job);
   auto job = store.GetJob(job_id);
@@ -62,7 +71,7 @@ int Dump(taso::rules_db::GraphHashStore& store) {
     std::cerr << "error: " << job.status().message() << "\n";
     return 1;
   }
-  auto spec = taso::generator::SpecFromProto(job->spec());
+  auto spec = taso::records::SpecFromProto(job->spec());
   if (!spec.ok()) {
     std::cerr << "error: " << spec.status().message() << "\n";
     return 1;
@@ -79,9 +88,9 @@ int Dump(taso::rules_db::GraphHashStore& store) {
     for (const auto& c : page->classes()) {
       for (const auto& p : c.pairs()) {
         std::cout << absl::BytesToHexString(c.fingerprint()) << (p.rejected() ? " rejected " : " pair ")
-                  << taso::generator::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
+                  << taso::records::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
                   << " == "
-                  << taso::generator::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
+                  << taso::records::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
                   << (p.rejected() ? "  # " + p.reason() : "") << "\n";
       }
     }
@@ -114,6 +123,7 @@ int main(int argc, char** argv) {
   options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
   options.sync_writes = absl::GetFlag(FLAGS_sync);
   options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
+  options.class_checker = taso::generator::RecheckerFor;
   auto store = taso::rules_db::GraphHashStore::Open(options);
   if (!store.ok()) return taso::app::Error(store.status().message(), 1);
   if (dump) {
@@ -126,6 +136,7 @@ int main(int argc, char** argv) {
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
   StoreRuleChecker checker;
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
+  rule_options.pruner = PruneWithVerifier;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

@@ -8,11 +8,11 @@
 #include "core/canonical.h"
 #include "core/graph_proto.h"
 #include "core/hash.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
-#include "rules_db/rocks_status.h"
-#include "verifier/pruning.h"
+#include "storage/database.h"
+#include "storage/rocks_status.h"
 
 namespace taso::rules_db {
 namespace {
@@ -23,6 +23,9 @@ constexpr int kMaxClassesPerLease = 100;
 // Provenance of a rule the store proved itself (PutRules), in place of a
 // verifier worker's id.
 constexpr char kStoreCheckerId[] = "taso_rules_db";
+// Column family names: part of the on-disk format.
+constexpr char kRulesFamily[] = "rules";
+constexpr char kVerifiedFamily[] = "verified";
 
 bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
 
@@ -95,7 +98,7 @@ absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
 // to the pair it claims to be about. A pair the re-check rejected before it
 // had an output mapping stands for a rule without output pairs.
 absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleStore::ExpectedPairs(
-    const generator::Spec& spec, const CandidateClass& c) {
+    const records::Spec& spec, const CandidateClass& c) {
   std::map<int, Graph> members;
   auto member = [&](int m) -> absl::StatusOr<const Graph*> {
     if (m < 0 || m >= c.members_size()) {
@@ -103,7 +106,7 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
     }
     auto it = members.find(m);
     if (it == members.end()) {
-      auto g = generator::DecodeGraph(spec, c.members(m).canonical());
+      auto g = records::DecodeGraph(spec, c.members(m).canonical());
       if (!g.ok()) return absl::DataLossError(absl::StrCat("member ", m, ": ", g.status().message()));
       it = members.emplace(m, std::move(*g)).first;
     }
@@ -126,6 +129,15 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
 
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
     : hash_store_(hash_store), options_(options) {}
+
+absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
+  storage::Database* database = hash_store_->database();
+  auto rules = database->Family(kRulesFamily);
+  if (!rules.ok()) return rules.status();
+  auto verified = database->Family(kVerifiedFamily);
+  if (!verified.ok()) return verified.status();
+  return Families{database->db(), *rules, *verified};
+}
 
 absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
   if (!job_id.empty()) return job_id;
@@ -151,13 +163,15 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!fingerprints.ok()) return fingerprints.status();
   auto prefix = hash_store_->JobPrefix(job_id);
   if (!prefix.ok()) return prefix.status();
-  auto spec = generator::SpecFromProto(job->spec());
+  auto spec = records::SpecFromProto(job->spec());
   if (!spec.ok()) return absl::DataLossError(absl::StrCat("job ", job_id, "'s spec: ", spec.status().message()));
   auto queue = std::make_unique<JobQueue>();
   queue->prefix = *prefix;
   queue->max_ops = static_cast<int>(job->max_ops());
   queue->spec = std::move(*spec);
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::string ignored;
   for (const std::string& fp : *fingerprints) {
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, queue->prefix + fp, &ignored);
@@ -166,7 +180,7 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
     } else if (s.IsNotFound()) {
       queue->pending.push_back(fp);
     } else {
-      return FromRocks(s, "reading verification markers");
+      return storage::FromRocks(s, "reading verification markers");
     }
   }
   queue->total = static_cast<int64_t>(fingerprints->size());
@@ -221,7 +235,7 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
     lease->set_lease_id(lease_id);
     *lease->mutable_candidate_class() = std::move(*c);
     lease->mutable_candidate_class()->set_job_id(*job_id);
-    SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
+    storage::SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
   }
   return response;
 }
@@ -244,7 +258,9 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   }
   const Lease& lease = lease_it->second;
   const std::string fingerprint = lease.fingerprint;  // the lease may be released below
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   rocksdb::WriteBatch batch;
   for (const PairVerdict& v : request.verdicts()) {
     rules::Rule rule = v.rule();
@@ -271,18 +287,18 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     p->set_generator_max_ops(queue.max_ops);
     p->set_fingerprint(fingerprint);
     p->set_verifier_worker_id(request.worker_id());
-    if (!p->has_discovered_at()) SetTime(now, p->mutable_discovered_at());
-    SetTime(now, p->mutable_status_changed_at());
+    if (!p->has_discovered_at()) storage::SetTime(now, p->mutable_discovered_at());
+    storage::SetTime(now, p->mutable_status_changed_at());
     batch.Put(f.rules, *id, rule.SerializeAsString());
   }
   if (request.complete()) batch.Put(f.verified, queue.prefix + fingerprint, rocksdb::Slice());
   rocksdb::WriteOptions wo;
-  if (absl::Status s = FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
+  if (absl::Status s = storage::FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
   if (!request.complete()) {
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
     lease_it->second.expires = expires;
-    SetTime(expires, response.mutable_expires_at());
+    storage::SetTime(expires, response.mutable_expires_at());
     return response;
   }
   queue.leases.erase(lease_it);
@@ -329,7 +345,9 @@ absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& que
 }
 
 absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after) {
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::unique_ptr<rocksdb::Iterator> it(f.db->NewIterator(rocksdb::ReadOptions(), f.rules));
   rules::Rule rule;
   for (it->Seek(after); it->Valid(); it->Next()) {
@@ -339,7 +357,7 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
     }
     if (!visit(rule)) break;
   }
-  return FromRocks(it->status(), "reading rules");
+  return storage::FromRocks(it->status(), "reading rules");
 }
 
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
@@ -386,6 +404,11 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
                             options_.prune_max_rules));
     return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
   }
+  if (!options_.pruner) {
+    for (const rules::Rule& kept : rules) tally(kept);
+    v.set_note("not pruned: this store has no pruner");
+    return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
+  }
   // Pruning is a function of the proved set: start from it afresh.
   std::vector<rules::RuleStatus> before;
   for (rules::Rule& r : rules) {
@@ -395,20 +418,22 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
       r.clear_status_detail();
     }
   }
-  const verifier::ReductionTable table = verifier::PruneRules(rules);
-  const auto f = hash_store_->rule_families();
+  const PruneCounts pruned = options_.pruner(rules);
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
   rocksdb::WriteBatch batch;
   for (size_t i = 0; i < rules.size(); ++i) {
     const rules::Rule& r = rules[i];
-    if (r.status() != before[i]) batch.Put(f.rules, r.id(), r.SerializeAsString());
+    if (r.status() != before[i]) batch.Put(families->rules, r.id(), r.SerializeAsString());
     tally(r);
   }
-  if (s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules"); !s.ok()) return s;
-  v.set_after_renaming(table.after_renaming);
-  v.set_after_common_subgraph(table.after_common_subgraph);
-  v.set_pruned_renaming(table.pruned_renaming);
-  v.set_pruned_common_subgraph(table.pruned_subgraph);
-  v.set_pruned_common_supergraph(table.pruned_supergraph);
+  s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
+  if (!s.ok()) return s;
+  v.set_after_renaming(pruned.after_renaming);
+  v.set_after_common_subgraph(pruned.after_common_subgraph);
+  v.set_pruned_renaming(pruned.pruned_renaming);
+  v.set_pruned_common_subgraph(pruned.pruned_subgraph);
+  v.set_pruned_common_supergraph(pruned.pruned_supergraph);
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 
@@ -431,11 +456,13 @@ absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& r
 }
 
 absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   std::string value;
   rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, id, &value);
   if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", id, "'"));
-  if (!s.ok()) return FromRocks(s, "reading a rule");
+  if (!s.ok()) return storage::FromRocks(s, "reading a rule");
   rules::Rule rule;
   if (!rule.ParseFromString(value)) return absl::DataLossError(absl::StrCat("stored rule ", id, " is corrupt"));
   return rule;
@@ -487,7 +514,9 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
     if (absl::Status s = AdmitRule(static_cast<int>(i), rules[i]); !s.ok()) return s;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  const auto f = hash_store_->rule_families();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
   rocksdb::WriteBatch batch;
   PutRulesResponse response;
   const absl::Time now = absl::Now();
@@ -507,14 +536,17 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
       rule.set_revision(1);
       response.set_created(response.created() + 1);
     } else {
-      return FromRocks(s, "reading a rule");
+      return storage::FromRocks(s, "reading a rule");
     }
-    SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
-    if (!rule.provenance().has_discovered_at()) SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    storage::SetTime(now, rule.mutable_provenance()->mutable_status_changed_at());
+    if (!rule.provenance().has_discovered_at()) {
+      storage::SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
+    }
     response.add_ids(rule.id());
     batch.Put(f.rules, rule.id(), rule.SerializeAsString());
   }
-  if (absl::Status s = FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules"); !s.ok()) return s;
+  absl::Status stored = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules");
+  if (!stored.ok()) return stored;
   return response;
 }
 

@@ -1,6 +1,8 @@
 // The rule database: verified rules keyed by a stable id, and the work queue
 // verifiers lease candidate classes from. It shares the hash store's RocksDB
-// (column families `rules` and `verified`).
+// (storage/database.h), with column families of its own: `rules` (rule id ->
+// taso.rules.Rule) and `verified` (<job number:4><fingerprint> -> "" once a
+// class has verdicts).
 //
 // Leases live in memory: a class is pending until a verifier reports it
 // complete, and a lease that expires (its worker died or stalled) puts the
@@ -12,7 +14,8 @@
 // rules again rather than new ones.
 //
 // When the last class of a job is verified, the store prunes the job's
-// proved rules (verifier/pruning.h), records the reduction table in the job,
+// proved rules with the pruner its binary hands it (taso_rules_db: the
+// verifier's, verifier/pruning.h), records the reduction table in the job,
 // and the job is DONE.
 //
 // Trust: a rule is PROVED only by a proof someone the store trusts made. A
@@ -30,13 +33,19 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "generator/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
 
 namespace taso::rules_db {
 
@@ -45,6 +54,19 @@ namespace taso::rules_db {
 // at all (InvalidArgument: a malformed graph). Called from several RPC
 // threads at once.
 using RuleChecker = std::function<absl::Status(rules::Rule& rule)>;
+
+// What pruning a job's proved rules removed, as the job's Verification
+// reports it.
+struct PruneCounts {
+  int64_t after_renaming = 0;
+  int64_t after_common_subgraph = 0;
+  int64_t pruned_renaming = 0;
+  int64_t pruned_subgraph = 0;
+  int64_t pruned_supergraph = 0;
+};
+// Marks the redundant PROVED rules among a job's rules as PRUNED (with the
+// reason in status_detail), leaving every other rule alone.
+using RulePruner = std::function<PruneCounts(std::vector<rules::Rule>& rules)>;
 
 struct RuleStoreOptions {
   int64_t default_lease_ms = 60'000;
@@ -55,6 +77,9 @@ struct RuleStoreOptions {
   // Checks rules that PutRules receives as proved. Unset: such rules are
   // refused, since nothing here could tell a real proof from a claim.
   RuleChecker checker;
+  // Prunes each finished job's proved rules. Unset: jobs end unpruned, and
+  // say so.
+  RulePruner pruner;
 };
 
 // A stable id for a rule, from its two graphs and output pairs: "r" and 16
@@ -88,7 +113,7 @@ class RuleStore {
   struct JobQueue {
     std::string prefix;  // the job's key prefix
     int max_ops = 0;
-    generator::Spec spec;  // decodes the job's classes
+    records::Spec spec;  // decodes the job's classes
     std::deque<std::string> pending;  // fingerprints
     std::map<std::string, Lease> leases;  // lease id -> lease
     int64_t total = 0;
@@ -105,7 +130,7 @@ class RuleStore {
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // The rule each pair of a class stands for, from the store's own copy.
-  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const generator::Spec& spec,
+  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const records::Spec& spec,
                                                                          const CandidateClass& c);
   // Refuses a verdict that is not about its pair of the leased class, or
   // that claims what only the store may say.
@@ -116,6 +141,14 @@ class RuleStore {
   // Visits stored rules in id order, starting after `after` (all when empty),
   // until `visit` returns false.
   absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after = "");
+  // This store's column families, from the shared database (created on
+  // first use).
+  struct Families {
+    rocksdb::DB* db;
+    rocksdb::ColumnFamilyHandle* rules;
+    rocksdb::ColumnFamilyHandle* verified;
+  };
+  absl::StatusOr<Families> OwnFamilies();
 
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;

@@ -4,13 +4,14 @@
 #include <thread>
 
 #include "core/rule_sexpr.h"
-#include "generator/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
 #include "rules_db/store_test_util.h"
 #include "verifier/candidate.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
+#include "verifier/pruning.h"
 
 namespace taso::rules_db {
 namespace {
@@ -22,7 +23,7 @@ using ::testing::HasSubstr;
 constexpr int kSize = 3;
 
 ReportVerdictsRequest Verify(const Lease& lease, const std::string& worker, verifier::Prover& prover) {
-  auto spec = generator::SpecFromProto(SmallSpec(kSize));
+  auto spec = records::SpecFromProto(SmallSpec(kSize));
   ReportVerdictsRequest report;
   report.set_lease_id(lease.lease_id());
   report.set_worker_id(worker);
@@ -97,6 +98,13 @@ rules::Rule Planted(const std::string& sexpr) {
 constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
 constexpr char kFalseRule[] = "(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))";
 
+// The pruner taso_rules_db wires in (rules_db/main.cc).
+PruneCounts PruneWithVerifier(std::vector<rules::Rule>& rules) {
+  const verifier::ReductionTable table = verifier::PruneRules(rules);
+  return PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming, table.pruned_subgraph,
+                     table.pruned_supergraph};
+}
+
 class RuleStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -116,6 +124,7 @@ class RuleStoreTest : public ::testing::Test {
     options.checker = [this](rules::Rule& rule) {
       return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
     };
+    options.pruner = PruneWithVerifier;
     rules_ = std::make_unique<RuleStore>(store_.get(), options);
   }
   std::unique_ptr<GraphHashStore> store_;
@@ -182,6 +191,7 @@ TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
 TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
   RuleStoreOptions options;
   options.prune_max_rules = 5;
+  options.pruner = PruneWithVerifier;
   RuleStore limited(store_.get(), options);
   while (true) {
     auto leases = limited.LeaseCandidates(LeaseRequest("w"));
@@ -395,7 +405,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   // attempt without it (the verifier on its own) does not prove them either.
   auto store = OpenStore(TempDir("injected"));
   const generator::GenerationSpec proto = SmallSpec(kSize);
-  auto spec = generator::SpecFromProto(proto);
+  auto spec = records::SpecFromProto(proto);
   ASSERT_TRUE(spec.ok());
   CreateJobRequest create;
   create.set_job_id("j");
@@ -411,7 +421,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   const int n = static_cast<int>(spec->variables.size());  // pool: x1 x2 x3 w1, then ops
   auto encode = [](std::vector<std::pair<int, std::vector<int>>> ops) {
     std::string e;
-    for (auto& [t, in] : ops) generator::AppendEncodedOp(t, in.data(), static_cast<int>(in.size()), e);
+    for (auto& [t, in] : ops) records::AppendEncodedOp(t, in.data(), static_cast<int>(in.size()), e);
     return e;
   };
   const std::vector<std::pair<std::string, std::string>> forged = {
@@ -422,9 +432,9 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   batch.set_job_id("j");
   batch.set_sequence(1);
   for (size_t i = 0; i < forged.size(); ++i) {
-    const std::string fp(kFingerprintBytes, static_cast<char>(0x10 + i));
-    AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
-    AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
+    const std::string fp(records::kFingerprintBytes, static_cast<char>(0x10 + i));
+    records::AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
+    records::AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
   }
   ASSERT_TRUE(store->PutBatch(batch).ok());
   ASSERT_TRUE(store->ReportProgress(Done("j", 0)).ok());
@@ -470,6 +480,8 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   EXPECT_EQ(after->state(), JOB_STATE_DONE);
   EXPECT_EQ(after->verification().rules_proved(), 0);
   EXPECT_EQ(after->verification().rules_rejected_precheck(), 2);
+  // This store was given no pruner, and its job says so.
+  EXPECT_THAT(after->verification().note(), HasSubstr("no pruner"));
 }
 
 }  // namespace

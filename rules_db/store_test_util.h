@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "generator/encoding.h"
 #include "generator/enumerator.h"
-#include "generator/spec.h"
+#include "generator/recheck.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "records/encoding.h"
+#include "records/spec.h"
 #include "rules_db/hash_store.h"
 
 namespace taso::rules_db {
@@ -47,6 +48,7 @@ inline std::unique_ptr<GraphHashStore> OpenStore(const std::string& dir) {
   HashStoreOptions options;
   options.path = dir;
   options.write_buffer_mb = 4;
+  options.class_checker = generator::RecheckerFor;  // as taso_rules_db wires it
   auto store = GraphHashStore::Open(options);
   EXPECT_TRUE(store.ok()) << store.status();
   return store.ok() ? std::move(*store) : nullptr;
@@ -55,14 +57,14 @@ inline std::unique_ptr<GraphHashStore> OpenStore(const std::string& dir) {
 // Enumerates one shard into batches of about `batch` records.
 inline std::vector<GraphBatch> Batches(const generator::GenerationSpec& proto, const std::string& job, int shard,
                                 int shards, int batch) {
-  auto spec = generator::SpecFromProto(proto);
+  auto spec = records::SpecFromProto(proto);
   EXPECT_TRUE(spec.ok());
   struct Sink : generator::GraphSink {
     std::vector<GraphBatch> batches;
     GraphBatch current;
     int limit;
     void OnGraph(const Fingerprint& fp, std::string_view encoding, int) override {
-      AppendPackedRecord(fp.ToBytes(), encoding, *current.mutable_packed());
+      records::AppendPackedRecord(fp.ToBytes(), encoding, *current.mutable_packed());
       ++count;
     }
     bool OnCheckpoint(int64_t cursor, double) override {

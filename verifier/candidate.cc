@@ -5,11 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
-#include "generator/encoding.h"
+#include "records/encoding.h"
 
 namespace taso::verifier {
 
-absl::StatusOr<CandidateGraphs> DecodeCandidate(const generator::Spec& spec,
+absl::StatusOr<CandidateGraphs> DecodeCandidate(const records::Spec& spec,
                                                 const rules_db::CandidateClass& candidate_class,
                                                 const rules_db::CandidatePair& pair) {
   const int members = candidate_class.members_size();
@@ -19,7 +19,7 @@ absl::StatusOr<CandidateGraphs> DecodeCandidate(const generator::Spec& spec,
                                                    ") names a member outside the class of ", members));
   }
   auto decode = [&](int m) -> absl::StatusOr<Graph> {
-    auto g = generator::DecodeGraph(spec, candidate_class.members(m).canonical());
+    auto g = records::DecodeGraph(spec, candidate_class.members(m).canonical());
     if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat("member ", m, ": ", g.status().message()));
     return g;
   };

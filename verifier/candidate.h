@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "generator/spec.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
+#include "records/spec.h"
 #include "verifier/prover.h"
 
 namespace taso::verifier {
@@ -26,7 +26,7 @@ struct CandidateGraphs {
 // Decodes pair `pair` of `candidate_class` under the job's spec. Errors name
 // the member that does not decode or the mapping that does not fit. A pair
 // the re-check rejected may have no mapping; its `outputs` is then empty.
-absl::StatusOr<CandidateGraphs> DecodeCandidate(const generator::Spec& spec,
+absl::StatusOr<CandidateGraphs> DecodeCandidate(const records::Spec& spec,
                                                 const rules_db::CandidateClass& candidate_class,
                                                 const rules_db::CandidatePair& pair);
 

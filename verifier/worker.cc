@@ -8,11 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "generator/spec.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "records/spec.h"
 #include "verifier/candidate.h"
 
 namespace taso::verifier {
@@ -49,7 +49,7 @@ class Worker {
     if (options_.log) options_.log(line);
   }
 
-  absl::StatusOr<const generator::Spec*> SpecFor(const std::string& job_id) {
+  absl::StatusOr<const records::Spec*> SpecFor(const std::string& job_id) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = specs_.find(job_id);
     if (it != specs_.end()) return &it->second;
@@ -61,7 +61,7 @@ class Worker {
     if (absl::Status s = net::FromGrpc(jobs_->GetJob(&context, request, &job), "store " + options_.store); !s.ok()) {
       return s;
     }
-    auto spec = generator::SpecFromProto(job.spec());
+    auto spec = records::SpecFromProto(job.spec());
     if (!spec.ok()) return spec.status();
     return &specs_.emplace(job_id, std::move(*spec)).first->second;
   }
@@ -197,7 +197,7 @@ class Worker {
   std::unique_ptr<rules_db::RuleDb::Stub> stub_;
   std::unique_ptr<rules_db::HashStore::Stub> jobs_;
   std::mutex mu_;
-  std::map<std::string, generator::Spec> specs_;
+  std::map<std::string, records::Spec> specs_;
 };
 
 }  // namespace

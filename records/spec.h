@@ -1,8 +1,8 @@
 // A generation spec: the operator templates the enumerator may apply and the
 // tensors it starts from. Users write it as a taso.generator.GenerationSpec
 // text proto; DefaultSpec() reproduces TASO's generator (see default_spec.cc).
-#ifndef TASO_GENERATOR_SPEC_H_
-#define TASO_GENERATOR_SPEC_H_
+#ifndef TASO_RECORDS_SPEC_H_
+#define TASO_RECORDS_SPEC_H_
 
 #include <cstdint>
 #include <string>
@@ -14,7 +14,7 @@
 #include "core/tensor_type.h"
 #include "proto/generator.pb.h"
 
-namespace taso::generator {
+namespace taso::records {
 
 struct Variable {
   std::string name;
@@ -44,7 +44,7 @@ inline constexpr int kMaxOpsLimit = 8;
 inline constexpr int64_t kMaxTensorElements = 1 << 16;
 
 // Validates and expands a spec; errors say which entry is wrong and why.
-absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto);
+absl::StatusOr<Spec> SpecFromProto(const generator::GenerationSpec& proto);
 // `source` names the text in errors (a file name), with line and column.
 absl::StatusOr<Spec> ParseSpecText(const std::string& text, const std::string& source);
 absl::StatusOr<Spec> LoadSpecFile(const std::string& path);
@@ -54,6 +54,6 @@ absl::StatusOr<Spec> LoadSpecFile(const std::string& path);
 const std::string& DefaultSpecText();
 Spec DefaultSpec();
 
-}  // namespace taso::generator
+}  // namespace taso::records
 
-#endif  // TASO_GENERATOR_SPEC_H_
+#endif  // TASO_RECORDS_SPEC_H_

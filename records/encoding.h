@@ -7,8 +7,8 @@
 // all single bytes. The pool holds the spec's variables (indices 0..V-1)
 // followed by every operator output in order. The graph's outputs are the
 // operator outputs no operator reads. Decoding needs the same spec.
-#ifndef TASO_GENERATOR_ENCODING_H_
-#define TASO_GENERATOR_ENCODING_H_
+#ifndef TASO_RECORDS_ENCODING_H_
+#define TASO_RECORDS_ENCODING_H_
 
 #include <string>
 #include <string_view>
@@ -16,9 +16,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "generator/spec.h"
+#include "records/spec.h"
 
-namespace taso::generator {
+namespace taso::records {
 
 // The most pool entries one encoding can address.
 inline constexpr int kMaxPoolEntries = 255;
@@ -41,6 +41,6 @@ absl::StatusOr<Graph> DecodeGraph(const Spec& spec, std::string_view encoding,
 // Human-readable form, e.g. "matmul(x1, w1); relu(%0)".
 std::string DescribeEncoding(const Spec& spec, std::string_view encoding);
 
-}  // namespace taso::generator
+}  // namespace taso::records
 
-#endif  // TASO_GENERATOR_ENCODING_H_
+#endif  // TASO_RECORDS_ENCODING_H_

@@ -1,8 +1,8 @@
 // What the stores (hash_store.cc, rule_store.cc) share about RocksDB and
 // protobuf plumbing: turning a RocksDB status into one a user can act on, and
 // stamping times.
-#ifndef TASO_RULES_DB_ROCKS_STATUS_H_
-#define TASO_RULES_DB_ROCKS_STATUS_H_
+#ifndef TASO_STORAGE_ROCKS_STATUS_H_
+#define TASO_STORAGE_ROCKS_STATUS_H_
 
 #include <string>
 
@@ -14,7 +14,7 @@
 #include "google/protobuf/timestamp.pb.h"
 #include "rocksdb/status.h"
 
-namespace taso::rules_db {
+namespace taso::storage {
 
 // `what` says what was being done ("storing a batch"). A full disk (or a
 // file-size limit, EFBIG, which is the same situation for the user) is
@@ -36,6 +36,6 @@ inline void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
   out->set_nanos(static_cast<int32_t>(nanos % 1000000000));
 }
 
-}  // namespace taso::rules_db
+}  // namespace taso::storage
 
-#endif  // TASO_RULES_DB_ROCKS_STATUS_H_
+#endif  // TASO_STORAGE_ROCKS_STATUS_H_

@@ -1,9 +1,9 @@
-#include "generator/encoding.h"
+#include "records/encoding.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace taso::generator {
+namespace taso::records {
 namespace {
 
 using ::testing::HasSubstr;
@@ -57,4 +57,4 @@ TEST(Encoding, MalformedInputIsAnError) {
 }
 
 }  // namespace
-}  // namespace taso::generator
+}  // namespace taso::records

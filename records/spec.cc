@@ -1,4 +1,4 @@
-#include "generator/spec.h"
+#include "records/spec.h"
 
 #include <fstream>
 #include <set>
@@ -10,7 +10,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
-namespace taso::generator {
+namespace taso::records {
 namespace {
 
 // Kinds whose parameters live in ir.OpParams; the others take none.
@@ -26,13 +26,9 @@ bool HasParams(OpKind kind) {
     case OpKind::kReshape:
     case OpKind::kEnlarge:
     case OpKind::kMergeGConv:
-    case OpKind::kConstPool:
-    case OpKind::kConstIConv:
-    case OpKind::kConstIMatMul:
-    case OpKind::kConstOnes:
       return true;
     default:
-      return false;
+      return IsLoadTimeConstant(kind);  // their shape
   }
 }
 
@@ -48,7 +44,7 @@ absl::Status VariableError(const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
 }
 
-absl::StatusOr<Variable> ConvertVariable(const TensorSpec& t, bool is_weight, const std::string& where) {
+absl::StatusOr<Variable> ConvertVariable(const generator::TensorSpec& t, bool is_weight, const std::string& where) {
   if (!ValidName(t.name())) {
     return VariableError(where, absl::StrCat("name '", t.name(), "' must be a letter or _ then letters, digits, _"));
   }
@@ -105,7 +101,7 @@ class CollectErrors : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
-absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
+absl::StatusOr<Spec> SpecFromProto(const generator::GenerationSpec& proto) {
   Spec spec;
   if (proto.version() > 1) {
     return absl::InvalidArgumentError(
@@ -135,7 +131,7 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
 
   std::set<std::string> seen;
   for (int i = 0; i < proto.operators_size(); ++i) {
-    const OperatorTemplate& op = proto.operators(i);
+    const generator::OperatorTemplate& op = proto.operators(i);
     if (op.kind() == ir::OP_UNSPECIFIED || !ir::OpKind_IsValid(op.kind())) {
       return absl::InvalidArgumentError(absl::StrCat("operators[", i, "]: no valid kind"));
     }
@@ -150,7 +146,7 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
       return VariableError(where, "kernels applies to conv2d only");
     }
     std::vector<std::pair<int, int>> kernels;
-    for (const KernelSize& k : op.kernels()) {
+    for (const generator::KernelSize& k : op.kernels()) {
       if (k.height() < 1 || k.width() < 1) {
         return VariableError(where, absl::StrCat("kernel ", k.height(), "x", k.width(), " is not positive"));
       }
@@ -180,7 +176,7 @@ absl::StatusOr<Spec> SpecFromProto(const GenerationSpec& proto) {
 }
 
 absl::StatusOr<Spec> ParseSpecText(const std::string& text, const std::string& source) {
-  GenerationSpec proto;
+  generator::GenerationSpec proto;
   google::protobuf::TextFormat::Parser parser;
   CollectErrors errors;
   parser.RecordErrorsTo(&errors);
@@ -201,4 +197,4 @@ absl::StatusOr<Spec> LoadSpecFile(const std::string& path) {
   return ParseSpecText(buf.str(), path);
 }
 
-}  // namespace taso::generator
+}  // namespace taso::records

@@ -1,9 +1,9 @@
-#include "generator/encoding.h"
+#include "records/encoding.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace taso::generator {
+namespace taso::records {
 
 absl::StatusOr<std::vector<EncodedOp>> ParseEncoding(std::string_view encoding) {
   std::vector<EncodedOp> ops;
@@ -112,4 +112,4 @@ std::string DescribeEncoding(const Spec& spec, std::string_view encoding) {
   return absl::StrJoin(parts, "; ");
 }
 
-}  // namespace taso::generator
+}  // namespace taso::records

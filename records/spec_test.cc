@@ -1,9 +1,9 @@
-#include "generator/spec.h"
+#include "records/spec.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace taso::generator {
+namespace taso::records {
 namespace {
 
 using ::testing::HasSubstr;
@@ -79,4 +79,4 @@ TEST(SpecErrors, MissingFile) {
 }
 
 }  // namespace
-}  // namespace taso::generator
+}  // namespace taso::records

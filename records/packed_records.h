@@ -1,13 +1,13 @@
 // The record layout inside GraphBatch.packed, shared by the generator (which
 // writes it) and the store (which reads it): a 16-byte fingerprint, one
 // length byte, then that many bytes of graph encoding, repeated.
-#ifndef TASO_RULES_DB_PACKED_RECORDS_H_
-#define TASO_RULES_DB_PACKED_RECORDS_H_
+#ifndef TASO_RECORDS_PACKED_RECORDS_H_
+#define TASO_RECORDS_PACKED_RECORDS_H_
 
 #include <string>
 #include <string_view>
 
-namespace taso::rules_db {
+namespace taso::records {
 
 inline constexpr int kFingerprintBytes = 16;
 
@@ -17,6 +17,6 @@ inline void AppendPackedRecord(const std::string& fingerprint_bytes, std::string
   out.append(encoding.data(), encoding.size());
 }
 
-}  // namespace taso::rules_db
+}  // namespace taso::records
 
-#endif  // TASO_RULES_DB_PACKED_RECORDS_H_
+#endif  // TASO_RECORDS_PACKED_RECORDS_H_

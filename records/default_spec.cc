@@ -6,9 +6,9 @@
 // differ in rank and axis, and ours take the rank from the operands, so they
 // are two (axis 0 and 1), with TASO's unordered operands. Size 1 gives TASO's
 // 228 graphs; the generator's own differences are in enumerator.h.
-#include "generator/spec.h"
+#include "records/spec.h"
 
-namespace taso::generator {
+namespace taso::records {
 
 const std::string& DefaultSpecText() {
   static const std::string* text = new std::string(R"pb(
@@ -87,4 +87,4 @@ Spec DefaultSpec() {
   return *ParseSpecText(DefaultSpecText(), "default spec");
 }
 
-}  // namespace taso::generator
+}  // namespace taso::records

@@ -1,0 +1,42 @@
+// What checking a fingerprint class yields: which members are in canonical
+// renaming order and, per candidate pair, whether it survived the exact
+// re-check. The generator computes it (generator/recheck.h); the hash store
+// stores it in each CandidateClass, and is handed the check by its binary.
+#ifndef TASO_RECORDS_CLASS_CHECK_H_
+#define TASO_RECORDS_CLASS_CHECK_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "records/spec.h"
+
+namespace taso::records {
+
+struct PairCheck {
+  int source = 0;  // member indices
+  int target = 0;
+  bool rejected = false;
+  std::string reason;
+  std::vector<int> output_mapping;  // source output i equals target output mapping[i]
+  // TASO's generator would have dropped this pair as following from a smaller
+  // one (its common-subgraph and common-supergraph checks). Kept here: the
+  // verifier prunes only once the smaller rule is proved. Counted so that our
+  // figures can be set beside TASO's.
+  bool taso_would_drop = false;
+};
+
+struct ClassCheck {
+  std::vector<bool> canonical;  // per member
+  std::vector<PairCheck> pairs;
+};
+
+// Checks one class: `members` are its graph encodings, distinct, in a fixed
+// order. Called from several threads at once.
+using ClassChecker = std::function<ClassCheck(const std::vector<std::string>& members)>;
+// Makes the checker of one job's classes from the job's spec.
+using ClassCheckerFactory = std::function<ClassChecker(const Spec& spec)>;
+
+}  // namespace taso::records
+
+#endif  // TASO_RECORDS_CLASS_CHECK_H_

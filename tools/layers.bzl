@@ -48,9 +48,11 @@ LAYERS = {
 # What every package's unit tests may use besides its row.
 TEST_DEPS = ["//testing", "//models"]
 
-# Unit tests that drive a peer's implementation in-process (for example the
-# optimizer's tests with an embedded profiler); library files still may not.
+# Unit tests that drive a peer's implementation in-process (the optimizer's
+# tests with an embedded profiler; the stores' tests with the real class check,
+# re-prover and pruner, as taso_rules_db wires them); library files still may not.
 EXTRA_TEST_DEPS = {
+    "rules_db": ["//generator", "//verifier"],
     "optimizer": ["//profiler"],
     "optimizer/backtrack": ["//profiler"],
     "optimizer/eqsat": ["//profiler"],

@@ -13,7 +13,7 @@
 #include "optimizer/optimize.h"
 #include "optimizer/report_proto.h"
 #include "optimizer/rule_source.h"
-#include "profiler/client.h"
+#include "profiler/open_client.h"
 #include "profiler/cost_cache.h"
 #include "proto/optimizer.grpc.pb.h"
 

@@ -13,7 +13,7 @@
 #include "core/graph_proto.h"
 #include "core/json_text.h"
 #include "google/protobuf/util/json_util.h"
-#include "profiler/client.h"
+#include "profiler/open_client.h"
 #include "profiler/graph_cost.h"
 #include "profiler/signature_text.h"
 

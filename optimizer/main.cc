@@ -8,7 +8,7 @@
 #include "net/server.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
-#include "profiler/client.h"
+#include "profiler/open_client.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");

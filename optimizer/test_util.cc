@@ -7,6 +7,7 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
+#include "profiler/open_client.h"
 
 namespace taso::optimizer::testing {
 

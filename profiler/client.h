@@ -1,15 +1,14 @@
 // What a caller of the profiler holds: the same interface whether the
 // profiler runs in this process (the optimizer's embedded mode) or as a
-// taso_profiler server reached over gRPC.
+// taso_profiler server reached over gRPC. Only the interface: it is what the
+// optimizer may see of the profiler (tools/layers.bzl); the ways to get one
+// are in open_client.h.
 #ifndef TASO_PROFILER_CLIENT_H_
 #define TASO_PROFILER_CLIENT_H_
 
-#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
-#include "profiler/profiler.h"
 #include "proto/profiler.pb.h"
 
 namespace taso::profiler {
@@ -23,32 +22,6 @@ class ProfilerClient {
   // "embedded profiler" or "taso_profiler at 127.0.0.1:7072", for messages.
   virtual std::string Describe() const = 0;
 };
-
-// Calls `profiler` directly; it must outlive the client.
-std::unique_ptr<ProfilerClient> InProcessClient(CostProfiler* profiler);
-// As above, owning the profiler.
-std::unique_ptr<ProfilerClient> InProcessClient(std::unique_ptr<CostProfiler> profiler);
-
-struct RemoteOptions {
-  // How long to wait for the server to accept a connection.
-  absl::Duration connect_timeout = absl::Seconds(10);
-  // Deadline of each call; a cold batch on a slow device can take minutes.
-  absl::Duration call_timeout = absl::Minutes(30);
-};
-
-// A client of the taso_profiler at `address`. Unavailable (saying which
-// address) when nothing answers there within the connect timeout.
-absl::StatusOr<std::unique_ptr<ProfilerClient>> ConnectProfiler(const std::string& address,
-                                                                const RemoteOptions& options = {});
-
-// What a tool that offers both takes: the taso_profiler at `address`, or,
-// when `address` is empty, a CostProfiler in this process made with
-// `embedded` (then also stored in `*embedded_profiler` when given, for what
-// only the local machine can answer). Unavailable when the server does not
-// answer; CostProfiler::Create's error when the embedded one cannot start.
-absl::StatusOr<std::unique_ptr<ProfilerClient>> OpenProfiler(const std::string& address,
-                                                             const ProfilerOptions& embedded,
-                                                             CostProfiler** embedded_profiler = nullptr);
 
 }  // namespace taso::profiler
 

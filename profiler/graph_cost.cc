@@ -4,6 +4,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "profiler/signature.h"
 
 namespace taso::profiler {
 

@@ -1,4 +1,4 @@
-#include "profiler/client.h"
+#include "profiler/open_client.h"
 
 #include <chrono>
 

@@ -50,7 +50,9 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
     report.stop_reason = r->report.stop_reason;
     report.stop_detail = absl::StrCat(r->report.stop_detail, " (", r->iterations, " iterations, ", r->enodes,
                                       " e-nodes, ", r->eclasses, " e-classes, ", applications,
-                                      " rule applications); extraction: ", r->report.extraction_detail);
+                                      " rule applications",
+                                      r->report.rule_bans > 0 ? absl::StrCat(", ", r->report.rule_bans, " rule bans") : "",
+                                      "); extraction: ", r->report.extraction_detail);
     report.extraction = r->report.extraction;
     report.extraction_detail = r->report.extraction_detail;
     // The rules the result is made with, not every application in the e-graph.

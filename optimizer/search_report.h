@@ -39,6 +39,7 @@ struct SearchReport {
   int expanded = 0;        // graphs popped and expanded
   int generated = 0;       // distinct graphs produced by rewrites
   int rejected = 0;        // rewrites that did not fit (shapes, cycles)
+  int rule_bans = 0;       // eqsat: rules the backoff scheduler banned for matching too much
   absl::Duration elapsed;
   SearchStop stop_reason = SearchStop::kUnspecified;
   // In words: "queue exhausted: ...", "budget of N expanded graphs", "time

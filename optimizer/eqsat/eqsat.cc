@@ -12,6 +12,7 @@
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/ematch.h"
 #include "optimizer/eqsat/extract.h"
+#include "optimizer/eqsat/rule_scheduler.h"
 
 namespace taso::optimizer {
 namespace {
@@ -214,6 +215,15 @@ ExtractionOutcome IlpStatus(const Extraction& e) {
   return e.time_limited ? ExtractionOutcome::kIlpTimeLimit : ExtractionOutcome::kIlpStopped;
 }
 
+RuleSchedulerOptions SchedulerOptions(const EqsatOptions& options) {
+  RuleSchedulerOptions s;
+  s.backoff = options.backoff_scheduler;
+  s.match_limit = options.backoff_match_limit;
+  s.ban_length = options.backoff_ban_length;
+  s.match_cap = options.max_matches_per_rule;
+  return s;
+}
+
 // One round: search every rule on the clean e-graph, then apply everything
 // found, then rebuild; a limit hit during the round is recorded as the stop.
 class SaturationRound {
@@ -233,23 +243,20 @@ class SaturationRound {
   }
   bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
 
-  // Returns whether the round changed the e-graph or left matches unapplied.
-  bool Run(const std::vector<CompiledRule>& compiled, std::vector<int>& match_cap) {
+  // Returns whether the round changed the e-graph.
+  bool Run(const std::vector<CompiledRule>& compiled, RuleScheduler& scheduler) {
     EGraph& eg = sat_.egraph;
     const EMatchIndex index(eg);
     std::vector<std::pair<const CompiledRule*, std::vector<EMatch>>> found;
-    bool truncated = false;
     for (size_t i = 0; i < compiled.size(); ++i) {
       const CompiledRule& r = compiled[i];
       if (!r.valid) continue;
       if (r.pattern.multi_output() && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
+      const int rule = static_cast<int>(i);
+      if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
-      found.emplace_back(&r, FindEMatches(r.pattern, index, match_cap[i], &cut));
-      // Matches are enumerated in the same order every round: a rule cut
-      // short gets twice the room next round, or it would never get past
-      // the matches it already applied.
-      if (cut) match_cap[i] *= 2;
-      truncated = truncated || cut;
+      std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);
+      if (scheduler.Admit(rule, sat_.iterations, cut)) found.emplace_back(&r, std::move(matches));
       if (OverTime()) break;
     }
     bool changed = false;
@@ -266,7 +273,7 @@ class SaturationRound {
     if (!stopped() && OverTime()) StopForTime();
     eg.Rebuild();
     ++sat_.iterations;
-    return changed || truncated;
+    return changed;
   }
 
  private:
@@ -341,7 +348,7 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
   compiled.reserve(rules.size());
   for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
   sat.created_by.assign(eg.enode_capacity(), -1);
-  std::vector<int> match_cap(compiled.size(), std::max(1, options.max_matches_per_rule));
+  RuleScheduler scheduler(static_cast<int>(compiled.size()), SchedulerOptions(options));
   SaturationRound round(sat, options, start);
   while (!round.stopped()) {
     if (sat.iterations >= options.iteration_limit) {
@@ -351,11 +358,20 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
       round.StopForTime();
     } else if (eg.num_enodes() > options.node_limit) {
       round.StopForNodes();
-    } else if (!round.Run(compiled, match_cap) && !round.stopped()) {
+    } else {
+      const int iteration = sat.iterations;
+      if (round.Run(compiled, scheduler) || round.stopped()) continue;
+      if (scheduler.Pending(iteration)) {
+        // Nothing changed but some rule sat out (or was cut short): search
+        // them next round rather than wait out their bans.
+        scheduler.LiftBans(sat.iterations);
+        continue;
+      }
       sat.stop_reason = SearchStop::kSaturated;
       sat.stop_detail = "saturated";
     }
   }
+  sat.rule_bans = scheduler.bans();
   return sat;
 }
 
@@ -409,6 +425,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   report.expanded = result.iterations = sat->iterations;
   report.generated = sat->generated;
   report.rejected = sat->rejected;
+  report.rule_bans = sat->rule_bans;
   report.rules_applied = sat->rules_applied;
   report.stop_reason = sat->stop_reason;
   report.extraction = program->status;

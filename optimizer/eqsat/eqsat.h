@@ -50,10 +50,19 @@ struct EqsatOptions {
   // model before it returned greedy's choice at 20 s, and at 60 s grew CBC
   // to 10 GB (~170 MB/s) on ResNet-50 (bench/extract_run.sh).
   int ilp_max_enodes = 60000;
-  // Matches applied per rule and round at first (egg's default match limit);
-  // a rule that has more gets twice as many the next round (as egg's backoff
-  // scheduler grows its limit). Larger values let multi-output rules flood
-  // the e-graph in their few rounds.
+  // Rule scheduling (rule_scheduler.h). With the backoff scheduler, a rule
+  // with more than `backoff_match_limit` matches in a round is not applied
+  // and is banned for `backoff_ban_length` rounds; each ban doubles the
+  // rule's limit and its next ban's length (egg's BackoffScheduler), so a few
+  // prolific rules (commutativity, associativity) cannot fill the e-graph in
+  // a few rounds. Saturation needs a round that changed nothing with no rule
+  // banned.
+  bool backoff_scheduler = true;
+  int backoff_match_limit = 1000;
+  int backoff_ban_length = 5;
+  // Without the backoff scheduler: matches applied per rule and round at
+  // first; a rule that has more gets twice as many the next round. Larger
+  // values let multi-output rules flood the e-graph in their few rounds.
   int max_matches_per_rule = 1000;
 };
 
@@ -67,6 +76,7 @@ struct Saturation {
   int iterations = 0;
   int generated = 0;  // e-nodes added by rewrites
   int rejected = 0;   // applications skipped (types, dims, cycles)
+  int rule_bans = 0;  // times the backoff scheduler banned a rule
   // Applications that added an e-node or merged two classes, by rule name.
   std::map<std::string, int> rules_applied;
   // Per e-node id: the application that created it (-1: the input's, or
@@ -99,7 +109,8 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& saturation, const Gra
 struct EqsatResult {
   Graph best;
   // expanded: rounds run; generated: e-nodes added by rewrites; rejected:
-  // applications skipped (types, dims, cycles); rules_applied: applications
+  // applications skipped (types, dims, cycles); rule_bans: the backoff
+  // scheduler's bans; rules_applied: applications
   // that added an e-node or merged two classes, by rule name; stop_reason:
   // saturation's; extraction: how the program was chosen.
   SearchReport report;

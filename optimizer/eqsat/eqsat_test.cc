@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <tuple>
@@ -30,6 +31,7 @@ using testing::BothWays;
 using testing::ConvRelu;
 using testing::ExpectEquivalent;
 using testing::F32;
+using testing::Forward;
 using testing::MakeRule;
 using testing::RowsMatMulCycleHost;
 using testing::RowsMatMuls;
@@ -522,6 +524,64 @@ TEST_F(EqsatTest, LimitsStopTheSearchWithTheirReason) {
   EqsatOptions one_round;
   one_round.iteration_limit = 1;
   EXPECT_EQ(stopped_by(one_round, SearchStop::kIterationLimit, "iteration limit 1").best.num_ops(), 1);
+}
+
+// Commutativity and associativity of addition, both ways: rules that match
+// ever more places as they apply.
+std::vector<RewriteRule> ProlificAddRules() {
+  Graph cs, ct;
+  TensorRef p = cs.AddInput("p", F32({2, 3})), q = cs.AddInput("q", F32({2, 3}));
+  cs.AddOutput("s", *cs.AddOp1(OpKind::kEwAdd, {}, {p, q}));
+  TensorRef tp = ct.AddInput("p", F32({2, 3})), tq = ct.AddInput("q", F32({2, 3}));
+  ct.AddOutput("s", *ct.AddOp1(OpKind::kEwAdd, {}, {tq, tp}));
+  Graph as, at;
+  TensorRef a = as.AddInput("a", F32({2, 3})), b = as.AddInput("b", F32({2, 3})), c = as.AddInput("c", F32({2, 3}));
+  as.AddOutput("s", *as.AddOp1(OpKind::kEwAdd, {}, {*as.AddOp1(OpKind::kEwAdd, {}, {a, b}), c}));
+  TensorRef ta = at.AddInput("a", F32({2, 3})), tb = at.AddInput("b", F32({2, 3})), tc = at.AddInput("c", F32({2, 3}));
+  at.AddOutput("s", *at.AddOp1(OpKind::kEwAdd, {}, {ta, *at.AddOp1(OpKind::kEwAdd, {}, {tb, tc})}));
+  std::vector<RewriteRule> rules = {Forward(MakeRule("comm", cs, ct))};
+  for (RewriteRule& r : BothWays(MakeRule("assoc", as, at))) rules.push_back(std::move(r));
+  return rules;
+}
+
+// Two matmuls sharing an input (what mm2 merges) summed with six more terms.
+Graph MatMulsInALongSum() {
+  Graph host;
+  TensorRef x = host.AddInput("x", F32({2, 4}));
+  TensorRef w1 = host.AddWeight("w1", F32({4, 3})), w2 = host.AddWeight("w2", F32({4, 3}));
+  TensorRef sum = *host.AddOp1(OpKind::kEwAdd, {}, {*host.AddOp1(OpKind::kMatMul, {}, {x, w1}),
+                                                      *host.AddOp1(OpKind::kMatMul, {}, {x, w2})});
+  for (int i = 0; i < 6; ++i) {
+    sum = *host.AddOp1(OpKind::kEwAdd, {}, {sum, host.AddInput(absl::StrCat("e", i), F32({2, 3}))});
+  }
+  host.AddOutput("s", sum);
+  return host;
+}
+
+TEST_F(EqsatTest, BackoffKeepsProlificRulesFromFillingTheEGraph) {
+  const Graph host = MatMulsInALongSum();
+  std::vector<RewriteRule> rules = ProlificAddRules();
+  for (RewriteRule& r : BothWays(SharedInputMatMuls())) rules.push_back(std::move(r));
+  EqsatOptions options;
+  options.node_limit = 5000;
+  options.iteration_limit = 12;
+  options.backoff_match_limit = 16;
+  options.backoff_ban_length = 2;
+  auto scheduled = Saturate(host, rules, options);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status();
+  EXPECT_NE(scheduled->stop_reason, SearchStop::kNodeLimit) << scheduled->stop_detail;
+  EXPECT_LE(scheduled->egraph.num_enodes(), options.node_limit);
+  EXPECT_GT(scheduled->rule_bans, 0);
+  EXPECT_GE(scheduled->rules_applied.count("mm2"), 1u);
+  // The same rules, every match applied each round (the cap doubling as before).
+  options.backoff_scheduler = false;
+  auto unscheduled = Saturate(host, rules, options);
+  ASSERT_TRUE(unscheduled.ok()) << unscheduled.status();
+  EXPECT_EQ(unscheduled->stop_reason, SearchStop::kNodeLimit) << unscheduled->stop_detail;
+  EXPECT_EQ(unscheduled->rule_bans, 0);
+  std::cerr << "scheduled: " << scheduled->stop_detail << " after " << scheduled->iterations << " rounds, "
+            << scheduled->egraph.num_enodes() << " e-nodes, " << scheduled->rule_bans << " bans; unscheduled: "
+            << unscheduled->stop_detail << " after " << unscheduled->iterations << " rounds\n";
 }
 
 TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {

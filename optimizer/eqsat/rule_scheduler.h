@@ -1,0 +1,59 @@
+// Which rules equality saturation searches and applies each round.
+//
+// The backoff scheduler (egg's idea): each rule has a match limit; a rule
+// whose matches in a round exceed it is not applied that round and is banned
+// for some rounds, and each ban doubles both the rule's limit and the length
+// of its next ban. A few prolific rules (commutativity, associativity) so
+// cannot fill the e-graph before the other rules' rewrites are in it.
+//
+// Without it (the behaviour before), every rule applies up to a cap of
+// matches per round, and a rule cut short gets twice the cap next round.
+#ifndef TASO_OPTIMIZER_EQSAT_RULE_SCHEDULER_H_
+#define TASO_OPTIMIZER_EQSAT_RULE_SCHEDULER_H_
+
+#include <vector>
+
+namespace taso::optimizer {
+
+struct RuleSchedulerOptions {
+  bool backoff = true;
+  int match_limit = 1000;  // backoff: matches a rule may have before its first ban
+  int ban_length = 5;      // backoff: rounds of the first ban
+  int match_cap = 1000;    // without backoff: matches applied per rule and round at first
+};
+
+class RuleScheduler {
+ public:
+  RuleScheduler(int num_rules, const RuleSchedulerOptions& options);
+
+  // Whether `rule` is searched in round `iteration` (it is not banned).
+  bool Searchable(int rule, int iteration) const;
+  // How many matches to enumerate for `rule`: one more than its limit under
+  // backoff, so that exceeding it shows.
+  int SearchLimit(int rule) const;
+  // Records the round's search of `rule` (`exceeded`: the enumeration was cut
+  // at SearchLimit) and returns whether its matches are applied.
+  bool Admit(int rule, int iteration, bool exceeded);
+  // Whether some rule is banned in round `iteration` or, without backoff, a
+  // rule was cut short this round: the e-graph is not saturated then.
+  bool Pending(int iteration) const;
+  // Lifts every ban from round `iteration` on (their limits stay raised):
+  // for a round that changed nothing while rules were banned.
+  void LiftBans(int iteration);
+  int bans() const { return bans_; }
+
+ private:
+  struct RuleState {
+    int limit = 0;
+    int ban_length = 0;
+    int banned_until = 0;  // first round the rule is searched again
+  };
+  RuleSchedulerOptions options_;
+  std::vector<RuleState> rules_;
+  int bans_ = 0;
+  int cut_round_ = -1;  // without backoff: the last round a rule was cut short
+};
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_EQSAT_RULE_SCHEDULER_H_

@@ -48,6 +48,11 @@ ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: ta
           "default: embedded (the library in this process)");
 ABSL_FLAG(std::string, search, "backtrack", "optimize: backtrack (TASO) or eqsat (Tensat)");
 ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds");
+ABSL_FLAG(bool, eqsat_backoff, true, "optimize (embedded eqsat): ban rules that match more than their limit in a "
+          "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
+ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (embedded eqsat): matches a rule may have in a round before "
+          "its first ban (doubles with each ban)");
+ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (embedded eqsat): rounds of a rule's first ban (doubles with each ban)");
 ABSL_FLAG(std::string, rules, "", "optimize (embedded): rules file from `taso rules export --format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
@@ -203,6 +208,9 @@ int Optimize(const Args& args) {
   options.server = absl::GetFlag(FLAGS_server);
   options.search = absl::GetFlag(FLAGS_search);
   options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
+  options.eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
+  options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
+  options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
   options.rules = Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
   options.profiler = absl::GetFlag(FLAGS_profiler);

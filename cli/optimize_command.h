@@ -22,6 +22,10 @@ struct OptimizeCommandOptions {
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool json = false;
+  // Embedded eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h).
+  bool eqsat_backoff = true;
+  int eqsat_match_limit = 1000;
+  int eqsat_ban_length = 5;
 };
 
 // Exit codes (stable, for CI):

@@ -36,7 +36,7 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   const absl::Time search_start = absl::Now();
   Graph best = start;
   if (options.search == SearchKind::kEqsat) {
-    EqsatOptions eq;
+    EqsatOptions eq = options.eqsat;
     eq.time_limit = options.time_limit;
     // The ILP's own bound, within the caller's: optimal in seconds on the
     // benchmark models' e-graphs, greedy's choice at worst.

@@ -15,6 +15,7 @@
 #include "core/graph.h"
 #include "optimizer/onnx/onnx_import.h"
 #include "optimizer/backtrack/backtrack.h"
+#include "optimizer/eqsat/eqsat.h"
 #include "optimizer/numeric_check.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/search_report.h"
@@ -28,6 +29,9 @@ struct OptimizerOptions {
   SearchKind search = SearchKind::kBacktrack;
   absl::Duration time_limit = absl::Seconds(60);  // the search's; import/export/check come on top
   BacktrackOptions backtrack;
+  // Saturation's limits and rule scheduling; its time limit is `time_limit`
+  // and the ILP's is at most 20 s within it.
+  EqsatOptions eqsat;
   NumericCheckOptions check;
   profiler::Backend backend = profiler::BACKEND_UNSPECIFIED;
   OnnxImportOptions import;

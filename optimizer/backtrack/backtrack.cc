@@ -8,6 +8,7 @@
 #include "core/canonical.h"
 #include "optimizer/backtrack/apply.h"
 #include "optimizer/backtrack/match.h"
+#include "optimizer/backtrack/rule_index.h"
 
 namespace taso::optimizer {
 namespace {
@@ -40,6 +41,7 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
   std::set<std::string> seen = {hash->ToHex()};
   std::priority_queue<Candidate, std::vector<Candidate>, Worse> queue;
   int serial = 0;
+  const RuleIndex rule_index(rules);
   queue.push({*initial, serial++, std::make_shared<Graph>(graph), std::make_shared<std::map<std::string, int>>()});
   SearchStop stop = SearchStop::kQueueExhausted;
   std::string stop_detail = "queue exhausted: no rewrite gives a graph within alpha of the best";
@@ -59,7 +61,8 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
     if (current.cost > options.alpha * result.report.best_cost_ms) continue;
     ++result.report.expanded;
     const GraphIndex index(*current.graph);
-    for (const RewriteRule& rule : rules) {
+    for (int r : rule_index.Candidates(index)) {
+      const RewriteRule& rule = rules[r];
       for (const Match& m : FindMatches(rule, index, options.max_matches_per_rule)) {
         auto next = ApplyRewrite(*current.graph, rule, m);
         if (!next.ok()) {

@@ -27,9 +27,7 @@ std::vector<int> PlacementOrder(const Graph& p) {
     }
     return 0;
   };
-  // Start from the first output's producer.
-  int first = p.outputs().empty() ? ops.front() : p.outputs()[0].tensor.node;
-  if (IsInputOrWeight(p.node(first).kind)) first = ops.front();
+  const int first = PatternAnchor(p);
   while (order.size() < ops.size()) {
     int best = -1, best_score = -1;
     for (int id : ops) {
@@ -220,6 +218,19 @@ class Matcher {
 };
 
 }  // namespace
+
+int PatternAnchor(const Graph& p) {
+  int first_op = -1;
+  for (const Node& n : p.nodes()) {
+    if (!IsInputOrWeight(n.kind)) {
+      first_op = n.id;
+      break;
+    }
+  }
+  if (first_op < 0 || p.outputs().empty()) return first_op;
+  const int producer = p.outputs()[0].tensor.node;
+  return IsInputOrWeight(p.node(producer).kind) ? first_op : producer;
+}
 
 GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
   const int n = graph.num_nodes();

@@ -48,6 +48,11 @@ struct Match {
   FactBinding facts;                         // the proof's fact variables as the host binds them
 };
 
+// The pattern operator the search places first: the producer of the first
+// output when that is an operator, else the first operator; -1 when the
+// pattern has no operator (it matches nothing).
+int PatternAnchor(const Graph& pattern);
+
 // Every match of `rule.lhs` in the indexed graph, at most `limit` of them.
 // A match is only reported when replacing it is possible: values computed
 // inside the pattern and not among its outputs are used by nothing else,

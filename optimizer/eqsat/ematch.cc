@@ -145,6 +145,31 @@ const std::vector<EClassId>& EMatchIndex::classes_with(int op) const {
   return it == by_op_.end() ? empty_ : it->second;
 }
 
+std::vector<int> EMatchIndex::ops() const {
+  std::vector<int> ops;
+  ops.reserve(by_op_.size());
+  for (const auto& [op, classes] : by_op_) ops.push_back(op);
+  return ops;
+}
+
+PatternIndex::PatternIndex(const std::vector<const CompiledPattern*>& patterns) {
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    if (patterns[i] != nullptr && patterns[i]->root_op() >= 0) {
+      by_root_op_[patterns[i]->root_op()].push_back(static_cast<int>(i));
+    }
+  }
+}
+
+std::vector<int> PatternIndex::Candidates(const EMatchIndex& index) const {
+  std::vector<int> out;
+  for (int op : index.ops()) {
+    auto it = by_root_op_.find(op);
+    if (it != by_root_op_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 CompiledPattern::CompiledPattern(const RewriteRule& rule, EGraph& egraph) : rule_(&rule) {
   const Graph& p = rule.lhs;
   ops_.assign(p.num_nodes(), -1);
@@ -161,6 +186,12 @@ CompiledPattern::CompiledPattern(const RewriteRule& rule, EGraph& egraph) : rule
     op.source_node = -2;
     ops_[n.id] = egraph.InternOp(op);
     tuple_[n.id] = egraph.YieldsTuple(ops_[n.id]);
+  }
+  for (const GraphOutput& o : p.outputs()) {
+    if (ops_[o.tensor.node] >= 0) {
+      root_op_ = ops_[o.tensor.node];
+      break;
+    }
   }
   for (size_t i = 0; i < max_outputs; ++i) {
     EOp item;

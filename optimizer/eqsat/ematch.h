@@ -28,6 +28,8 @@ class EMatchIndex {
   const EGraph& egraph() const { return egraph_; }
   // Classes holding an e-node of the operation, ascending.
   const std::vector<EClassId>& classes_with(int op) const;
+  // The operations some class holds, ascending.
+  std::vector<int> ops() const;
 
  private:
   const EGraph& egraph_;
@@ -45,12 +47,30 @@ class CompiledPattern {
   int op_of(int pattern_node) const { return ops_[pattern_node]; }
   int item_op(int index) const { return item_ops_[index]; }
   bool yields_tuple(int pattern_node) const { return tuple_[pattern_node]; }
+  // The operation of the first operator output's producer: every match has
+  // a class holding it. -1 when no output is an operator's (no matches).
+  int root_op() const { return root_op_; }
 
  private:
   const RewriteRule* rule_;
   std::vector<int> ops_;
   std::vector<bool> tuple_;
   std::vector<int> item_ops_;  // get-item operation of each output index used
+  int root_op_ = -1;
+};
+
+// Patterns by their root operation, so that a round only searches the
+// patterns whose root operation the e-graph holds (thousands of rules, few
+// of which can match a given model).
+class PatternIndex {
+ public:
+  // `patterns[i]` is pattern i; null entries are never candidates.
+  explicit PatternIndex(const std::vector<const CompiledPattern*>& patterns);
+  // Indices of the patterns whose root operation some class holds, ascending.
+  std::vector<int> Candidates(const EMatchIndex& index) const;
+
+ private:
+  std::map<int, std::vector<int>> by_root_op_;
 };
 
 struct EMatch {

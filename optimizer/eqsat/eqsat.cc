@@ -244,15 +244,15 @@ class SaturationRound {
   bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
 
   // Returns whether the round changed the e-graph.
-  bool Run(const std::vector<CompiledRule>& compiled, RuleScheduler& scheduler) {
+  // Only the rules `patterns` finds for the e-graph's operations are searched.
+  bool Run(const std::vector<CompiledRule>& compiled, const PatternIndex& patterns, RuleScheduler& scheduler) {
     EGraph& eg = sat_.egraph;
     const EMatchIndex index(eg);
     std::vector<std::pair<const CompiledRule*, std::vector<EMatch>>> found;
-    for (size_t i = 0; i < compiled.size(); ++i) {
-      const CompiledRule& r = compiled[i];
+    for (int rule : patterns.Candidates(index)) {
+      const CompiledRule& r = compiled[rule];
       if (!r.valid) continue;
       if (r.pattern.multi_output() && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
-      const int rule = static_cast<int>(i);
       if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
       std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);
@@ -348,6 +348,9 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
   compiled.reserve(rules.size());
   for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
   sat.created_by.assign(eg.enode_capacity(), -1);
+  std::vector<const CompiledPattern*> pattern_of;
+  for (const CompiledRule& r : compiled) pattern_of.push_back(&r.pattern);
+  const PatternIndex patterns(pattern_of);
   RuleScheduler scheduler(static_cast<int>(compiled.size()), SchedulerOptions(options));
   SaturationRound round(sat, options, start);
   while (!round.stopped()) {
@@ -360,7 +363,7 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
       round.StopForNodes();
     } else {
       const int iteration = sat.iterations;
-      if (round.Run(compiled, scheduler) || round.stopped()) continue;
+      if (round.Run(compiled, patterns, scheduler) || round.stopped()) continue;
       if (scheduler.Pending(iteration)) {
         // Nothing changed but some rule sat out (or was cut short): search
         // them next round rather than wait out their bans.

@@ -256,7 +256,10 @@ class SaturationRound {
       if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
       std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);
-      if (scheduler.Admit(rule, sat_.iterations, cut)) found.emplace_back(&r, std::move(matches));
+      // Multi-output rules have only their few rounds: cut short, not banned.
+      if (scheduler.Admit(rule, sat_.iterations, cut, !r.pattern.multi_output())) {
+        found.emplace_back(&r, std::move(matches));
+      }
       if (OverTime()) break;
     }
     bool changed = false;

@@ -55,7 +55,8 @@ struct EqsatOptions {
   // and is banned for `backoff_ban_length` rounds; each ban doubles the
   // rule's limit and its next ban's length (egg's BackoffScheduler), so a few
   // prolific rules (commutativity, associativity) cannot fill the e-graph in
-  // a few rounds. Saturation needs a round that changed nothing with no rule
+  // a few rounds. Multi-output rules, which only run in their first rounds,
+  // are applied up to their limit instead (the limit doubling). Saturation needs a round that changed nothing with no rule
   // banned.
   bool backoff_scheduler = true;
   int backoff_match_limit = 1000;

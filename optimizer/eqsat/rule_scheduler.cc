@@ -25,11 +25,11 @@ int RuleScheduler::SearchLimit(int rule) const {
   return options_.backoff && limit < std::numeric_limits<int>::max() ? limit + 1 : limit;
 }
 
-bool RuleScheduler::Admit(int rule, int iteration, bool exceeded) {
+bool RuleScheduler::Admit(int rule, int iteration, bool exceeded, bool may_ban) {
   if (!exceeded) return true;
   RuleState& r = rules_[rule];
   r.limit = Doubled(r.limit);
-  if (!options_.backoff) {
+  if (!options_.backoff || !may_ban) {
     // Matches are enumerated in the same order every round: a rule cut short
     // gets twice the room next round, or it would never get past the
     // matches it already applied.
@@ -43,7 +43,8 @@ bool RuleScheduler::Admit(int rule, int iteration, bool exceeded) {
 }
 
 bool RuleScheduler::Pending(int iteration) const {
-  if (!options_.backoff) return cut_round_ == iteration;
+  if (cut_round_ == iteration) return true;
+  if (!options_.backoff) return false;
   for (const RuleState& r : rules_) {
     if (r.banned_until > iteration) return true;
   }

@@ -32,8 +32,10 @@ class RuleScheduler {
   // backoff, so that exceeding it shows.
   int SearchLimit(int rule) const;
   // Records the round's search of `rule` (`exceeded`: the enumeration was cut
-  // at SearchLimit) and returns whether its matches are applied.
-  bool Admit(int rule, int iteration, bool exceeded);
+  // at SearchLimit) and returns whether its matches are applied. A rule that
+  // may not be banned (multi-output rules, which only run in the first
+  // rounds) is applied up to its limit instead, the limit doubling.
+  bool Admit(int rule, int iteration, bool exceeded, bool may_ban = true);
   // Whether some rule is banned in round `iteration` or, without backoff, a
   // rule was cut short this round: the e-graph is not saturated then.
   bool Pending(int iteration) const;
@@ -51,7 +53,7 @@ class RuleScheduler {
   RuleSchedulerOptions options_;
   std::vector<RuleState> rules_;
   int bans_ = 0;
-  int cut_round_ = -1;  // without backoff: the last round a rule was cut short
+  int cut_round_ = -1;  // the last round a rule was cut short rather than banned
 };
 
 }  // namespace taso::optimizer

@@ -243,8 +243,9 @@ class SaturationRound {
   }
   bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
 
-  // Returns whether the round changed the e-graph.
-  // Only the rules `patterns` finds for the e-graph's operations are searched.
+  // Returns whether the round changed the e-graph. Only the rules `patterns`
+  // finds for the e-graph's operations are searched, and only those the
+  // scheduler has not banned are applied.
   bool Run(const std::vector<CompiledRule>& compiled, const PatternIndex& patterns, RuleScheduler& scheduler) {
     EGraph& eg = sat_.egraph;
     const EMatchIndex index(eg);

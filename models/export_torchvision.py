@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Exports a torchvision model with random weights to ONNX for the optimizer
 benchmarks: models/export_torchvision.py NAME OUT.onnx, NAME one of
-resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3
+resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3,
+shufflenet_v2_x1_0
 
 Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,
 opset 13, eval mode (batch norms in inference form)."""
@@ -16,6 +17,7 @@ MODELS = {
     "squeezenet": (torchvision.models.squeezenet1_1, 224),
     "resnext50_32x4d": (torchvision.models.resnext50_32x4d, 224),
     "squeezenet1_1": (torchvision.models.squeezenet1_1, 224),
+    "shufflenet_v2_x1_0": (torchvision.models.shufflenet_v2_x1_0, 224),
     "inception_v3": (lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=True), 299),
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "optimizer/onnx/onnx_common.h"
 #include "optimizer/onnx/onnx_import_internal.h"
+#include "optimizer/onnx/onnx_shape_folding.h"
 #include "core/op_registry.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/defs/schema.h"
@@ -187,6 +188,31 @@ TensorType InferredType::ToIr() const {
   return TensorType::RowMajor(dtype, is_tensor && has_shape ? dims : std::vector<int64_t>{-1});
 }
 
+absl::Status Importer::InferWithFolding(const onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options,
+                                        onnx::ModelProto& inferred, std::map<std::string, FoldedInts>& folded) {
+  // Each round may reveal shapes that let the next Shape node fold; a chain
+  // per network block, so rounds are few, but bounded for pathological graphs.
+  constexpr int kMaxFoldingRounds = 64;
+  onnx::ModelProto working = model;
+  for (int round = 0;; ++round) {
+    onnx::ModelProto attempt = working;
+    absl::Status s = InferShapesNoThrow(attempt, options);
+    if (!s.ok() && round == 0) return s;
+    if (!s.ok()) {
+      // Folding exposed an inconsistency inference had not seen; keep the
+      // shapes of the last round that passed and say why some stay unknown.
+      result_.import_notes.push_back(absl::StrCat(
+          "folding shape arithmetic stopped after ", round, " rounds: ONNX shape inference failed: ", s.message()));
+      return absl::OkStatus();
+    }
+    inferred = std::move(attempt);
+    if (round == kMaxFoldingRounds) return absl::OkStatus();
+    std::map<std::string, FoldedInts> now = FoldShapeArithmetic(working, inferred);
+    if (now.empty()) return absl::OkStatus();
+    folded.merge(now);
+  }
+}
+
 absl::Status Importer::InferTypes() {
   std::set<std::string> initializers;
   for (const auto& t : model_.graph().initializer()) initializers.insert(t.name());
@@ -209,10 +235,11 @@ absl::Status Importer::InferTypes() {
   // while their shapes are consistent.
   onnx::ModelProto inferred;
   absl::Status first_error;
+  std::map<std::string, FoldedInts> folded;
   for (const auto& attempt : {onnx::ShapeInferenceOptions(true, 1, true), onnx::ShapeInferenceOptions(true, 1, false),
                               onnx::ShapeInferenceOptions(false, 1, false)}) {
-    inferred = fixed;
-    absl::Status s = InferShapesNoThrow(inferred, attempt);
+    folded.clear();
+    absl::Status s = InferWithFolding(fixed, attempt, inferred, folded);
     if (s.ok()) {
       first_error = absl::OkStatus();
       break;
@@ -225,6 +252,15 @@ absl::Status Importer::InferTypes() {
   ForEachTypedValue(inferred.graph(), [&](const onnx::ValueInfoProto& v) {
     if (v.has_type()) types_[v.name()] = InferredFromProto(v.type());
   });
+  // Folded values left the inference copy's nodes; their types are known.
+  for (const auto& [name, f] : folded) {
+    InferredType t;
+    t.is_tensor = true;
+    t.elem_type = f.elem_type;
+    t.has_shape = true;
+    t.dims = f.dims;
+    types_[name] = std::move(t);
+  }
   // Export declares the types of opaque outputs; take them from the model as
   // declared so symbolic dimensions stay symbolic (best effort).
   onnx::ModelProto declared;

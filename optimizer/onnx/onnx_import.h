@@ -54,6 +54,9 @@ struct OnnxModel {
   std::set<std::string> initializer_inputs;
   // "domain::OpType" of the opaque nodes, sorted and unique, for reports.
   std::vector<std::string> opaque_ops_seen;
+  // What import could not do but worked around (e.g. shape inference that
+  // failed after folding shape arithmetic, leaving some shapes unknown).
+  std::vector<std::string> import_notes;
 };
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});

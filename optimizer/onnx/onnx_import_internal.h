@@ -15,6 +15,8 @@
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "optimizer/onnx/onnx_import.h"
+#include "optimizer/onnx/onnx_shape_folding.h"
+#include "onnx/defs/shape_inference.h"
 #include "onnx/onnx_pb.h"
 
 namespace taso::onnx_internal {
@@ -54,6 +56,11 @@ class Importer {
  private:
   // --- onnx_import.cc ---
   absl::Status InferTypes();
+  // Shape inference on `model` with `options`, alternating with folding the
+  // integer shape arithmetic (onnx_shape_folding.h) until nothing more folds.
+  // Fails only if the first inference does; `folded` gets the folded values.
+  absl::Status InferWithFolding(const onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options,
+                                onnx::ModelProto& inferred, std::map<std::string, FoldedInts>& folded);
   absl::Status AddGraphInputsAndConstants();
   absl::Status ImportNode(const onnx::NodeProto& node, int index);
   absl::Status AddOpaque(const onnx::NodeProto& node, int index);

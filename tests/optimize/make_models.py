@@ -7,6 +7,10 @@
   dangling.onnx   a node reading a value nothing defines
   shapes.onnx     Add of [2,3] and [4,5]
   opaque.onnx     Conv + LRN (no IR equivalent) + Relu
+  computed_shapes.onnx  PyTorch's export patterns: torch.chunk as Slices whose
+                  ends are Shape->Gather->Add->Div->Unsqueeze->Mul, one half
+                  through Conv + Relu, then x.reshape(x.shape[0], -1) as
+                  Shape->Gather->Unsqueeze->Concat->Reshape into a MatMul
 Run with Debian's /usr/bin/python3 (python3-onnx)."""
 import sys
 
@@ -67,6 +71,39 @@ def main(out):
          helper.make_node("Relu", ["l"], ["y"])],
         [f32("x", 1, 8, 16, 16)], [f32("y", 1, 8, 16, 16)], [weight("w1", 8, 8, 3, 3)])
     onnx.save(opq, f"{out}/opaque.onnx")
+    onnx.save(computed_shapes(), f"{out}/computed_shapes.onnx")
+
+
+def ints(name, values, scalar=False):
+    return numpy_helper.from_array(np.array(values[0] if scalar else values, dtype=np.int64), name)
+
+
+def computed_shapes():
+    const = lambda name, values, scalar=False: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=ints(name, values, scalar))
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        const("one", [1], scalar=True), const("two", [2], scalar=True), const("zero_s", [0], scalar=True),
+        helper.make_node("Gather", ["shape", "one"], ["channels"], axis=0),
+        helper.make_node("Add", ["channels", "one"], ["rounded"]),
+        helper.make_node("Div", ["rounded", "two"], ["half"]),
+        helper.make_node("Unsqueeze", ["half", "zero"], ["half1d"]),
+        helper.make_node("Mul", ["half1d", "two1d"], ["full1d"]),
+        helper.make_node("Slice", ["x", "zero", "half1d", "axis1"], ["first"]),
+        helper.make_node("Slice", ["x", "half1d", "full1d", "axis1"], ["second"]),
+        helper.make_node("Conv", ["second", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Concat", ["first", "r"], ["cat"], axis=1),
+        helper.make_node("Shape", ["cat"], ["cat_shape"]),
+        helper.make_node("Gather", ["cat_shape", "zero_s"], ["batch"], axis=0),
+        helper.make_node("Unsqueeze", ["batch", "zero"], ["batch1d"]),
+        helper.make_node("Concat", ["batch1d", "minus_one"], ["target"], axis=0),
+        helper.make_node("Reshape", ["cat", "target"], ["flat"]),
+        helper.make_node("MatMul", ["flat", "p"], ["y"]),
+    ]
+    inits = [weight("w", 4, 4, 3, 3), weight("p", 8 * 6 * 6, 10), ints("zero", [0]), ints("axis1", [1]),
+             ints("two1d", [2]), ints("minus_one", [-1])]
+    return model(nodes, [f32("x", "N", 8, 6, 6)], [f32("y", "N", 10)], inits)
 
 
 if __name__ == "__main__":

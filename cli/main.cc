@@ -50,8 +50,8 @@ ABSL_FLAG(std::string, search, "backtrack", "optimize: backtrack (TASO) or eqsat
 ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds");
 ABSL_FLAG(bool, eqsat_backoff, true, "optimize (embedded eqsat): ban rules that match more than their limit in a "
           "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
-ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (embedded eqsat): matches a rule may have in a round before "
-          "its first ban (doubles with each ban)");
+ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (embedded eqsat): matches a rule may have in a round at first (before "
+          "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (embedded eqsat): rounds of a rule's first ban (doubles with each ban)");
 ABSL_FLAG(std::string, rules, "", "optimize (embedded): rules file from `taso rules export --format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");

@@ -131,7 +131,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
     oo.time_limit = absl::Seconds(options.time_limit_s);
     oo.eqsat.backoff_scheduler = options.eqsat_backoff;
-    oo.eqsat.backoff_match_limit = options.eqsat_match_limit;
+    oo.eqsat.max_matches_per_rule = options.eqsat_match_limit;
     oo.eqsat.backoff_ban_length = options.eqsat_ban_length;
     oo.backend = *backend;
     oo.check.seed = options.seed;

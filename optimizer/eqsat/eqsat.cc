@@ -218,9 +218,8 @@ ExtractionOutcome IlpStatus(const Extraction& e) {
 RuleSchedulerOptions SchedulerOptions(const EqsatOptions& options) {
   RuleSchedulerOptions s;
   s.backoff = options.backoff_scheduler;
-  s.match_limit = options.backoff_match_limit;
+  s.match_limit = options.max_matches_per_rule;
   s.ban_length = options.backoff_ban_length;
-  s.match_cap = options.max_matches_per_rule;
   return s;
 }
 

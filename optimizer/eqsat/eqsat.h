@@ -50,21 +50,20 @@ struct EqsatOptions {
   // model before it returned greedy's choice at 20 s, and at 60 s grew CBC
   // to 10 GB (~170 MB/s) on ResNet-50 (bench/extract_run.sh).
   int ilp_max_enodes = 60000;
-  // Rule scheduling (rule_scheduler.h). With the backoff scheduler, a rule
-  // with more than `backoff_match_limit` matches in a round is not applied
-  // and is banned for `backoff_ban_length` rounds; each ban doubles the
-  // rule's limit and its next ban's length (egg's BackoffScheduler), so a few
-  // prolific rules (commutativity, associativity) cannot fill the e-graph in
-  // a few rounds. Multi-output rules, which only run in their first rounds,
-  // are applied up to their limit instead (the limit doubling). Saturation needs a round that changed nothing with no rule
+  // Rule scheduling (rule_scheduler.h): each rule may have
+  // `max_matches_per_rule` matches in a round at first. With the backoff
+  // scheduler, a rule with more is not applied and is banned for
+  // `backoff_ban_length` rounds; each ban doubles the rule's limit and its
+  // next ban's length (egg's BackoffScheduler), so a few prolific rules
+  // (commutativity, associativity) cannot fill the e-graph in a few rounds.
+  // Multi-output rules, which only run in their first rounds, and every rule
+  // without the scheduler are applied up to their limit instead, the limit
+  // doubling (larger limits let multi-output rules flood the e-graph in their
+  // few rounds). Saturation needs a round that changed nothing with no rule
   // banned.
   bool backoff_scheduler = true;
-  int backoff_match_limit = 1000;
-  int backoff_ban_length = 5;
-  // Without the backoff scheduler: matches applied per rule and round at
-  // first; a rule that has more gets twice as many the next round. Larger
-  // values let multi-output rules flood the e-graph in their few rounds.
   int max_matches_per_rule = 1000;
+  int backoff_ban_length = 5;
 };
 
 // What saturation leaves for extraction: the e-graph, why growing it stopped,

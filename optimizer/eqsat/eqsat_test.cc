@@ -565,7 +565,7 @@ TEST_F(EqsatTest, BackoffKeepsProlificRulesFromFillingTheEGraph) {
   EqsatOptions options;
   options.node_limit = 5000;
   options.iteration_limit = 12;
-  options.backoff_match_limit = 16;
+  options.max_matches_per_rule = 16;
   options.backoff_ban_length = 2;
   auto scheduled = Saturate(host, rules, options);
   ASSERT_TRUE(scheduled.ok()) << scheduled.status();

@@ -13,7 +13,7 @@ int Doubled(int n) { return n > std::numeric_limits<int>::max() / 2 ? std::numer
 
 RuleScheduler::RuleScheduler(int num_rules, const RuleSchedulerOptions& options) : options_(options) {
   RuleState initial;
-  initial.limit = std::max(1, options.backoff ? options.match_limit : options.match_cap);
+  initial.limit = std::max(1, options.match_limit);
   initial.ban_length = std::max(1, options.ban_length);
   rules_.assign(num_rules, initial);
 }

@@ -17,9 +17,10 @@ namespace taso::optimizer {
 
 struct RuleSchedulerOptions {
   bool backoff = true;
-  int match_limit = 1000;  // backoff: matches a rule may have before its first ban
-  int ban_length = 5;      // backoff: rounds of the first ban
-  int match_cap = 1000;    // without backoff: matches applied per rule and round at first
+  // Matches a rule may have in a round at first: before its first ban with
+  // backoff, applied per round without.
+  int match_limit = 1000;
+  int ban_length = 5;  // backoff: rounds of the first ban
 };
 
 class RuleScheduler {

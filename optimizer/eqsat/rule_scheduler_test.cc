@@ -43,7 +43,7 @@ TEST(RuleSchedulerTest, RulesThatMayNotBeBannedAndNoBackoffAreCutShort) {
   EXPECT_TRUE(s.Pending(0));
   EXPECT_EQ(s.bans(), 0);
   options.backoff = false;
-  options.match_cap = 5;
+  options.match_limit = 5;
   RuleScheduler old(1, options);
   EXPECT_EQ(old.SearchLimit(0), 5);
   EXPECT_TRUE(old.Admit(0, 0, true));

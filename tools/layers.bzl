@@ -81,21 +81,17 @@ def _row(package):
 def _dep_package(dep):
     return dep[2:].split(":")[0]
 
-def visible_to(package, targets = None):
-    """The visibility list for `package`'s targets: every package whose row
-    names it (or, with `targets`, names one of those headers), its tests'
-    extra users and the top layer."""
+def visible_to(package):
+    """The visibility list for `package`'s targets: every package whose row,
+    tests' extras or binary wiring names it, and the top layer."""
+    if package in [d[2:] for d in TEST_DEPS]:
+        return ["//visibility:public"]  # testonly or vocabulary: every test may use it
     seen = {}
     for user, row in LAYERS.items():
         names = row.deps + EXTRA_TEST_DEPS.get(user, []) + MAIN_DEPS.get(user, [])
         for dep in names:
-            if dep == "//..." or _dep_package(dep) != package:
-                continue
-            if targets != None and ":" in dep and dep.split(":")[1] not in targets:
-                continue
-            seen["//%s:__pkg__" % user] = True
-    if package in [d[2:] for d in TEST_DEPS]:
-        return ["//visibility:public"]  # testonly or vocabulary: every test may use it
+            if dep != "//..." and _dep_package(dep) == package:
+                seen["//%s:__pkg__" % user] = True
     for top in _top_packages():
         seen["//%s:__subpackages__" % top] = True
     return sorted(seen.keys())

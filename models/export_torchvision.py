@@ -2,7 +2,8 @@
 """Exports a torchvision model with random weights to ONNX for the optimizer
 benchmarks: models/export_torchvision.py NAME OUT.onnx, NAME one of
 resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3,
-shufflenet_v2_x1_0
+shufflenet_v2_x1_0, resnet18, mobilenet_v2, densenet121, googlenet, efficientnet_b0
+(`export_torchvision.py --list` prints them)
 
 Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,
 opset 13, eval mode (batch norms in inference form)."""
@@ -19,10 +20,18 @@ MODELS = {
     "squeezenet1_1": (torchvision.models.squeezenet1_1, 224),
     "shufflenet_v2_x1_0": (torchvision.models.shufflenet_v2_x1_0, 224),
     "inception_v3": (lambda: torchvision.models.inception_v3(aux_logits=False, init_weights=True), 299),
+    "resnet18": (torchvision.models.resnet18, 224),
+    "mobilenet_v2": (torchvision.models.mobilenet_v2, 224),
+    "densenet121": (torchvision.models.densenet121, 224),
+    "googlenet": (lambda: torchvision.models.googlenet(aux_logits=False, init_weights=True), 224),
+    "efficientnet_b0": (torchvision.models.efficientnet_b0, 224),
 }
 
 
 def main():
+    if sys.argv[1:] == ["--list"]:
+        print("\n".join(MODELS))
+        return
     if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
         sys.exit("usage: export_torchvision.py [%s] OUT.onnx" % "|".join(MODELS))
     build, size = MODELS[sys.argv[1]]

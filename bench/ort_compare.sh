@@ -7,7 +7,7 @@
 # output with 'disabled' and 'all'. It also checks that ours gives the
 # original's outputs on the same random input.
 #   bench/ort_compare.sh [MODELS...]
-#     MODELS   names for models/export_torchvision.py
+#     MODELS   names for models/make_suite.sh (torchvision models and the hand-built structures)
 #              (default: resnet50 inception_v3 squeezenet1_1 resnext50_32x4d)
 #   environment:
 #     RULES=FILE       rule file (default: a size-3 generate + verify + export, made once in WORK)
@@ -32,39 +32,11 @@ warmup=${WARMUP:-3}
 work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ort_compare.XXXXXX")}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-log() { echo "ort_compare: $*" >&2; }
-
-if [[ -n "${TASO:-}" ]]; then
-  taso=$TASO
-else
-  log "building //cli:taso (-c opt)"
-  bazel build -c opt //cli:taso >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; exit 1; }
-  # A private copy, so that a concurrent build (other flags, other sources) cannot swap it mid-run; the
-  # executables `taso generate/verify` start are found at ../PACKAGE/NAME beside it.
-  bin=$(bazel info -c opt bazel-bin 2>/dev/null)
-  for f in cli/taso rules_db/taso_rules_db generator/taso_generator verifier/taso_verifier; do
-    mkdir -p "$work/bin/$(dirname "$f")"
-    cp -f "$bin/$f" "$work/bin/$f"
-  done
-  taso="$work/bin/cli/taso"
-fi
-
-if [[ ! -f bench/ort/node_modules/onnxruntime-node/package.json ]]; then
-  log "installing onnxruntime-node (npm ci in bench/ort)"
-  (cd bench/ort && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
-
-rules=${RULES:-}
-if [[ -z "$rules" ]]; then
-  rules="$work/rules.pb"
-  if [[ ! -f "$rules" ]]; then
-    log "making rules: generate --max-ops 3, verify, export (a few minutes)"
-    "$taso" generate --max-ops 3 --shards 2 --db "$work/db" >"$work/generate.log"
-    "$taso" verify --db "$work/db" >"$work/verify.log"
-    "$taso" rules export --db "$work/db" --format proto -o "$rules" 2>>"$work/verify.log"
-  fi
-fi
-[[ -f "$rules" ]] || { log "no rule file $rules"; exit 1; }
+source bench/bench_env.sh
+log() { bench_log "$@"; }
+bench_taso
+bench_ort_deps
+bench_rules
 
 status=0
 rows=()
@@ -74,14 +46,10 @@ for m in "${models[@]}"; do
   opt_json="$work/$m.optimize.json"
   ort_json="$work/$m.ort.json"
   rm -f "$ours" "$opt_json" "$ort_json"
-  if [[ ! -f "$onnx" ]]; then
-    log "$m: exporting"
-    if ! /usr/bin/python3 models/export_torchvision.py "$m" "$onnx" 2>"$work/$m.export.err"; then
-      log "$m: export failed: $(tail -1 "$work/$m.export.err")"
-      rows+=("$m|export-failed|$opt_json|$ort_json|-")
-      status=1
-      continue
-    fi
+  if ! models/make_suite.sh "$work" "$m"; then
+    rows+=("$m|export-failed|$opt_json|$ort_json|-")
+    status=1
+    continue
   fi
   log "$m: taso optimize --search $search --time-limit $limit"
   opt_rc=0

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// Speedups of candidate models over a base model in onnxruntime-node (cpu EP), measured as
+// shared/notes/measuring.md says: every comparison is timed twice, with the order in which the two
+// sessions are created swapped (the session created second tends to run faster), and the speedup is
+// the geometric mean of the two ratios base median / candidate median. An A/A control (the base
+// against itself, same method) is measured in the same run. Each candidate's outputs are checked
+// against the base's on the same random input. Prints one JSON object on stdout.
+//
+//   node speedup.js [options] BASE.onnx [LABEL=CANDIDATE.onnx ...]
+//     --level L          graphOptimizationLevel for every session (default all)
+//     --threads N        intraOpNumThreads (default 1)
+//     --warmup N --min-runs N --min-seconds S --max-runs N   per timed pair, as run.js (3, 20, 2, 1000)
+//     --seed N           input generator seed (default 1)
+//     --rtol X --atol X  outputs match when max|a-b| <= atol + rtol * max|base| (1e-3, 1e-4)
+// With no candidate only the control is measured.
+// Exit 0 when all outputs match, 1 on a mismatch (the JSON is printed either way), 2 on bad usage,
+// 3 when ONNX Runtime fails (load or run).
+'use strict';
+
+const t = require('./ort_timing');
+
+function usage(msg) {
+  process.stderr.write(`speedup.js: ${msg}\nusage: node speedup.js [--level all] [--threads N] [--warmup N] ` +
+                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--seed N] [--rtol X] [--atol X] ` +
+                       `BASE.onnx [LABEL=CANDIDATE.onnx ...]\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, seed: 1, rtol: 1e-3,
+             atol: 1e-4, base: null, candidates: []};
+  const num = (flag, v) => t.numberFlag(usage, flag, v);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case '--level': o.level = String(argv[++i] || ''); break;
+      case '--threads': o.threads = num(a, argv[++i]); break;
+      case '--warmup': o.warmup = num(a, argv[++i]); break;
+      case '--min-runs': o.minRuns = num(a, argv[++i]); break;
+      case '--min-seconds': o.minSeconds = num(a, argv[++i]); break;
+      case '--max-runs': o.maxRuns = num(a, argv[++i]); break;
+      case '--seed': o.seed = num(a, argv[++i]); break;
+      case '--rtol': o.rtol = num(a, argv[++i]); break;
+      case '--atol': o.atol = num(a, argv[++i]); break;
+      default: {
+        if (a.startsWith('--')) usage(`unknown option ${a}`);
+        if (o.base === null) {
+          o.base = a;
+          break;
+        }
+        const eq = a.indexOf('=');
+        o.candidates.push({label: eq > 0 ? a.slice(0, eq) : `c${o.candidates.length}`,
+                           path: eq > 0 ? a.slice(eq + 1) : a});
+      }
+    }
+  }
+  if (o.base === null) usage('give the base model');
+  if (!o.level) usage('--level is empty');
+  if (!(o.threads >= 1)) usage('--threads must be >= 1');
+  if (!(o.maxRuns >= 1)) usage('--max-runs must be >= 1');
+  return o;
+}
+
+// Times base against candidate in one order of session creation; `baseFirst` says which is created first.
+async function timeOrder(o, basePath, candPath, feeds, baseFirst) {
+  const order = baseFirst ? [['base', basePath], ['candidate', candPath]] : [['candidate', candPath], ['base', basePath]];
+  const configs = [];
+  for (const [role, path] of order) {
+    const {session, create_ms} = await t.createSession(path, o.level, o.threads);
+    configs.push({role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)});
+  }
+  const timing = await t.timeInterleaved(configs, o);
+  for (const c of configs) await c.session.release();
+  const by = Object.fromEntries(configs.map((c) => [c.role, {create_ms: c.create_ms, ...t.summarize(c.times)}]));
+  return {created_first: baseFirst ? 'base' : 'candidate', ...timing, base: by.base, candidate: by.candidate,
+          ratio: by.base.median_ms / by.candidate.median_ms};
+}
+
+// The swapped pair: speedup = geometric mean of the two orders' ratios (> 1: the candidate is faster).
+async function timePair(o, basePath, candPath, feeds) {
+  const orders = [await timeOrder(o, basePath, candPath, feeds, true),
+                  await timeOrder(o, basePath, candPath, feeds, false)];
+  return {speedup: Math.sqrt(orders[0].ratio * orders[1].ratio), ratios: orders.map((r) => r.ratio), orders};
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  // The input and the reference outputs, from a session of the base that is released before timing.
+  const ref = await t.createSession(o.base, o.level, o.threads);
+  const {feeds, shapes} = t.makeFeeds(ref.session, o.seed);
+  const refOut = t.outputsInOrder(ref.session, await ref.session.run(feeds));
+  const checks = [];
+  for (const c of o.candidates) {
+    const {session} = await t.createSession(c.path, o.level, o.threads);
+    const out = t.outputsInOrder(session, await session.run(t.feedsFor(session, feeds)));
+    checks.push({label: c.label, path: c.path, ...t.compare(refOut, out, o.rtol, o.atol)});
+    await session.release();
+  }
+  await ref.session.release();
+
+  const control = await timePair(o, o.base, o.base, feeds);
+  const candidates = [];
+  for (const c of o.candidates) candidates.push({label: c.label, path: c.path, ...(await timePair(o, o.base, c.path, feeds))});
+
+  const report = {
+    ...t.machine(),
+    method: 'each pair timed twice with the session creation order swapped; speedup = geometric mean of the two ' +
+            'ratios base median / candidate median; control = the base against itself',
+    level: o.level,
+    threads: o.threads,
+    warmup: o.warmup,
+    min_runs: o.minRuns,
+    min_seconds: o.minSeconds,
+    max_runs: o.maxRuns,
+    base: o.base,
+    inputs: shapes,
+    seed: o.seed,
+    rtol: o.rtol,
+    atol: o.atol,
+    control,
+    candidates,
+    checks,
+    outputs_match: checks.every((c) => c.ok),
+  };
+  process.stdout.write(t.toJson(report));
+  process.exitCode = report.outputs_match ? 0 : 1;
+}
+
+main().catch((e) => {
+  process.stderr.write(`speedup.js: ${e && e.stack ? e.stack : e}\n`);
+  process.exit(3);
+});

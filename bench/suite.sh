@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The benchmark suite: every model through every search, then what the optimizer predicted against
+# what ONNX Runtime measures. For each model (made by models/make_suite.sh, reused when already in
+# WORK) and each search:
+#   - `taso optimize --json` (cpu cost backend); the whole report is kept;
+#   - `taso profile graph FILE --measure --json` of input and output, for the whole-graph measured
+#     speedup (n/a when the command fails);
+# then, per ORT thread count, bench/ort/speedup.js times the outputs of both searches against the input
+# in onnxruntime-node (cpu EP, graphOptimizationLevel all for input and output): each comparison timed
+# twice with the session creation order swapped, speedup = geometric mean of the two ratios, an A/A
+# control (the input against itself, same method) in the same run, and an outputs-equal check.
+# bench/suite_report.js prints the table (with a geometric-mean row per search) and writes
+# WORK/suite.json (every raw number) and WORK/suite.svg (predicted against measured speedup).
+#   bench/suite.sh [MODELS...]            (default: $MODELS, else the whole suite: models/make_suite.sh --list)
+#   environment:
+#     MODELS="a b"       models when none are given as arguments
+#     SEARCHES="eqsat backtrack"
+#     TIME_LIMIT=30      taso optimize --time-limit, seconds
+#     THREADS="1 2"      ORT intraOpNumThreads, one timing per entry
+#     MIN_RUNS=20 MIN_SECONDS=2 WARMUP=3   per timed pair and order: at least MIN_RUNS runs and MIN_SECONDS
+#     WORK=DIR           models, rules, outputs, logs and results (default /tmp/taso-suite); models and the
+#                        rule file already there are reused
+#     RULES=FILE         rule file (default: WORK/rules.pb, made once: size-3 generate + verify + export)
+#     TASO=BINARY        use this taso instead of building //cli:taso (-c opt) and copying it to WORK/bin
+# Exit 0 when every step ran and every output matched; 1 otherwise (the table is printed either way).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if (($#)); then
+  models=("$@")
+elif [[ -n "${MODELS:-}" ]]; then
+  read -r -a models <<<"$MODELS"
+else
+  mapfile -t models < <(models/make_suite.sh --list)
+fi
+read -r -a searches <<<"${SEARCHES:-eqsat backtrack}"
+read -r -a threads <<<"${THREADS:-1 2}"
+limit=${TIME_LIMIT:-30}
+min_runs=${MIN_RUNS:-20}
+min_seconds=${MIN_SECONDS:-2}
+warmup=${WARMUP:-3}
+work=${WORK:-${TMPDIR:-/tmp}/taso-suite}
+mkdir -p "$work/results"
+work=$(cd "$work" && pwd)
+out="$work/results"
+source bench/bench_env.sh
+bench_taso
+bench_ort_deps
+bench_rules
+
+# A JSON string: backslashes, quotes and control characters escaped.
+json_str() {
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/ }
+  s=${s//$'\t'/ }
+  s=${s//$'\r'/ }
+  printf '"%s"' "$s"
+}
+
+# The last line of a log, for an error message.
+last_line() { tail -1 "$1" 2>/dev/null || true; }
+
+# Whole-graph measurement of one ONNX file into $2; prints nothing, returns the command's status.
+profile_graph() {
+  "$taso" profile graph "$1" --measure --json --backend cpu --cache-dir "$work/costs" >"$2" 2>"$2.err"
+}
+
+manifest="$work/suite.manifest.jsonl"
+: >"$manifest"
+status=0
+for m in "${models[@]}"; do
+  onnx="$work/$m.onnx"
+  if ! models/make_suite.sh "$work" "$m"; then
+    for s in "${searches[@]}"; do
+      printf '{"model":%s,"search":%s,"errors":[%s]}\n' "$(json_str "$m")" "$(json_str "$s")" \
+        "$(json_str "making the model failed: $(last_line "$work/$m.make.err")")" >>"$manifest"
+    done
+    status=1
+    continue
+  fi
+  profile_in="$out/$m.profile.json"
+  profile_in_detail=""
+  if ! profile_graph "$onnx" "$profile_in"; then
+    profile_in_detail="taso profile graph --measure failed on the input: $(last_line "$profile_in.err")"
+    profile_in=""
+  fi
+
+  declare -A opt_rc=() profile_out=() profile_detail=() errors=()
+  candidates=()
+  for s in "${searches[@]}"; do
+    ours="$out/$m.$s.onnx"
+    rm -f "$ours"
+    bench_log "$m: taso optimize --search $s --time-limit $limit"
+    rc=0
+    "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$s" --backend cpu --cache-dir "$work/costs" \
+      --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?
+    opt_rc[$s]=$rc
+    errors[$s]=""
+    if [[ ($rc -eq 0 || $rc -eq 4) && -f "$ours" ]]; then
+      candidates+=("$s=$ours")
+      profile_detail[$s]=$profile_in_detail
+      profile_out[$s]="$out/$m.$s.profile.json"
+      if [[ -n "$profile_in" ]] && ! profile_graph "$ours" "${profile_out[$s]}"; then
+        profile_detail[$s]="taso profile graph --measure failed on the output: $(last_line "${profile_out[$s]}.err")"
+        profile_out[$s]=""
+      fi
+    else
+      why=$(last_line "$out/$m.$s.optimize.err")
+      ((rc <= 128)) || why="killed by signal $((rc - 128)) $why"
+      bench_log "$m: taso optimize --search $s exit $rc: $why"
+      errors[$s]=$(json_str "taso optimize exit $rc: $why")
+      profile_out[$s]=""
+      profile_detail[$s]="no output to measure"
+      status=1
+    fi
+  done
+
+  declare -A ort_json=()
+  for t in "${threads[@]}"; do
+    bench_log "$m: ONNX Runtime timing, intraOpNumThreads=$t (A/A control and ${#candidates[@]} output(s))"
+    ort_json[$t]="$out/$m.ort${t}t.json"
+    rc=0
+    node bench/ort/speedup.js --level all --threads "$t" --warmup "$warmup" --min-runs "$min_runs" \
+      --min-seconds "$min_seconds" "$onnx" "${candidates[@]}" >"${ort_json[$t]}" 2>"$out/$m.ort${t}t.err" || rc=$?
+    if ((rc != 0)); then
+      status=1
+      if ((rc != 1)); then  # 1 is a mismatch, which the report shows per search
+        why=$(json_str "speedup.js at $t thread(s) exit $rc: $(last_line "$out/$m.ort${t}t.err")")
+        bench_log "$m: $why"
+        for s in "${searches[@]}"; do errors[$s]+="${errors[$s]:+,}$why"; done
+      fi
+    fi
+  done
+
+  for s in "${searches[@]}"; do
+    speedups=""
+    for t in "${threads[@]}"; do speedups+="${speedups:+,}$(json_str "$t"):$(json_str "${ort_json[$t]}")"; done
+    printf '{"model":%s,"search":%s,"optimize_exit":%s,"optimize_json":%s,"speedup":{%s},' \
+      "$(json_str "$m")" "$(json_str "$s")" "${opt_rc[$s]}" "$(json_str "$out/$m.$s.optimize.json")" "$speedups" \
+      >>"$manifest"
+    printf '"profile_input":%s,"profile_output":%s,"profile_detail":%s,"errors":[%s]}\n' \
+      "$(json_str "$profile_in")" "$(json_str "${profile_out[$s]}")" "$(json_str "${profile_detail[$s]}")" \
+      "${errors[$s]}" >>"$manifest"
+  done
+  unset opt_rc profile_out profile_detail errors ort_json
+done
+
+list_json() { local a="" x; for x in "$@"; do a+="${a:+,}$(json_str "$x")"; done; printf '[%s]' "$a"; }
+node bench/suite_report.js --manifest "$manifest" --json "$work/suite.json" --svg "$work/suite.svg" \
+  --set "time_limit=$limit" --set "threads=$(list_json "${threads[@]}")" \
+  --set "searches=$(list_json "${searches[@]}")" --set "min_runs=$min_runs" --set "min_seconds=$min_seconds" \
+  --set "warmup=$warmup" --set "work=$work" --set "rules=$rules" --set "taso=$taso" \
+  --set "cpus=$(nproc)" --set "cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
+  --set "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" --set "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)" || status=1
+bench_log "wrote $work/suite.json and $work/suite.svg"
+exit $status

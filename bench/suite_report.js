@@ -1,0 +1,289 @@
+#!/usr/bin/env node
+// The benchmark suite's report: gathers what bench/suite.sh wrote for each model x search (the
+// `taso optimize --json` report, bench/ort/speedup.js's ORT timings per thread count, the whole-graph
+// measurements of `taso profile graph --measure --json`) into one JSON document, prints the table and
+// draws predicted against ORT-measured speedup as an SVG scatter plot. Plain node, no packages.
+//
+//   node bench/suite_report.js --manifest LINES.jsonl --json OUT.json --svg OUT.svg [--set KEY=VALUE ...]
+//       collect (one JSON object a manifest line, written by suite.sh), write both files, print the table
+//   node bench/suite_report.js --suite SUITE.json [--svg OUT.svg]
+//       print the table of a suite JSON written before (and draw it again)
+// Exit 0 when every entry ran and its outputs matched, 1 otherwise (the table is printed either way),
+// 2 on bad usage or unreadable input.
+'use strict';
+
+const fs = require('fs');
+
+function readJson(path) {
+  try {
+    return JSON.parse(fs.readFileSync(path, 'utf8'));
+  } catch (e) {
+    return null;
+  }
+}
+
+// The first field present among the spellings (the JSON printer keeps proto names; camelCase also read).
+function field(obj, ...names) {
+  if (!obj) return undefined;
+  for (const n of names) {
+    if (obj[n] !== undefined && obj[n] !== null) return obj[n];
+  }
+  return undefined;
+}
+
+const num = (v) => (v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
+
+// The whole-graph measured time in a `taso profile graph --measure --json` output (its last JSON line).
+function measuredMs(path) {
+  if (!path) return null;
+  let text;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (e) {
+    return null;
+  }
+  const lines = text.split('\n').filter((l) => l.trim().startsWith('{'));
+  for (const line of lines.reverse()) {
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch (e) {
+      continue;
+    }
+    const v = num(field(o, 'measured_ms', 'measuredMs', 'measured_total_ms', 'measuredTotalMs', 'whole_graph_ms',
+                        'wholeGraphMs'));
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+// One model x search from its manifest line.
+function entryFrom(line) {
+  const errors = [...(line.errors || [])];
+  const report = line.optimize_json ? readJson(line.optimize_json) : null;
+  if (line.optimize_json && !report && line.optimize_exit !== undefined) errors.push('no optimize report');
+  const e = {model: line.model, search: line.search, optimize_exit: line.optimize_exit ?? null, report};
+  e.cost_raw_ms = num(field(report, 'cost_raw_ms', 'costRawMs'));
+  const baseline = num(field(report, 'cost_baseline_ms', 'costBaselineMs'));
+  e.cost_baseline_ms = baseline !== null ? baseline : num(field(report, 'cost_before_ms', 'costBeforeMs'));
+  e.cost_baseline_source = baseline !== null ? 'cost_baseline_ms' : 'cost_before_ms';
+  e.cost_after_ms = num(field(report, 'cost_after_ms', 'costAfterMs'));
+  e.predicted_speedup = e.cost_baseline_ms && e.cost_after_ms ? e.cost_baseline_ms / e.cost_after_ms : null;
+  const searchMs = num(field(report, 'search_time_ms', 'searchTimeMs'));
+  e.search_time_s = searchMs === null ? null : searchMs / 1000;
+  const totalMs = num(field(report, 'total_time_ms', 'totalTimeMs'));
+  e.total_time_s = totalMs === null ? null : totalMs / 1000;
+  // The Report has no e-node count of its own: eqsat's stop_detail says "(N iterations, M e-nodes, ...)".
+  const detail = String(field(report, 'stop_detail', 'stopDetail') || '');
+  const m = detail.match(/([0-9][0-9,]*) e-nodes/);
+  e.enodes = m ? Number(m[1].replace(/,/g, '')) : null;
+  e.enodes_source = m ? 'stop_detail' : null;
+  e.returned_original = Boolean(field(report, 'returned_original', 'returnedOriginal'));
+
+  e.ort = {};
+  let matched = null;
+  for (const [threads, path] of Object.entries(line.speedup || {})) {
+    const s = readJson(path);
+    if (!s) {
+      errors.push(`no ORT result at ${threads} thread(s)`);
+      continue;
+    }
+    const cand = (s.candidates || []).find((c) => c.label === line.search);
+    const check = (s.checks || []).find((c) => c.label === line.search);
+    e.ort[threads] = {
+      speedup: cand ? cand.speedup : null,
+      ratios: cand ? cand.ratios : null,
+      base_median_ms: cand ? cand.orders.map((o) => o.base.median_ms) : null,
+      candidate_median_ms: cand ? cand.orders.map((o) => o.candidate.median_ms) : null,
+      runs: cand ? Math.min(...cand.orders.map((o) => Math.min(o.base.runs, o.candidate.runs))) : null,
+      control: s.control ? s.control.speedup : null,
+      control_ratios: s.control ? s.control.ratios : null,
+      loadavg_1m: [].concat(...[s.control, cand].filter(Boolean).map((p) => p.orders.map((o) => o.loadavg_1m))),
+      ort_version: s.ort_version ? s.ort_version.node : null,
+      max_abs_diff: check ? num(check.max_abs_diff) : null,
+      max_rel_diff: check ? num(check.max_rel_diff) : null,
+    };
+    if (check) matched = (matched === null ? true : matched) && Boolean(check.ok);
+  }
+  e.outputs_equal = matched;
+
+  const base = measuredMs(line.profile_input);
+  const after = measuredMs(line.profile_output);
+  e.whole_graph = {input_ms: base, output_ms: after, speedup: base && after ? base / after : null,
+                   detail: line.profile_detail || null};
+  if (e.outputs_equal === false) errors.push('outputs differ');
+  e.errors = errors;
+  return e;
+}
+
+function geomean(values) {
+  const v = values.filter((x) => typeof x === 'number' && x > 0 && Number.isFinite(x));
+  return v.length ? Math.exp(v.reduce((a, b) => a + Math.log(b), 0) / v.length) : null;
+}
+
+const threadList = (suite) => (suite.config && suite.config.threads) ||
+    [...new Set([].concat(...suite.entries.map((e) => Object.keys(e.ort || {}))))].sort();
+
+const fx = (v, d = 2) => (v === null || v === undefined ? '-' : Number(v).toFixed(d));
+const fspeed = (v) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(3) + 'x');
+
+function table(suite) {
+  const threads = threadList(suite);
+  const head = ['model', 'search', 'exit', 'raw ms', 'base ms', 'after ms', 'pred',
+                ...threads.map((t) => `ORT ${t}t`), ...threads.map((t) => `A/A ${t}t`), 'whole-graph',
+                'search s', 'e-nodes', 'outputs'];
+  const rows = suite.entries.map((e) => [
+    e.model, e.search, e.optimize_exit === null ? '-' : String(e.optimize_exit), fx(e.cost_raw_ms),
+    fx(e.cost_baseline_ms), fx(e.cost_after_ms), fspeed(e.predicted_speedup),
+    ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].speedup)),
+    ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].control)),
+    fspeed(e.whole_graph && e.whole_graph.speedup), fx(e.search_time_s, 1),
+    e.enodes === null ? '-' : String(e.enodes),
+    e.outputs_equal === null ? '-' : e.outputs_equal ? 'equal' : 'DIFFER',
+  ]);
+  for (const search of [...new Set(suite.entries.map((e) => e.search))]) {
+    const es = suite.entries.filter((e) => e.search === search);
+    rows.push([`geomean (${es.length})`, search, '', '', '', '', fspeed(geomean(es.map((e) => e.predicted_speedup))),
+               ...threads.map((t) => fspeed(geomean(es.map((e) => e.ort[t] && e.ort[t].speedup)))),
+               ...threads.map((t) => fspeed(geomean(es.map((e) => e.ort[t] && e.ort[t].control)))),
+               fspeed(geomean(es.map((e) => e.whole_graph && e.whole_graph.speedup))), '', '', '']);
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r) => r.map((v, i) => (i < 2 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
+  const lines = [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)];
+  const c = suite.config || {};
+  lines.push(`cost: the optimizer's cost model (raw input / baseline = ${
+    suite.entries.some((e) => e.cost_baseline_source === 'cost_before_ms') ? 'cost_before_ms where the report has no ' +
+    'cost_baseline_ms' : 'cost_baseline_ms'} / after), pred = baseline / after. ORT: onnxruntime-node ${
+    c.ort_version || '?'}, cpu EP, level all for input and output, intraOpNumThreads per column; each speedup is ` +
+    'the geometric mean of two interleaved timings with the session creation order swapped (input median / output ' +
+    'median); A/A = the input against itself, same method, same run. whole-graph = taso profile graph --measure ' +
+    '(input / output; n/a when the command failed). e-nodes from the report\'s stop_detail (eqsat only).');
+  const facts = [];
+  if (c.time_limit !== undefined) facts.push(`time limit ${c.time_limit} s`);
+  if (c.min_runs !== undefined) {
+    facts.push(`>= ${c.min_runs} runs and >= ${c.min_seconds} s per timed configuration and order, ${c.warmup} warm-up`);
+  }
+  if (c.cpus !== undefined) facts.push(`${c.cpus} cpus (${c.cpu_model || '?'}), load average ${c.loadavg || '?'}`);
+  if (c.date !== undefined) facts.push(c.date);
+  if (c.work !== undefined) facts.push(`work dir ${c.work}`);
+  if (facts.length) lines.push(facts.join('; '));
+  for (const e of suite.entries) {
+    for (const err of e.errors) lines.push(`*** ${e.model} ${e.search}: ${err}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+// Scatter of predicted (y) against ORT-measured (x) speedup at the first thread count, one labeled dot
+// per model x search with both figures; the diagonal and a band of +-0.05 around it.
+function svg(suite) {
+  const t = threadList(suite)[0];
+  const points = suite.entries
+      .map((e) => ({label: `${e.model}/${e.search}`, search: e.search, x: e.ort[t] && e.ort[t].speedup,
+                    y: e.predicted_speedup}))
+      .filter((p) => typeof p.x === 'number' && typeof p.y === 'number');
+  const W = 720, H = 560, L = 70, R = 20, T = 40, B = 60;
+  const all = [1, ...points.map((p) => p.x), ...points.map((p) => p.y)];
+  let lo = Math.min(...all) - 0.05, hi = Math.max(...all) + 0.05;
+  lo = Math.floor(lo * 20) / 20;
+  hi = Math.ceil(hi * 20) / 20;
+  const sx = (v) => L + (v - lo) / (hi - lo) * (W - L - R);
+  const sy = (v) => H - B - (v - lo) / (hi - lo) * (H - T - B);
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ` +
+           'font-family="sans-serif" font-size="11">');
+  out.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="white"/>`);
+  out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">predicted vs ORT-measured speedup ` +
+           `(${t} thread${t === '1' || t === 1 ? '' : 's'}, level all)</text>`);
+  // The band of +-0.05 around the diagonal, as a polygon clipped to the plot square.
+  const band = [[lo, lo + 0.05], [hi - 0.05, hi], [hi, hi], [hi, hi - 0.05], [lo + 0.05, lo], [lo, lo]];
+  out.push(`<polygon class="band" points="${band.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ')}" ` +
+           'fill="#dfe9f5" stroke="none"/>');
+  out.push(`<line class="diagonal" x1="${sx(lo)}" y1="${sy(lo)}" x2="${sx(hi)}" y2="${sy(hi)}" stroke="#555" ` +
+           'stroke-dasharray="4 3"/>');
+  out.push(`<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="black"/>`);
+  for (let v = Math.ceil(lo * 20) / 20; v <= hi + 1e-9; v += 0.05) {
+    const r = Math.round(v * 100) / 100;
+    out.push(`<line x1="${sx(r)}" y1="${H - B}" x2="${sx(r)}" y2="${H - B + 5}" stroke="black"/>`);
+    out.push(`<text x="${sx(r)}" y="${H - B + 18}" text-anchor="middle">${r.toFixed(2)}</text>`);
+    out.push(`<line x1="${L - 5}" y1="${sy(r)}" x2="${L}" y2="${sy(r)}" stroke="black"/>`);
+    out.push(`<text x="${L - 8}" y="${sy(r) + 4}" text-anchor="end">${r.toFixed(2)}</text>`);
+  }
+  out.push(`<text x="${(L + W - R) / 2}" y="${H - 20}" text-anchor="middle">measured speedup in ONNX Runtime ` +
+           '(x, input / output)</text>');
+  out.push(`<text x="18" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 18 ${(T + H - B) / 2})">` +
+           'predicted speedup (cost model, baseline / after)</text>');
+  const colors = {eqsat: '#1f5fa8', backtrack: '#c2410c'};
+  for (const p of points) {
+    const cx = sx(p.x).toFixed(1), cy = sy(p.y).toFixed(1);
+    out.push(`<g class="point" data-label="${esc(p.label)}"><circle cx="${cx}" cy="${cy}" r="4" ` +
+             `fill="${colors[p.search] || '#333'}"><title>${esc(p.label)}: measured ${p.x.toFixed(3)}, predicted ` +
+             `${p.y.toFixed(3)}</title></circle><text x="${Number(cx) + 6}" y="${Number(cy) - 4}">${esc(p.label)}` +
+             '</text></g>');
+  }
+  let ly = T + 14;
+  for (const [search, color] of Object.entries(colors)) {
+    out.push(`<circle cx="${L + 12}" cy="${ly - 4}" r="4" fill="${color}"/><text x="${L + 20}" y="${ly}">${search}</text>`);
+    ly += 16;
+  }
+  out.push(`<text x="${L + 12}" y="${ly}">shaded: within +-0.05 of the diagonal</text>`);
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+function failed(suite) {
+  return suite.entries.some((e) => e.errors.length || e.outputs_equal === false);
+}
+
+function usage(msg) {
+  process.stderr.write(`suite_report.js: ${msg}\nusage: node suite_report.js --manifest LINES.jsonl --json OUT.json ` +
+                       '--svg OUT.svg [--set KEY=VALUE ...] | --suite SUITE.json [--svg OUT.svg]\n');
+  process.exit(2);
+}
+
+function main(argv) {
+  const o = {set: {}};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = argv[++i];
+    if (v === undefined) usage(`${a} needs a value`);
+    if (a === '--manifest') o.manifest = v;
+    else if (a === '--suite') o.suite = v;
+    else if (a === '--json') o.json = v;
+    else if (a === '--svg') o.svg = v;
+    else if (a === '--set') {
+      const eq = v.indexOf('=');
+      if (eq <= 0) usage('--set needs KEY=VALUE');
+      const raw = v.slice(eq + 1);
+      o.set[v.slice(0, eq)] = raw.startsWith('[') || /^-?[0-9.]+$/.test(raw) ? JSON.parse(raw) : raw;
+    } else usage(`unknown option ${a}`);
+  }
+  if (!o.manifest === !o.suite) usage('give --manifest or --suite');
+  let suite;
+  if (o.manifest) {
+    if (!o.json || !o.svg) usage('--manifest needs --json and --svg');
+    let lines;
+    try {
+      lines = fs.readFileSync(o.manifest, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+    } catch (e) {
+      usage(`cannot read ${o.manifest}: ${e.message}`);
+    }
+    suite = {config: o.set, entries: lines.map(entryFrom)};
+    const versions = [...new Set([].concat(...suite.entries.map((e) => Object.values(e.ort).map((r) => r.ort_version))))]
+        .filter(Boolean);
+    if (versions.length && !suite.config.ort_version) suite.config.ort_version = versions.join('/');
+    fs.writeFileSync(o.json, JSON.stringify(suite, null, 1) + '\n');
+  } else {
+    suite = readJson(o.suite);
+    if (!suite || !Array.isArray(suite.entries)) usage(`${o.suite} is not a suite JSON (no entries)`);
+  }
+  if (o.svg) fs.writeFileSync(o.svg, svg(suite));
+  process.stdout.write(table(suite));
+  return failed(suite) ? 1 : 0;
+}
+
+module.exports = {entryFrom, table, svg, geomean};
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

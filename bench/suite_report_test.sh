@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench/suite_report.js on canned results (bench/testdata/suite: reports, speedup.js outputs and
+# whole-graph measurements for two models x two searches, one search failed and one output differing):
+# the collected numbers, the table, the exit code, and a well-formed SVG with one point per entry that
+# has both a predicted and a measured speedup. Needs node and python3 (standard library only).
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v node >/dev/null || fail "node is not on PATH (deploy/setup.sh expects node 20 for bench/)"
+command -v python3 >/dev/null || fail "python3 is not on PATH"
+src=${TEST_SRCDIR:-}/${TEST_WORKSPACE:-}
+[[ -f "$src/bench/suite_report.js" ]] || src=$(cd "$(dirname "$0")/.." && pwd)
+data="$src/bench/testdata/suite"
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+sed "s#@DIR@#$data#g" "$data/manifest.jsonl" >"$tmp/manifest.jsonl"
+
+rc=0
+node "$src/bench/suite_report.js" --manifest "$tmp/manifest.jsonl" --json "$tmp/suite.json" --svg "$tmp/suite.svg" \
+  --set 'threads=["1","2"]' --set time_limit=30 >"$tmp/table.txt" || rc=$?
+cat "$tmp/table.txt"
+[[ $rc -eq 1 ]] || fail "exit $rc, want 1 (one search failed, one output differs)"
+grep -q '^a  *eqsat .* 1\.250x  1\.099x  1\.081x  1\.000x  0\.992x  *1\.250x  *1\.2  *1234  *equal$' "$tmp/table.txt" ||
+  fail "row a/eqsat is wrong"
+grep -q '^b  *eqsat .*DIFFER$' "$tmp/table.txt" || fail "row b/eqsat does not say DIFFER"
+grep -q '^geomean (2)  *eqsat  *1\.118x' "$tmp/table.txt" || fail "no geometric-mean row for eqsat"
+grep -q '^\*\*\* b backtrack: taso optimize exit 1: cannot import$' "$tmp/table.txt" || fail "the failure is not shown"
+
+python3 - "$tmp/suite.json" "$tmp/suite.svg" <<'PY'
+import json, math, sys
+import xml.etree.ElementTree as ET
+suite = json.load(open(sys.argv[1]))
+e = {(x["model"], x["search"]): x for x in suite["entries"]}
+assert len(e) == 4, e.keys()
+a = e[("a", "eqsat")]
+assert a["cost_baseline_source"] == "cost_before_ms" and a["predicted_speedup"] == 1.25, a
+assert a["enodes"] == 1234 and a["enodes_source"] == "stop_detail", a
+assert a["whole_graph"] == {"input_ms": 5.0, "output_ms": 4.0, "speedup": 1.25, "detail": None}, a["whole_graph"]
+assert math.isclose(a["ort"]["1"]["speedup"], math.sqrt(10 / 9.0 * 10 / 9.2)), a["ort"]["1"]
+assert a["report"]["search"] == "eqsat"  # the whole report is kept
+bt = e[("a", "backtrack")]
+assert bt["cost_raw_ms"] == 12 and bt["cost_baseline_source"] == "cost_baseline_ms", bt
+assert bt["whole_graph"]["speedup"] is None and "unknown flag" in bt["whole_graph"]["detail"]
+assert e[("b", "eqsat")]["cost_raw_ms"] == 4 and e[("b", "eqsat")]["enodes"] == 50000  # camelCase report
+assert e[("b", "eqsat")]["outputs_equal"] is False
+assert e[("b", "backtrack")]["errors"] and e[("b", "backtrack")]["predicted_speedup"] is None
+
+root = ET.parse(sys.argv[2]).getroot()  # raises on malformed XML
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+points = [g for g in root.iter(ns + "g") if g.get("class") == "point"]
+plotted = [x for x in suite["entries"] if x["predicted_speedup"] is not None and x["ort"].get("1", {}).get("speedup")]
+assert len(points) == len(plotted) == 3, (len(points), len(plotted))
+assert sorted(g.get("data-label") for g in points) == ["a/backtrack", "a/eqsat", "b/eqsat"]
+for g in points:
+    c = g.find(ns + "circle")
+    assert c is not None and float(c.get("cx")) > 0 and float(c.get("cy")) > 0
+    assert g.find(ns + "text").text == g.get("data-label")
+assert any(l.get("class") == "diagonal" for l in root.iter(ns + "line")), "no diagonal"
+assert any(p.get("class") == "band" for p in root.iter(ns + "polygon")), "no +-5-point band"
+PY
+
+# Rendering a suite JSON again gives the same table.
+node "$src/bench/suite_report.js" --suite "$tmp/suite.json" --svg "$tmp/again.svg" >"$tmp/again.txt" && fail "render: exit 0"
+diff "$tmp/table.txt" "$tmp/again.txt" || fail "the table differs when rendered from suite.json"
+cmp "$tmp/suite.svg" "$tmp/again.svg" || fail "the SVG differs when rendered from suite.json"
+node "$src/bench/suite_report.js" --suite "$tmp/nonexistent.json" 2>/dev/null && fail "a missing suite JSON exits 0"
+echo PASS

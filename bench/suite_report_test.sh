@@ -23,6 +23,8 @@ grep -q '^a  *eqsat .* 1\.250x  1\.099x  1\.081x  1\.000x  0\.992x  *1\.250x  *1
 grep -q '^b  *eqsat .*DIFFER$' "$tmp/table.txt" || fail "row b/eqsat does not say DIFFER"
 grep -q '^geomean (2)  *eqsat  *1\.118x' "$tmp/table.txt" || fail "no geometric-mean row for eqsat"
 grep -q '^\*\*\* b backtrack: taso optimize exit 1: cannot import$' "$tmp/table.txt" || fail "the failure is not shown"
+grep -q "^whole-graph n/a: taso profile graph --measure failed on the output: unknown flag$" "$tmp/table.txt" ||
+  fail "why the whole-graph figure is n/a is not shown"
 
 python3 - "$tmp/suite.json" "$tmp/suite.svg" <<'PY'
 import json, math, sys

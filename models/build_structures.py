@@ -142,7 +142,7 @@ def transformer_layer(b, args):
 
 
 def rnn_cell(b, args):
-    steps, hidden = (3, 32) if args.small else (args.steps or 8, 512)
+    steps, hidden = (args.steps or 3, 32) if args.small else (args.steps or 8, 512)
     batch = args.batch
     xs = [b.input("x%d" % t, [batch, hidden]) for t in range(steps)]
     h = b.input("h0", [batch, hidden])
@@ -166,7 +166,7 @@ def rnn_cell(b, args):
 
 
 def nasrnn_cell(b, args):
-    steps, hidden = (2, 32) if args.small else (args.steps or 5, 512)
+    steps, hidden = (args.steps or 2, 32) if args.small else (args.steps or 5, 512)
     batch = args.batch
     xs = [b.input("x%d" % t, [batch, hidden]) for t in range(steps)]
     h = b.input("h0", [batch, hidden])

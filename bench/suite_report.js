@@ -206,8 +206,12 @@ function svg(suite) {
   out.push(`<line class="diagonal" x1="${sx(lo)}" y1="${sy(lo)}" x2="${sx(hi)}" y2="${sy(hi)}" stroke="#555" ` +
            'stroke-dasharray="4 3"/>');
   out.push(`<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="black"/>`);
-  for (let v = Math.ceil(lo * 20) / 20; v <= hi + 1e-9; v += 0.05) {
-    const r = Math.round(v * 100) / 100;
+  // About 8 ticks whatever the range: the smallest step of 1, 2 or 5 times a power of ten that allows it.
+  const raw = (hi - lo) / 8;
+  const pow = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((k) => k * pow).find((v) => v >= raw);
+  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + 1e-9; i++) {
+    const r = Math.round(i * step * 1000) / 1000;
     out.push(`<line x1="${sx(r)}" y1="${H - B}" x2="${sx(r)}" y2="${H - B + 5}" stroke="black"/>`);
     out.push(`<text x="${sx(r)}" y="${H - B + 18}" text-anchor="middle">${r.toFixed(2)}</text>`);
     out.push(`<line x1="${L - 5}" y1="${sy(r)}" x2="${L}" y2="${sy(r)}" stroke="black"/>`);

@@ -7,6 +7,7 @@
 #ifndef TASO_OPTIMIZER_REWRITE_RULE_H_
 #define TASO_OPTIMIZER_REWRITE_RULE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ struct RewriteRule {
   GraphConditions lhs_conditions;
   GraphConditions rhs_conditions;
 };
+
+// A rewrite from its two sides, operator counts taken from them: for the
+// rewrites instantiated at a graph's shapes (structural_rules.h,
+// matmul_rules.h), which carry no proof conditions.
+RewriteRule RewriteFromSides(std::string name, Graph lhs, Graph rhs, std::vector<std::string> weight_variables,
+                             bool exact_variable_types);
+
+// The activation parameter an activation operator folds into (conv2d and
+// matmul take one), or nullopt for other operators.
+std::optional<Activation> ActivationOfKind(OpKind kind);
 
 // Whether rewrite node `rule_node` of a side with `conditions`, realised as an
 // operator on inputs of these types, keeps the facts the proof assumed; fact

@@ -146,22 +146,27 @@ Graph TransposedOperands() {
   return std::move(b.graph);
 }
 
-int CopyingTransposes(const Graph& g) {
+// Copies of a non-constant operand with its axes moved.
+int CopiesOfInputs(const Graph& g) {
   int n = 0;
-  for (const Node& node : g.nodes()) n += node.kind == OpKind::kTranspose && node.params.shuffle;
+  for (const Node& node : g.nodes()) {
+    n += node.kind == OpKind::kTranspose && node.params.shuffle &&
+         g.node(node.inputs[0].node).kind == OpKind::kInput;
+  }
   return n;
 }
 
 TEST_F(MatMulRulesTest, TransposesFoldIntoMatMulLayouts) {
   const Graph g = TransposedOperands();
+  ASSERT_EQ(CopiesOfInputs(g), 1);
   EXPECT_EQ(MatMulRewrites(g).size(), 2u);  // left and right operand
   for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
-    EXPECT_EQ(CopyingTransposes(best), 0);
+    // The input's transpose is a view the matmul reads column-major. The
+    // weight's is free either way (computed from weights only): constant
+    // folding materialises it where weights carry values.
+    EXPECT_EQ(CopiesOfInputs(best), 0);
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 2);
     ExpectChecked(g, best);
-    // Constant folding materialises the weight's view; the input's stays a view.
-    auto folded = FoldConstants(best);
-    ASSERT_TRUE(folded.ok()) << folded.status();
-    EXPECT_EQ(Count(folded->graph, OpKind::kTranspose), 1);
   }
 }
 

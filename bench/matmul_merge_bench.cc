@@ -31,6 +31,8 @@ ABSL_FLAG(std::string, searches, "backtrack,eqsat", "which searches, comma-separ
 ABSL_FLAG(std::string, rules, "", "a RuleCollection file (taso rules export); empty: structural rewrites only");
 ABSL_FLAG(int, time_limit_s, 60, "each search's time limit");
 ABSL_FLAG(std::string, backend, "cpu", "profiler backend: cpu or analytic");
+ABSL_FLAG(int, threads, 1, "cpu backend threads (1: stable on a loaded 2-core machine, as ORT is run)");
+ABSL_FLAG(int, repetitions, 100, "timed runs per operator signature (medians)");
 ABSL_FLAG(std::string, cache_dir, "none", "cost cache: none (memory), '' (the default directory) or a path");
 
 namespace taso {
@@ -118,6 +120,8 @@ int Run() {
   const int steps = absl::GetFlag(FLAGS_steps);
   profiler::ProfilerOptions popts;
   popts.enable_cuda = false;
+  popts.cpu.threads = absl::GetFlag(FLAGS_threads);
+  popts.timing.repetitions = absl::GetFlag(FLAGS_repetitions);
   popts.cache_dir = profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
   const bool analytic = absl::GetFlag(FLAGS_backend) == "analytic";
   popts.default_backend = analytic ? profiler::BACKEND_ANALYTIC : profiler::BACKEND_CPU;
@@ -135,8 +139,8 @@ int Run() {
     }
     rules = std::move(loaded->rewrites);
   }
-  std::cout << absl::StrFormat("rows %d, width %d, steps %d, %d generated rewrites, backend %s\n", rows, width, steps,
-                               rules.size(), absl::GetFlag(FLAGS_backend));
+  std::cout << absl::StrFormat("rows %d, width %d, steps %d, %d generated rewrites, backend %s, %d thread(s)\n", rows,
+                               width, steps, rules.size(), absl::GetFlag(FLAGS_backend), absl::GetFlag(FLAGS_threads));
   for (const std::string& model : std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_models), ','))) {
     Graph g = model == "qkv" ? Projections(rows, width) : Recurrent(model == "nasrnn", rows, width, steps);
     for (const std::string& search : std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_searches), ','))) {

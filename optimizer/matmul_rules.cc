@@ -50,8 +50,10 @@ std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorTyp
   if (!parts.ok()) return std::nullopt;
   rhs.AddOutput("out0", (*parts)[0]);
   rhs.AddOutput("out1", (*parts)[1]);
-  return RewriteFromSides(absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), "[", ActName(act), "]"),
-                          std::move(lhs), std::move(rhs), {"w1", "w2"}, /*exact_variable_types=*/false);
+  RewriteRule r = RewriteFromSides(absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), "[", ActName(act), "]"),
+                                   std::move(lhs), std::move(rhs), {"w1", "w2"}, /*exact_variable_types=*/false);
+  r.symmetric_outputs = true;  // concat(w2, w1) merges as well: one order is enough
+  return r;
 }
 
 // A constant added per output column to a matmul's result.

@@ -33,6 +33,12 @@ struct RewriteRule {
   // structural rewrites such as merging convolutions of different kernels);
   // proved rules hold at every shape and leave this false.
   bool exact_variable_types = false;
+  // The left side's two outputs are interchangeable: swapping them (with
+  // their variables) gives the same rewrite up to the order of what it
+  // builds (e.g. the weights of a merge concatenated the other way). A
+  // search then takes each pair of roots in one order only: host roots in
+  // ascending node (backtracking) or e-class (eqsat) id.
+  bool symmetric_outputs = false;
   // What the rule's proof assumed, per node of lhs and of rhs
   // (core/side_conditions.h): the rewrite holds only where every operator of
   // the matched side and of the built replacement keeps the signature it had

@@ -202,6 +202,7 @@ class Matcher {
       if (!Known(o.tensor, &h)) return;
       m.outputs.push_back(h);
     }
+    if (rule_.symmetric_outputs && m.outputs.size() == 2 && m.outputs[0].node > m.outputs[1].node) return;
     matches_.push_back(std::move(m));
   }
 

@@ -7,6 +7,7 @@
 //
 //   bazel run -c opt //bench:matmul_merge_bench -- --rows 1 --steps 1
 //   bazel run -c opt //bench:matmul_merge_bench -- --rules RULES.pb --steps 2 --models nasrnn
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
+#include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimize.h"
+#include "optimizer/structural_rules.h"
 #include "optimizer/rule_source.h"
 #include "profiler/open_client.h"
 #include "profiler/profiler.h"
@@ -31,6 +34,8 @@ ABSL_FLAG(std::string, searches, "backtrack,eqsat", "which searches, comma-separ
 ABSL_FLAG(std::string, rules, "", "a RuleCollection file (taso rules export); empty: structural rewrites only");
 ABSL_FLAG(int, time_limit_s, 60, "each search's time limit");
 ABSL_FLAG(std::string, backend, "cpu", "profiler backend: cpu or analytic");
+ABSL_FLAG(int, top_rules, 0,
+          "for eqsat: saturate once more and print the N rules with the most applications (what fills the e-graph)");
 ABSL_FLAG(int, threads, 1, "cpu backend threads (1: stable on a loaded 2-core machine, as ORT is run)");
 ABSL_FLAG(int, repetitions, 100, "timed runs per operator signature (medians)");
 ABSL_FLAG(std::string, cache_dir, "none", "cost cache: none (memory), '' (the default directory) or a path");
@@ -115,6 +120,29 @@ int MatMuls(const Graph& g) {
   return n;
 }
 
+// Saturates `g` as the optimizer would and prints the most applied rules.
+void PrintTopRules(const Graph& g, const std::vector<optimizer::RewriteRule>& rules,
+                   const optimizer::OptimizerOptions& options) {
+  std::vector<optimizer::RewriteRule> all = rules;
+  for (optimizer::RewriteRule& r : optimizer::StructuralRewrites(g)) all.push_back(std::move(r));
+  optimizer::EqsatOptions eq = options.eqsat;
+  eq.time_limit = options.time_limit;
+  auto sat = optimizer::Saturate(g, all, eq);
+  if (!sat.ok()) {
+    std::cerr << sat.status() << "\n";
+    return;
+  }
+  std::vector<std::pair<int, std::string>> counts;
+  for (const auto& [rule, n] : sat->rules_applied) counts.push_back({n, rule});
+  std::sort(counts.rbegin(), counts.rend());
+  std::cout << absl::StrFormat("        saturation again: %s, %d e-nodes, %d bans; most applied:", sat->stop_detail,
+                               sat->egraph.num_enodes(), sat->rule_bans);
+  for (size_t i = 0; i < counts.size() && i < static_cast<size_t>(absl::GetFlag(FLAGS_top_rules)); ++i) {
+    std::cout << " " << counts[i].second << " x" << counts[i].first << ";";
+  }
+  std::cout << "\n";
+}
+
 int Run() {
   const int64_t rows = absl::GetFlag(FLAGS_rows), width = absl::GetFlag(FLAGS_width);
   const int steps = absl::GetFlag(FLAGS_steps);
@@ -163,6 +191,7 @@ int Run() {
       std::string used;
       for (const auto& [rule, count] : rep.rules_applied) absl::StrAppend(&used, " ", rule, " x", count, ";");
       std::cout << "        rules used:" << used << "\n";
+      if (search == "eqsat" && absl::GetFlag(FLAGS_top_rules) > 0) PrintTopRules(g, rules, options);
     }
   }
   return 0;

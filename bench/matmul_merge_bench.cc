@@ -36,6 +36,7 @@ ABSL_FLAG(int, time_limit_s, 60, "each search's time limit");
 ABSL_FLAG(std::string, backend, "cpu", "profiler backend: cpu or analytic");
 ABSL_FLAG(int, top_rules, 0,
           "for eqsat: saturate once more and print the N rules with the most applications (what fills the e-graph)");
+ABSL_FLAG(int, eqsat_multi_rounds, 2, "rounds in which eqsat runs shape-generic multi-output rules (Tensat's k_multi)");
 ABSL_FLAG(int, threads, 1, "cpu backend threads (1: stable on a loaded 2-core machine, as ORT is run)");
 ABSL_FLAG(int, repetitions, 100, "timed runs per operator signature (medians)");
 ABSL_FLAG(std::string, cache_dir, "none", "cost cache: none (memory), '' (the default directory) or a path");
@@ -175,6 +176,7 @@ int Run() {
       optimizer::OptimizerOptions options;
       options.search = search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
       options.time_limit = absl::Seconds(absl::GetFlag(FLAGS_time_limit_s));
+      options.eqsat.multi_pattern_iteration_limit = absl::GetFlag(FLAGS_eqsat_multi_rounds);
       auto r = optimizer::OptimizeGraph(g, rules, **client, options);
       if (!r.ok()) {
         std::cerr << model << " " << search << ": " << r.status() << "\n";

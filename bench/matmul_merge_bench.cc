@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "core/canonical.h"
 #include "core/graph.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimize.h"
@@ -142,6 +143,14 @@ void PrintTopRules(const Graph& g, const std::vector<optimizer::RewriteRule>& ru
     std::cout << " " << counts[i].second << " x" << counts[i].first << ";";
   }
   std::cout << "\n";
+  for (size_t i = 0; i < counts.size() && i < static_cast<size_t>(absl::GetFlag(FLAGS_top_rules)); ++i) {
+    for (const optimizer::RewriteRule& r : all) {
+      if (r.name != counts[i].second) continue;
+      auto lhs = CanonicalText(r.lhs), rhs = CanonicalText(r.rhs);
+      if (lhs.ok() && rhs.ok()) std::cout << "          " << r.name << ": " << *lhs << "  =>  " << *rhs << "\n";
+      break;
+    }
+  }
 }
 
 int Run() {

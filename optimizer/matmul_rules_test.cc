@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "optimizer/backtrack/backtrack.h"
+#include "optimizer/backtrack/match.h"
 #include "optimizer/cse.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/numeric_check.h"
@@ -101,6 +102,13 @@ TEST_F(MatMulRulesTest, RulesAreMadeForSharedInputsOnly) {
   ASSERT_EQ(rules.size(), 1u);
   EXPECT_EQ(rules[0].name, "merge:matmul2x2[act=none]");
   EXPECT_EQ(rules[0].lhs.outputs().size(), 2u);
+  // Interchangeable outputs: x's three matmuls pair up in one order each.
+  ASSERT_TRUE(rules[0].symmetric_outputs);
+  EXPECT_EQ(FindMatches(rules[0], GraphIndex(b.graph)).size(), 1u);
+  b.Out(b.Op(OpKind::kMatMul, {x, b.W("w4", {8, 8})}));
+  EXPECT_EQ(FindMatches(rules[0], GraphIndex(b.graph)).size(), 3u);
+  rules[0].symmetric_outputs = false;
+  EXPECT_EQ(FindMatches(rules[0], GraphIndex(b.graph)).size(), 6u);
 }
 
 TEST_F(MatMulRulesTest, BacktrackingMergesThreeProjectionsWithTheirBiases) {

@@ -119,7 +119,8 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
 }
 
 // Q/K/V-like projections of x (MatMul + bias Add each), multiplied together;
-// a MatMul of Transpose(a); and relu(x) computed twice.
+// a MatMul of Transpose(a), then one of Transpose(weight); and relu(x)
+// computed twice.
 std::string ProjectionsModel() {
   onnx::ModelProto m;
   m.set_ir_version(7);
@@ -131,6 +132,7 @@ std::string ProjectionsModel() {
   *g->add_output() = Value("y", {16, 32});
   *g->add_output() = Value("t", {16, 32});
   *g->add_output() = Value("r", {16, 32});
+  *g->add_output() = Value("u", {16, 32});
   auto node = [&](const std::string& op, const std::vector<std::string>& in, const std::string& out) {
     onnx::NodeProto* n = g->add_node();
     n->set_op_type(op);
@@ -150,6 +152,9 @@ std::string ProjectionsModel() {
   node("Transpose", {"a"}, "at");
   *g->add_initializer() = Weight("wt", {32, 32});
   node("MatMul", {"at", "wt"}, "t");
+  *g->add_initializer() = Weight("wu", {32, 32});
+  node("Transpose", {"wu"}, "wut");
+  node("MatMul", {"t", "wut"}, "u");
   node("Relu", {"x"}, "r1");
   node("Relu", {"x"}, "r2");
   node("Add", {"r1", "r2"}, "r");
@@ -174,8 +179,9 @@ TEST_F(OptimizeTest, MergedMatMulsAndFoldedTransposesExportAsValidOnnx) {
     std::map<std::string, int> ops;
     for (const auto& n : out.graph().node()) ++ops[n.op_type()];
     // One MatMul over x's concatenated (folded) weights, split; one reading
-    // a through a Transpose the runtime folds into it (MatMul's transA).
-    EXPECT_EQ(ops["MatMul"], 2) << r.search;
+    // a through a Transpose the runtime folds into it (MatMul's transA); one
+    // reading the transposed weight, materialised as an initializer.
+    EXPECT_EQ(ops["MatMul"], 3) << r.search;
     EXPECT_GE(ops["Split"], 1) << r.search;
     EXPECT_EQ(ops["Transpose"], 1) << r.search;
     EXPECT_EQ(ops["Relu"], 1) << r.search;

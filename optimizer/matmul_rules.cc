@@ -15,6 +15,8 @@ namespace {
 // Subset sums of the widths past which bias rules are not made: a group of
 // 8 equal widths needs 28 size pairs; mixed widths could need thousands.
 constexpr int kMaxBiasSizePairs = 256;
+// The most matmuls of one input merged by one rule (a rule with k roots).
+constexpr int kMaxMergedAtOnce = 16;
 
 OpParams AlongAxis(int axis) {
   OpParams p;
@@ -30,29 +32,47 @@ OpParams WithActivation(Activation act) {
 
 std::string ActName(Activation act) { return CanonicalParams(OpKind::kMatMul, WithActivation(act)); }
 
-// matmul_P(x, w1), matmul_P(x, w2) => split(matmul_P(x, concat(w1, w2))),
-// concatenated and split along the output (last) axis.
-std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorType& w, Activation act) {
+// matmul_P(x, w1), ..., matmul_P(x, wk)
+//   => split^(k-1)(matmul_P(x, concat(w1, ..., wk))),
+// concatenated and split along the output (last) axis; the n-ary concat
+// records its boundaries nested to the left, so k-1 splits undo it.
+std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorType& w, Activation act, int k) {
   const OpParams p = WithActivation(act);
   Graph lhs, rhs;
-  TensorRef lx = lhs.AddInput("x", x), l1 = lhs.AddWeight("w1", w), l2 = lhs.AddWeight("w2", w);
-  auto a = lhs.AddOp1(OpKind::kMatMul, p, {lx, l1});
-  auto b = lhs.AddOp1(OpKind::kMatMul, p, {lx, l2});
-  if (!a.ok() || !b.ok()) return std::nullopt;
-  lhs.AddOutput("out0", *a);
-  lhs.AddOutput("out1", *b);
-  TensorRef rx = rhs.AddInput("x", x), r1 = rhs.AddWeight("w1", w), r2 = rhs.AddWeight("w2", w);
-  auto weights = rhs.AddOp1(OpKind::kConcat, AlongAxis(w.rank() - 1), {r1, r2});
+  std::vector<std::string> names;
+  for (int i = 1; i <= k; ++i) names.push_back(absl::StrCat("w", i));
+  TensorRef lx = lhs.AddInput("x", x);
+  std::vector<TensorRef> rw;
+  TensorRef rx = rhs.AddInput("x", x);
+  for (int i = 0; i < k; ++i) {
+    auto m = lhs.AddOp1(OpKind::kMatMul, p, {lx, lhs.AddWeight(names[i], w)});
+    if (!m.ok()) return std::nullopt;
+    lhs.AddOutput(absl::StrCat("out", i), *m);
+    rw.push_back(rhs.AddWeight(names[i], w));
+  }
+  auto weights = rhs.AddOp1(OpKind::kConcat, AlongAxis(w.rank() - 1), rw);
   if (!weights.ok()) return std::nullopt;
   auto merged = rhs.AddOp1(OpKind::kMatMul, p, {rx, *weights});
   if (!merged.ok()) return std::nullopt;
-  auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(rhs.type(*merged).rank() - 1), {*merged});
-  if (!parts.ok()) return std::nullopt;
-  rhs.AddOutput("out0", (*parts)[0]);
-  rhs.AddOutput("out1", (*parts)[1]);
-  RewriteRule r = RewriteFromSides(absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), "[", ActName(act), "]"),
-                                   std::move(lhs), std::move(rhs), {"w1", "w2"}, /*exact_variable_types=*/false);
-  r.symmetric_outputs = true;  // concat(w2, w1) merges as well: one order is enough
+  std::vector<TensorRef> outs(k);
+  TensorRef rest = *merged;
+  for (int i = k - 1; i > 0; --i) {
+    auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(rhs.type(*merged).rank() - 1), {rest});
+    if (!parts.ok()) return std::nullopt;
+    outs[i] = (*parts)[1];
+    rest = (*parts)[0];
+  }
+  outs[0] = rest;
+  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), outs[i]);
+  RewriteRule r = RewriteFromSides(
+      absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k), "[", ActName(act), "]"),
+      std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/false);
+  r.symmetric_outputs = true;  // any order of the weights merges as well: one is enough
+  // The instances made (matmul_rules.h) cover the merges worth having in
+  // one round; a second would merge merged matmuls again, every way. Forms
+  // with an activation exist once the activation fusion has run (round 1),
+  // and merged matmuls have none, so those take the round after.
+  r.eqsat_rounds = act == Activation::kNone ? 1 : 2;
   return r;
 }
 
@@ -201,7 +221,13 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
     for (int id : mms) {
       const Node& n = graph.node(id);
       for (Activation act : ActivationForms(graph, index, n)) {
-        keep(SharedInputMerge(graph.type(n.inputs[0]).Plain(), graph.type(n.inputs[1]).Plain(), act));
+        const TensorType x = graph.type(n.inputs[0]).Plain(), w = graph.type(n.inputs[1]).Plain();
+        // Pairs, groups of 4, 8, 16, and all of them at once: a search
+        // need not pass through every partial merge (a costlier step
+        // backtracking may not take; eqsat runs these rules one round).
+        const int n = static_cast<int>(mms.size());
+        for (int k = 2; k <= n && k <= kMaxMergedAtOnce; k *= 2) keep(SharedInputMerge(x, w, act, k));
+        if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n));
       }
       for (int reader : index.consumers(id)) {
         if (auto f = BiasOf(graph, index, n, graph.node(reader))) biased[*f].push_back(f->out.back());

@@ -1,10 +1,14 @@
 // Rewrites for matrix multiplications that remove work on CPUs, made for the
 // ranks, activations and shapes a graph uses (part of StructuralRewrites):
-//  - shared-input merging: matmul_P(x, w1), matmul_P(x, w2) with constant
-//    w1, w2 => split(matmul_P(x, concat(w1, w2))) along the output axis. The
-//    merged weight is computed from weights only, so it is a constant itself
-//    and merges again: pairs compose into 3 (Q/K/V), 4 (LSTM gates) or 8
-//    (NAS-RNN) matmuls over one weight. Shape-generic (any dims of those
+//  - shared-input merging: matmul_P(x, w1), ..., matmul_P(x, wk) with
+//    constant w1..wk => splits of matmul_P(x, concat(w1, ..., wk)) along the
+//    output axis, for k = 2, 4, 8, 16 and the number of such matmuls x has
+//    (one rule with k roots joined on x). The merged weight is computed from
+//    weights only, so it is a constant itself and merges again (backtracking
+//    composes pairs into any count). The roots are interchangeable
+//    (RewriteRule::symmetric_outputs: each set is matched in one order) and
+//    eqsat runs these rules in one round (RewriteRule::eqsat_rounds: more
+//    would merge merged matmuls every way). Shape-generic (any dims of those
 //    ranks); shape inference checks each application.
 //  - bias adds after such a split: ewadd(s0, c1), ewadd(s1, c2) with
 //    (s0, s1) = split(y) and constant per-column c1, c2

@@ -142,6 +142,37 @@ TEST_F(MatMulRulesTest, EqsatMergesAnLstmStepToTwoMatMuls) {
   ExpectChecked(g, best);
 }
 
+// NAS-RNN-like: eight matmuls of x, their results summed.
+Graph EightBranches() {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {1, 64});
+  TensorRef sum;
+  for (int k = 0; k < 8; ++k) {
+    TensorRef m = b.Op(OpKind::kTanh, {b.Op(OpKind::kMatMul, {x, b.W(absl::StrCat("w", k), {64, 64})})});
+    sum = k == 0 ? m : b.Op(OpKind::kEwAdd, {sum, m});
+  }
+  b.Out(sum);
+  return std::move(b.graph);
+}
+
+TEST_F(MatMulRulesTest, EightMatMulsOfOneInputMergeInBothSearches) {
+  const Graph g = EightBranches();
+  std::vector<RewriteRule> rules = MatMulRewrites(g);
+  int all_at_once = 0;
+  for (const RewriteRule& r : rules) {
+    if (r.lhs.outputs().size() != 8) continue;
+    ++all_at_once;
+    // One order of the eight roots; the fused form matches once fused.
+    const bool fused = r.name.find("act=tanh") != std::string::npos;
+    EXPECT_EQ(FindMatches(r, GraphIndex(g)).size(), fused ? 0u : 1u) << r.name;
+  }
+  EXPECT_EQ(all_at_once, 2);  // as the graph has them, and with the tanh fused
+  for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 1);
+    ExpectChecked(g, best);
+  }
+}
+
 // matmul(transpose(a), w) and matmul(x, transpose(v)), v a weight.
 Graph TransposedOperands() {
   GraphBuilder b;

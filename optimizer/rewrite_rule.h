@@ -33,12 +33,16 @@ struct RewriteRule {
   // structural rewrites such as merging convolutions of different kernels);
   // proved rules hold at every shape and leave this false.
   bool exact_variable_types = false;
-  // The left side's two outputs are interchangeable: swapping them (with
-  // their variables) gives the same rewrite up to the order of what it
-  // builds (e.g. the weights of a merge concatenated the other way). A
-  // search then takes each pair of roots in one order only: host roots in
-  // ascending node (backtracking) or e-class (eqsat) id.
+  // The left side's outputs are interchangeable: permuting them (with their
+  // variables) gives the same rewrite up to the order of what it builds
+  // (e.g. the weights of a merge concatenated in another order). A search
+  // then takes each set of roots in one order only: host roots in ascending
+  // node (backtracking) or e-class (eqsat) id.
   bool symmetric_outputs = false;
+  // For a multi-output rule: the rounds eqsat runs it in (0: the search's
+  // default for multi-output rules). Rules whose instances cover each
+  // combination at once need one round; more would merge merges again.
+  int eqsat_rounds = 0;
   // What the rule's proof assumed, per node of lhs and of rhs
   // (core/side_conditions.h): the rewrite holds only where every operator of
   // the matched side and of the built replacement keeps the signature it had

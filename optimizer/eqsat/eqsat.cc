@@ -257,7 +257,8 @@ class SaturationRound {
       // ones, so merges that build on merges (a split's bias adds, a third
       // matmul) finish.
       const bool few_rounds = r.pattern.multi_output() && !r.rule->exact_variable_types;
-      if (few_rounds && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
+      const int rounds = r.rule->eqsat_rounds > 0 ? r.rule->eqsat_rounds : options_.multi_pattern_iteration_limit;
+      if (few_rounds && sat_.iterations >= rounds) continue;
       if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
       std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);

@@ -68,11 +68,13 @@ std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorTyp
       absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k), "[", ActName(act), "]"),
       std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/false);
   r.symmetric_outputs = true;  // any order of the weights merges as well: one is enough
-  // The instances made (matmul_rules.h) cover the merges worth having in
-  // one round; a second would merge merged matmuls again, every way. Forms
-  // with an activation exist once the activation fusion has run (round 1),
-  // and merged matmuls have none, so those take the round after.
-  r.eqsat_rounds = act == Activation::kNone ? 1 : 2;
+  // Merges of more than two cover what is worth having in one round; a
+  // second would merge merged matmuls again, every way. Pairs keep eqsat's
+  // two rounds (with the cpu costs, its extraction picked nothing from
+  // round-1 merges alone on LSTM and NAS-RNN cells: bench/matmul_merge_bench),
+  // and so do forms with an activation, which exist once the activation
+  // fusion has run in round 1.
+  r.eqsat_rounds = act == Activation::kNone && k > 2 ? 1 : 2;
   return r;
 }
 

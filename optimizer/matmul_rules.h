@@ -7,8 +7,8 @@
 //    weights only, so it is a constant itself and merges again (backtracking
 //    composes pairs into any count). The roots are interchangeable
 //    (RewriteRule::symmetric_outputs: each set is matched in one order) and
-//    eqsat runs these rules in one round (RewriteRule::eqsat_rounds: more
-//    would merge merged matmuls every way). Shape-generic (any dims of those
+//    eqsat runs merges of more than two in one round (RewriteRule::
+//    eqsat_rounds: more would merge merged matmuls every way). Shape-generic (any dims of those
 //    ranks); shape inference checks each application.
 //  - bias adds after such a split: ewadd(s0, c1), ewadd(s1, c2) with
 //    (s0, s1) = split(y) and constant per-column c1, c2

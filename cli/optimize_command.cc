@@ -51,6 +51,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
                          r.stop_detail(), r.rules_available());
   for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";
   if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
+  if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";
   if (r.epilogues_fused() > 0) out << "  fused after the search: " << r.epilogues_fused() << "\n";
   if (r.opaque_operators_size() > 0) {
     out << "  passed through untouched:";

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
+#include "optimizer/cse.h"
 #include "optimizer/epilogue_fusion.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
@@ -24,7 +25,10 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   auto bn = FoldBatchNorm(input);
   if (!bn.ok()) return bn.status();
   report.batchnorms_folded = bn->changed;
-  const Graph& start = bn->graph;
+  auto cse = EliminateCommonSubexpressions(bn->graph);
+  if (!cse.ok()) return cse.status();
+  report.cse_merged = cse->changed;
+  const Graph& start = cse->graph;
   report.operators_before = input.num_ops();
 
   std::vector<RewriteRule> all = rules;

@@ -57,6 +57,7 @@ struct OptimizeReport {
   int rules_available = 0;     // rewrites the search could use (both directions)
   int batchnorms_folded = 0;
   int constants_folded = 0;
+  int cse_merged = 0;  // operators dropped before the search as duplicates (cse.h)
   int epilogues_fused = 0;
   int operators_before = 0, operators_after = 0;
   std::vector<std::string> opaque_operators;  // "domain::OpType"

@@ -73,6 +73,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_cost_device(r.cost_device);
   out.set_batchnorms_folded(r.batchnorms_folded);
   out.set_constants_folded(r.constants_folded);
+  out.set_cse_merged(r.cse_merged);
   out.set_epilogues_fused(r.epilogues_fused);
   out.set_rules_available(r.rules_available);
   return out;

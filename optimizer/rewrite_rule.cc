@@ -105,4 +105,26 @@ bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, c
   return ConditionsHold(conditions[rule_node], kind, params, inputs, num_outputs, facts);
 }
 
+RewriteRule RewriteFromSides(std::string name, Graph lhs, Graph rhs, std::vector<std::string> weight_variables,
+                             bool exact_variable_types) {
+  RewriteRule r;
+  r.name = std::move(name);
+  r.lhs_ops = lhs.num_ops();
+  r.rhs_ops = rhs.num_ops();
+  r.lhs = std::move(lhs);
+  r.rhs = std::move(rhs);
+  r.weight_variables = std::move(weight_variables);
+  r.exact_variable_types = exact_variable_types;
+  return r;
+}
+
+std::optional<Activation> ActivationOfKind(OpKind kind) {
+  switch (kind) {
+    case OpKind::kRelu: return Activation::kRelu;
+    case OpKind::kSigmoid: return Activation::kSigmoid;
+    case OpKind::kTanh: return Activation::kTanh;
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace taso::optimizer

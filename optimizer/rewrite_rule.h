@@ -7,6 +7,7 @@
 #ifndef TASO_OPTIMIZER_REWRITE_RULE_H_
 #define TASO_OPTIMIZER_REWRITE_RULE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,16 @@ struct RewriteRule {
   // structural rewrites such as merging convolutions of different kernels);
   // proved rules hold at every shape and leave this false.
   bool exact_variable_types = false;
+  // The left side's outputs are interchangeable: permuting them (with their
+  // variables) gives the same rewrite up to the order of what it builds
+  // (e.g. the weights of a merge concatenated in another order). A search
+  // then takes each set of roots in one order only: host roots in ascending
+  // node (backtracking) or e-class (eqsat) id.
+  bool symmetric_outputs = false;
+  // For a multi-output rule: the rounds eqsat runs it in (0: the search's
+  // default for multi-output rules). Rules whose instances cover each
+  // combination at once need one round; more would merge merges again.
+  int eqsat_rounds = 0;
   // What the rule's proof assumed, per node of lhs and of rhs
   // (core/side_conditions.h): the rewrite holds only where every operator of
   // the matched side and of the built replacement keeps the signature it had
@@ -40,6 +51,16 @@ struct RewriteRule {
   GraphConditions lhs_conditions;
   GraphConditions rhs_conditions;
 };
+
+// A rewrite from its two sides, operator counts taken from them: for the
+// rewrites instantiated at a graph's shapes (structural_rules.h,
+// matmul_rules.h), which carry no proof conditions.
+RewriteRule RewriteFromSides(std::string name, Graph lhs, Graph rhs, std::vector<std::string> weight_variables,
+                             bool exact_variable_types);
+
+// The activation parameter an activation operator folds into (conv2d and
+// matmul take one), or nullopt for other operators.
+std::optional<Activation> ActivationOfKind(OpKind kind);
 
 // Whether rewrite node `rule_node` of a side with `conditions`, realised as an
 // operator on inputs of these types, keeps the facts the proof assumed; fact

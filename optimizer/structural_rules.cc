@@ -6,38 +6,16 @@
 #include "absl/strings/str_cat.h"
 #include "core/op_registry.h"
 #include "optimizer/backtrack/match.h"
+#include "optimizer/matmul_rules.h"
 
 namespace taso::optimizer {
 namespace {
-
-std::optional<Activation> ActivationOf(OpKind kind) {
-  switch (kind) {
-    case OpKind::kRelu: return Activation::kRelu;
-    case OpKind::kSigmoid: return Activation::kSigmoid;
-    case OpKind::kTanh: return Activation::kTanh;
-    default: return std::nullopt;
-  }
-}
-
-// A rewrite from its two sides (operator counts taken from them).
-RewriteRule MakeRewrite(std::string name, Graph lhs, Graph rhs, std::vector<std::string> weight_variables,
-                        bool exact_variable_types) {
-  RewriteRule r;
-  r.name = std::move(name);
-  r.lhs_ops = lhs.num_ops();
-  r.rhs_ops = rhs.num_ops();
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
-  r.weight_variables = std::move(weight_variables);
-  r.exact_variable_types = exact_variable_types;
-  return r;
-}
 
 // act(op_P(x, w[, b])) => op_{P, act}(x, w[, b]), with the variables typed as
 // at `producer` (a conv2d may carry a bias as its third input).
 std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std::vector<TensorType>& inputs,
                                   OpKind activation_kind) {
-  const Activation act = *ActivationOf(activation_kind);
+  const Activation act = *ActivationOfKind(activation_kind);
   static const char* const kNames[] = {"x", "w", "b"};
   if (inputs.size() > 3) return std::nullopt;
   Graph lhs, rhs;
@@ -56,7 +34,7 @@ std::optional<RewriteRule> Fusion(OpKind kind, const OpParams& params, const std
   auto fused_op = rhs.AddOp1(kind, fused, rin);
   if (!fused_op.ok()) return std::nullopt;
   rhs.AddOutput("out0", *fused_op);
-  return MakeRewrite(absl::StrCat("fuse:", OpKindName(kind), inputs.size() > 2 ? "+bias" : "", "+",
+  return RewriteFromSides(absl::StrCat("fuse:", OpKindName(kind), inputs.size() > 2 ? "+bias" : "", "+",
                                  OpKindName(activation_kind), "[", CanonicalParams(kind, params), "]"),
                      std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/false);
 }
@@ -113,7 +91,7 @@ std::optional<RewriteRule> BiasFusion(const Graph& graph, const Node& add) {
   auto fused = rhs.AddOp1(OpKind::kConv2D, conv.params, {rx, rw, *bias});
   if (!fused.ok()) return std::nullopt;
   rhs.AddOutput("out0", *fused);
-  return MakeRewrite(absl::StrCat("fuse:conv2d+bias", sides->first == 0 ? "" : "~", "[",
+  return RewriteFromSides(absl::StrCat("fuse:conv2d+bias", sides->first == 0 ? "" : "~", "[",
                                  CanonicalParams(OpKind::kConv2D, conv.params), "]"),
                      std::move(lhs), std::move(rhs), {"c"}, /*exact_variable_types=*/true);
 }
@@ -198,7 +176,7 @@ std::optional<RewriteRule> ConvMerge(const ConvForm& a, const ConvForm& b) {
   rhs.AddOutput("out1", (*parts)[1]);
   std::vector<std::string> weight_variables = {"w1", "w2"};
   if (biased) weight_variables = {"w1", "w2", "b1", "b2"};
-  return MakeRewrite(absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3],
+  return RewriteFromSides(absl::StrCat("merge:conv", wa.dims[2], "x", wa.dims[3], "+conv", wb.dims[2], "x", wb.dims[3],
                                   biased ? "+bias" : "", "[", CanonicalParams(OpKind::kConv2D, b.params), "]"),
                      std::move(lhs), std::move(rhs), std::move(weight_variables), /*exact_variable_types=*/true);
 }
@@ -227,7 +205,7 @@ std::optional<RewriteRule> GroupMerge(const ConvForm& f, int64_t groups, int cou
   auto merged = rhs.AddOp1(OpKind::kConv2D, f.params, rin);
   if (!merged.ok()) return std::nullopt;
   rhs.AddOutput("out0", *merged);
-  return MakeRewrite(absl::StrCat("merge:gconv", groups, "->", groups / count, f.bias ? "+bias" : "", "[",
+  return RewriteFromSides(absl::StrCat("merge:gconv", groups, "->", groups / count, f.bias ? "+bias" : "", "[",
                                   CanonicalParams(OpKind::kConv2D, f.params), "]"),
                      std::move(lhs), std::move(rhs), {"w"}, /*exact_variable_types=*/true);
 }
@@ -241,7 +219,7 @@ std::vector<ConvForm> FormsOf(const Graph& graph, const GraphIndex& index, const
   if (conv.params.activation != Activation::kNone) return forms;
   auto with_activation_of = [&](const ConvForm& f, int node) {
     for (int reader : index.consumers(node)) {
-      if (auto act = ActivationOf(graph.node(reader).kind)) {
+      if (auto act = ActivationOfKind(graph.node(reader).kind)) {
         ConvForm g = f;
         g.params.activation = *act;
         forms.push_back(g);
@@ -281,7 +259,7 @@ std::vector<RewriteRule> FusionRewrites(const Graph& graph) {
         if (auto r = BiasFusion(graph, n)) out.push_back(std::move(*r));
       }
     }
-    if (!ActivationOf(n.kind) || n.inputs.empty()) continue;
+    if (!ActivationOfKind(n.kind) || n.inputs.empty()) continue;
     const Node& producer = graph.node(n.inputs[0].node);
     std::vector<TensorType> in;
     for (const TensorRef& r : producer.inputs) in.push_back(graph.type(r));
@@ -301,6 +279,7 @@ std::vector<RewriteRule> FusionRewrites(const Graph& graph) {
 
 std::vector<RewriteRule> StructuralRewrites(const Graph& graph) {
   std::vector<RewriteRule> out = FusionRewrites(graph);
+  for (RewriteRule& r : MatMulRewrites(graph)) out.push_back(std::move(r));
   std::set<std::string> made;
   // Pairs of convolutions reading the same tensor, in each form they may take.
   const GraphIndex index(graph);

@@ -37,7 +37,8 @@ namespace taso::optimizer {
 // Bias and activation fusions for the operators of `graph`, including an
 // activation after a bias add (fusable once the bias is).
 std::vector<RewriteRule> FusionRewrites(const Graph& graph);
-// The fusions and the convolution merges.
+// The fusions, the convolution merges and the matmul rewrites
+// (matmul_rules.h).
 std::vector<RewriteRule> StructuralRewrites(const Graph& graph);
 
 }  // namespace taso::optimizer

@@ -202,6 +202,11 @@ class Matcher {
       if (!Known(o.tensor, &h)) return;
       m.outputs.push_back(h);
     }
+    if (rule_.symmetric_outputs) {
+      for (size_t i = 1; i < m.outputs.size(); ++i) {
+        if (m.outputs[i - 1].node > m.outputs[i].node) return;
+      }
+    }
     matches_.push_back(std::move(m));
   }
 

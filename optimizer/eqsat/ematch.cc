@@ -211,6 +211,7 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
   };
   std::vector<Assignment> partial = {{std::vector<EClassId>(p.num_nodes(), -1), std::vector<EClassId>(num_outputs, -1)}};
   Enumerator enumerator(pattern, index);
+  const bool symmetric = pattern.rule().symmetric_outputs;
   // Operator outputs one at a time, each joined with what the earlier ones matched.
   for (int o = 0; o < num_outputs; ++o) {
     const TensorRef ref = p.outputs()[o].tensor;
@@ -232,6 +233,7 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
       for (size_t k = 0; k < found.size(); ++k) {
         if (!Compatible(a, found[k])) continue;
         if (std::find(a.roots.begin(), a.roots.end(), found_root[k]) != a.roots.end()) continue;
+        if (symmetric && o > 0 && a.roots[o - 1] >= 0 && found_root[k] < a.roots[o - 1]) continue;
         Assignment merged = a;
         for (size_t i = 0; i < found[k].size(); ++i) {
           if (merged.classes[i] < 0) merged.classes[i] = found[k][i];

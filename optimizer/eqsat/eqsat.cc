@@ -252,12 +252,18 @@ class SaturationRound {
     for (int rule : patterns.Candidates(index)) {
       const CompiledRule& r = compiled[rule];
       if (!r.valid) continue;
-      if (r.pattern.multi_output() && sat_.iterations >= options_.multi_pattern_iteration_limit) continue;
+      // Multi-output rules made at the graph's own shapes (structural
+      // merges) match few places: they run every round, like single-output
+      // ones, so merges that build on merges (a split's bias adds, a third
+      // matmul) finish.
+      const bool few_rounds = r.pattern.multi_output() && !r.rule->exact_variable_types;
+      const int rounds = r.rule->eqsat_rounds > 0 ? r.rule->eqsat_rounds : options_.multi_pattern_iteration_limit;
+      if (few_rounds && sat_.iterations >= rounds) continue;
       if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
       std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);
       // Multi-output rules have only their few rounds: cut short, not banned.
-      if (scheduler.Admit(rule, sat_.iterations, cut, !r.pattern.multi_output())) {
+      if (scheduler.Admit(rule, sat_.iterations, cut, !few_rounds)) {
         found.emplace_back(&r, std::move(matches));
       }
       if (OverTime()) break;

@@ -13,7 +13,10 @@
 // stay; extraction never chooses a cyclic program.
 //
 // Multi-output rules match many more places (pairs of matches), so, as in
-// Tensat, they only run in the first `multi_pattern_iteration_limit` rounds.
+// Tensat, they only run in the first `multi_pattern_iteration_limit` rounds;
+// those instantiated at the graph's own shapes (RewriteRule::
+// exact_variable_types: structural merges) match few places and run in every
+// round under the rule scheduler, like single-output rules.
 #ifndef TASO_OPTIMIZER_EQSAT_EQSAT_H_
 #define TASO_OPTIMIZER_EQSAT_EQSAT_H_
 

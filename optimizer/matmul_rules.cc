@@ -1,0 +1,269 @@
+#include "optimizer/matmul_rules.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "optimizer/backtrack/match.h"
+
+namespace taso::optimizer {
+namespace {
+
+// Subset sums of the widths past which bias rules are not made: a group of
+// 8 equal widths needs 28 size pairs; mixed widths could need thousands.
+constexpr int kMaxBiasSizePairs = 256;
+// The most matmuls of one input merged by one rule (a rule with k roots).
+constexpr int kMaxMergedAtOnce = 16;
+
+OpParams AlongAxis(int axis) {
+  OpParams p;
+  p.axis = axis;
+  return p;
+}
+
+OpParams WithActivation(Activation act) {
+  OpParams p;
+  p.activation = act;
+  return p;
+}
+
+std::string ActName(Activation act) { return CanonicalParams(OpKind::kMatMul, WithActivation(act)); }
+
+// matmul_P(x, w1), ..., matmul_P(x, wk)
+//   => split^(k-1)(matmul_P(x, concat(w1, ..., wk))),
+// concatenated and split along the output (last) axis; the n-ary concat
+// records its boundaries nested to the left, so k-1 splits undo it.
+std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorType& w, Activation act, int k) {
+  const OpParams p = WithActivation(act);
+  Graph lhs, rhs;
+  std::vector<std::string> names;
+  for (int i = 1; i <= k; ++i) names.push_back(absl::StrCat("w", i));
+  TensorRef lx = lhs.AddInput("x", x);
+  std::vector<TensorRef> rw;
+  TensorRef rx = rhs.AddInput("x", x);
+  for (int i = 0; i < k; ++i) {
+    auto m = lhs.AddOp1(OpKind::kMatMul, p, {lx, lhs.AddWeight(names[i], w)});
+    if (!m.ok()) return std::nullopt;
+    lhs.AddOutput(absl::StrCat("out", i), *m);
+    rw.push_back(rhs.AddWeight(names[i], w));
+  }
+  auto weights = rhs.AddOp1(OpKind::kConcat, AlongAxis(w.rank() - 1), rw);
+  if (!weights.ok()) return std::nullopt;
+  auto merged = rhs.AddOp1(OpKind::kMatMul, p, {rx, *weights});
+  if (!merged.ok()) return std::nullopt;
+  std::vector<TensorRef> outs(k);
+  TensorRef rest = *merged;
+  for (int i = k - 1; i > 0; --i) {
+    auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(rhs.type(*merged).rank() - 1), {rest});
+    if (!parts.ok()) return std::nullopt;
+    outs[i] = (*parts)[1];
+    rest = (*parts)[0];
+  }
+  outs[0] = rest;
+  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), outs[i]);
+  RewriteRule r = RewriteFromSides(
+      absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k), "[", ActName(act), "]"),
+      std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/false);
+  r.symmetric_outputs = true;  // any order of the weights merges as well: one is enough
+  // Merges of more than two cover what is worth having in one round; a
+  // second would merge merged matmuls again, every way. Pairs keep eqsat's
+  // two rounds (with the cpu costs, its extraction picked nothing from
+  // round-1 merges alone on LSTM and NAS-RNN cells: bench/matmul_merge_bench),
+  // and so do forms with an activation, which exist once the activation
+  // fusion has run in round 1.
+  r.eqsat_rounds = act == Activation::kNone && k > 2 ? 1 : 2;
+  return r;
+}
+
+// A constant added per output column to a matmul's result.
+struct BiasForm {
+  std::vector<int64_t> out;   // the matmul's output dims
+  std::vector<int64_t> bias;  // the constant's dims; last = the matmul's width
+  int bias_side;              // operand position of the constant in the add
+  bool operator<(const BiasForm& o) const {
+    return std::tie(out, bias, bias_side) < std::tie(o.out, o.bias, o.bias_side);
+  }
+};
+
+TensorType WithLast(std::vector<int64_t> dims, int64_t last) {
+  dims.back() = last;
+  return TensorType::RowMajor(DType::kFloat32, std::move(dims));
+}
+
+// ewadd(s0, c1), ewadd(s1, c2) with (s0, s1) = split(y), y [..., a+b]
+//   => split[a, b](ewadd(y, concat(c1, c2))), operands in the add's order.
+std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t b) {
+  TensorType y = WithLast(f.out, a + b);
+  const int last = y.rank() - 1;
+  y.split[last] = MakeSplit(a, nullptr, nullptr);  // as a merged matmul records it
+  const TensorType c1 = WithLast(f.bias, a), c2 = WithLast(f.bias, b);
+  auto add = [&](Graph& g, TensorRef value, TensorRef bias) {
+    std::vector<TensorRef> operands(2);
+    operands[f.bias_side] = bias;
+    operands[1 - f.bias_side] = value;
+    return g.AddOp1(OpKind::kEwAdd, OpParams{}, operands);
+  };
+  Graph lhs, rhs;
+  TensorRef ly = lhs.AddInput("y", y), l1 = lhs.AddWeight("c1", c1), l2 = lhs.AddWeight("c2", c2);
+  auto parts = lhs.AddOp(OpKind::kSplit, AlongAxis(last), {ly});
+  if (!parts.ok()) return std::nullopt;
+  auto s0 = add(lhs, (*parts)[0], l1), s1 = add(lhs, (*parts)[1], l2);
+  if (!s0.ok() || !s1.ok()) return std::nullopt;
+  lhs.AddOutput("out0", *s0);
+  lhs.AddOutput("out1", *s1);
+  TensorRef ry = rhs.AddInput("y", y), r1 = rhs.AddWeight("c1", c1), r2 = rhs.AddWeight("c2", c2);
+  auto biases = rhs.AddOp1(OpKind::kConcat, AlongAxis(c1.rank() - 1), {r1, r2});
+  if (!biases.ok()) return std::nullopt;
+  auto sum = add(rhs, ry, *biases);
+  if (!sum.ok()) return std::nullopt;
+  OpParams sizes = AlongAxis(last);
+  sizes.sizes = {a, b};
+  auto out = rhs.AddOp(OpKind::kSplit, sizes, {*sum});
+  if (!out.ok()) return std::nullopt;
+  rhs.AddOutput("out0", (*out)[0]);
+  rhs.AddOutput("out1", (*out)[1]);
+  return RewriteFromSides(absl::StrCat("merge:split+bias", f.bias_side == 0 ? "~" : "", "[", a, ",", b, ",out=",
+                                       absl::StrJoin(y.dims, "x"), ",bias=", absl::StrJoin(c1.dims, "x"), "]"),
+                          std::move(lhs), std::move(rhs), {"c1", "c2"}, /*exact_variable_types=*/true);
+}
+
+// The perm that swaps the last two of `rank` axes.
+std::vector<int> SwapLastTwo(int rank) {
+  std::vector<int> perm;
+  for (int i = 0; i < rank; ++i) perm.push_back(i);
+  if (rank >= 2) std::swap(perm[rank - 1], perm[rank - 2]);
+  return perm;
+}
+
+// matmul_P(transpose(x), y) => matmul_P(transpose[view](x), y), the
+// transposed operand at `side`: the matmul reads x with swapped strides
+// instead of a copy being made first.
+std::optional<RewriteRule> TransposeFold(const TensorType& pre, const TensorType& other, int side, Activation act) {
+  OpParams copy;
+  copy.perm = SwapLastTwo(pre.rank());
+  OpParams view = copy;
+  view.shuffle = false;
+  auto build = [&](Graph& g, const OpParams& t) -> std::optional<TensorRef> {
+    TensorRef x = g.AddInput("x", pre), y = g.AddInput("y", other);
+    auto moved = g.AddOp1(OpKind::kTranspose, t, {x});
+    if (!moved.ok()) return std::nullopt;
+    auto mm = g.AddOp1(OpKind::kMatMul, WithActivation(act), side == 0 ? std::vector<TensorRef>{*moved, y}
+                                                                         : std::vector<TensorRef>{y, *moved});
+    if (!mm.ok()) return std::nullopt;
+    g.AddOutput("out0", *mm);
+    return *mm;
+  };
+  Graph lhs, rhs;
+  if (!build(lhs, copy) || !build(rhs, view)) return std::nullopt;
+  return RewriteFromSides(absl::StrCat("fold:transpose+matmul", pre.rank(), "x", other.rank(), side == 0 ? "" : "~",
+                                       "[", ActName(act), "]"),
+                          std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/false);
+}
+
+// The activations matmul `n` computes with or may take once an activation
+// reading it is fused.
+std::set<Activation> ActivationForms(const Graph& graph, const GraphIndex& index, const Node& n) {
+  std::set<Activation> acts = {n.params.activation};
+  if (n.params.activation != Activation::kNone) return acts;
+  for (int reader : index.consumers(n.id)) {
+    if (auto act = ActivationOfKind(graph.node(reader).kind)) acts.insert(*act);
+  }
+  return acts;
+}
+
+// The per-column constant bias added to matmul `mm`'s output by `add`.
+std::optional<BiasForm> BiasOf(const Graph& graph, const GraphIndex& index, const Node& mm, const Node& add) {
+  if (add.kind != OpKind::kEwAdd || add.inputs.size() != 2 || mm.params.activation != Activation::kNone) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& out = graph.type(TensorRef{mm.id, 0}).dims;
+  for (int side = 0; side < 2; ++side) {
+    if (add.inputs[1 - side] != TensorRef{mm.id, 0} || !index.is_constant(add.inputs[side].node)) continue;
+    const std::vector<int64_t>& c = graph.type(add.inputs[side]).dims;
+    if (c.empty() || c.back() != out.back() || graph.type(TensorRef{add.id, 0}).dims != out) continue;
+    return BiasForm{out, c, side};
+  }
+  return std::nullopt;
+}
+
+// Sums of sub-multisets of `widths`, ascending.
+std::set<int64_t> SubsetSums(const std::vector<int64_t>& widths) {
+  std::set<int64_t> sums;
+  for (int64_t w : widths) {
+    std::set<int64_t> next = sums;
+    next.insert(w);
+    for (int64_t s : sums) next.insert(s + w);
+    sums = std::move(next);
+    if (sums.size() > 64) break;  // kMaxBiasSizePairs bounds what is used
+  }
+  return sums;
+}
+
+}  // namespace
+
+std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
+  std::vector<RewriteRule> out;
+  std::set<std::string> made;
+  auto keep = [&](std::optional<RewriteRule> r) {
+    if (r && made.insert(r->name).second) out.push_back(std::move(*r));
+  };
+  const GraphIndex index(graph);
+  // Matmuls with a constant right operand, by the tensor they read.
+  std::map<std::pair<int, int>, std::vector<int>> readers;
+  for (int id : index.nodes_of(OpKind::kMatMul)) {
+    const Node& n = graph.node(id);
+    if (index.is_constant(n.inputs[1].node)) readers[{n.inputs[0].node, n.inputs[0].index}].push_back(id);
+  }
+  for (const auto& [tensor, mms] : readers) {
+    if (mms.size() < 2) continue;
+    std::map<BiasForm, std::vector<int64_t>> biased;  // widths per bias form
+    for (int id : mms) {
+      const Node& n = graph.node(id);
+      for (Activation act : ActivationForms(graph, index, n)) {
+        const TensorType x = graph.type(n.inputs[0]).Plain(), w = graph.type(n.inputs[1]).Plain();
+        // Pairs, groups of 4, 8, 16, and all of them at once: a search
+        // need not pass through every partial merge (a costlier step
+        // backtracking may not take; eqsat runs these rules one round).
+        const int n = static_cast<int>(mms.size());
+        for (int k = 2; k <= n && k <= kMaxMergedAtOnce; k *= 2) keep(SharedInputMerge(x, w, act, k));
+        if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n));
+      }
+      for (int reader : index.consumers(id)) {
+        if (auto f = BiasOf(graph, index, n, graph.node(reader))) biased[*f].push_back(f->out.back());
+      }
+    }
+    for (const auto& [form, widths] : biased) {
+      if (widths.size() < 2) continue;
+      const std::set<int64_t> sums = SubsetSums(widths);
+      int64_t total = 0;
+      for (int64_t w : widths) total += w;
+      int pairs = 0;
+      for (int64_t a : sums) {
+        for (int64_t b : sums) {
+          if (a + b > total || pairs >= kMaxBiasSizePairs) continue;
+          ++pairs;
+          keep(BiasAfterSplit(form, a, b));
+        }
+      }
+    }
+  }
+  // Copies of an operand with its last two axes swapped, read by a matmul.
+  for (int id : index.nodes_of(OpKind::kMatMul)) {
+    const Node& n = graph.node(id);
+    for (int side = 0; side < 2; ++side) {
+      const Node& t = graph.node(n.inputs[side].node);
+      if (t.kind != OpKind::kTranspose || !t.params.shuffle) continue;
+      const TensorType& pre = graph.type(t.inputs[0]);
+      if (pre.rank() < 2 || t.params.perm != SwapLastTwo(pre.rank())) continue;
+      for (Activation act : ActivationForms(graph, index, n)) {
+        keep(TransposeFold(pre.Plain(), graph.type(n.inputs[1 - side]).Plain(), side, act));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace taso::optimizer

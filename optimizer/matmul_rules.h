@@ -1,0 +1,38 @@
+// Rewrites for matrix multiplications that remove work on CPUs, made for the
+// ranks, activations and shapes a graph uses (part of StructuralRewrites):
+//  - shared-input merging: matmul_P(x, w1), ..., matmul_P(x, wk) with
+//    constant w1..wk => splits of matmul_P(x, concat(w1, ..., wk)) along the
+//    output axis, for k = 2, 4, 8, 16 and the number of such matmuls x has
+//    (one rule with k roots joined on x). The merged weight is computed from
+//    weights only, so it is a constant itself and merges again (backtracking
+//    composes pairs into any count). The roots are interchangeable
+//    (RewriteRule::symmetric_outputs: each set is matched in one order) and
+//    eqsat runs merges of more than two in one round (RewriteRule::
+//    eqsat_rounds: more would merge merged matmuls every way). Shape-generic (any dims of those
+//    ranks); shape inference checks each application.
+//  - bias adds after such a split: ewadd(s0, c1), ewadd(s1, c2) with
+//    (s0, s1) = split(y) and constant per-column c1, c2
+//    => split[sizes](ewadd(y, concat(c1, c2))), so MatMul+Add pairs become
+//    one MatMul+Add and a split (Gemm-style bias). The split of the sum has
+//    explicit sizes (a broadcast add keeps no concat record), so these hold
+//    at the sizes they were made for: every split of the widths of one
+//    input's biased matmuls into two groups.
+//  - transpose folding: matmul(transpose(x), y) with the last two axes
+//    swapped by a copy => the same with a strides-only transpose (a view),
+//    on either operand: the matmul reads x column-major. A constant operand's
+//    view is materialised by constant folding.
+#ifndef TASO_OPTIMIZER_MATMUL_RULES_H_
+#define TASO_OPTIMIZER_MATMUL_RULES_H_
+
+#include <vector>
+
+#include "core/graph.h"
+#include "optimizer/rewrite_rule.h"
+
+namespace taso::optimizer {
+
+std::vector<RewriteRule> MatMulRewrites(const Graph& graph);
+
+}  // namespace taso::optimizer
+
+#endif  // TASO_OPTIMIZER_MATMUL_RULES_H_

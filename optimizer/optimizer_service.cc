@@ -23,9 +23,18 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.search = in.search() == SEARCH_EQSAT       ? SearchKind::kEqsat
                    : in.search() == SEARCH_BACKTRACK ? SearchKind::kBacktrack
                                                      : limits_.default_search;
-  if (in.time_limit_s() < 0 || in.alpha() < 0 || in.budget() < 0) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "time_limit_s, alpha and budget must not be negative");
+  if (in.time_limit_s() < 0 || in.alpha() < 0 || in.budget() < 0 || in.eqsat_match_limit() < 0 ||
+      in.eqsat_ban_length() < 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "time_limit_s, alpha, budget, eqsat_match_limit and eqsat_ban_length must not be negative");
   }
+  options.eqsat.backoff_scheduler = in.eqsat_backoff() == EQSAT_BACKOFF_ON    ? true
+                                    : in.eqsat_backoff() == EQSAT_BACKOFF_OFF ? false
+                                                                              : limits_.default_eqsat_backoff;
+  options.eqsat.max_matches_per_rule =
+      in.eqsat_match_limit() > 0 ? in.eqsat_match_limit() : limits_.default_eqsat_match_limit;
+  options.eqsat.backoff_ban_length =
+      in.eqsat_ban_length() > 0 ? in.eqsat_ban_length() : limits_.default_eqsat_ban_length;
   absl::Duration limit = in.time_limit_s() > 0 ? absl::Seconds(in.time_limit_s()) : limits_.default_time_limit;
   limit = std::min(limit, limits_.max_time_limit);
   // Leave part of the caller's deadline for import, the check and export.

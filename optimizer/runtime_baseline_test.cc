@@ -132,6 +132,7 @@ TEST(GraphCostModelTest, FewerOperatorsOfEqualKernelTimeCostLess) {
 
   auto calibrated = FixedTimesProfiler(0.1, 0.5);
   CostModel cost(calibrated.get());
+  // Each operator writes 1 MB.
   EXPECT_DOUBLE_EQ(*cost.GraphCost(TwoOps()), 2.0 + 2 * (0.1 + 0.5 * 1.0));
   EXPECT_DOUBLE_EQ(*cost.GraphCost(OneOp()), 2.0 + 0.1 + 0.5 * 1.0);
   EXPECT_EQ(cost.graph_cost_model().calibration_id(), "test");

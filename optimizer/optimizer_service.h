@@ -24,6 +24,10 @@ struct ServiceLimits {
   int default_eqsat_ban_length = EqsatOptions().backoff_ban_length;
 };
 
+// EQSAT's rule scheduling for a request: what it sets, the server's
+// defaults for what it leaves unset (its caller has refused negative values).
+EqsatOptions EqsatOptionsFor(const OptimizeOptions& request, const ServiceLimits& limits);
+
 class OptimizerService final : public Optimizer::Service {
  public:
   // `rules` and `profiler` must outlive the service; both are shared by

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/strings/str_split.h"
 #include "app/startup.h"
 #include "cli/generate_command.h"
@@ -48,11 +49,11 @@ ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: ta
           "default: embedded (the library in this process)");
 ABSL_FLAG(std::string, search, "backtrack", "optimize: backtrack (TASO) or eqsat (Tensat)");
 ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds");
-ABSL_FLAG(bool, eqsat_backoff, true, "optimize (embedded eqsat): ban rules that match more than their limit in a "
+ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match more than their limit in a "
           "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
-ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (embedded eqsat): matches a rule may have in a round at first (before "
+ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
           "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
-ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (embedded eqsat): rounds of a rule's first ban (doubles with each ban)");
+ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
 ABSL_FLAG(std::string, rules, "", "optimize (embedded): rules file from `taso rules export --format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
@@ -60,6 +61,8 @@ ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory;
 ABSL_FLAG(std::string, backend, "auto", "profile: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic");
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
 ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
+ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
+          "JSON (default: the one compiled in, profiler/calibration/cpu_default.json; 'none': plain kernel sums)");
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
 ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
@@ -102,10 +105,23 @@ std::string Resolve(std::string path) {
   return path;
 }
 
+// Whether a flag differs from its default (this absl keeps "given on the
+// command line" private), so a server's own defaults apply otherwise.
+bool Given(const char* name) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
+}
+
 // --cache-dir, resolved unless it is 'none' (memory only).
 std::string CacheDirFlag() {
   const std::string dir = absl::GetFlag(FLAGS_cache_dir);
   return dir == "none" ? dir : Resolve(dir);
+}
+
+// --calibration, resolved unless it is 'none' (plain kernel sums).
+std::string CalibrationFlag() {
+  const std::string file = absl::GetFlag(FLAGS_calibration);
+  return file == "none" ? file : Resolve(file);
 }
 
 // True, after saying so, when a command that takes no arguments got one.
@@ -208,9 +224,10 @@ int Optimize(const Args& args) {
   options.server = absl::GetFlag(FLAGS_server);
   options.search = absl::GetFlag(FLAGS_search);
   options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
-  options.eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
-  options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
-  options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
+  if (Given("eqsat_backoff")) options.eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
+  if (Given("eqsat_match_limit")) options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
+  if (Given("eqsat_ban_length")) options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
+  options.calibration = CalibrationFlag();
   options.rules = Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
   options.profiler = absl::GetFlag(FLAGS_profiler);
@@ -237,6 +254,7 @@ int Profile(const Args& args) {
   options.backend = absl::GetFlag(FLAGS_backend);
   options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
   options.threads = absl::GetFlag(FLAGS_cpu_threads);
+  options.calibration = CalibrationFlag();
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.device = absl::GetFlag(FLAGS_device);

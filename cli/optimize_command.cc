@@ -43,16 +43,21 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
     out << text << "\n";
     return;
   }
-  out << absl::StrFormat("cost %.3f ms -> %.3f ms%s (%.2fx), %d -> %d operators\n", r.cost_before_ms(),
-                         r.cost_after_ms(), r.costs_are_estimates() ? " (estimates)" : "",
-                         r.cost_after_ms() > 0 ? r.cost_before_ms() / r.cost_after_ms() : 1.0, r.nodes_before(),
-                         r.nodes_after());
+  // The baseline first: it is what a user of a real runtime compares with.
+  auto ratio = [&](double before) { return r.cost_after_ms() > 0 ? before / r.cost_after_ms() : 1.0; };
+  out << absl::StrFormat("speedup vs baseline %.2f\u00d7 (vs raw input %.2f\u00d7)%s\n", ratio(r.cost_baseline_ms()),
+                         ratio(r.cost_raw_ms()), r.costs_are_estimates() ? " (estimates)" : "");
+  out << absl::StrFormat("cost %.3f ms (raw input) / %.3f ms (runtime baseline) -> %.3f ms, %d -> %d operators\n",
+                         r.cost_raw_ms(), r.cost_baseline_ms(), r.cost_after_ms(), r.nodes_before(), r.nodes_after());
+  if (!r.cost_model().empty()) out << "cost model: " << r.cost_model() << "\n";
   out << absl::StrFormat("%s search: %.1f s, %s; %d rewrites available\n", r.search(), r.search_time_ms() / 1000.0,
                          r.stop_detail(), r.rules_available());
   for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";
   if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
   if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";
   if (r.epilogues_fused() > 0) out << "  fused after the search: " << r.epilogues_fused() << "\n";
+  if (r.rule_bans() > 0) out << "  eqsat rule bans: " << r.rule_bans() << "\n";
+  for (const auto& note : r.import_notes()) out << "  import: " << note << "\n";
   if (r.opaque_operators_size() > 0) {
     out << "  passed through untouched:";
     for (const auto& op : r.opaque_operators()) out << " " << op;
@@ -102,6 +107,12 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_time_limit_s(options.time_limit_s);
     request.mutable_options()->set_cost_backend(*backend);
     request.mutable_options()->set_seed(options.seed);
+    if (options.eqsat_backoff) {
+      request.mutable_options()->set_eqsat_backoff(*options.eqsat_backoff ? optimizer::EQSAT_BACKOFF_ON
+                                                                          : optimizer::EQSAT_BACKOFF_OFF);
+    }
+    request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
+    request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -121,6 +132,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     const std::vector<optimizer::RewriteRule> rules = std::move(loaded->rewrites);
     profiler::ProfilerOptions embedded;
     embedded.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
+    embedded.cpu.calibration = options.calibration;
     auto client = profiler::OpenProfiler(options.profiler, embedded);
     if (!client.ok()) {
       // Unreachable (3): the server, or the embedded profiler's cache held by another process.
@@ -131,9 +143,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     optimizer::OptimizerOptions oo;
     oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
     oo.time_limit = absl::Seconds(options.time_limit_s);
-    oo.eqsat.backoff_scheduler = options.eqsat_backoff;
-    oo.eqsat.max_matches_per_rule = options.eqsat_match_limit;
-    oo.eqsat.backoff_ban_length = options.eqsat_ban_length;
+    oo.eqsat.backoff_scheduler = options.eqsat_backoff.value_or(oo.eqsat.backoff_scheduler);
+    oo.eqsat.max_matches_per_rule = options.eqsat_match_limit.value_or(oo.eqsat.max_matches_per_rule);
+    oo.eqsat.backoff_ban_length = options.eqsat_ban_length.value_or(oo.eqsat.backoff_ban_length);
     oo.backend = *backend;
     oo.check.seed = options.seed;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <optional>
 #include <string>
 
 namespace taso::cli {
@@ -22,10 +23,12 @@ struct OptimizeCommandOptions {
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool json = false;
-  // Embedded eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h).
-  bool eqsat_backoff = true;
-  int eqsat_match_limit = 1000;
-  int eqsat_ban_length = 5;
+  // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
+  // default (embedded: EqsatOptions'; with --server: the server's).
+  std::optional<bool> eqsat_backoff;
+  std::optional<int> eqsat_match_limit;
+  std::optional<int> eqsat_ban_length;
+  std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
 };
 
 // Exit codes (stable, for CI):

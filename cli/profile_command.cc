@@ -89,6 +89,7 @@ class Profile {
     profiler::ProfilerOptions embedded;
     embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
     embedded.cpu.threads = options_.threads;
+    embedded.cpu.calibration = options_.calibration;
     embedded.analytic_device = options_.analytic_device;
     auto client = profiler::OpenProfiler(options_.server, embedded, &embedded_);
     if (!client.ok()) return Fail(client.status());
@@ -144,6 +145,10 @@ class Profile {
                             {"from_cache", cached},
                             {"unmeasured", report->unmeasured},
                             {"total_ms", RoundTo(report->total_ms, 6)},
+                            {"modelled_ms", RoundTo(report->modelled_ms, 6)},
+                            {"kernel_operators", report->kernel_operators},
+                            {"output_mb", RoundTo(report->output_mb, 6)},
+                            {"cost_model", profiler::DescribeGraphCostModel(report->model)},
                             {"estimate", report->any_estimate},
                             {"request_ms", RoundTo(report->request_ms, 3)},
                             {"via", client_->Describe()}};
@@ -153,11 +158,14 @@ class Profile {
         out_ << absl::StrFormat("%4dx %s\n      %s\n", op.count, op.key,
                                 op.error.empty() ? CostLine(op.cost) : "error: " + op.error);
       }
-      out_ << absl::StrFormat("%s: %d operators, %d distinct (%d from cache); cost %.3f ms%s%s\n", name,
+      out_ << absl::StrFormat("%s: %d operators, %d distinct (%d from cache); sum of operator times %.3f ms%s%s\n", name,
                               report->operators, report->distinct.size(), cached, report->total_ms,
                               report->any_estimate ? " (ESTIMATE)" : "",
                               report->unmeasured ? absl::StrCat(", ", report->unmeasured, " operators unmeasured")
                                                  : "");
+      out_ << absl::StrFormat("modelled graph time %.3f ms: %d operators running kernels, %.2f MB written; %s\n",
+                              report->modelled_ms, report->kernel_operators, report->output_mb,
+                              profiler::DescribeGraphCostModel(report->model));
       out_ << absl::StrFormat("MeasureBatch via %s took %.1f ms\n", client_->Describe(), report->request_ms);
     }
     return report->unmeasured > 0 ? 4 : 0;

@@ -22,6 +22,7 @@ struct ProfileOptions {
   std::string backend = "auto";   // auto | cuda | cpu | analytic
   std::string analytic_device = "cpu";
   int threads = 0;                // embedded cpu backend threads (0: all)
+  std::string calibration;        // embedded cpu backend calibration ("" compiled in, "none", FILE)
   bool bypass_cache = false;
   int repetitions = 0;            // minimum timed runs (0: the profiler's default)
   std::string device;             // cache list/export/invalidate: only this device

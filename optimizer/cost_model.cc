@@ -39,21 +39,28 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
     if (!canonical.ok()) continue;
     keys[i] = canonical->key;
     if (costs_.count(keys[i])) continue;
-    costs_[keys[i]] = 0;  // placeholder so a signature is asked once
+    // A placeholder so a signature is asked once.
+    costs_[keys[i]] = Known{0, profiler::TensorBytes(canonical->outputs)};
     asked.push_back(keys[i]);
     *request.add_signatures() = profiler::SignatureToProto(signatures[i]);
   }
-  if (request.signatures_size() > 0) {
+  // The first request is made even without signatures: its answer carries
+  // the graph cost model every later cost depends on.
+  if (request.signatures_size() > 0 || !model_known_) {
     ++requests_;
     auto response = client_->MeasureBatch(request);
     if (!response.ok()) {
       for (const std::string& k : asked) costs_.erase(k);
       return response.status();
     }
+    if (!model_known_) {
+      model_ = response->graph_cost_model();
+      model_known_ = true;
+    }
     for (int i = 0; i < response->results_size() && i < static_cast<int>(asked.size()); ++i) {
       const auto& r = response->results(i);
       if (r.has_cost()) {
-        costs_[asked[i]] = r.cost().median_ms();
+        costs_[asked[i]].kernel_ms = r.cost().median_ms();
         any_estimate_ = any_estimate_ || r.cost().is_estimate();
         if (device_.empty()) device_ = r.cost().device();
       } else {
@@ -63,9 +70,13 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
   }
   std::vector<double> out(signatures.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (!keys[i].empty()) out[i] = costs_[keys[i]];
+    if (keys[i].empty()) continue;
+    const Known& known = costs_[keys[i]];
+    out[i] = profiler::OperatorGraphMs(model_, known.kernel_ms, known.output_bytes);
   }
   return out;
 }
+
+std::string CostModel::Describe() const { return profiler::DescribeGraphCostModel(model_); }
 
 }  // namespace taso::optimizer

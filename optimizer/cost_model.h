@@ -1,9 +1,12 @@
-// TASO's cost model for the search: a graph costs the sum of its operators'
-// measured times. Each distinct signature is asked of the profiler once per
-// optimization (one MeasureBatch for every new signature of a graph) and
-// remembered, so exploring thousands of candidate graphs costs a handful of
-// requests. Operators computed from weights only cost 0: they are folded
-// before the model runs.
+// The cost model for both searches: a graph costs the sum of its operators'
+// costs, each its measured kernel time plus what the backend's graph cost
+// model (profiler/graph_cost_model.h: per-operator dispatch, output bytes
+// written and read back) adds for an operator that runs a kernel. TASO's model
+// is the special case with both terms zero. Each distinct signature is asked
+// of the profiler once per optimization (one MeasureBatch for every new
+// signature of a graph) and remembered, so exploring thousands of candidate
+// graphs costs a handful of requests. Operators computed from weights only
+// cost 0: they are folded before the model runs.
 #ifndef TASO_OPTIMIZER_COST_MODEL_H_
 #define TASO_OPTIMIZER_COST_MODEL_H_
 
@@ -14,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "profiler/client.h"
+#include "profiler/graph_cost_model.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {
@@ -27,9 +31,11 @@ class CostModel {
   // the whole request; operators it cannot measure (opaque ones) cost 0 and
   // are counted in unmeasured().
   absl::StatusOr<double> GraphCost(const Graph& graph);
-  // Milliseconds for each signature (one request for those not yet known);
+  // Milliseconds for each signature as an operator of a graph (kernel time
+  // plus the graph cost model's terms; one request for those not yet known);
   // 0 for signatures that do not canonicalize or that the profiler cannot
-  // measure. For searches that cost operators one by one (e-graphs).
+  // measure. For searches that cost operators one by one (e-graphs): the sum
+  // over a graph's operators is GraphCost.
   absl::StatusOr<std::vector<double>> SignatureCosts(const std::vector<profiler::Signature>& signatures);
 
   int64_t requests() const { return requests_; }
@@ -38,11 +44,21 @@ class CostModel {
   bool any_estimate() const { return any_estimate_; }
   // The device the costs came from ("" before the first measurement).
   const std::string& device() const { return device_; }
+  // The backend's graph cost model (known after the first request).
+  const profiler::GraphCostModel& graph_cost_model() const { return model_; }
+  // "kernels + 0.0200 ms/node + ... (calibration ...)", for reports.
+  std::string Describe() const;
 
  private:
   profiler::ProfilerClient* client_;
   profiler::Backend backend_;
-  std::map<std::string, double> costs_;  // canonical signature key -> ms
+  struct Known {
+    double kernel_ms = 0;
+    int64_t output_bytes = 0;
+  };
+  std::map<std::string, Known> costs_;  // canonical signature key -> its measurement
+  profiler::GraphCostModel model_;
+  bool model_known_ = false;
   int64_t requests_ = 0;
   int64_t unmeasured_ = 0;
   bool any_estimate_ = false;

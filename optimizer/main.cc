@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "app/startup.h"
 #include "net/server.h"
+#include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
 #include "profiler/open_client.h"
@@ -21,6 +22,14 @@ ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat"
 ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
 ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
+ABSL_FLAG(bool, eqsat_backoff, taso::optimizer::EqsatOptions().backoff_scheduler,
+          "eqsat default: ban rules that match more than their limit in a round (requests may override)");
+ABSL_FLAG(int32_t, eqsat_match_limit, taso::optimizer::EqsatOptions().max_matches_per_rule,
+          "eqsat default: matches a rule may have in a round before its first ban or cut");
+ABSL_FLAG(int32_t, eqsat_ban_length, taso::optimizer::EqsatOptions().backoff_ban_length,
+          "eqsat default: rounds of a rule's first ban");
+ABSL_FLAG(std::string, calibration, "", "embedded profiler: the cpu cost model's calibration JSON (default: the "
+          "one compiled in; 'none': plain sums of kernel times)");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -50,6 +59,7 @@ int main(int argc, char** argv) {
   std::vector<taso::optimizer::RewriteRule> rules = std::move(loaded->rewrites);
   taso::profiler::ProfilerOptions embedded;
   embedded.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
+  embedded.cpu.calibration = absl::GetFlag(FLAGS_calibration);
   auto opened = taso::profiler::OpenProfiler(absl::GetFlag(FLAGS_profiler), embedded);
   // A profiler server that does not answer is unreachable (3); an embedded one that cannot start, an error.
   if (!opened.ok()) return taso::app::Error(opened.status().message(), absl::GetFlag(FLAGS_profiler).empty() ? 1 : 3);
@@ -60,6 +70,12 @@ int main(int argc, char** argv) {
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
                                             : taso::optimizer::SearchKind::kBacktrack;
+  limits.default_eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
+  limits.default_eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
+  limits.default_eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
+  if (limits.default_eqsat_match_limit <= 0 || limits.default_eqsat_ban_length <= 0) {
+    return taso::app::Error("--eqsat_match_limit and --eqsat_ban_length must be > 0", 2);
+  }
   std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";
   taso::optimizer::OptimizerService service(&rules, profiler.get(), limits);
   taso::net::ServerOptions server_options;

@@ -12,6 +12,7 @@
 #include "optimizer/epilogue_fusion.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
+#include "optimizer/runtime_baseline.h"
 #include "optimizer/structural_rules.h"
 
 namespace taso::optimizer {
@@ -37,6 +38,8 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   }
   report.rules_available = static_cast<int>(all.size());
   CostModel cost(&profiler, options.backend);
+  auto baseline = RuntimeBaseline(input, cost);
+  if (!baseline.ok()) return baseline.status();
   const absl::Time search_start = absl::Now();
   Graph best = start;
   if (options.search == SearchKind::kEqsat) {
@@ -61,6 +64,7 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
     report.extraction_detail = r->report.extraction_detail;
     // The rules the result is made with, not every application in the e-graph.
     report.rules_applied = r->rules_used;
+    report.rule_bans = r->report.rule_bans;
   } else {
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;
@@ -86,10 +90,21 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   // The cost of the unfolded original, so both figures count the same things.
   auto before = cost.GraphCost(input);
   if (!before.ok()) return before.status();
-  report.cost_before_ms = *before;
+  report.cost_before_ms = report.cost_raw_ms = *before;
+  auto baseline_cost = cost.GraphCost(baseline->graph);
+  if (!baseline_cost.ok()) return baseline_cost.status();
+  report.cost_baseline_ms = *baseline_cost;
   auto after = cost.GraphCost(result.graph);
   if (!after.ok()) return after.status();
   report.cost_after_ms = *after;
+  if (report.cost_after_ms > report.cost_baseline_ms) {
+    // What the runtime would run anyway is cheaper: return that, never a
+    // graph the cost model itself says is slower.
+    result.graph = std::move(baseline->graph);
+    report.cost_after_ms = report.cost_baseline_ms;
+    report.stop_detail += "; the search's result cost more than the runtime baseline, which is returned";
+  }
+  report.cost_model = cost.Describe();
   report.costs_are_estimates = cost.any_estimate();
   report.cost_device = cost.device();
   report.operators_after = result.graph.num_ops();
@@ -144,6 +159,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   OptimizeReport& report = result.report;
   report = std::move(optimized->report);
   report.opaque_operators = model->opaque_ops_seen;
+  report.import_notes = model->import_notes;
   // The check compares what the user gets, the bytes read back as anyone
   // would read them, with what the user gave: export bugs fail it too.
   auto exported = export_onnx(*model, optimized->graph);

@@ -40,8 +40,13 @@ struct OptimizerOptions {
 };
 
 struct OptimizeReport {
-  double cost_before_ms = 0;   // the imported graph, batch norms folded
+  double cost_before_ms = 0;   // the imported graph as written (= cost_raw_ms)
   double cost_after_ms = 0;    // what is returned
+  double cost_raw_ms = 0;      // the imported graph as written
+  // The input after what a runtime does anyway (runtime_baseline.h): the
+  // figure a speedup is honestly measured against.
+  double cost_baseline_ms = 0;
+  std::string cost_model;      // how operator times became these costs (CostModel::Describe)
   bool costs_are_estimates = false;
   std::string cost_device;     // the hardware (or model) the costs are for
   absl::Duration search_time;
@@ -61,6 +66,8 @@ struct OptimizeReport {
   int epilogues_fused = 0;
   int operators_before = 0, operators_after = 0;
   std::vector<std::string> opaque_operators;  // "domain::OpType"
+  std::vector<std::string> import_notes;      // OnnxModel::import_notes
+  int rule_bans = 0;           // eqsat: rules its backoff scheduler banned
   NumericCheck check;
   // True when the optimized model failed the numerical check (or could not
   // be exported and read back) and the original was returned; `error` says why.

@@ -9,6 +9,16 @@
 
 namespace taso::optimizer {
 
+EqsatOptions EqsatOptionsFor(const OptimizeOptions& in, const ServiceLimits& limits) {
+  EqsatOptions eqsat;
+  eqsat.backoff_scheduler = in.eqsat_backoff() == EQSAT_BACKOFF_ON    ? true
+                            : in.eqsat_backoff() == EQSAT_BACKOFF_OFF ? false
+                                                                      : limits.default_eqsat_backoff;
+  eqsat.max_matches_per_rule = in.eqsat_match_limit() > 0 ? in.eqsat_match_limit() : limits.default_eqsat_match_limit;
+  eqsat.backoff_ban_length = in.eqsat_ban_length() > 0 ? in.eqsat_ban_length() : limits.default_eqsat_ban_length;
+  return eqsat;
+}
+
 grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
                                         OptimizeResponse* response) {
   const int64_t size = static_cast<int64_t>(request->model().size());
@@ -23,9 +33,12 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.search = in.search() == SEARCH_EQSAT       ? SearchKind::kEqsat
                    : in.search() == SEARCH_BACKTRACK ? SearchKind::kBacktrack
                                                      : limits_.default_search;
-  if (in.time_limit_s() < 0 || in.alpha() < 0 || in.budget() < 0) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "time_limit_s, alpha and budget must not be negative");
+  if (in.time_limit_s() < 0 || in.alpha() < 0 || in.budget() < 0 || in.eqsat_match_limit() < 0 ||
+      in.eqsat_ban_length() < 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "time_limit_s, alpha, budget, eqsat_match_limit and eqsat_ban_length must not be negative");
   }
+  options.eqsat = EqsatOptionsFor(in, limits_);
   absl::Duration limit = in.time_limit_s() > 0 ? absl::Seconds(in.time_limit_s()) : limits_.default_time_limit;
   limit = std::min(limit, limits_.max_time_limit);
   // Leave part of the caller's deadline for import, the check and export.

@@ -18,7 +18,15 @@ struct ServiceLimits {
   absl::Duration default_time_limit = absl::Seconds(60);
   absl::Duration max_time_limit = absl::Minutes(10);
   SearchKind default_search = SearchKind::kBacktrack;
+  // EQSAT's rule scheduling where a request leaves it unset.
+  bool default_eqsat_backoff = EqsatOptions().backoff_scheduler;
+  int default_eqsat_match_limit = EqsatOptions().max_matches_per_rule;
+  int default_eqsat_ban_length = EqsatOptions().backoff_ban_length;
 };
+
+// EQSAT's rule scheduling for a request: what it sets, the server's
+// defaults for what it leaves unset (its caller has refused negative values).
+EqsatOptions EqsatOptionsFor(const OptimizeOptions& request, const ServiceLimits& limits);
 
 class OptimizerService final : public Optimizer::Service {
  public:

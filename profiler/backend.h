@@ -25,6 +25,10 @@ class MeasureBackend {
   // key, so it must be stable across processes on the same machine.
   virtual const std::string& device() const = 0;
 
+  // How this backend's operator times add up to a graph's time
+  // (graph_cost_model.h). Zero terms by default: a plain sum.
+  virtual GraphCostModel graph_cost_model() const { return {}; }
+
   // Measures a canonical, validated signature (never a load-time constant).
   // UnimplementedError when this backend has no kernel for it (e.g. an
   // opaque operator, or an int32 tensor where only float32 is supported);

@@ -19,6 +19,7 @@
 #include "core/random_inputs.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "oneapi/dnnl/dnnl_debug.h"
+#include "profiler/calibration.h"
 #include "profiler/cpu_kernels.h"
 
 namespace taso::profiler {
@@ -105,8 +106,12 @@ struct CpuBackend::State {
   }
 };
 
-CpuBackend::CpuBackend(std::unique_ptr<State> state, int threads, std::string device)
-    : state_(std::move(state)), threads_(threads), device_(std::move(device)) {}
+CpuBackend::CpuBackend(std::unique_ptr<State> state, int threads, std::string device,
+                       GraphCostModel graph_cost_model)
+    : state_(std::move(state)),
+      threads_(threads),
+      device_(std::move(device)),
+      graph_cost_model_(std::move(graph_cost_model)) {}
 
 CpuBackend::~CpuBackend() {
   {
@@ -118,6 +123,8 @@ CpuBackend::~CpuBackend() {
 }
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(const CpuBackendOptions& options) {
+  auto calibration = LoadCalibration(options.calibration);
+  if (!calibration.ok()) return calibration.status();
   const std::vector<int> cpus = AllowedCpus();
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(cpus.size());
   auto state = std::make_unique<State>();
@@ -146,8 +153,9 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(const CpuBackendO
                                     absl::StripPrefix(dnnl_cpu_isa2str(static_cast<dnnl_cpu_isa_t>(
                                                           dnnl::get_effective_cpu_isa())),
                                                       "cpu_isa_"),
-                                    ")");
-  std::unique_ptr<CpuBackend> backend(new CpuBackend(std::move(state), threads, std::move(device)));
+                                    "); calibration ", calibration->calibration_id());
+  std::unique_ptr<CpuBackend> backend(
+      new CpuBackend(std::move(state), threads, std::move(device), std::move(*calibration)));
   if (!setup.ok()) return setup;
   return backend;
 }

@@ -27,17 +27,23 @@ struct CpuBackendOptions {
   // Pin thread i to the i-th allowed core, so that repeated measurements
   // see the same cores and caches.
   bool pin_threads = true;
+  // The graph cost model's calibration (calibration.h): "" the embedded
+  // default, "none" none, else a JSON file.
+  std::string calibration;
 };
 
 class CpuBackend : public MeasureBackend {
  public:
-  // Fails only if oneDNN cannot create a CPU engine.
+  // Fails if oneDNN cannot create a CPU engine, or (InvalidArgument) if the
+  // calibration does not load.
   static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(const CpuBackendOptions& options = {});
   ~CpuBackend() override;
 
   Backend kind() const override { return BACKEND_CPU; }
-  // "cpu: AMD EPYC, 2 threads; oneDNN 2.6.3 (avx512_core_bf16)".
+  // "cpu: AMD EPYC, 2 threads; oneDNN 2.6.3 (avx512_core_bf16); calibration
+  // cpu_default@1a2b3c4d": a new calibration is a new device for the cache.
   const std::string& device() const override { return device_; }
+  GraphCostModel graph_cost_model() const override { return graph_cost_model_; }
   int threads() const { return threads_; }
 
   absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
@@ -51,11 +57,12 @@ class CpuBackend : public MeasureBackend {
 
  private:
   struct State;
-  CpuBackend(std::unique_ptr<State> state, int threads, std::string device);
+  CpuBackend(std::unique_ptr<State> state, int threads, std::string device, GraphCostModel graph_cost_model);
 
   std::unique_ptr<State> state_;
   int threads_;
   std::string device_;
+  GraphCostModel graph_cost_model_;
 };
 
 }  // namespace taso::profiler

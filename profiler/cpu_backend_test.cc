@@ -9,6 +9,7 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
+#include "profiler/calibration.h"
 #include "testing/tensor_types.h"
 
 namespace taso::profiler {
@@ -120,6 +121,22 @@ class CpuBackendTest : public ::testing::Test {
 };
 
 CpuBackend* CpuBackendTest::backend_ = nullptr;
+
+// The calibration is part of the device identity (so of every cache key),
+// and the backend reports its parameters for the graph cost model.
+TEST_F(CpuBackendTest, CalibrationIsPartOfTheDevice) {
+  auto calibration = LoadCalibration("");
+  ASSERT_TRUE(calibration.ok()) << calibration.status();
+  EXPECT_NE(backend_->device().find("; calibration " + calibration->calibration_id()), std::string::npos)
+      << backend_->device();
+  EXPECT_EQ(backend_->graph_cost_model().per_node_ms(), calibration->per_node_ms());
+  auto none = CpuBackend::Create({.threads = 1, .pin_threads = false, .calibration = "none"});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_NE((*none)->device(), backend_->device());
+  EXPECT_EQ((*none)->graph_cost_model().per_node_ms(), 0);
+  auto bad = CpuBackend::Create({.threads = 1, .pin_threads = false, .calibration = "/nonexistent.json"});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+}
 
 TEST_F(CpuBackendTest, Conv2D) {
   OpParams p;

@@ -24,7 +24,7 @@ absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient&
     const std::string key = canonical.ok() ? canonical->key : absl::StrCat(DescribeNode(node), " (invalid)");
     auto [it, inserted] = index.emplace(key, static_cast<int>(report.distinct.size()));
     if (inserted) {
-      report.distinct.push_back(OperatorCost{key, 0, {}, {}});
+      report.distinct.push_back(OperatorCost{key, 0, {}, {}, TensorBytes(node.output_types)});
       *request.add_signatures() = SignatureToProto(sig);
     }
     ++report.distinct[it->second].count;
@@ -37,12 +37,18 @@ absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient&
     return absl::InternalError(absl::StrCat(client.Describe(), " answered ", response->results_size(),
                                             " results for ", report.distinct.size(), " signatures"));
   }
+  report.model = response->graph_cost_model();
   for (size_t i = 0; i < report.distinct.size(); ++i) {
     OperatorCost& op = report.distinct[i];
     const MeasureResult& r = response->results(i);
     if (r.has_cost()) {
       op.cost = r.cost();
       report.total_ms += op.count * op.cost.median_ms();
+      report.modelled_ms += op.count * OperatorGraphMs(report.model, op.cost.median_ms(), op.output_bytes);
+      if (op.cost.median_ms() > 0) {
+        report.kernel_operators += op.count;
+        report.output_mb += op.count * static_cast<double>(op.output_bytes) / 1e6;
+      }
       report.any_estimate = report.any_estimate || op.cost.is_estimate();
     } else {
       op.error = r.error().message();

@@ -1,6 +1,8 @@
-// A graph's cost under TASO's model: every distinct operator configuration is
-// measured once (one MeasureBatch), and the graph costs the sum over its
-// operators. The optimizer and `taso profile graph` use it.
+// A graph's cost: every distinct operator configuration is measured once (one
+// MeasureBatch); TASO's figure is the sum over the graph's operators, and the
+// modelled figure adds what the backend's graph cost model says a runtime
+// pays between kernels (graph_cost_model.h). `taso profile graph` and the
+// calibration (bench/calibrate.sh) use it.
 #ifndef TASO_PROFILER_GRAPH_COST_H_
 #define TASO_PROFILER_GRAPH_COST_H_
 
@@ -10,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "core/graph.h"
 #include "profiler/client.h"
+#include "profiler/graph_cost_model.h"
 
 namespace taso::profiler {
 
@@ -18,10 +21,17 @@ struct OperatorCost {
   int count = 0;     // operators in the graph with this signature
   Cost cost;         // when measured
   std::string error; // when not (e.g. an opaque operator): why
+  int64_t output_bytes = 0;  // of one such operator
 };
 
 struct GraphCostReport {
   double total_ms = 0;      // sum over operators with a cost
+  // With the backend's graph cost model: total_ms + per_node_ms x
+  // kernel_operators + per_mb_ms x output_mb.
+  double modelled_ms = 0;
+  GraphCostModel model;
+  int kernel_operators = 0; // operators that run a kernel (measured time > 0)
+  double output_mb = 0;     // what those write, in 10^6 bytes
   int operators = 0;        // operator nodes (inputs and weights excluded)
   int unmeasured = 0;       // operators without a cost (their time is not in total_ms)
   bool any_estimate = false;

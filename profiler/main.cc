@@ -1,6 +1,6 @@
 // taso_profiler: measures operator costs and caches them.
 //   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]
-//                 [--threads N] [--analytic_device v100|t4|a100|h100|cpu]
+//                 [--threads N] [--calibration FILE|none] [--analytic_device v100|t4|a100|h100|cpu]
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -20,6 +20,8 @@ ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: au
           "cuda, cpu or analytic");
 ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
 ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
+ABSL_FLAG(std::string, calibration, "", "cpu backend: graph cost model calibration JSON (default: the one compiled "
+          "in, profiler/calibration/cpu_default.json; 'none': plain sums of kernel times)");
 ABSL_FLAG(bool, cuda, true, "use the cuda backend when a GPU is present");
 ABSL_FLAG(std::string, analytic_device, "cpu", "device the analytic backend models: v100, t4, a100, h100 or cpu");
 ABSL_FLAG(int32_t, warmup, 8, "untimed runs before timing");
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
   options.default_backend = *parsed;
   options.cpu.threads = absl::GetFlag(FLAGS_threads);
   options.cpu.pin_threads = absl::GetFlag(FLAGS_pin_threads);
+  options.cpu.calibration = absl::GetFlag(FLAGS_calibration);
   options.enable_cuda = absl::GetFlag(FLAGS_cuda);
   options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
   options.timing.warmup = absl::GetFlag(FLAGS_warmup);
@@ -57,7 +60,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto profiler = taso::profiler::CostProfiler::Create(options);
-  if (!profiler.ok()) return taso::app::Error(profiler.status().message(), 1);
+  if (!profiler.ok()) {  // a calibration file that does not load is a bad option (2)
+    return taso::app::Error(profiler.status().message(),
+                            profiler.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
+  }
   auto resolved = (*profiler)->ResolveBackend(taso::profiler::BACKEND_UNSPECIFIED);
   if (!resolved.ok()) return taso::app::Error(resolved.status().message(), 1);
   std::cerr << "taso_profiler: cache " << (options.cache_dir.empty() ? "in memory" : options.cache_dir)

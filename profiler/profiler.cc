@@ -79,6 +79,8 @@ absl::StatusOr<std::unique_ptr<CostProfiler>> CostProfiler::Create(const Profile
     unavailable[BACKEND_CUDA] = "disabled by configuration";
   }
   auto cpu = CpuBackend::Create(options.cpu);
+  // A calibration that does not load is the caller's mistake, not a missing backend.
+  if (cpu.status().code() == absl::StatusCode::kInvalidArgument) return cpu.status();
   if (cpu.ok()) {
     backends.push_back(std::move(*cpu));
   } else {
@@ -170,6 +172,7 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
     timing.max_repetitions = std::max(timing.max_repetitions, timing.repetitions);
   }
   MeasureResponse response;
+  *response.mutable_graph_cost_model() = (*backend)->graph_cost_model();
   for (const OpSignature& sig : request.signatures()) {
     if (cancelled && cancelled()) {
       return absl::CancelledError(absl::StrCat(

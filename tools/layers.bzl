@@ -34,6 +34,7 @@ LAYERS = {
         "//optimizer/eqsat",
         "//optimizer/onnx",
         "//profiler:client.h",
+        "//profiler:graph_cost_model.h",
         "//profiler:signature.h",
     ]),
     "optimizer/backtrack": struct(layer = 2, deps = _VOCABULARY + ["//optimizer", "//profiler:signature.h"]),

@@ -1,0 +1,27 @@
+#include "optimizer/runtime_baseline.h"
+
+#include "optimizer/epilogue_fusion.h"
+
+namespace taso::optimizer {
+
+absl::StatusOr<BaselineResult> RuntimeBaseline(const Graph& graph, CostModel& cost) {
+  BaselineResult result;
+  // Weight-only subgraphs first, so batch norms and biases computed from
+  // weights are weights with values when the folds look for them.
+  auto constants = FoldConstants(graph);
+  if (!constants.ok()) return constants.status();
+  result.constants_folded = constants->changed;
+  auto bn = FoldBatchNorm(constants->graph);
+  if (!bn.ok()) return bn.status();
+  result.batchnorms_folded = bn->changed;
+  auto fused = FuseEpilogues(bn->graph, cost);
+  if (!fused.ok()) return fused.status();
+  result.epilogues_fused = fused->changed;
+  auto again = FoldConstants(fused->graph);
+  if (!again.ok()) return again.status();
+  result.constants_folded += again->changed;
+  result.graph = std::move(again->graph);
+  return result;
+}
+
+}  // namespace taso::optimizer

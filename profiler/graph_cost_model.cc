@@ -1,0 +1,29 @@
+#include "profiler/graph_cost_model.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace taso::profiler {
+
+double OperatorGraphMs(const GraphCostModel& model, double kernel_ms, int64_t output_bytes) {
+  if (!(kernel_ms > 0)) return kernel_ms;  // nothing runs: nothing dispatched or written
+  return kernel_ms + model.per_node_ms() + model.per_mb_ms() * static_cast<double>(output_bytes) / 1e6;
+}
+
+int64_t TensorBytes(const std::vector<TensorType>& types) {
+  int64_t bytes = 0;
+  // 4 bytes an element, as SignatureBytes: the backends measure float32 and int32.
+  for (const TensorType& t : types) bytes += t.num_elements() * 4;
+  return bytes;
+}
+
+std::string DescribeGraphCostModel(const GraphCostModel& model) {
+  std::string text = model.per_node_ms() == 0 && model.per_mb_ms() == 0
+                         ? "sum of kernel times"
+                         : absl::StrFormat("kernels + %.4f ms/node + %.4f ms/MB", model.per_node_ms(),
+                                           model.per_mb_ms());
+  if (!model.calibration_id().empty()) absl::StrAppend(&text, " (calibration ", model.calibration_id(), ")");
+  return text;
+}
+
+}  // namespace taso::profiler

@@ -17,6 +17,8 @@ class ProfilerClient {
  public:
   virtual ~ProfilerClient() = default;
   virtual absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request) = 0;
+  // Whole graphs run end to end; see MeasureGraphRequest.
+  virtual absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& request) = 0;
   virtual absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request) = 0;
   virtual absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request) = 0;
   // "embedded profiler" or "taso_profiler at 127.0.0.1:7072", for messages.

@@ -63,6 +63,8 @@ ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
 ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
+ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
+          "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
 
 namespace {
@@ -83,7 +85,7 @@ constexpr char kUsage[] =
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
-    "              taso profile measure SIG... | graph FILE|resnet50 | backends\n"
+    "              taso profile measure SIG... | graph FILE|resnet50 [--measure] | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
@@ -239,6 +241,7 @@ int Profile(const Args& args) {
   options.threads = absl::GetFlag(FLAGS_cpu_threads);
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
+  options.measure = absl::GetFlag(FLAGS_measure);
   options.device = absl::GetFlag(FLAGS_device);
   options.ops = absl::GetFlag(FLAGS_op);
   options.all = absl::GetFlag(FLAGS_all);

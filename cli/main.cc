@@ -63,6 +63,8 @@ ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
 ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
+ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
+          "runtime baseline (never slower; on by default where the backend can run whole graphs)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
           "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
@@ -91,6 +93,7 @@ constexpr char kUsage[] =
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
+    "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  version     print the version\n";
 
@@ -219,6 +222,7 @@ int Optimize(const Args& args) {
   options.cache_dir = CacheDirFlag();
   options.backend = absl::GetFlag(FLAGS_backend);
   options.seed = absl::GetFlag(FLAGS_seed);
+  options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }

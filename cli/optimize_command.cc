@@ -60,6 +60,12 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << "check";
   if (r.check_seed() != 0) out << " (seed " << r.check_seed() << ")";
   out << ": " << r.check_detail() << "\n";
+  if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE) {
+    out << absl::StrFormat("measured end to end: %.3f ms -> %.3f ms (%.2fx) against the runtime baseline\n",
+                           r.measured_baseline_ms(), r.measured_after_ms(),
+                           r.measured_after_ms() > 0 ? r.measured_baseline_ms() / r.measured_after_ms() : 1.0);
+  }
+  if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
   out << "wrote " << output << "\n";
 }
@@ -101,6 +107,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_time_limit_s(options.time_limit_s);
     request.mutable_options()->set_cost_backend(*backend);
     request.mutable_options()->set_seed(options.seed);
+    request.mutable_options()->set_skip_measure(!options.measure);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -135,6 +142,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.eqsat.backoff_ban_length = options.eqsat_ban_length;
     oo.backend = *backend;
     oo.check.seed = options.seed;
+    oo.measure = options.measure;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

@@ -21,6 +21,7 @@ struct OptimizeCommandOptions {
   std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
+  bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
   bool json = false;
   // Embedded eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h).
   bool eqsat_backoff = true;

@@ -21,6 +21,8 @@ ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat"
 ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
 ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
+ABSL_FLAG(bool, measure, true, "never slower: time the result against the input's runtime baseline end to end "
+          "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
+  limits.measure = absl::GetFlag(FLAGS_measure);
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
                                             : taso::optimizer::SearchKind::kBacktrack;
   std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";

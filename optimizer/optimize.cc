@@ -5,7 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "core/graph_proto.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/epilogue_fusion.h"
@@ -101,6 +103,88 @@ std::string CheckFailure(const NumericCheck& check, const std::string& what) {
                                   "); returning the original");
 }
 
+// The input as every runtime runs it anyway: batch norms folded into the
+// convolutions before them, values computed from weights only folded, bias
+// adds and activations fused into convolutions and matmuls. A speedup is
+// only ours if it holds against this.
+absl::StatusOr<Graph> RuntimeBaselineGraph(const Graph& input, CostModel& cost) {
+  auto bn = FoldBatchNorm(input);
+  if (!bn.ok()) return bn.status();
+  auto folded = FoldConstants(bn->graph);
+  if (!folded.ok()) return folded.status();
+  auto fused = FuseEpilogues(folded->graph, cost);
+  if (!fused.ok()) return fused.status();
+  return std::move(fused->graph);
+}
+
+// Never slower: times the runtime baseline of `input` and `candidate` end to
+// end in one interleaved MeasureGraph call and records the outcome in
+// `report`. False when the input must be returned instead of the candidate
+// (measured slower beyond the tolerance); true otherwise, including when no
+// measurement could be made (the candidate is checked and predicted faster).
+bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, profiler::ProfilerClient& profiler,
+                                 const OptimizerOptions& options, OptimizeReport& report) {
+  if (!options.measure) {
+    report.measurement = MeasureVerdict::kSkippedDisabled;
+    report.measurement_detail = "not measured: disabled (--no-measure)";
+    return true;
+  }
+  auto fail = [&](const std::string& why) {
+    report.measurement = MeasureVerdict::kFailed;
+    report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
+    return true;
+  };
+  CostModel cost(&profiler, options.backend);
+  auto baseline = RuntimeBaselineGraph(input, cost);
+  if (!baseline.ok()) return fail(absl::StrCat("the runtime baseline: ", baseline.status().message()));
+  profiler::MeasureGraphRequest request;
+  *request.add_graphs() = GraphToProto(*baseline, /*weight_data=*/false);
+  *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
+  request.set_backend(options.backend);
+  auto response = profiler.MeasureGraph(request);
+  if (!response.ok()) {
+    const absl::StatusCode code = response.status().code();
+    if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
+      report.measurement = MeasureVerdict::kSkippedBackendCannotRun;
+      report.measurement_detail = absl::StrCat("not measured: ", response.status().message());
+      return true;
+    }
+    return fail(std::string(response.status().message()));
+  }
+  if (response->results_size() != 2) return fail(absl::StrCat(response->results_size(), " results for 2 graphs"));
+  for (int i = 0; i < 2; ++i) {
+    if (!response->results(i).has_measurement()) {
+      return fail(absl::StrCat(i == 0 ? "baseline" : "candidate", ": ", response->results(i).error().message()));
+    }
+  }
+  const profiler::GraphMeasurement& b = response->results(0).measurement();
+  const profiler::GraphMeasurement& c = response->results(1).measurement();
+  report.measured_baseline_ms = b.median_ms();
+  report.measured_after_ms = c.median_ms();
+  report.measured_runs = std::min(b.runs(), c.runs());
+  const std::string how = absl::StrFormat(
+      "%d interleaved runs each on %s%s", report.measured_runs, c.device(),
+      c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
+                             : "");
+  const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
+  if (c.median_ms() <= b.median_ms() * (1 + options.measure_tolerance)) {
+    report.measurement = MeasureVerdict::kKeptCandidate;
+    report.measurement_detail =
+        absl::StrFormat("kept the candidate: %.3f ms vs the baseline's %.3f ms (%.3fx; %s)", c.median_ms(),
+                        b.median_ms(), ratio, how);
+    return true;
+  }
+  report.measurement = MeasureVerdict::kKeptBaseline;
+  report.measurement_detail = absl::StrFormat(
+      "returned the input: the candidate measured %.3f ms, %.1f%% slower than the baseline's %.3f ms (tolerance "
+      "%.1f%%; predicted %.3f ms vs %.3f ms; %s)",
+      c.median_ms(), 100 * (c.median_ms() / b.median_ms() - 1), b.median_ms(), 100 * options.measure_tolerance,
+      report.cost_after_ms, report.cost_before_ms, how);
+  report.cost_after_ms = report.cost_before_ms;
+  report.operators_after = report.operators_before;
+  return false;
+}
+
 // Makes `report` describe the original coming back, for `why`.
 void ReturnOriginal(OptimizeReport& report, std::string why) {
   report.returned_original = true;
@@ -118,6 +202,8 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   result->report.check = CompareGraphs(input, result->graph, options.check);
   if (std::string why = CheckFailure(result->report.check, "the optimized graph"); !why.empty()) {
     ReturnOriginal(result->report, std::move(why));
+    result->graph = input;
+  } else if (!KeepCandidateAfterMeasuring(input, result->graph, profiler, options, result->report)) {
     result->graph = input;
   }
   return result;
@@ -155,8 +241,10 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
     report.check = CompareGraphs(model->graph, back->graph, options.check);
     if (std::string why = CheckFailure(report.check, "the exported model"); !why.empty()) {
       ReturnOriginal(report, std::move(why));
-    } else {
+    } else if (KeepCandidateAfterMeasuring(model->graph, optimized->graph, profiler, options, report)) {
       result.model = std::move(*exported);
+    } else {
+      result.model = model_bytes;  // the baseline was faster: what came in, byte for byte
     }
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in

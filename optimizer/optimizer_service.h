@@ -18,6 +18,8 @@ struct ServiceLimits {
   absl::Duration default_time_limit = absl::Seconds(60);
   absl::Duration max_time_limit = absl::Minutes(10);
   SearchKind default_search = SearchKind::kBacktrack;
+  // Never slower (OptimizerOptions::measure) unless a request skips it.
+  bool measure = true;
 };
 
 class OptimizerService final : public Optimizer::Service {

@@ -106,9 +106,11 @@ absl::Status LoadedGraph::LoadNode(const Node& node, const std::map<std::string,
   if (IsInputOrWeight(node.kind)) {
     auto feed = feeds.find(node.name);
     if (feed == feeds.end() || node.output_types[0].dtype != DType::kFloat32) {
-      return absl::UnimplementedError(absl::StrCat(DescribeNode(node), ": the cpu graph runner takes float32 ",
-                                                   "inputs and weights only, got ",
-                                                   node.output_types[0].ToString()));
+      // Integer ids or shapes usually feed opaque operators only; an IR
+      // operator that reads one fails, naming it.
+      out[0].none = absl::StrCat(DescribeNode(node), ", ", node.output_types[0].ToString(),
+                                 ", and the cpu graph runner computes float32 only");
+      return absl::OkStatus();
     }
     if (node.kind == OpKind::kWeight) {
       out[0].constant = feed->second;
@@ -128,7 +130,7 @@ absl::Status LoadedGraph::LoadNode(const Node& node, const std::map<std::string,
       if (t.dtype == DType::kFloat32) {
         out[i].buffer = HostBuffer(OpaqueOutputValues(t, node.id, static_cast<int>(i), seed));
       } else {
-        out[i].none = absl::StrCat("output ", i, " of opaque ", DescribeNode(node), " is ", t.ToString(),
+        out[i].none = absl::StrCat("output ", i, " of opaque ", DescribeNode(node), ", ", t.ToString(),
                                    ", and the cpu graph runner computes float32 only");
       }
     }

@@ -184,6 +184,24 @@ TEST_F(GraphRunnerTest, UnsupportedTensorIsUnimplementedAndFailsAlone) {
   EXPECT_TRUE((*timed)[1].ok()) << (*timed)[1].status();
 }
 
+// Integer tensors that only opaque operators read (token ids, shapes) do
+// not stop the graph from running.
+TEST_F(GraphRunnerTest, IntegerTensorsReadOnlyByOpaqueOperatorsAreFine) {
+  Graph g;
+  TensorType ids = F32({2, 8});
+  ids.dtype = DType::kInt64;
+  OpParams gather;
+  gather.opaque.op_type = "Gather";
+  gather.opaque.output_types = {F32({2, 8, 4})};
+  TensorRef embedded = *g.AddOp1(OpKind::kOpaque, gather, {g.AddInput("ids", ids)});
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {embedded}));
+  auto got = ExecuteGraphOnCpu(*backend_, g, 1);
+  ASSERT_TRUE(got.ok()) << got.status();
+  FloatTensor want = OpaqueOutputValues(F32({2, 8, 4}), embedded.node, 0, 1);
+  for (float& v : want.data) v = std::max(v, 0.0f);
+  ExpectClose((*got)[0], want, "y");
+}
+
 TEST_F(GraphRunnerTest, CancelledMeasurementSaysSo) {
   const Graph a = ConvReluChain();
   auto timed = MeasureGraphsOnCpu(*backend_, {&a}, {}, [] { return true; });

@@ -61,7 +61,8 @@ ABSL_FLAG(std::string, backend, "auto", "profile: auto (cuda if a GPU, else cpu)
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
 ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
-ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
+ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32); "
+          "profile graph --measure: minimum timed runs of the whole graph (0: the profiler's default, 10)");
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
 ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
           "runtime baseline (never slower; on by default where the backend can run whole graphs)");

@@ -154,6 +154,7 @@ class Profile {
       *request.add_graphs() = GraphToProto(*graph, /*weight_data=*/false);
       request.set_backend(backend_);
       request.set_bypass_cache(options_.bypass_cache);
+      request.set_min_runs(options_.repetitions);  // 0: the profiler's default
       auto response = client_->MeasureGraph(request);
       if (!response.ok()) return Fail(response.status());
       const profiler::GraphMeasureResult& r = response->results(0);

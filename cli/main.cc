@@ -66,6 +66,8 @@ ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the 
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
 ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
           "runtime baseline (never slower; on by default where the backend can run whole graphs)");
+ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
+          "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
           "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
@@ -224,6 +226,7 @@ int Optimize(const Args& args) {
   options.backend = absl::GetFlag(FLAGS_backend);
   options.seed = absl::GetFlag(FLAGS_seed);
   options.measure = !absl::GetFlag(FLAGS_no_measure);
+  options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }

@@ -81,6 +81,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (options.output.empty()) return fail(2, "give the output file: -o OUT.onnx");
   if (options.search != "backtrack" && options.search != "eqsat") return fail(2, "--search is backtrack or eqsat");
   if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
+  if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
   std::ifstream in(options.input, std::ios::binary);
@@ -143,6 +144,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.backend = *backend;
     oo.check.seed = options.seed;
     oo.measure = options.measure;
+    oo.measure_tolerance = options.measure_tolerance;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

@@ -22,6 +22,7 @@ struct OptimizeCommandOptions {
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
+  double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
   bool json = false;
   // Embedded eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h).
   bool eqsat_backoff = true;

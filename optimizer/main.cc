@@ -23,6 +23,8 @@ ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names no
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
 ABSL_FLAG(bool, measure, true, "never slower: time the result against the input's runtime baseline end to end "
           "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
+ABSL_FLAG(double, measure_tolerance, 0.01, "never slower: keep the result unless measured slower than the baseline "
+          "by more than this fraction");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
   limits.measure = absl::GetFlag(FLAGS_measure);
+  limits.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  if (!(limits.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
                                             : taso::optimizer::SearchKind::kBacktrack;
   std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";

@@ -43,6 +43,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.backend = in.cost_backend();
   options.check.seed = in.seed();
   options.measure = limits_.measure && !in.skip_measure();
+  options.measure_tolerance = limits_.measure_tolerance;
   options.import.max_model_bytes = limits_.max_model_bytes;
   auto result = OptimizeOnnx(request->model(), *rules_, *profiler_, options);
   if (!result.ok()) return net::ToGrpc(result.status());

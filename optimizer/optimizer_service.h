@@ -20,6 +20,7 @@ struct ServiceLimits {
   SearchKind default_search = SearchKind::kBacktrack;
   // Never slower (OptimizerOptions::measure) unless a request skips it.
   bool measure = true;
+  double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
 };
 
 class OptimizerService final : public Optimizer::Service {

@@ -64,8 +64,15 @@ ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every
 ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
           "JSON (default: the one compiled in, profiler/calibration/cpu_default.json; 'none': plain kernel sums)");
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
-ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32)");
+ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32); "
+          "profile graph --measure: minimum timed runs of the whole graph (0: the profiler's default, 10)");
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
+ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
+          "runtime baseline (never slower; on by default where the backend can run whole graphs)");
+ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
+          "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
+ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
+          "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
 
 namespace {
@@ -86,12 +93,13 @@ constexpr char kUsage[] =
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
-    "              taso profile measure SIG... | graph FILE|resnet50 | backends\n"
+    "              taso profile measure SIG... | graph FILE|resnet50 [--measure] | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
+    "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  version     print the version\n";
 
@@ -234,6 +242,8 @@ int Optimize(const Args& args) {
   options.cache_dir = CacheDirFlag();
   options.backend = absl::GetFlag(FLAGS_backend);
   options.seed = absl::GetFlag(FLAGS_seed);
+  options.measure = !absl::GetFlag(FLAGS_no_measure);
+  options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }
@@ -257,6 +267,7 @@ int Profile(const Args& args) {
   options.calibration = CalibrationFlag();
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
+  options.measure = absl::GetFlag(FLAGS_measure);
   options.device = absl::GetFlag(FLAGS_device);
   options.ops = absl::GetFlag(FLAGS_op);
   options.all = absl::GetFlag(FLAGS_all);

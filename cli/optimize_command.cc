@@ -66,6 +66,12 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << "check";
   if (r.check_seed() != 0) out << " (seed " << r.check_seed() << ")";
   out << ": " << r.check_detail() << "\n";
+  if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE) {
+    out << absl::StrFormat("measured end to end: %.3f ms -> %.3f ms (%.2fx) against the runtime baseline\n",
+                           r.measured_baseline_ms(), r.measured_after_ms(),
+                           r.measured_after_ms() > 0 ? r.measured_baseline_ms() / r.measured_after_ms() : 1.0);
+  }
+  if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
   out << "wrote " << output << "\n";
 }
@@ -81,6 +87,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (options.output.empty()) return fail(2, "give the output file: -o OUT.onnx");
   if (options.search != "backtrack" && options.search != "eqsat") return fail(2, "--search is backtrack or eqsat");
   if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
+  if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
   std::ifstream in(options.input, std::ios::binary);
@@ -113,6 +120,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     }
     request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
     request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
+    request.mutable_options()->set_skip_measure(!options.measure);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -148,6 +156,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.eqsat.backoff_ban_length = options.eqsat_ban_length.value_or(oo.eqsat.backoff_ban_length);
     oo.backend = *backend;
     oo.check.seed = options.seed;
+    oo.measure = options.measure;
+    oo.measure_tolerance = options.measure_tolerance;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

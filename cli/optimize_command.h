@@ -22,6 +22,8 @@ struct OptimizeCommandOptions {
   std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
+  bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
+  double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
   bool json = false;
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
   // default (embedded: EqsatOptions'; with --server: the server's).

@@ -255,7 +255,7 @@ absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& in) 
   return p;
 }
 
-ir::Graph GraphToProto(const Graph& graph) {
+ir::Graph GraphToProto(const Graph& graph, bool weight_data) {
   ir::Graph out;
   for (const Node& n : graph.nodes()) {
     ir::Node* p = out.add_nodes();
@@ -264,7 +264,7 @@ ir::Graph GraphToProto(const Graph& graph) {
     if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) {
       p->set_name(n.name);
       *p->mutable_type() = TensorTypeToProto(n.output_types[0]);
-      if (n.data) p->set_data(*n.data);
+      if (n.data && weight_data) p->set_data(*n.data);
       continue;
     }
     *p->mutable_params() = OpParamsToProto(n.kind, n.params);

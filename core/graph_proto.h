@@ -16,7 +16,9 @@ absl::StatusOr<TensorType> TensorTypeFromProto(const ir::TensorType& proto);
 ir::OpParams OpParamsToProto(OpKind kind, const OpParams& params);
 absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& proto);
 
-ir::Graph GraphToProto(const Graph& graph);
+// `weight_data` false leaves weights' values out (what a timing needs: it
+// does not depend on them, and a model's weights can be 100 MB).
+ir::Graph GraphToProto(const Graph& graph, bool weight_data = true);
 absl::StatusOr<Graph> GraphFromProto(const ir::Graph& proto);
 
 // Text-format helpers for files users write by hand.

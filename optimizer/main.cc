@@ -30,6 +30,10 @@ ABSL_FLAG(int32_t, eqsat_ban_length, taso::optimizer::EqsatOptions().backoff_ban
           "eqsat default: rounds of a rule's first ban");
 ABSL_FLAG(std::string, calibration, "", "embedded profiler: the cpu cost model's calibration JSON (default: the "
           "one compiled in; 'none': plain sums of kernel times)");
+ABSL_FLAG(bool, measure, true, "never slower: time the result against the input's runtime baseline end to end "
+          "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
+ABSL_FLAG(double, measure_tolerance, 0.01, "never slower: keep the result unless measured slower than the baseline "
+          "by more than this fraction");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -68,6 +72,9 @@ int main(int argc, char** argv) {
   limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
+  limits.measure = absl::GetFlag(FLAGS_measure);
+  limits.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  if (!(limits.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
                                             : taso::optimizer::SearchKind::kBacktrack;
   limits.default_eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);

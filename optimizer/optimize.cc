@@ -5,7 +5,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "core/canonical.h"
+#include "core/graph_proto.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/cse.h"
@@ -120,6 +123,87 @@ std::string CheckFailure(const NumericCheck& check, const std::string& what) {
                                   "); returning the original");
 }
 
+// Never slower: times the runtime baseline of `input` and `candidate` end to
+// end in one interleaved MeasureGraph call and records the outcome in
+// `report`. False when the input must be returned instead of the candidate
+// (measured slower beyond the tolerance); true otherwise, including when no
+// measurement could be made (the candidate is checked and predicted faster).
+bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, profiler::ProfilerClient& profiler,
+                                 const OptimizerOptions& options, OptimizeReport& report) {
+  if (!options.measure) {
+    report.measurement = MeasureVerdict::kSkippedDisabled;
+    report.measurement_detail = "not measured: disabled (--no-measure)";
+    return true;
+  }
+  auto fail = [&](const std::string& why) {
+    report.measurement = MeasureVerdict::kFailed;
+    report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
+    return true;
+  };
+  CostModel cost(&profiler, options.backend);
+  auto baseline_result = RuntimeBaseline(input, cost);
+  if (!baseline_result.ok()) return fail(absl::StrCat("the runtime baseline: ", baseline_result.status().message()));
+  const Graph* baseline = &baseline_result->graph;
+  profiler::MeasureGraphRequest request;
+  *request.add_graphs() = GraphToProto(*baseline, /*weight_data=*/false);
+  *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
+  request.set_backend(options.backend);
+  // More runs than a lone graph gets: the decision rests on a 1 % margin.
+  request.set_min_runs(20);
+  auto response = profiler.MeasureGraph(request);
+  if (!response.ok()) {
+    const absl::StatusCode code = response.status().code();
+    if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
+      report.measurement = MeasureVerdict::kSkippedBackendCannotRun;
+      report.measurement_detail = absl::StrCat("not measured: ", response.status().message());
+      return true;
+    }
+    return fail(std::string(response.status().message()));
+  }
+  if (response->results_size() != 2) return fail(absl::StrCat(response->results_size(), " results for 2 graphs"));
+  for (int i = 0; i < 2; ++i) {
+    if (!response->results(i).has_measurement()) {
+      return fail(absl::StrCat(i == 0 ? "baseline" : "candidate", ": ", response->results(i).error().message()));
+    }
+  }
+  const profiler::GraphMeasurement& b = response->results(0).measurement();
+  const profiler::GraphMeasurement& c = response->results(1).measurement();
+  report.measured_baseline_ms = b.median_ms();
+  report.measured_after_ms = c.median_ms();
+  report.measured_runs = std::min(b.runs(), c.runs());
+  const std::string how = absl::StrFormat(
+      "%d interleaved runs each on %s%s", report.measured_runs, c.device(),
+      c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
+                             : "");
+  const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
+  // A candidate that is the baseline's own graph (the search found nothing
+  // a runtime does not do anyway) differs from it by noise only.
+  auto baseline_hash = StructuralHash(*baseline), candidate_hash = StructuralHash(candidate);
+  if (baseline_hash.ok() && candidate_hash.ok() && *baseline_hash == *candidate_hash) {
+    report.measurement = MeasureVerdict::kKeptCandidate;
+    report.measurement_detail = absl::StrFormat(
+        "kept the candidate: it is the baseline's own graph, so %.3f ms vs %.3f ms is noise (%s)", c.median_ms(),
+        b.median_ms(), how);
+    return true;
+  }
+  if (c.median_ms() <= b.median_ms() * (1 + options.measure_tolerance)) {
+    report.measurement = MeasureVerdict::kKeptCandidate;
+    report.measurement_detail =
+        absl::StrFormat("kept the candidate: %.3f ms vs the baseline's %.3f ms (%.3fx; %s)", c.median_ms(),
+                        b.median_ms(), ratio, how);
+    return true;
+  }
+  report.measurement = MeasureVerdict::kKeptBaseline;
+  report.measurement_detail = absl::StrFormat(
+      "returned the input: the candidate measured %.3f ms, %.1f%% slower than the baseline's %.3f ms (tolerance "
+      "%.1f%%; predicted %.3f ms vs %.3f ms; %s)",
+      c.median_ms(), 100 * (c.median_ms() / b.median_ms() - 1), b.median_ms(), 100 * options.measure_tolerance,
+      report.cost_after_ms, report.cost_before_ms, how);
+  report.cost_after_ms = report.cost_before_ms;
+  report.operators_after = report.operators_before;
+  return false;
+}
+
 // Makes `report` describe the original coming back, for `why`.
 void ReturnOriginal(OptimizeReport& report, std::string why) {
   report.returned_original = true;
@@ -137,6 +221,8 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   result->report.check = CompareGraphs(input, result->graph, options.check);
   if (std::string why = CheckFailure(result->report.check, "the optimized graph"); !why.empty()) {
     ReturnOriginal(result->report, std::move(why));
+    result->graph = input;
+  } else if (!KeepCandidateAfterMeasuring(input, result->graph, profiler, options, result->report)) {
     result->graph = input;
   }
   return result;
@@ -175,8 +261,10 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
     report.check = CompareGraphs(model->graph, back->graph, options.check);
     if (std::string why = CheckFailure(report.check, "the exported model"); !why.empty()) {
       ReturnOriginal(report, std::move(why));
-    } else {
+    } else if (KeepCandidateAfterMeasuring(model->graph, optimized->graph, profiler, options, report)) {
       result.model = std::move(*exported);
+    } else {
+      result.model = model_bytes;  // the baseline was faster: what came in, byte for byte
     }
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in

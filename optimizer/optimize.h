@@ -25,6 +25,16 @@ namespace taso::optimizer {
 
 enum class SearchKind { kBacktrack, kEqsat };
 
+// Whether the returned graph was measured against the baseline end to end.
+enum class MeasureVerdict {
+  kUnspecified,              // not reached (e.g. the check failed first)
+  kKeptCandidate,            // measured, and not slower than the baseline beyond the tolerance
+  kKeptBaseline,             // measured slower: the input is returned
+  kSkippedDisabled,          // OptimizerOptions::measure false (--no-measure)
+  kSkippedBackendCannotRun,  // the profiler's backend cannot run whole graphs (cuda, analytic)
+  kFailed,                   // the measurement failed: the checked candidate is returned
+};
+
 struct OptimizerOptions {
   SearchKind search = SearchKind::kBacktrack;
   absl::Duration time_limit = absl::Seconds(60);  // the search's; import/export/check come on top
@@ -37,6 +47,12 @@ struct OptimizerOptions {
   OnnxImportOptions import;
   // Structural rewrites (activation fusion) besides the rules given.
   bool structural_rules = true;
+  // Never slower: before returning, run the candidate and the baseline (the
+  // input after the passes every runtime applies) end to end, interleaved,
+  // where the profiler's backend can, and return the input if the candidate
+  // is measured slower by more than `measure_tolerance` (a fraction).
+  bool measure = true;
+  double measure_tolerance = 0.01;
 };
 
 struct OptimizeReport {
@@ -73,6 +89,12 @@ struct OptimizeReport {
   // be exported and read back) and the original was returned; `error` says why.
   bool returned_original = false;
   std::string error;
+  // The end-to-end measurement (MeasureVerdict), in ms; 0 when not run.
+  double measured_baseline_ms = 0;
+  double measured_after_ms = 0;
+  int measured_runs = 0;  // timed runs per graph
+  MeasureVerdict measurement = MeasureVerdict::kUnspecified;
+  std::string measurement_detail;
 };
 
 struct OptimizeResult {

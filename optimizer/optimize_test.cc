@@ -11,6 +11,7 @@
 #include "onnx/onnx_pb.h"
 #include "optimizer/report_proto.h"
 #include "optimizer/test_util.h"
+#include "profiler/open_client.h"
 
 namespace taso::optimizer {
 namespace {
@@ -253,6 +254,126 @@ TEST_F(OptimizeTest, MalformedModelsAreInvalidArgument) {
   EXPECT_EQ(truncated.status().code(), absl::StatusCode::kInvalidArgument) << truncated.status();
   auto empty = OptimizeOnnx("", {}, *client_, {});
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument) << empty.status();
+}
+
+// Costs from the analytic model; whole graphs "measured" with fixed medians,
+// so a test can say which of baseline and candidate is faster.
+class FixedGraphTimes : public profiler::ProfilerClient {
+ public:
+  FixedGraphTimes(double baseline_ms, double candidate_ms)
+      : costs_(testing::AnalyticProfiler()), baseline_ms_(baseline_ms), candidate_ms_(candidate_ms) {}
+  absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
+    return costs_->MeasureBatch(r);
+  }
+  absl::StatusOr<profiler::MeasureGraphResponse> MeasureGraph(const profiler::MeasureGraphRequest& r) override {
+    ++graph_calls;
+    graphs_per_call = r.graphs_size();
+    profiler::MeasureGraphResponse response;
+    response.set_interleaved(r.graphs_size() > 1);
+    for (int i = 0; i < r.graphs_size(); ++i) {
+      profiler::GraphMeasurement* m = response.add_results()->mutable_measurement();
+      m->set_median_ms(i == 0 ? baseline_ms_ : candidate_ms_);
+      m->set_min_ms(m->median_ms());
+      m->set_runs(10);
+      m->set_device("fixed test times");
+    }
+    return response;
+  }
+  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
+    return costs_->ListCache(r);
+  }
+  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
+      const profiler::InvalidateCacheRequest& r) override {
+    return costs_->InvalidateCache(r);
+  }
+  std::string Describe() const override { return "fixed graph times"; }
+  int graph_calls = 0;
+  int graphs_per_call = 0;
+
+ private:
+  std::unique_ptr<profiler::ProfilerClient> costs_;
+  double baseline_ms_, candidate_ms_;
+};
+
+// Never slower: a candidate measured slower than the baseline is not
+// returned; the input comes back byte for byte, and the report says why.
+TEST(NeverSlowerTest, CandidateMeasuredSlowerReturnsTheInput) {
+  FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
+  const std::string input = ConvReluModel();
+  auto result = OptimizeOnnx(input, {}, slower, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const OptimizeReport& r = result->report;
+  EXPECT_EQ(slower.graph_calls, 1);
+  EXPECT_EQ(slower.graphs_per_call, 2) << "baseline and candidate in one interleaved call";
+  EXPECT_EQ(r.measurement, MeasureVerdict::kKeptBaseline) << r.measurement_detail;
+  EXPECT_EQ(result->model, input);
+  EXPECT_FALSE(r.returned_original) << "a slower candidate is no failed check";
+  EXPECT_EQ(r.measured_baseline_ms, 1.0);
+  EXPECT_EQ(r.measured_after_ms, 1.5);
+  EXPECT_EQ(r.cost_after_ms, r.cost_before_ms);
+  EXPECT_EQ(r.operators_after, r.operators_before);
+  EXPECT_NE(r.measurement_detail.find("50.0% slower"), std::string::npos) << r.measurement_detail;
+  const Report proto = ReportToProto(r);
+  EXPECT_EQ(proto.measurement(), MEASURED_KEPT_BASELINE);
+  EXPECT_EQ(proto.measured_after_ms(), 1.5);
+  EXPECT_EQ(proto.measured_runs(), 10);
+}
+
+TEST(NeverSlowerTest, CandidateWithinTheToleranceIsKept) {
+  FixedGraphTimes within(/*baseline_ms=*/1.0, /*candidate_ms=*/1.005);
+  auto result = OptimizeOnnx(ConvReluModel(), {}, within, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kKeptCandidate) << result->report.measurement_detail;
+  EXPECT_NE(result->model, ConvReluModel());
+  EXPECT_LT(result->report.operators_after, result->report.operators_before);
+
+  OptimizerOptions strict;
+  strict.measure_tolerance = 0;
+  FixedGraphTimes again(1.0, 1.005);
+  auto kept_input = OptimizeOnnx(ConvReluModel(), {}, again, strict);
+  ASSERT_TRUE(kept_input.ok()) << kept_input.status();
+  EXPECT_EQ(kept_input->report.measurement, MeasureVerdict::kKeptBaseline);
+}
+
+TEST(NeverSlowerTest, NoMeasureSkipsIt) {
+  FixedGraphTimes slower(1.0, 1.5);
+  OptimizerOptions options;
+  options.measure = false;
+  auto result = OptimizeOnnx(ConvReluModel(), {}, slower, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(slower.graph_calls, 0);
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kSkippedDisabled);
+  EXPECT_EQ(ReportToProto(result->report).measurement(), SKIPPED_DISABLED);
+  EXPECT_NE(result->model, ConvReluModel());
+}
+
+TEST_F(OptimizeTest, AnalyticBackendCannotRunGraphsAndSaysSo) {
+  auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kSkippedBackendCannotRun);
+  EXPECT_NE(result->report.measurement_detail.find("whole graphs"), std::string::npos)
+      << result->report.measurement_detail;
+}
+
+// The real thing: the embedded cpu profiler runs both graphs on oneDNN.
+TEST(NeverSlowerTest, EmbeddedCpuMeasuresBothGraphs) {
+  profiler::ProfilerOptions cpu;
+  cpu.enable_cuda = false;
+  cpu.default_backend = profiler::BACKEND_CPU;
+  cpu.cpu.threads = 1;
+  cpu.timing.repetitions = 4;
+  cpu.timing.min_timed_ms = 1;
+  auto client = profiler::OpenProfiler("", cpu);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto result = OptimizeOnnx(ConvReluModel(), {}, **client, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const OptimizeReport& r = result->report;
+  EXPECT_TRUE(r.measurement == MeasureVerdict::kKeptCandidate || r.measurement == MeasureVerdict::kKeptBaseline)
+      << r.measurement_detail;
+  EXPECT_GT(r.measured_baseline_ms, 0);
+  EXPECT_GT(r.measured_after_ms, 0);
+  EXPECT_GT(r.measured_runs, 0);
+  EXPECT_NE(r.measurement_detail.find("cpu:"), std::string::npos) << r.measurement_detail;
 }
 
 // The wire report's stop reason is the search's alone: an e-graph that

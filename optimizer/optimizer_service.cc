@@ -55,6 +55,8 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   if (in.budget() > 0) options.backtrack.budget = static_cast<int>(std::min<int64_t>(in.budget(), 1 << 30));
   options.backend = in.cost_backend();
   options.check.seed = in.seed();
+  options.measure = limits_.measure && !in.skip_measure();
+  options.measure_tolerance = limits_.measure_tolerance;
   options.import.max_model_bytes = limits_.max_model_bytes;
   auto result = OptimizeOnnx(request->model(), *rules_, *profiler_, options);
   if (!result.ok()) return net::ToGrpc(result.status());

@@ -22,6 +22,9 @@ struct ServiceLimits {
   bool default_eqsat_backoff = EqsatOptions().backoff_scheduler;
   int default_eqsat_match_limit = EqsatOptions().max_matches_per_rule;
   int default_eqsat_ban_length = EqsatOptions().backoff_ban_length;
+  // Never slower (OptimizerOptions::measure) unless a request skips it.
+  bool measure = true;
+  double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
 };
 
 // EQSAT's rule scheduling for a request: what it sets, the server's

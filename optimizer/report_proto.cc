@@ -42,6 +42,18 @@ ExtractionStatus ExtractionStatusToProto(ExtractionOutcome outcome) {
   return EXTRACTION_UNSPECIFIED;
 }
 
+MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
+  switch (outcome) {
+    case MeasureVerdict::kUnspecified: return MEASUREMENT_OUTCOME_UNSPECIFIED;
+    case MeasureVerdict::kKeptCandidate: return MEASURED_KEPT_CANDIDATE;
+    case MeasureVerdict::kKeptBaseline: return MEASURED_KEPT_BASELINE;
+    case MeasureVerdict::kSkippedDisabled: return SKIPPED_DISABLED;
+    case MeasureVerdict::kSkippedBackendCannotRun: return SKIPPED_BACKEND_CANNOT_RUN;
+    case MeasureVerdict::kFailed: return FAILED;
+  }
+  return MEASUREMENT_OUTCOME_UNSPECIFIED;
+}
+
 }  // namespace
 
 Report ReportToProto(const OptimizeReport& r) {
@@ -81,6 +93,11 @@ Report ReportToProto(const OptimizeReport& r) {
   for (const std::string& note : r.import_notes) out.add_import_notes(note);
   out.set_rule_bans(r.rule_bans);
   out.set_cost_model(r.cost_model);
+  out.set_measured_baseline_ms(r.measured_baseline_ms);
+  out.set_measured_after_ms(r.measured_after_ms);
+  out.set_measured_runs(r.measured_runs);
+  out.set_measurement(MeasurementToProto(r.measurement));
+  out.set_measurement_detail(r.measurement_detail);
   return out;
 }
 

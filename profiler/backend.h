@@ -6,9 +6,13 @@
 #ifndef TASO_PROFILER_BACKEND_H_
 #define TASO_PROFILER_BACKEND_H_
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/graph.h"
 #include "profiler/signature.h"
 #include "profiler/timing.h"
 #include "proto/profiler.pb.h"
@@ -35,6 +39,19 @@ class MeasureBackend {
   // InvalidArgumentError for a signature the kernel library rejects.
   virtual absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
                                               const TimingOptions& options) = 0;
+
+  // Runs whole graphs end to end and times them; with several graphs, timed
+  // interleaved in one session so they can be compared (results[i] is for
+  // graphs[i]; one graph that cannot run fails alone). CANCELLED when
+  // `cancelled` (checked between runs) says so. Backends that cannot run
+  // whole graphs answer UNIMPLEMENTED, saying so.
+  virtual absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphs(
+      const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
+      const std::function<bool()>& cancelled) {
+    (void)graphs, (void)options, (void)cancelled;
+    return absl::UnimplementedError(absl::StrCat("the ", Backend_Name(kind()),
+                                                 " backend does not run whole graphs; use the cpu backend"));
+  }
 };
 
 }  // namespace taso::profiler

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "proto/profiler.pb.h"
 
 namespace taso::profiler {
@@ -17,6 +18,13 @@ class ProfilerClient {
  public:
   virtual ~ProfilerClient() = default;
   virtual absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request) = 0;
+  // Whole graphs run end to end; see MeasureGraphRequest. Both real clients
+  // implement it; a client that cannot (a test double) says so, and callers
+  // treat UNIMPLEMENTED as "cannot run whole graphs".
+  virtual absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& request) {
+    (void)request;
+    return absl::UnimplementedError(absl::StrCat(Describe(), " does not measure whole graphs"));
+  }
   virtual absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request) = 0;
   virtual absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request) = 0;
   // "embedded profiler" or "taso_profiler at 127.0.0.1:7072", for messages.

@@ -23,6 +23,13 @@ using storage::FromRocks;
 // prefix scan lists one device's entries.
 constexpr char kSep = '\x1f';
 constexpr char kKeyVersion[] = "cost1";
+// Whole graphs: "graph1" SEP backend-name SEP device SEP graph key.
+constexpr char kGraphKeyVersion[] = "graph1";
+
+std::string GraphKey(Backend backend, const std::string& device, const std::string& graph_key) {
+  return absl::StrCat(kGraphKeyVersion, std::string(1, kSep), BackendName(backend), std::string(1, kSep), device,
+                      std::string(1, kSep), graph_key);
+}
 
 std::optional<CacheKey> DecodeKey(const rocksdb::Slice& raw) {
   std::vector<std::string> parts = absl::StrSplit(std::string(raw.data(), raw.size()), absl::MaxSplits(kSep, 3));
@@ -113,6 +120,27 @@ absl::Status CostCache::Put(const CacheKey& key, const CacheEntry& entry) {
   return FromRocks(db_->Put(wo, EncodeCacheKey(key), entry.SerializeAsString()), "writing the cost cache");
 }
 
+absl::StatusOr<std::optional<GraphMeasurement>> CostCache::GetGraph(Backend backend, const std::string& device,
+                                                                    const std::string& graph_key) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), GraphKey(backend, device, graph_key), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "reading the cost cache");
+  GraphMeasurement m;
+  if (!m.ParseFromString(value)) {
+    return absl::DataLossError(absl::StrCat("cost cache entry for graph ", graph_key, " is corrupt"));
+  }
+  return m;
+}
+
+absl::Status CostCache::PutGraph(Backend backend, const std::string& device, const std::string& graph_key,
+                                 const GraphMeasurement& measurement) {
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(db_->Put(wo, GraphKey(backend, device, graph_key), measurement.SerializeAsString()),
+                   "writing the cost cache");
+}
+
 absl::Status CostCache::ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(kKeyVersion); it->Valid(); it->Next()) {
@@ -173,6 +201,22 @@ absl::StatusOr<int64_t> CostCache::Invalidate(const std::vector<std::string>& si
     ++removed;
   }
   if (!it->status().ok()) return FromRocks(it->status(), "scanning the cost cache");
+  if (all) {
+    std::string graphs = absl::StrCat(kGraphKeyVersion, std::string(1, kSep));
+    if (backend != BACKEND_UNSPECIFIED) {
+      absl::StrAppend(&graphs, BackendName(backend), std::string(1, kSep));
+      if (!device.empty()) absl::StrAppend(&graphs, device, std::string(1, kSep));
+    }
+    std::unique_ptr<rocksdb::Iterator> g(db_->NewIterator(rocksdb::ReadOptions()));
+    for (g->Seek(graphs); g->Valid() && g->key().starts_with(graphs); g->Next()) {
+      std::vector<std::string> parts =
+          absl::StrSplit(g->key().ToString(), absl::MaxSplits(kSep, 3));
+      if (parts.size() == 4 && !device.empty() && parts[2] != device) continue;
+      batch.Delete(g->key());
+      ++removed;
+    }
+    if (!g->status().ok()) return FromRocks(g->status(), "scanning the cost cache");
+  }
   rocksdb::WriteOptions wo;
   wo.sync = true;
   absl::Status s = FromRocks(db_->Write(wo, &batch), "removing cost cache entries");

@@ -44,10 +44,19 @@ class CostCache {
   // Durable when it returns: written with the write-ahead log synced.
   absl::Status Put(const CacheKey& key, const CacheEntry& entry);
 
+  // Whole-graph measurements, under their own key prefix (List and ForEach,
+  // which serve `taso profile cache list`, do not see them). `graph_key`
+  // identifies the graph (GraphMeasurement::graph_key).
+  absl::StatusOr<std::optional<GraphMeasurement>> GetGraph(Backend backend, const std::string& device,
+                                                           const std::string& graph_key);
+  absl::Status PutGraph(Backend backend, const std::string& device, const std::string& graph_key,
+                        const GraphMeasurement& measurement);
+
   // A page of entries matching the request's filters, in key order.
   absl::StatusOr<ListCacheResponse> List(const ListCacheRequest& request);
   // Removes entries matching the filters and, unless `all`, whose signature
-  // key is one of `signature_keys`. Returns how many were removed.
+  // key is one of `signature_keys`; `all` drops whole-graph entries too.
+  // Returns how many were removed.
   absl::StatusOr<int64_t> Invalidate(const std::vector<std::string>& signature_keys, bool all,
                                      Backend backend, const std::string& device);
   // Every entry, in key order; stops early when `fn` returns false.

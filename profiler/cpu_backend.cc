@@ -21,6 +21,7 @@
 #include "oneapi/dnnl/dnnl_debug.h"
 #include "profiler/calibration.h"
 #include "profiler/cpu_kernels.h"
+#include "profiler/graph_runner.h"
 
 namespace taso::profiler {
 namespace {
@@ -213,6 +214,17 @@ absl::StatusOr<std::vector<FloatTensor>> CpuBackend::Execute(const CanonicalSign
     if (!ran.ok()) return ran;
     return (*kernel)->ReadOutputs(state_->stream);
   });
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> CpuBackend::MeasureGraphs(
+    const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
+    const std::function<bool()>& cancelled) {
+  return MeasureGraphsOnCpu(*this, graphs, options, cancelled);
+}
+
+absl::Status CpuBackend::RunOnMeasurementThread(
+    const std::function<absl::Status(const dnnl::engine&, dnnl::stream&)>& fn) {
+  return state_->RunOnWorker<absl::Status>([&] { return fn(state_->engine, state_->stream); });
 }
 
 }  // namespace taso::profiler

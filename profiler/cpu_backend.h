@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
+#include "oneapi/dnnl/dnnl.hpp"
 #include "profiler/backend.h"
 
 namespace taso::profiler {
@@ -48,6 +49,17 @@ class CpuBackend : public MeasureBackend {
 
   absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
                                       const TimingOptions& options) override;
+
+  // Whole graphs on the same thread, team and pinning as Measure (see
+  // graph_runner.h).
+  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphs(
+      const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
+      const std::function<bool()>& cancelled) override;
+
+  // Runs `fn` on the thread every measurement runs from (its OpenMP team
+  // sized and pinned as configured), with the backend's engine and stream.
+  absl::Status RunOnMeasurementThread(
+      const std::function<absl::Status(const dnnl::engine&, dnnl::stream&)>& fn);
 
   // Runs the kernel that Measure times once on the given values (logical
   // row-major, as the reference interpreter stores them) and returns its

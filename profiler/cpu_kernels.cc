@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
@@ -93,6 +94,16 @@ Pads WindowPads(const OpParams& p, int axis, int64_t in, int64_t kernel) {
 
 }  // namespace
 
+std::optional<memory> ViewWithDims(const memory& m, const memory::dims& dims) {
+  const memory::desc md = m.get_desc();
+  if (md.dims() == dims) return m;
+  try {
+    return memory(md.reshape(dims), m.get_engine(), m.get_data_handle());
+  } catch (const dnnl::error&) {
+    return std::nullopt;  // e.g. a blocked layout whose blocked dimension would move
+  }
+}
+
 absl::Status CatchDnnl(const std::function<absl::Status()>& fn) {
   try {
     return fn();
@@ -141,7 +152,8 @@ void Kernel::AddZeroFill(const memory& m) {
 }
 
 absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Build(const CanonicalSignature& signature,
-                                                      const dnnl::engine& engine) {
+                                                      const dnnl::engine& engine,
+                                                      const std::vector<memory>& sources) {
   for (const TensorType& t : signature.op.inputs) {
     if (t.dtype != DType::kFloat32) {
       return absl::UnimplementedError(absl::StrCat("the cpu backend measures float32 tensors only, got ",
@@ -152,9 +164,41 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Build(const CanonicalSignature& 
     }
   }
   std::unique_ptr<Kernel> kernel(new Kernel(engine));
+  kernel->sources_ = sources;
   absl::Status s = CatchDnnl([&] { return kernel->BuildSteps(signature); });
   if (!s.ok()) return s;
   return kernel;
+}
+
+void Kernel::BindInputs() {
+  bound_.assign(inputs_.size(), false);
+  for (size_t i = 0; i < inputs_.size() && i < sources_.size(); ++i) {
+    if (sources_[i].get(true) == nullptr) continue;
+    const memory::desc want = inputs_[i].memory.get_desc();
+    auto view = ViewWithDims(sources_[i], want.dims());
+    if (!view || view->get_desc() != want) continue;
+    inputs_[i].memory = memory(want, engine_, view->get_data_handle());
+    bound_[i] = true;
+  }
+}
+
+std::optional<memory::desc> Kernel::SharedSourceLayout(const memory::dims& dims) const {
+  std::optional<memory::desc> shared;
+  int64_t elements = 1;
+  for (int64_t d : dims) elements *= d;
+  for (const memory& source : sources_) {
+    if (source.get(true) == nullptr) return std::nullopt;
+    auto view = ViewWithDims(source, dims);
+    if (!view) return std::nullopt;
+    const memory::desc md = view->get_desc();
+    // Only whole, dense buffers: a split part's strided view is no layout
+    // to allocate an output in.
+    const bool blocked = md.data.format_desc.blocking.inner_nblks > 0;
+    if (md.data.offset0 != 0 || (!blocked && md.get_size() != elements * sizeof(float))) return std::nullopt;
+    if (shared && *shared != md) return std::nullopt;
+    shared = md;
+  }
+  return shared;
 }
 
 absl::Status Kernel::BuildSteps(const CanonicalSignature& s) {
@@ -211,6 +255,7 @@ absl::Status Kernel::BuildConv(const CanonicalSignature& s) {
   dnnl::convolution_forward::primitive_desc pd(desc, ActivationAttr(p.activation), engine_);
   inputs_ = {KernelPort(x, src_dims, pd.src_desc()), KernelPort(w, w_dims, pd.weights_desc())};
   if (has_bias) inputs_.push_back(KernelPort(s.op.inputs[2], bias_dims, pd.bias_desc()));
+  BindInputs();
   outputs_ = {KernelPort(y, dst_dims, pd.dst_desc())};
   std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, inputs_[0].memory},
                                           {DNNL_ARG_WEIGHTS, inputs_[1].memory},
@@ -223,6 +268,7 @@ absl::Status Kernel::BuildConv(const CanonicalSignature& s) {
 absl::Status Kernel::BuildMatMul(const CanonicalSignature& s) {
   const int rank = s.outputs[0].rank();
   inputs_ = {PlainPort(s.op.inputs[0], rank), PlainPort(s.op.inputs[1], rank)};
+  BindInputs();
   outputs_ = {PlainPort(s.outputs[0], rank)};
   dnnl::matmul::desc desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(),
                           outputs_[0].memory.get_desc());
@@ -238,11 +284,18 @@ absl::Status Kernel::BuildBinary(const CanonicalSignature& s) {
   const TensorType& out = s.outputs[0];
   const int rank = std::max(1, out.rank());
   const algorithm alg = s.op.kind == OpKind::kEwAdd ? algorithm::binary_add : algorithm::binary_mul;
-  inputs_ = {PlainPort(s.op.inputs[0], rank), PlainPort(s.op.inputs[1], rank)};
-  outputs_ = {PlainPort(out, rank)};
+  const memory::dims out_dims = PadDims(out.dims, rank);
+  const bool broadcasts = PadDims(s.op.inputs[0].dims, rank) != out_dims || PadDims(s.op.inputs[1].dims, rank) != out_dims;
+  if (auto layout = broadcasts ? std::nullopt : SharedSourceLayout(out_dims)) {
+    inputs_ = {KernelPort(s.op.inputs[0], out_dims, *layout), KernelPort(s.op.inputs[1], out_dims, *layout)};
+    outputs_ = {KernelPort(out, out_dims, *layout)};
+  } else {
+    inputs_ = {PlainPort(s.op.inputs[0], rank), PlainPort(s.op.inputs[1], rank)};
+    outputs_ = {PlainPort(out, rank)};
+  }
+  BindInputs();
   // oneDNN broadcasts only the second source; both ops are commutative.
   int first = 0;
-  const memory::dims out_dims = PadDims(out.dims, rank);
   if (PadDims(s.op.inputs[0].dims, rank) != out_dims) {
     if (PadDims(s.op.inputs[1].dims, rank) != out_dims) {
       return absl::UnimplementedError(absl::StrCat(
@@ -266,8 +319,15 @@ absl::Status Kernel::BuildEltwise(const CanonicalSignature& s) {
                        : s.op.kind == OpKind::kTanh ? Activation::kTanh
                                                     : Activation::kSigmoid;
   const int rank = std::max(1, s.outputs[0].rank());
-  inputs_ = {PlainPort(s.op.inputs[0], rank)};
-  outputs_ = {PlainPort(s.outputs[0], rank)};
+  const memory::dims dims = PadDims(s.outputs[0].dims, rank);
+  if (auto layout = SharedSourceLayout(dims)) {
+    inputs_ = {KernelPort(s.op.inputs[0], dims, *layout)};
+    outputs_ = {KernelPort(s.outputs[0], dims, *layout)};
+  } else {
+    inputs_ = {PlainPort(s.op.inputs[0], rank)};
+    outputs_ = {PlainPort(s.outputs[0], rank)};
+  }
+  BindInputs();
   dnnl::eltwise_forward::desc desc(prop_kind::forward_inference, *EltwiseFor(a),
                                    inputs_[0].memory.get_desc(), 0.f, 0.f);
   dnnl::eltwise_forward::primitive_desc pd(desc, engine_);
@@ -284,6 +344,7 @@ absl::Status Kernel::BuildPool(const CanonicalSignature& s) {
   const OpParams& p = s.op.params;
   const TensorType& x = s.op.inputs[0];
   inputs_ = {PlainPort(x, 4)};
+  BindInputs();
   outputs_ = {PlainPort(s.outputs[0], 4)};
   const Pads ph = WindowPads(p, 0, x.dims[2], p.kernel_h);
   const Pads pw = WindowPads(p, 1, x.dims[3], p.kernel_w);
@@ -306,6 +367,7 @@ absl::Status Kernel::BuildConcat(const CanonicalSignature& s) {
     inputs_.push_back(PlainPort(t, rank));
     srcs.push_back(inputs_.back().memory.get_desc());
   }
+  BindInputs();
   outputs_ = {PlainPort(s.outputs[0], rank)};
   dnnl::concat::primitive_desc pd(outputs_[0].memory.get_desc(), s.op.params.axis, srcs, engine_);
   std::unordered_map<int, memory> args = {{DNNL_ARG_DST, outputs_[0].memory}};
@@ -318,6 +380,7 @@ absl::Status Kernel::BuildSplit(const CanonicalSignature& s) {
   const TensorType& x = s.op.inputs[0];
   const int rank = x.rank();
   inputs_ = {PlainPort(x, rank)};
+  BindInputs();
   memory::dims offsets(rank, 0);
   for (const TensorType& part : s.outputs) {
     outputs_.push_back(PlainPort(part, rank));
@@ -333,6 +396,7 @@ absl::Status Kernel::BuildTranspose(const CanonicalSignature& s) {
   const TensorType& y = s.outputs[0];
   const int rank = std::max(1, x.rank());
   inputs_ = {PlainPort(x, rank)};
+  BindInputs();
   // The input's buffer read in the output's index order.
   TensorType permuted = y;
   for (int i = 0; i < x.rank(); ++i) permuted.strides[i] = x.strides[s.op.params.perm[i]];
@@ -352,6 +416,7 @@ absl::Status Kernel::BuildReshape(const CanonicalSignature& s) {
   const TensorType& x = s.op.inputs[0];
   const TensorType& y = s.outputs[0];
   inputs_ = {PlainPort(x, std::max(1, x.rank()))};
+  BindInputs();
   const int out_rank = std::max(1, y.rank());
   if (x.is_row_major()) {
     const memory::dims dims = PadDims(y.dims, out_rank);
@@ -371,6 +436,7 @@ absl::Status Kernel::BuildEnlarge(const CanonicalSignature& s) {
   const TensorType& w = s.op.inputs[0];
   const TensorType& y = s.outputs[0];
   inputs_ = {PlainPort(w, 4)};
+  BindInputs();
   outputs_ = {PlainPort(y, 4)};
   const memory::dims offsets = {0, 0, (y.dims[2] - w.dims[2]) / 2, (y.dims[3] - w.dims[3]) / 2};
   const memory::desc sub = outputs_[0].memory.get_desc().submemory_desc(w.dims, offsets);
@@ -383,6 +449,7 @@ absl::Status Kernel::BuildMergeGConv(const CanonicalSignature& s) {
   const OpParams& p = s.op.params;
   const TensorType& w = s.op.inputs[0];
   inputs_ = {PlainPort(w, 4)};
+  BindInputs();
   outputs_ = {PlainPort(s.outputs[0], 4)};
   AddZeroFill(outputs_[0].memory);
   // Group g's filters move to input-channel block g % count of the output.
@@ -402,6 +469,7 @@ absl::Status Kernel::BuildBatchNorm(const CanonicalSignature& s) {
   const TensorType& x = s.op.inputs[0];
   if (x.rank() > 5) return absl::UnimplementedError("oneDNN batch normalization takes at most 5-D input");
   for (const TensorType& t : s.op.inputs) inputs_.push_back(PlainPort(t, t.rank()));
+  BindInputs();
   outputs_ = {PlainPort(s.outputs[0], x.rank())};
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
                      dnnl::normalization_flags::use_shift;
@@ -424,16 +492,25 @@ absl::Status Kernel::LoadInputs(const std::vector<FloatTensor>& inputs, dnnl::st
     return absl::InvalidArgumentError(
         absl::StrCat("kernel takes ", inputs_.size(), " inputs, got ", inputs.size()));
   }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    absl::Status s = LoadInput(static_cast<int>(i), inputs[i], stream);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Kernel::LoadInput(int i, const FloatTensor& value, dnnl::stream& stream) {
+  if (i < 0 || i >= static_cast<int>(inputs_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel has no input ", i));
+  }
+  if (value.type.dims != inputs_[i].type.dims ||
+      static_cast<int64_t>(value.data.size()) != inputs_[i].type.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat("input ", i, " is ", value.type.ToString(),
+                                                   ", the kernel takes ", inputs_[i].type.ToString()));
+  }
   return CatchDnnl([&] {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].type.dims != inputs_[i].type.dims ||
-          static_cast<int64_t>(inputs[i].data.size()) != inputs_[i].type.num_elements()) {
-        return absl::InvalidArgumentError(absl::StrCat("input ", i, " is ", inputs[i].type.ToString(),
-                                                       ", the kernel takes ", inputs_[i].type.ToString()));
-      }
-      memory plain(inputs_[i].logical_md, engine_, const_cast<float*>(inputs[i].data.data()));
-      dnnl::reorder(plain, inputs_[i].memory).execute(stream, plain, inputs_[i].memory);
-    }
+    memory plain(inputs_[i].logical_md, engine_, const_cast<float*>(value.data.data()));
+    dnnl::reorder(plain, inputs_[i].memory).execute(stream, plain, inputs_[i].memory);
     stream.wait();
     return absl::OkStatus();
   });

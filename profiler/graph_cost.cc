@@ -10,6 +10,13 @@ namespace taso::profiler {
 
 absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient& client, Backend backend,
                                              bool bypass_cache) {
+  return SumOperatorCosts(
+      graph, [&client](const MeasureRequest& r) { return client.MeasureBatch(r); }, client.Describe(), backend,
+      bypass_cache);
+}
+
+absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const MeasureBatchFn& measure,
+                                                 const std::string& who, Backend backend, bool bypass_cache) {
   GraphCostReport report;
   std::map<std::string, int> index;  // key -> position in report.distinct
   MeasureRequest request;
@@ -30,11 +37,11 @@ absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient&
     ++report.distinct[it->second].count;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto response = client.MeasureBatch(request);
+  auto response = measure(request);
   report.request_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!response.ok()) return response.status();
   if (response->results_size() != static_cast<int>(report.distinct.size())) {
-    return absl::InternalError(absl::StrCat(client.Describe(), " answered ", response->results_size(),
+    return absl::InternalError(absl::StrCat(who, " answered ", response->results_size(),
                                             " results for ", report.distinct.size(), " signatures"));
   }
   report.model = response->graph_cost_model();

@@ -6,6 +6,7 @@
 #ifndef TASO_PROFILER_GRAPH_COST_H_
 #define TASO_PROFILER_GRAPH_COST_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,12 @@ struct GraphCostReport {
 
 absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient& client,
                                              Backend backend = BACKEND_UNSPECIFIED, bool bypass_cache = false);
+
+// The same over any MeasureBatch (the profiler itself, for the per-operator
+// sum it reports beside a whole-graph time); `who` names it in errors.
+using MeasureBatchFn = std::function<absl::StatusOr<MeasureResponse>(const MeasureRequest&)>;
+absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const MeasureBatchFn& measure,
+                                                 const std::string& who, Backend backend, bool bypass_cache);
 
 }  // namespace taso::profiler
 

@@ -1,6 +1,7 @@
 // taso_profiler: measures operator costs and caches them.
 //   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]
 //                 [--threads N] [--calibration FILE|none] [--analytic_device v100|t4|a100|h100|cpu]
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -27,6 +28,12 @@ ABSL_FLAG(std::string, analytic_device, "cpu", "device the analytic backend mode
 ABSL_FLAG(int32_t, warmup, 8, "untimed runs before timing");
 ABSL_FLAG(int32_t, repetitions, 32, "minimum timed runs per signature");
 ABSL_FLAG(double, min_timed_ms, 50, "keep timing short kernels until this much kernel time is measured");
+ABSL_FLAG(int32_t, graph_warmup, 2, "MeasureGraph: untimed runs of each graph before timing");
+ABSL_FLAG(int32_t, graph_runs, 10, "MeasureGraph: minimum timed runs of each graph");
+ABSL_FLAG(double, graph_min_timed_ms, 20, "MeasureGraph: keep timing a graph until this much run time is measured");
+ABSL_FLAG(int32_t, max_graph_nodes, 20000, "MeasureGraph: largest graph accepted, in nodes (INVALID_ARGUMENT above)");
+ABSL_FLAG(int64_t, max_graph_tensor_mb, 4096,
+          "MeasureGraph: largest total size of a graph's tensors, in MiB (RESOURCE_EXHAUSTED above)");
 
 
 int main(int argc, char** argv) {
@@ -55,8 +62,17 @@ int main(int argc, char** argv) {
   options.timing.warmup = absl::GetFlag(FLAGS_warmup);
   options.timing.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.timing.min_timed_ms = absl::GetFlag(FLAGS_min_timed_ms);
-  if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0) {
-    std::cerr << "error: --warmup must be >= 0, --repetitions >= 1 and --threads >= 0\n";
+  options.graph_timing.warmup = absl::GetFlag(FLAGS_graph_warmup);
+  options.graph_timing.runs = absl::GetFlag(FLAGS_graph_runs);
+  options.graph_timing.min_timed_ms = absl::GetFlag(FLAGS_graph_min_timed_ms);
+  options.graph_timing.max_runs = std::max(options.graph_timing.max_runs, options.graph_timing.runs);
+  options.max_graph_nodes = absl::GetFlag(FLAGS_max_graph_nodes);
+  options.max_graph_tensor_bytes = absl::GetFlag(FLAGS_max_graph_tensor_mb) << 20;
+  if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0 ||
+      options.graph_timing.warmup < 0 || options.graph_timing.runs < 1 || options.max_graph_nodes < 1 ||
+      options.max_graph_tensor_bytes < 1) {
+    std::cerr << "error: --warmup and --graph_warmup must be >= 0; --repetitions, --graph_runs, --max_graph_nodes "
+                 "and --max_graph_tensor_mb >= 1; --threads >= 0\n";
     return 2;
   }
   auto profiler = taso::profiler::CostProfiler::Create(options);

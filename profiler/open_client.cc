@@ -16,6 +16,9 @@ class InProcess final : public ProfilerClient {
   InProcess(CostProfiler* profiler, std::unique_ptr<CostProfiler> owned)
       : owned_(std::move(owned)), profiler_(profiler) {}
   absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& r) override { return profiler_->MeasureBatch(r); }
+  absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& r) override {
+    return profiler_->MeasureGraph(r);
+  }
   absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& r) override { return profiler_->ListCache(r); }
   absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& r) override {
     return profiler_->InvalidateCache(r);
@@ -34,6 +37,9 @@ class Remote final : public ProfilerClient {
 
   absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& r) override {
     return Call<MeasureResponse>(r, &Profiler::Stub::MeasureBatch);
+  }
+  absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& r) override {
+    return Call<MeasureGraphResponse>(r, &Profiler::Stub::MeasureGraph);
   }
   absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& r) override {
     return Call<ListCacheResponse>(r, &Profiler::Stub::ListCache);

@@ -8,7 +8,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "core/canonical.h"
+#include "core/graph_proto.h"
 #include "profiler/analytic_backend.h"
+#include "profiler/graph_cost.h"
 #include "profiler/cuda_backend.h"
 #include "storage/rocks_status.h"
 
@@ -267,6 +270,123 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
   }
   flight->done_cv.notify_all();
   return result;
+}
+
+absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph) const {
+  if (graph.num_nodes() > options_.max_graph_nodes) {
+    return absl::InvalidArgumentError(absl::StrCat("graph has ", graph.num_nodes(), " nodes, over the limit of ",
+                                                   options_.max_graph_nodes, " (taso_profiler --max_graph_nodes)"));
+  }
+  int64_t bytes = 0;
+  for (const Node& n : graph.nodes()) {
+    for (const TensorType& t : n.output_types) bytes += t.num_elements() * 4;
+  }
+  if (bytes > options_.max_graph_tensor_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "graph's tensors take ", bytes >> 20, " MiB, over the limit of ", options_.max_graph_tensor_bytes >> 20,
+        " MiB (taso_profiler --max_graph_tensor_mb)"));
+  }
+  auto hash = StructuralHash(graph);
+  if (!hash.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid graph: ", hash.status().message()));
+  // The runner's version is part of the key: a runner that times graphs
+  // differently must not be answered with the old figures.
+  return absl::StrCat(absl::Hex(hash->hi, absl::kZeroPad16), absl::Hex(hash->lo, absl::kZeroPad16), "/runner1");
+}
+
+absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGraphRequest& request,
+                                                               const std::function<bool()>& cancelled) {
+  if (request.graphs_size() == 0) return absl::InvalidArgumentError("MeasureGraph: no graphs given");
+  if (request.graphs_size() > options_.max_graphs_per_request) {
+    return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", request.graphs_size(),
+                                                   " graphs in one request, over the limit of ",
+                                                   options_.max_graphs_per_request));
+  }
+  auto backend = ResolveBackend(request.backend());
+  if (!backend.ok()) return backend.status();
+  GraphTimingOptions timing = options_.graph_timing;
+  if (request.warmup() > 0) timing.warmup = request.warmup();
+  if (request.min_runs() > 0) {
+    timing.runs = request.min_runs();
+    timing.max_runs = std::max(timing.max_runs, timing.runs);
+  }
+  if (request.min_timed_ms() > 0) timing.min_timed_ms = request.min_timed_ms();
+  const bool interleaved = request.graphs_size() > 1;
+
+  MeasureGraphResponse response;
+  response.set_interleaved(interleaved);
+  const int n = request.graphs_size();
+  std::vector<Graph> graphs(n);
+  std::vector<std::string> keys(n);
+  std::vector<const Graph*> to_measure;
+  std::vector<int> measured_index;
+  std::vector<GraphMeasurement> partial(n);
+  for (int i = 0; i < n; ++i) {
+    GraphMeasureResult* result = response.add_results();
+    auto graph = GraphFromProto(request.graphs(i));
+    absl::StatusOr<std::string> key = graph.ok() ? GraphKeyAndLimits(*graph) : absl::StatusOr<std::string>(
+        absl::InvalidArgumentError(absl::StrCat("invalid graph: ", graph.status().message())));
+    if (!key.ok()) {
+      result->mutable_error()->set_code(static_cast<int>(key.status().code()));
+      result->mutable_error()->set_message(std::string(key.status().message()));
+      continue;
+    }
+    graphs[i] = std::move(*graph);
+    keys[i] = *key;
+    if (!interleaved && !request.bypass_cache()) {
+      auto cached = cache_->GetGraph((*backend)->kind(), (*backend)->device(), keys[i]);
+      if (!cached.ok()) return cached.status();
+      if (cached->has_value()) {
+        ++hits_;
+        *result->mutable_measurement() = **cached;
+        result->mutable_measurement()->set_from_cache(true);
+        continue;
+      }
+    }
+    // The per-operator sum first: its measurements never overlap the timing.
+    auto sum = SumOperatorCosts(
+        graphs[i], [&](const MeasureRequest& r) { return MeasureBatch(r, cancelled); }, "the profiler",
+        (*backend)->kind(), /*bypass_cache=*/false);
+    if (!sum.ok()) return sum.status();
+    partial[i].set_operator_sum_ms(sum->total_ms);
+    to_measure.push_back(&graphs[i]);
+    measured_index.push_back(i);
+  }
+  if (to_measure.empty()) return response;
+  ++misses_;
+  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
+  {
+    std::lock_guard<std::mutex> measuring(*measure_mu_[(*backend)->kind()]);
+    ++measurements_;
+    timings = (*backend)->MeasureGraphs(to_measure, timing, cancelled);
+  }
+  if (!timings.ok()) return timings.status();
+  for (size_t j = 0; j < measured_index.size(); ++j) {
+    const int i = measured_index[j];
+    GraphMeasureResult* result = response.mutable_results(i);
+    const absl::StatusOr<GraphTiming>& t = (*timings)[j];
+    if (!t.ok()) {
+      ++errors_;
+      result->mutable_error()->set_code(static_cast<int>(t.status().code()));
+      result->mutable_error()->set_message(std::string(t.status().message()));
+      continue;
+    }
+    GraphMeasurement m = partial[i];
+    m.set_median_ms(t->median_ms);
+    m.set_min_ms(t->min_ms);
+    m.set_runs(t->runs);
+    m.set_opaque_skipped(t->opaque_skipped);
+    m.set_kernels(t->kernels);
+    m.set_reorders(t->reorders);
+    m.set_load_time_nodes(t->load_time_nodes);
+    m.set_backend((*backend)->kind());
+    m.set_device((*backend)->device());
+    m.set_graph_key(keys[i]);
+    storage::SetTime(absl::Now(), m.mutable_measured_at());
+    absl::Status stored = cache_->PutGraph(m.backend(), m.device(), keys[i], m);
+    if (!stored.ok()) std::cerr << "taso_profiler: warning: " << stored.message() << "\n";
+    *result->mutable_measurement() = std::move(m);
+  }
+  return response;
 }
 
 absl::StatusOr<ListCacheResponse> CostProfiler::ListCache(const ListCacheRequest& request) {

@@ -34,6 +34,11 @@ struct ProfilerOptions {
   bool enable_cuda = true;
   // The device the analytic backend models: v100, t4, a100, h100 or cpu.
   std::string analytic_device = "cpu";
+  // Whole graphs (MeasureGraph): timing defaults and request limits.
+  GraphTimingOptions graph_timing;
+  int max_graph_nodes = 20000;                  // per graph: INVALID_ARGUMENT above
+  int64_t max_graph_tensor_bytes = int64_t{4} << 30;  // per graph, every tensor: RESOURCE_EXHAUSTED above
+  int max_graphs_per_request = 8;               // INVALID_ARGUMENT above
 };
 
 // Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,
@@ -70,6 +75,14 @@ class CostProfiler {
   // gone) returns true: CANCELLED, with what was measured so far cached.
   absl::StatusOr<MeasureResponse> MeasureBatch(const MeasureRequest& request,
                                                const std::function<bool()>& cancelled = nullptr);
+  // Whole graphs run end to end (MeasureGraphRequest says how). One graph is
+  // answered from the cache when it can be (key: backend, device, the
+  // graph's structural hash), several are timed interleaved and stored.
+  // FAILED_PRECONDITION for an unavailable backend, UNIMPLEMENTED for one
+  // that cannot run whole graphs, CANCELLED as MeasureBatch; a graph that is
+  // malformed, over the limits or not runnable fails alone.
+  absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& request,
+                                                    const std::function<bool()>& cancelled = nullptr);
   absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request);
   absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request);
 
@@ -94,6 +107,9 @@ class CostProfiler {
   std::map<Backend, std::string> unavailable_;  // backend -> reason
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
+
+  // A graph's cache key and the checks before measuring it.
+  absl::StatusOr<std::string> GraphKeyAndLimits(const Graph& graph) const;
 
   std::atomic<int64_t> requests_{0}, hits_{0}, misses_{0}, shared_{0}, measurements_{0}, errors_{0};
 };

@@ -20,6 +20,11 @@ grpc::Status ProfilerService::MeasureBatch(grpc::ServerContext* context, const M
   return Reply(profiler_->MeasureBatch(*request, [context] { return context->IsCancelled(); }), response);
 }
 
+grpc::Status ProfilerService::MeasureGraph(grpc::ServerContext* context, const MeasureGraphRequest* request,
+                                           MeasureGraphResponse* response) {
+  return Reply(profiler_->MeasureGraph(*request, [context] { return context->IsCancelled(); }), response);
+}
+
 grpc::Status ProfilerService::ListCache(grpc::ServerContext*, const ListCacheRequest* request,
                                         ListCacheResponse* response) {
   return Reply(profiler_->ListCache(*request), response);

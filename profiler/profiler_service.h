@@ -12,6 +12,8 @@ class ProfilerService final : public Profiler::Service {
   explicit ProfilerService(CostProfiler* profiler) : profiler_(profiler) {}
 
   grpc::Status MeasureBatch(grpc::ServerContext*, const MeasureRequest* request, MeasureResponse* response) override;
+  grpc::Status MeasureGraph(grpc::ServerContext*, const MeasureGraphRequest* request,
+                            MeasureGraphResponse* response) override;
   grpc::Status ListCache(grpc::ServerContext*, const ListCacheRequest* request, ListCacheResponse* response) override;
   grpc::Status InvalidateCache(grpc::ServerContext*, const InvalidateCacheRequest* request,
                                InvalidateCacheResponse* response) override;

@@ -31,6 +31,28 @@ struct Measurement {
   std::string kernel;
 };
 
+// How long to time whole graphs (the graph runner). Each graph gets `warmup`
+// untimed runs, then at least `runs` timed runs, more (up to `max_runs`)
+// until `min_timed_ms` of its run time has accumulated. Defaults keep a small
+// model's measurement well under a second.
+struct GraphTimingOptions {
+  int warmup = 2;
+  int runs = 10;
+  int max_runs = 200;
+  double min_timed_ms = 20;
+};
+
+// One graph's whole-run time.
+struct GraphTiming {
+  double median_ms = 0;
+  double min_ms = 0;
+  int runs = 0;
+  int opaque_skipped = 0;   // opaque operators not run (their time is not in the figures)
+  int kernels = 0;          // operators run on kernels (views and load-time constants excluded)
+  int reorders = 0;         // activation reorders between operators, part of the time
+  int load_time_nodes = 0;  // operators computed once at load from weights (not timed)
+};
+
 // Statistics over per-repetition times in milliseconds.
 Measurement Summarize(std::vector<double> samples_ms);
 

@@ -34,6 +34,21 @@ assert 'Add' not in ops, ops
 assert len(next(n for n in g.node if n.op_type == 'Conv' and n.input[0] == 'x').input) == 3, ops
 " "$WORK/convrelu.opt.onnx" || fail "the bias add survived in the optimized model"
 check "embedded backtrack: conv+bias+relu fused, checked, valid ONNX"
+grep -q '"measurement":"SKIPPED_BACKEND_CANNOT_RUN"' "$WORK/convrelu.json" ||
+  fail "the analytic backend cannot run graphs, and the report must say so: $(cat "$WORK/convrelu.json")"
+
+# Never slower, on the cpu backend: the result is timed against the input's
+# runtime baseline end to end; --no-measure skips it.
+CPU=(--backend cpu --cache-dir none --time-limit 20 --json)
+"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.cpu.onnx" "${CPU[@]}" \
+  >"$WORK/cpu.json" 2>"$WORK/cpu.err" || fail "embedded cpu: $(cat "$WORK/cpu.err")"
+grep -q '"measurement":"MEASURED_KEPT_\(CANDIDATE\|BASELINE\)"' "$WORK/cpu.json" || fail "not measured: $(cat "$WORK/cpu.json")"
+grep -q '"measured_baseline_ms":0[,}]' "$WORK/cpu.json" && fail "no baseline time: $(cat "$WORK/cpu.json")"
+grep -q '"measured_after_ms":0[,}]' "$WORK/cpu.json" && fail "no candidate time: $(cat "$WORK/cpu.json")"
+"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.nm.onnx" "${CPU[@]}" --no-measure \
+  >"$WORK/nm.json" 2>"$WORK/nm.err" || fail "--no-measure: $(cat "$WORK/nm.err")"
+grep -q '"measurement":"SKIPPED_DISABLED"' "$WORK/nm.json" || fail "--no-measure: $(cat "$WORK/nm.json")"
+check "never slower: measured on cpu ($(grep -o '"measured_baseline_ms":[0-9.e-]*' "$WORK/cpu.json"), $(grep -o '"measured_after_ms":[0-9.e-]*' "$WORK/cpu.json")); --no-measure skips it"
 
 "$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
   --seed 7 "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"

@@ -35,7 +35,11 @@ assert len(e) == 4, e.keys()
 a = e[("a", "eqsat")]
 assert a["cost_baseline_source"] == "cost_before_ms" and a["predicted_speedup"] == 1.25, a
 assert a["enodes"] == 1234 and a["enodes_source"] == "stop_detail", a
-assert a["whole_graph"] == {"input_ms": 5.0, "output_ms": 4.0, "speedup": 1.25, "detail": None}, a["whole_graph"]
+assert {k: a["whole_graph"][k] for k in ("input_ms", "output_ms", "speedup", "detail")} == \
+    {"input_ms": 5.0, "output_ms": 4.0, "speedup": 1.25, "detail": None}, a["whole_graph"]
+assert a["whole_graph"]["source"].startswith("taso profile graph"), a["whole_graph"]
+w = e[("b", "eqsat")]["whole_graph"]  # the report's own interleaved measurement wins over profile graph
+assert math.isclose(w["speedup"], 1.1) and w["source"].startswith("report"), w
 assert math.isclose(a["ort"]["1"]["speedup"], math.sqrt(10 / 9.0 * 10 / 9.2)), a["ort"]["1"]
 assert a["report"]["search"] == "eqsat"  # the whole report is kept
 bt = e[("a", "backtrack")]

@@ -197,9 +197,15 @@ absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& 
     if (egraph.IsFoldable(node)) {
       // Folded into a new weight after the search: free at run time, but
       // each distinct one is more memory to stream (see kFoldedElementCostMs).
-      int64_t elements = 0;
+      // Only values larger than each of their inputs (concatenated or
+      // enlarged weights) add memory; a transposed or split weight is free,
+      // or extraction would transpose activations at run time instead.
+      int64_t elements = 0, largest_input = 0;
       for (const TensorType& t : egraph.eclass(cls).types) elements += t.num_elements();
-      costs[id] = kFoldedElementCostMs * static_cast<double>(elements);
+      for (EClassId child : node.children) {
+        for (const TensorType& t : egraph.eclass(child).types) largest_input = std::max(largest_input, t.num_elements());
+      }
+      costs[id] = elements > largest_input ? kFoldedElementCostMs * static_cast<double>(elements) : 0;
       continue;
     }
     profiler::Signature sig{op.kind, op.params, {}};

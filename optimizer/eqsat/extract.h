@@ -64,7 +64,7 @@ namespace taso::optimizer {
 // unrolled RNN shares and a different concatenation per step; at batch 1 the
 // matmuls are bound by streaming their weights, so a model carrying 8 copies
 // ran 3x slower. The ILP counts a shared class once, so sharing wins.
-inline constexpr double kFoldedElementCostMs = 4e-8;
+inline constexpr double kFoldedElementCostMs = 4e-9;
 
 // Milliseconds per e-node id, asked of the cost model in one batch: 0 for
 // variables and get-items, kFoldedElementCostMs per element for foldable

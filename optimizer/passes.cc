@@ -175,7 +175,18 @@ absl::StatusOr<PassResult> FoldConstants(const Graph& graph) {
     if (out.ok()) value[id] = std::move(*out);
   }
   // Replace each computed value that something non-constant (or an output) reads.
+  // Equal values (same type, split records included, and bytes) become one
+  // weight, an existing weight when one holds them: the search may leave several copies of one merged
+  // weight (e.g. one per step of an unrolled RNN), and each copy would be
+  // stored and streamed from memory separately.
   Editor editor(graph);
+  std::map<std::pair<std::string, std::string>, TensorRef> by_value;  // (type, bytes)
+  for (const Node& n : graph.nodes()) {
+    if (n.kind == OpKind::kWeight && n.data && n.output_types[0].dtype == DType::kFloat32 &&
+        n.output_types[0].is_row_major()) {
+      by_value.emplace(std::make_pair(n.output_types[0].ToString(), *n.data), TensorRef{n.id, 0});
+    }
+  }
   int folded = 0;
   for (const auto& [id, outs] : value) {
     const Node& n = graph.node(id);
@@ -189,8 +200,11 @@ absl::StatusOr<PassResult> FoldConstants(const Graph& graph) {
       // undo a concat that is now folded into this weight.
       TensorType type = graph.node(id).output_types[k];
       type.strides = RowMajorStrides(type.dims);
-      TensorRef w = editor.Weight(absl::StrCat("folded_", OpKindName(n.kind), "_", id, "_", k), type, outs[k].data);
-      editor.Redirect(t, w);
+      auto [it, fresh] = by_value.try_emplace(std::make_pair(type.ToString(), *Bytes(outs[k].data)));
+      if (fresh) {
+        it->second = editor.Weight(absl::StrCat("folded_", OpKindName(n.kind), "_", id, "_", k), type, outs[k].data);
+      }
+      editor.Redirect(t, it->second);
       ++folded;
     }
   }

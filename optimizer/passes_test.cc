@@ -77,6 +77,47 @@ TEST(PassesTest, ConstantSubgraphsBecomeWeights) {
   EXPECT_TRUE(check.ran && check.equal) << check.reason;
 }
 
+// Bytes of every weight's values: what an exported model stores.
+int64_t WeightBytes(const Graph& g) {
+  int64_t bytes = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.kind == OpKind::kWeight && n.data) bytes += static_cast<int64_t>(n.data->size());
+  }
+  return bytes;
+}
+
+TEST(PassesTest, EqualComputedWeightsAreStoredOnce) {
+  // Three steps, each with its own concat of the same two weights (what a
+  // search leaves when the steps of an unrolled RNN share weights), and a
+  // transpose of a transpose that equals w1 itself.
+  Graph g;
+  TensorRef w1 = g.AddWeight("w1", F32({4, 3}), Data(F32({4, 3}), 0.1f, 0.2f));
+  TensorRef w2 = g.AddWeight("w2", F32({4, 3}), Data(F32({4, 3}), -0.5f, 0.3f));
+  OpParams axis1;
+  axis1.axis = 1;
+  OpParams swap;
+  swap.perm = {1, 0};
+  TensorRef h = g.AddInput("h", F32({2, 4}));
+  for (int step = 0; step < 3; ++step) {
+    TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {w1, w2});
+    h = *g.AddOp1(OpKind::kTanh, {}, {*g.AddOp1(OpKind::kMatMul, {}, {h, cat})});
+    h = *g.AddOp1(OpKind::kMatMul, {}, {h, *g.AddOp1(OpKind::kTranspose, swap, {cat})});
+  }
+  TensorRef back = *g.AddOp1(OpKind::kTranspose, swap, {*g.AddOp1(OpKind::kTranspose, swap, {w1})});
+  g.AddOutput("y", *g.AddOp1(OpKind::kMatMul, {}, {h, back}));
+  auto folded = FoldConstants(g);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  // One concat (96 bytes), one transposed concat (96) and w1 (48), which the
+  // double transpose equals; w2 is only read through the concat, so it goes.
+  // Without deduplication: 3 concats, 3 transposed ones and a w1 copy.
+  EXPECT_EQ(WeightBytes(folded->graph), 96 + 96 + 48);
+  int weights = 0;
+  for (const Node& n : folded->graph.nodes()) weights += n.kind == OpKind::kWeight;
+  EXPECT_EQ(weights, 3);
+  NumericCheck check = CompareGraphs(g, folded->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+}
+
 TEST(NumericCheckTest, CatchesADifferenceEvenBehindAnOpaqueOperator) {
   auto build = [](bool relu) {
     Graph g;

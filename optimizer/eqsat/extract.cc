@@ -190,8 +190,22 @@ absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& 
     auto types = egraph.InferTypes(node);
     if (!types.ok() || *types != egraph.eclass(cls).types) continue;
     const EOp& op = egraph.op(node.op);
-    if (op.role == EOp::Role::kVariable || op.role == EOp::Role::kGetItem || egraph.IsFoldable(node)) {
+    if (op.role == EOp::Role::kVariable || op.role == EOp::Role::kGetItem) {
       costs[id] = 0;
+      continue;
+    }
+    if (egraph.IsFoldable(node)) {
+      // Folded into a new weight after the search: free at run time, but
+      // each distinct one is more memory to stream (see kFoldedElementCostMs).
+      // Only values larger than each of their inputs (concatenated or
+      // enlarged weights) add memory; a transposed or split weight is free,
+      // or extraction would transpose activations at run time instead.
+      int64_t elements = 0, largest_input = 0;
+      for (const TensorType& t : egraph.eclass(cls).types) elements += t.num_elements();
+      for (EClassId child : node.children) {
+        for (const TensorType& t : egraph.eclass(child).types) largest_input = std::max(largest_input, t.num_elements());
+      }
+      costs[id] = elements > largest_input ? kFoldedElementCostMs * static_cast<double>(elements) : 0;
       continue;
     }
     profiler::Signature sig{op.kind, op.params, {}};

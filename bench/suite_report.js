@@ -179,7 +179,8 @@ function table(suite) {
   if (c.date !== undefined) facts.push(c.date);
   if (c.work !== undefined) facts.push(`work dir ${c.work}`);
   if (facts.length) lines.push(facts.join('; '));
-  const whyNa = [...new Set(suite.entries.map((e) => e.whole_graph && e.whole_graph.detail).filter(Boolean))];
+  const whyNa = [...new Set(suite.entries.filter((e) => e.whole_graph && e.whole_graph.speedup === null)
+                                       .map((e) => e.whole_graph.detail).filter(Boolean))];
   for (const why of whyNa) lines.push(`whole-graph n/a: ${why}`);
   for (const e of suite.entries) {
     for (const err of e.errors) lines.push(`*** ${e.model} ${e.search}: ${err}`);

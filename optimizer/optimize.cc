@@ -123,6 +123,13 @@ std::string CheckFailure(const NumericCheck& check, const std::string& what) {
                                   "); returning the original");
 }
 
+// The input comes back: the user's runtime runs it as the runtime baseline,
+// so that is its cost after (speedup 1 against the baseline, not below it).
+void CostTheInputReturned(OptimizeReport& report) {
+  report.cost_after_ms = report.cost_baseline_ms > 0 ? report.cost_baseline_ms : report.cost_before_ms;
+  report.operators_after = report.operators_before;
+}
+
 // Never slower: times the runtime baseline of `input` and `candidate` end to
 // end in one interleaved MeasureGraph call and records the outcome in
 // `report`. False when the input must be returned instead of the candidate
@@ -198,9 +205,8 @@ bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, pro
       "returned the input: the candidate measured %.3f ms, %.1f%% slower than the baseline's %.3f ms (tolerance "
       "%.1f%%; predicted %.3f ms vs %.3f ms; %s)",
       c.median_ms(), 100 * (c.median_ms() / b.median_ms() - 1), b.median_ms(), 100 * options.measure_tolerance,
-      report.cost_after_ms, report.cost_before_ms, how);
-  report.cost_after_ms = report.cost_before_ms;
-  report.operators_after = report.operators_before;
+      report.cost_after_ms, report.cost_baseline_ms, how);
+  CostTheInputReturned(report);
   return false;
 }
 
@@ -208,8 +214,7 @@ bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, pro
 void ReturnOriginal(OptimizeReport& report, std::string why) {
   report.returned_original = true;
   report.error = std::move(why);
-  report.cost_after_ms = report.cost_before_ms;
-  report.operators_after = report.operators_before;
+  CostTheInputReturned(report);
 }
 
 }  // namespace

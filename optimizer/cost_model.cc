@@ -40,7 +40,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
     keys[i] = canonical->key;
     if (costs_.count(keys[i])) continue;
     // A placeholder so a signature is asked once.
-    costs_[keys[i]] = Known{0, profiler::TensorBytes(canonical->outputs)};
+    costs_[keys[i]] = Known{0, profiler::TensorBytes(canonical->outputs), signatures[i].kind};
     asked.push_back(keys[i]);
     *request.add_signatures() = profiler::SignatureToProto(signatures[i]);
   }
@@ -72,7 +72,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i].empty()) continue;
     const Known& known = costs_[keys[i]];
-    out[i] = profiler::OperatorGraphMs(model_, known.kernel_ms, known.output_bytes);
+    out[i] = profiler::OperatorGraphMs(model_, known.kind, known.kernel_ms, known.output_bytes);
   }
   return out;
 }

@@ -55,6 +55,7 @@ class CostModel {
   struct Known {
     double kernel_ms = 0;
     int64_t output_bytes = 0;
+    OpKind kind = OpKind::kInput;
   };
   std::map<std::string, Known> costs_;  // canonical signature key -> its measurement
   profiler::GraphCostModel model_;

@@ -47,6 +47,14 @@ absl::StatusOr<GraphCostModel> ParseCalibration(const std::string& text, const s
   }
   model.set_per_node_ms(json["per_node_ms"].get<double>());
   model.set_per_mb_ms(json["per_mb_ms"].get<double>());
+  // Optional: runtimes that keep views free leave it out.
+  if (auto it = json.find("materialized_view_mb_ms"); it != json.end()) {
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": \"materialized_view_mb_ms\" must be a finite number >= 0 (milliseconds per MB)"));
+    }
+    model.set_materialized_view_mb_ms(it->get<double>());
+  }
   auto name = json.find("name");
   if (name == json.end() || !name->is_string() || name->get<std::string>().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": \"name\" must be a non-empty string"));

@@ -61,5 +61,35 @@ TEST(GraphCostModelTest, OnlyOperatorsThatRunAKernelPayTheOverheads) {
   EXPECT_EQ(DescribeGraphCostModel(GraphCostModel()), "sum of kernel times");
 }
 
+TEST(GraphCostModelTest, SplitsAndTransposesCostACopyWhereTheRuntimeMaterialisesThem) {
+  GraphCostModel m;
+  m.set_per_node_ms(0.5);
+  m.set_per_mb_ms(2);
+  // Views stay free while the model does not say the runtime copies them.
+  EXPECT_DOUBLE_EQ(OperatorGraphMs(m, OpKind::kSplit, 0.0, 1'000'000), 0.0);
+  m.set_materialized_view_mb_ms(4);
+  EXPECT_DOUBLE_EQ(OperatorGraphMs(m, OpKind::kSplit, 0.0, 1'000'000), 0.5 + 4.0);
+  EXPECT_DOUBLE_EQ(OperatorGraphMs(m, OpKind::kTranspose, 0.0, 2'000'000), 0.5 + 8.0);
+  // A reshape (an alias in every runtime) and a load-time constant stay free.
+  EXPECT_DOUBLE_EQ(OperatorGraphMs(m, OpKind::kReshape, 0.0, 1'000'000), 0.0);
+  // A transpose that runs a kernel (a shuffle) is charged as any kernel.
+  EXPECT_DOUBLE_EQ(OperatorGraphMs(m, OpKind::kTranspose, 1.0, 1'000'000), 1.0 + 0.5 + 2.0);
+  EXPECT_NE(DescribeGraphCostModel(m).find("per split or transpose copied"), std::string::npos);
+}
+
+TEST(CalibrationTest, TheViewCopyRateIsOptionalAndChecked) {
+  auto without = ParseCalibration(R"({"name": "x", "per_node_ms": 0, "per_mb_ms": 0})", "a");
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(without->materialized_view_mb_ms(), 0);
+  auto with = ParseCalibration(R"({"name": "x", "per_node_ms": 0, "per_mb_ms": 0, "materialized_view_mb_ms": 0.07})",
+                               "b");
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_DOUBLE_EQ(with->materialized_view_mb_ms(), 0.07);
+  auto bad = ParseCalibration(R"({"name": "x", "per_node_ms": 0, "per_mb_ms": 0, "materialized_view_mb_ms": -1})",
+                              "c");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("materialized_view_mb_ms"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace taso::profiler

@@ -31,7 +31,7 @@ absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const Measu
     const std::string key = canonical.ok() ? canonical->key : absl::StrCat(DescribeNode(node), " (invalid)");
     auto [it, inserted] = index.emplace(key, static_cast<int>(report.distinct.size()));
     if (inserted) {
-      report.distinct.push_back(OperatorCost{key, 0, {}, {}, TensorBytes(node.output_types)});
+      report.distinct.push_back(OperatorCost{key, 0, {}, {}, TensorBytes(node.output_types), node.kind});
       *request.add_signatures() = SignatureToProto(sig);
     }
     ++report.distinct[it->second].count;
@@ -51,7 +51,7 @@ absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const Measu
     if (r.has_cost()) {
       op.cost = r.cost();
       report.total_ms += op.count * op.cost.median_ms();
-      report.modelled_ms += op.count * OperatorGraphMs(report.model, op.cost.median_ms(), op.output_bytes);
+      report.modelled_ms += op.count * OperatorGraphMs(report.model, op.kind, op.cost.median_ms(), op.output_bytes);
       if (op.cost.median_ms() > 0) {
         report.kernel_operators += op.count;
         report.output_mb += op.count * static_cast<double>(op.output_bytes) / 1e6;

@@ -23,6 +23,7 @@ struct OperatorCost {
   Cost cost;         // when measured
   std::string error; // when not (e.g. an opaque operator): why
   int64_t output_bytes = 0;  // of one such operator
+  OpKind kind = OpKind::kInput;
 };
 
 struct GraphCostReport {

@@ -10,6 +10,12 @@ double OperatorGraphMs(const GraphCostModel& model, double kernel_ms, int64_t ou
   return kernel_ms + model.per_node_ms() + model.per_mb_ms() * static_cast<double>(output_bytes) / 1e6;
 }
 
+double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_ms, int64_t output_bytes) {
+  const bool view = !(kernel_ms > 0) && (kind == OpKind::kSplit || kind == OpKind::kTranspose);
+  if (!view || model.materialized_view_mb_ms() == 0) return OperatorGraphMs(model, kernel_ms, output_bytes);
+  return model.per_node_ms() + model.materialized_view_mb_ms() * static_cast<double>(output_bytes) / 1e6;
+}
+
 int64_t TensorBytes(const std::vector<TensorType>& types) {
   int64_t bytes = 0;
   // 4 bytes an element, as SignatureBytes: the backends measure float32 and int32.
@@ -22,6 +28,9 @@ std::string DescribeGraphCostModel(const GraphCostModel& model) {
                          ? "sum of kernel times"
                          : absl::StrFormat("kernels + %.4f ms/node + %.4f ms/MB", model.per_node_ms(),
                                            model.per_mb_ms());
+  if (model.materialized_view_mb_ms() > 0) {
+    absl::StrAppend(&text, absl::StrFormat(" + %.4f ms/MB per split or transpose copied", model.materialized_view_mb_ms()));
+  }
   if (!model.calibration_id().empty()) absl::StrAppend(&text, " (calibration ", model.calibration_id(), ")");
   return text;
 }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/op.h"
 #include "core/tensor_type.h"
 #include "proto/profiler.pb.h"
 
@@ -25,6 +26,10 @@ namespace taso::profiler {
 
 // One operator's time in a graph, in milliseconds; `output_bytes` is what it writes.
 double OperatorGraphMs(const GraphCostModel& model, double kernel_ms, int64_t output_bytes);
+// The same for an operator of `kind`: a split or transpose that our backends
+// run as a view (kernel_ms 0) costs a copy where the model says the target
+// runtime materialises it (GraphCostModel.materialized_view_mb_ms).
+double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_ms, int64_t output_bytes);
 
 // Bytes of the given tensors.
 int64_t TensorBytes(const std::vector<TensorType>& types);

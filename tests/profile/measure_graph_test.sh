@@ -5,21 +5,7 @@
 # the same figure, --bypass-cache measures again, and a server limit gives a
 # clear INVALID_ARGUMENT.
 source tests/generate/lib.sh
-PROFILER="$PWD/profiler/taso_profiler"
-
-start_profiler() {  # start_profiler [FLAGS...]
-  rm -f "$WORK/port"
-  "$PROFILER" --listen 127.0.0.1:0 --port_file "$WORK/port" --cache_dir "$WORK/costs" --threads 1 \
-    --repetitions 8 --min_timed_ms 2 --graph_runs 6 --graph_min_timed_ms 2 "$@" >>"$WORK/profiler.log" 2>&1 &
-  PROFILER_PID=$!
-  for _ in $(seq 1 300); do
-    [ -s "$WORK/port" ] && break
-    sleep 0.1
-  done
-  [ -s "$WORK/port" ] || fail "taso_profiler did not start: $(tail -3 "$WORK/profiler.log")"
-  ADDR="127.0.0.1:$(cat "$WORK/port")"
-}
-trap 'if [ -n "${PROFILER_PID:-}" ]; then kill -9 "$PROFILER_PID" 2>/dev/null || true; fi' EXIT
+source tests/profile/lib.sh
 
 # x -> conv(relu) -> add x -> relu
 cat >"$WORK/graph.txt" <<'GRAPH'
@@ -32,7 +18,7 @@ nodes { id: 4 kind: OP_RELU inputs { node: 3 } }
 outputs { name: "y" tensor { node: 4 } }
 GRAPH
 
-start_profiler
+start_profiler --graph_runs 6 --graph_min_timed_ms 2
 "$TASO" profile graph "$WORK/graph.txt" --measure --server "$ADDR" >"$WORK/first.txt" ||
   fail "first measure: $(cat "$WORK/first.txt")"
 grep -q "measured whole graph: [0-9.]* ms median" "$WORK/first.txt" || fail "no measured time: $(cat "$WORK/first.txt")"

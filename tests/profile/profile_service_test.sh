@@ -4,22 +4,8 @@
 # and a SIGKILL, concurrent clients asking for the same new signature get the
 # one measurement, and bad signatures fail alone with INVALID_ARGUMENT.
 source tests/generate/lib.sh
-PROFILER="$PWD/profiler/taso_profiler"
-
+source tests/profile/lib.sh
 CACHE="$WORK/costs"
-start_profiler() {
-  rm -f "$WORK/port"
-  "$PROFILER" --listen 127.0.0.1:0 --port_file "$WORK/port" --cache_dir "$CACHE" --threads 1 \
-    --repetitions 8 --min_timed_ms 2 >>"$WORK/profiler.log" 2>&1 &
-  PROFILER_PID=$!
-  for _ in $(seq 1 300); do
-    [ -s "$WORK/port" ] && break
-    sleep 0.1
-  done
-  [ -s "$WORK/port" ] || fail "taso_profiler did not start: $(tail -3 "$WORK/profiler.log")"
-  ADDR="127.0.0.1:$(cat "$WORK/port")"
-}
-trap 'if [ -n "${PROFILER_PID:-}" ]; then kill -9 "$PROFILER_PID" 2>/dev/null || true; fi' EXIT
 
 CONV='conv2d[stride=1x1,pad=same,act=relu](f32[1,16,14,14],f32[16,16,3,3])'
 RELU='relu(f32[1,16,14,14])'

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -13,13 +14,16 @@ namespace {
 
 std::string Log(const std::string& name) { return std::string(std::getenv("TEST_TMPDIR")) + "/" + name + ".log"; }
 
-// Reaps until every child has exited once.
+// Reaps until every child has exited once; in child order, since children
+// started together may exit in any order (a loaded machine reorders them).
 std::vector<Supervisor::Exit> ReapAll(Supervisor& supervisor, size_t want) {
   std::vector<Supervisor::Exit> exits;
   for (int i = 0; i < 500 && exits.size() < want; ++i) {
     for (const auto& e : supervisor.Reap()) exits.push_back(e);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  std::sort(exits.begin(), exits.end(),
+            [](const Supervisor::Exit& a, const Supervisor::Exit& b) { return a.child < b.child; });
   return exits;
 }
 
@@ -32,6 +36,7 @@ TEST(SupervisorTest, VerdictsFollowTheCodeAndTheBudget) {
   ASSERT_EQ(exits.size(), 3u);
   EXPECT_EQ(exits[0].verdict, Supervisor::Verdict::kFinished);
   EXPECT_EQ(exits[1].verdict, Supervisor::Verdict::kGiveUp);
+  EXPECT_EQ(exits[0].child, 0);
   EXPECT_EQ(exits[2].verdict, Supervisor::Verdict::kRestart);
   EXPECT_EQ(exits[2].code, 2);
   EXPECT_FALSE(supervisor.all_finished());

@@ -21,10 +21,18 @@
 namespace taso::optimizer {
 namespace {
 
-// The search alone; callers check its result against what they started from.
-absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<RewriteRule>& rules,
-                                        profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+// The search's result and the runtime baseline it was costed against, which
+// the never-slower step then times it against.
+struct SearchOutcome {
   GraphResult result;
+  Graph baseline;
+};
+
+// The search alone; callers check its result against what they started from.
+absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<RewriteRule>& rules,
+                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  SearchOutcome outcome;
+  GraphResult& result = outcome.result;
   OptimizeReport& report = result.report;
   auto bn = FoldBatchNorm(input);
   if (!bn.ok()) return bn.status();
@@ -103,7 +111,7 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   if (report.cost_after_ms > report.cost_baseline_ms) {
     // What the runtime would run anyway is cheaper: return that, never a
     // graph the cost model itself says is slower.
-    result.graph = std::move(baseline->graph);
+    result.graph = baseline->graph;
     report.cost_after_ms = report.cost_baseline_ms;
     report.stop_detail += "; the search's result cost more than the runtime baseline, which is returned";
   }
@@ -111,7 +119,8 @@ absl::StatusOr<GraphResult> SearchGraph(const Graph& input, const std::vector<Re
   report.costs_are_estimates = cost.any_estimate();
   report.cost_device = cost.device();
   report.operators_after = result.graph.num_ops();
-  return result;
+  outcome.baseline = std::move(baseline->graph);
+  return outcome;
 }
 
 // Why `what` must not be returned after `check`, or "" when it may.
@@ -130,12 +139,12 @@ void CostTheInputReturned(OptimizeReport& report) {
   report.operators_after = report.operators_before;
 }
 
-// Never slower: times the runtime baseline of `input` and `candidate` end to
-// end in one interleaved MeasureGraph call and records the outcome in
+// Never slower: times `baseline` (the input's runtime baseline) and
+// `candidate` end to end in one interleaved MeasureGraph call and records the outcome in
 // `report`. False when the input must be returned instead of the candidate
 // (measured slower beyond the tolerance); true otherwise, including when no
 // measurement could be made (the candidate is checked and predicted faster).
-bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, profiler::ProfilerClient& profiler,
+bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, profiler::ProfilerClient& profiler,
                                  const OptimizerOptions& options, OptimizeReport& report) {
   if (!options.measure) {
     report.measurement = MeasureVerdict::kSkippedDisabled;
@@ -147,12 +156,8 @@ bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, pro
     report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
     return true;
   };
-  CostModel cost(&profiler, options.backend);
-  auto baseline_result = RuntimeBaseline(input, cost);
-  if (!baseline_result.ok()) return fail(absl::StrCat("the runtime baseline: ", baseline_result.status().message()));
-  const Graph* baseline = &baseline_result->graph;
   profiler::MeasureGraphRequest request;
-  *request.add_graphs() = GraphToProto(*baseline, /*weight_data=*/false);
+  *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
   request.set_backend(options.backend);
   // More runs than a lone graph gets: the decision rests on a 1 % margin.
@@ -185,7 +190,7 @@ bool KeepCandidateAfterMeasuring(const Graph& input, const Graph& candidate, pro
   const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
   // A candidate that is the baseline's own graph (the search found nothing
   // a runtime does not do anyway) differs from it by noise only.
-  auto baseline_hash = StructuralHash(*baseline), candidate_hash = StructuralHash(candidate);
+  auto baseline_hash = StructuralHash(baseline), candidate_hash = StructuralHash(candidate);
   if (baseline_hash.ok() && candidate_hash.ok() && *baseline_hash == *candidate_hash) {
     report.measurement = MeasureVerdict::kKeptCandidate;
     report.measurement_detail = absl::StrFormat(
@@ -221,16 +226,17 @@ void ReturnOriginal(OptimizeReport& report, std::string why) {
 
 absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<RewriteRule>& rules,
                                           profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
-  auto result = SearchGraph(input, rules, profiler, options);
-  if (!result.ok()) return result.status();
+  auto searched = SearchGraph(input, rules, profiler, options);
+  if (!searched.ok()) return searched.status();
+  GraphResult* result = &searched->result;
   result->report.check = CompareGraphs(input, result->graph, options.check);
   if (std::string why = CheckFailure(result->report.check, "the optimized graph"); !why.empty()) {
     ReturnOriginal(result->report, std::move(why));
     result->graph = input;
-  } else if (!KeepCandidateAfterMeasuring(input, result->graph, profiler, options, result->report)) {
+  } else if (!KeepCandidateAfterMeasuring(searched->baseline, result->graph, profiler, options, result->report)) {
     result->graph = input;
   }
-  return result;
+  return std::move(*result);
 }
 
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
@@ -244,8 +250,9 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   const absl::Time start = absl::Now();
   auto model = ImportOnnx(model_bytes, options.import);
   if (!model.ok()) return model.status();
-  auto optimized = SearchGraph(model->graph, rules, profiler, options);
-  if (!optimized.ok()) return optimized.status();
+  auto searched = SearchGraph(model->graph, rules, profiler, options);
+  if (!searched.ok()) return searched.status();
+  GraphResult* optimized = &searched->result;
   OptimizeResult result;
   OptimizeReport& report = result.report;
   report = std::move(optimized->report);
@@ -266,7 +273,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
     report.check = CompareGraphs(model->graph, back->graph, options.check);
     if (std::string why = CheckFailure(report.check, "the exported model"); !why.empty()) {
       ReturnOriginal(report, std::move(why));
-    } else if (KeepCandidateAfterMeasuring(model->graph, optimized->graph, profiler, options, report)) {
+    } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph, profiler, options, report)) {
       result.model = std::move(*exported);
     } else {
       result.model = model_bytes;  // the baseline was faster: what came in, byte for byte

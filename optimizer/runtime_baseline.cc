@@ -1,5 +1,6 @@
 #include "optimizer/runtime_baseline.h"
 
+#include "optimizer/cse.h"
 #include "optimizer/epilogue_fusion.h"
 
 namespace taso::optimizer {
@@ -11,7 +12,13 @@ absl::StatusOr<BaselineResult> RuntimeBaseline(const Graph& graph, CostModel& co
   auto constants = FoldConstants(graph);
   if (!constants.ok()) return constants.status();
   result.constants_folded = constants->changed;
-  auto bn = FoldBatchNorm(constants->graph);
+  // ONNX Runtime's basic level merges common subexpressions too (two
+  // branches reading one relu of the input run it once), so that is not a
+  // win of ours either.
+  auto cse = EliminateCommonSubexpressions(constants->graph);
+  if (!cse.ok()) return cse.status();
+  result.cse_merged = cse->changed;
+  auto bn = FoldBatchNorm(cse->graph);
   if (!bn.ok()) return bn.status();
   result.batchnorms_folded = bn->changed;
   auto fused = FuseEpilogues(bn->graph, cost);

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/numeric_check.h"
@@ -41,6 +42,23 @@ Graph ConvBiasBnRelu() {
   return g;
 }
 
+// x -> relu twice (as NASNet cells export it: each branch normalises the
+// cell input itself) -> a convolution on each -> add.
+Graph TwoBranchesWithDuplicateRelu() {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 8, 16, 16}));
+  TensorRef sum;
+  for (int branch = 0; branch < 2; ++branch) {
+    TensorRef r = *g.AddOp1(OpKind::kRelu, {}, {x});
+    const std::string w = absl::StrCat("w", branch);
+    TensorRef y = *g.AddOp1(OpKind::kConv2D, {},
+                            {r, g.AddWeight(w, F32({8, 8, 1, 1}), Data(F32({8, 8, 1, 1}), -0.2f + branch, 0.1f))});
+    sum = branch == 0 ? y : *g.AddOp1(OpKind::kEwAdd, {}, {sum, y});
+  }
+  g.AddOutput("y", sum);
+  return g;
+}
+
 class RuntimeBaselineTest : public testing::AnalyticProfilerTest {};
 
 TEST_F(RuntimeBaselineTest, IsOneFusedConvolutionThatCostsLessThanTheRawGraph) {
@@ -55,6 +73,29 @@ TEST_F(RuntimeBaselineTest, IsOneFusedConvolutionThatCostsLessThanTheRawGraph) {
   auto raw_cost = cost.GraphCost(raw), baseline_cost = cost.GraphCost(baseline->graph);
   ASSERT_TRUE(raw_cost.ok() && baseline_cost.ok());
   EXPECT_GT(*raw_cost, *baseline_cost);
+}
+
+TEST_F(RuntimeBaselineTest, MergesCommonSubexpressionsAsTheRuntimeDoes) {
+  const Graph raw = TwoBranchesWithDuplicateRelu();
+  CostModel cost(client_.get());
+  auto baseline = RuntimeBaseline(raw, cost);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_EQ(baseline->cse_merged, 1);
+  EXPECT_EQ(baseline->graph.num_ops(), raw.num_ops() - 1);
+  NumericCheck check = CompareGraphs(raw, baseline->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  auto raw_cost = cost.GraphCost(raw), baseline_cost = cost.GraphCost(baseline->graph);
+  ASSERT_TRUE(raw_cost.ok() && baseline_cost.ok());
+  EXPECT_GT(*raw_cost, *baseline_cost);
+  // So a search that only merges the two relus claims no speedup (the
+  // structural rules would also merge the two convolutions: a real win).
+  OptimizerOptions options;
+  options.time_limit = absl::Seconds(20);
+  options.structural_rules = false;
+  auto result = OptimizeGraph(raw, /*rules=*/{}, *client_, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.cse_merged, 1);
+  EXPECT_NEAR(result->report.cost_baseline_ms, result->report.cost_after_ms, 1e-9);
 }
 
 TEST_F(RuntimeBaselineTest, FusionAloneIsNoSpeedupOverTheBaseline) {

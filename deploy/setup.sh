@@ -4,7 +4,19 @@
 # checks and returns in seconds.
 #   deploy/setup.sh            install and build
 #   deploy/setup.sh --no-build install only
+#   deploy/setup.sh --runtime  only the shared libraries the built binaries
+#                              load (the container image's last stage)
 set -euo pipefail
+
+# What the six binaries link against at run time (ldd, mapped with dpkg -S),
+# besides libc and CUDA (not a Debian package: copied into the image).
+RUNTIME_PACKAGES=(
+  libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libre2-9 libc-ares2 libssl3
+  librocksdb7.8 libsnappy1v5 liblz4-1 libzstd1 libgflags2.2
+  libz3-4 libdnnl2 libonnx1 ocl-icd-libopencl1
+  coinor-libcbc3 coinor-libcgl1 coinor-libclp1 coinor-libcoinutils3v5 coinor-libosi1v5
+  libblas3 liblapack3 libgfortran5 libgomp1 libquadmath0
+)
 
 PACKAGES=(
   bazel-bootstrap          # Bazel 4.2.3, the build
@@ -27,6 +39,8 @@ PACKAGES=(
   time                     # /usr/bin/time: peak RSS in bench/extract_run.sh
 )
 
+if [[ "${1:-}" == "--runtime" ]]; then PACKAGES=("${RUNTIME_PACKAGES[@]}"); fi
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -42,23 +56,36 @@ else
   echo "setup: all ${#PACKAGES[@]} Debian packages present"
 fi
 
-# onnxruntime-node for bench/ort_compare.sh, from npm with bench/ort's committed
-# lockfile (its .npmrc skips the CUDA download). Skipped when node_modules was
-# installed from the same lockfile. node/npm are not among the Debian packages above.
-if command -v npm >/dev/null; then
-  ort_dir="$(cd "$(dirname "$0")/.." && pwd)/bench/ort"
-  lock_sum=$(sha256sum "$ort_dir/package-lock.json" | cut -d' ' -f1)
-  if [[ "$(cat "$ort_dir/node_modules/.lock-sha256" 2>/dev/null)" != "$lock_sum" ]]; then
-    echo "setup: installing bench/ort npm dependencies (npm ci)"
-    if (cd "$ort_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
-      echo "$lock_sum" >"$ort_dir/node_modules/.lock-sha256"
-    else  # only the benchmark needs it: the build and the tests go on
-      echo "setup: warning: npm ci in bench/ort failed; bench/ort_compare.sh will not run" >&2
-    fi
+[[ "${1:-}" == "--runtime" ]] && exit 0
+
+# npm dependencies, each folder from its committed lockfile (npm ci), skipped
+# when node_modules was installed from the same lockfile. node/npm are not
+# among the Debian packages above.
+#   npm_install DIR WHAT-NEEDS-IT
+npm_install() {
+  local dir="$root/$1" what=$2 lock_sum
+  lock_sum=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  [[ "$(cat "$dir/node_modules/.lock-sha256" 2>/dev/null)" == "$lock_sum" ]] && return 0
+  echo "setup: installing $1 npm dependencies (npm ci)"
+  if (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    echo "$lock_sum" >"$dir/node_modules/.lock-sha256"
+  else
+    echo "setup: warning: npm ci in $1 failed; $what will not run" >&2
   fi
+}
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if command -v npm >/dev/null; then
+  # onnxruntime-node (its .npmrc skips the CUDA download); only the benchmarks need it.
+  npm_install bench/ort "bench/ort_compare.sh and bench/suite.sh"
+  # The Kubernetes schema validator; //deploy/k8s:k8s_manifests_test fails without it.
+  npm_install deploy/k8s/validate "//deploy/k8s:k8s_manifests_test"
 else
-  echo "setup: warning: npm not found; bench/ort_compare.sh will not run" >&2
+  echo "setup: warning: npm not found; the ONNX Runtime benchmarks and the manifest test will not run" >&2
 fi
+# kubectl renders the manifests offline (kubectl kustomize); it is not a Debian
+# package here, so it is checked, not installed.
+command -v kubectl >/dev/null ||
+  echo "setup: warning: kubectl not found; //deploy/k8s:k8s_manifests_test will fail" >&2
 
 # CUDA is not a Debian package here; the GPU code builds against /usr/local/cuda
 # when it exists and its tests skip (saying why) where no GPU is present.

@@ -44,6 +44,7 @@ LAYERS = {
     "cli": struct(layer = 3, deps = ["//..."]),
     "bench": struct(layer = 3, deps = ["//..."]),
     "tests": struct(layer = 3, deps = ["//..."]),
+    "deploy": struct(layer = 3, deps = ["//..."]),
 }
 
 # What every package's unit tests may use besides its row.

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Renders every overlay with `kubectl kustomize` and validates it
+# (validate/validate.mjs: the Kubernetes OpenAPI schemas and the invariants
+# the cluster relies on); then checks that the validator rejects what it must.
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check() { echo "ok: $*"; }
+
+command -v kubectl >/dev/null || fail "kubectl not found: it renders the manifests (kubectl kustomize)"
+command -v node >/dev/null || fail "node not found: it runs the schema validator"
+# Render from the source tree: kustomize refuses files that resolve outside
+# the kustomization root, which Bazel's runfiles symlinks do.
+src=$(dirname "$(readlink -f deploy/k8s/validate/validate.mjs)")/..
+src=$(cd "$src" && pwd)
+[[ -d "$src/validate/node_modules/kubernetes-models" ]] ||
+  fail "$src/validate/node_modules is missing: run deploy/setup.sh (npm ci in deploy/k8s/validate)"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+validate() { node "$src/validate/validate.mjs" "$@"; }
+
+for overlay in dev gpu; do
+  kubectl kustomize "$src/overlays/$overlay" >"$tmp/$overlay.yaml" || fail "kubectl kustomize overlays/$overlay"
+  extra=()
+  [[ $overlay == gpu ]] && extra=(--expect-gpu)
+  out=$(validate "$tmp/$overlay.yaml" "${extra[@]}") || fail "overlays/$overlay does not validate: $out"
+  echo "$out" | tail -1
+  grep -q "^valid StatefulSet/taso-store$" <<<"$out" || fail "overlays/$overlay has no store StatefulSet"
+  grep -q "^valid Job/taso-generate$" <<<"$out" || fail "overlays/$overlay has no generation Job"
+  check "overlays/$overlay renders and validates"
+done
+grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
+
+# The validator must reject: a schema error, and each invariant broken once.
+expect_rejected() {  # FILE MESSAGE-FRAGMENT WHAT [validate flags]
+  local file=$1 fragment=$2 what=$3
+  shift 3
+  if out=$(validate "$file" "$@"); then fail "accepted $what"; fi
+  grep -qF -- "$fragment" <<<"$out" || fail "$what: rejected without saying '$fragment': $out"
+  check "rejects $what"
+}
+sed 's/containerPort: 7070/containerPort: "grpc-port"/' "$tmp/dev.yaml" >"$tmp/bad-schema.yaml"
+expect_rejected "$tmp/bad-schema.yaml" "containerPort must be integer" "a string container port" --schema-only
+sed 's/terminationGracePeriodSeconds: 180/terminationGracePeriodSeconds: 30/' "$tmp/dev.yaml" >"$tmp/bad-grace.yaml"
+expect_rejected "$tmp/bad-grace.yaml" "grace period 30s < search limit 120s" "an optimizer grace period below its search limit"
+sed 's/completions: 4/completions: 3/' "$tmp/dev.yaml" >"$tmp/bad-shards.yaml"
+expect_rejected "$tmp/bad-shards.yaml" "completions 3 != SHARDS 4" "a generation Job with fewer completions than shards"
+sed 's/completionMode: Indexed/completionMode: NonIndexed/' "$tmp/dev.yaml" >"$tmp/bad-indexed.yaml"
+expect_rejected "$tmp/bad-indexed.yaml" "must be an Indexed Job" "a generation Job that is not Indexed"
+validate "$tmp/dev.yaml" --expect-gpu >"$tmp/dev-gpu.out" && fail "the dev overlay passed --expect-gpu without a GPU"
+grep -q "must request nvidia.com/gpu" "$tmp/dev-gpu.out" || fail "--expect-gpu rejected dev for another reason"
+check "rejects a cpu-only profiler where a GPU is expected"
+echo "PASS"

@@ -1,0 +1,140 @@
+// Validates rendered Kubernetes manifests (the output of `kubectl kustomize`)
+// against the Kubernetes OpenAPI schemas, then checks the invariants the
+// cluster relies on that a schema cannot see (store ordinal = store index,
+// generation as an Indexed Job with per-index retries, grace periods that
+// cover the longest search, gRPC probes on every server).
+//
+//   node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]
+//
+// Prints one line per object and a closing line; exits 1 on any error, so a
+// test can assert both a good render and a rejected bad one.
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith("--"));
+const expectGpu = args.includes("--expect-gpu");
+const schemaOnly = args.includes("--schema-only");
+if (!file) {
+  console.error("usage: node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]");
+  process.exit(2);
+}
+
+// apiVersion -> the kubernetes-models module folder that holds its kinds.
+function modulePath(apiVersion, kind) {
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+  return group === "" ? `kubernetes-models/${version}/${kind}` : `kubernetes-models/${group}/${version}/${kind}`;
+}
+
+const errors = [];
+const objects = [];
+const docs = parseAllDocuments(readFileSync(file, "utf8"));
+for (const doc of docs) {
+  if (doc.errors.length) {
+    errors.push(`YAML: ${doc.errors[0].message}`);
+    continue;
+  }
+  const obj = doc.toJS();
+  if (obj == null) continue;
+  const name = `${obj.kind}/${obj.metadata?.name}`;
+  let Model;
+  try {
+    Model = (await import(modulePath(obj.apiVersion, obj.kind)))[obj.kind];
+  } catch {
+    errors.push(`${name}: unknown apiVersion/kind ${obj.apiVersion} ${obj.kind}`);
+    continue;
+  }
+  try {
+    new Model(obj).validate();
+    console.log(`valid ${name}`);
+    objects.push(obj);
+  } catch (e) {
+    errors.push(`${name}: ${e.message}`);
+  }
+}
+if (objects.length === 0 && errors.length === 0) errors.push("no objects in the rendered manifests");
+
+// --- invariants beyond the schema ---
+const byKind = (kind) => objects.filter((o) => o.kind === kind);
+const find = (kind, name) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const check = (ok, what) => { if (!ok) errors.push(what); };
+const containers = (o) => [...(o.spec.template.spec.initContainers ?? []), ...o.spec.template.spec.containers];
+const flag = (c, name) => {
+  const all = [...(c.command ?? []), ...(c.args ?? [])];
+  for (let i = 0; i < all.length; ++i) {
+    if (all[i].startsWith(`--${name}=`)) return all[i].slice(name.length + 3);
+    if (all[i] === `--${name}`) return all[i + 1];
+  }
+  return undefined;
+};
+
+if (!schemaOnly) {
+  const config = find("ConfigMap", "taso-config") ??
+    objects.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("taso-config"));
+  check(config, "ConfigMap taso-config (store list, job spec) is missing");
+  const store = find("StatefulSet", "taso-store");
+  check(store, "StatefulSet taso-store is missing");
+  if (store && config) {
+    const svc = find("Service", store.spec.serviceName);
+    check(svc && svc.spec.clusterIP === "None", `the store's serviceName ${store.spec.serviceName} must be a headless Service`);
+    check((store.spec.volumeClaimTemplates ?? []).length > 0, "the store needs a volumeClaimTemplate (its RocksDB)");
+    const count = Number(config.data.STORE_COUNT);
+    check(store.spec.replicas === count, `store replicas ${store.spec.replicas} != STORE_COUNT ${count}`);
+    const stores = config.data.STORES.split(",");
+    check(stores.length === count, `STORES lists ${stores.length} addresses for STORE_COUNT ${count}`);
+    stores.forEach((s, i) => check(s.startsWith(`taso-store-${i}.${store.spec.serviceName}`),
+      `STORES[${i}] = ${s} is not store ordinal ${i}`));
+    const c = store.spec.template.spec.containers[0];
+    const index = (c.env ?? []).find((e) => e.name === "STORE_INDEX");
+    check(index?.valueFrom?.fieldRef?.fieldPath === "metadata.labels['apps.kubernetes.io/pod-index']",
+      "the store's STORE_INDEX must come from its pod ordinal (apps.kubernetes.io/pod-index)");
+  }
+  const generate = find("Job", "taso-generate");
+  check(generate, "Job taso-generate is missing");
+  if (generate && config) {
+    check(generate.spec.completionMode === "Indexed", "generation must be an Indexed Job (index = shard)");
+    check(generate.spec.backoffLimitPerIndex > 0, "generation needs per-index retries (backoffLimitPerIndex)");
+    check(String(generate.spec.completions) === config.data.SHARDS,
+      `generation completions ${generate.spec.completions} != SHARDS ${config.data.SHARDS}`);
+  }
+  check(find("Job", "taso-job-create"), "Job taso-job-create (creates the generation job) is missing");
+  const optimizer = find("Deployment", "taso-optimizer");
+  check(optimizer && find("Service", "taso-optimizer"), "the optimizer Deployment and Service are missing");
+  if (optimizer) {
+    const c = optimizer.spec.template.spec.containers[0];
+    const limit = Number(flag(c, "max_time_limit_s"));
+    check(limit > 0, "the optimizer must set --max_time_limit_s (the grace period covers it)");
+    check(optimizer.spec.template.spec.terminationGracePeriodSeconds >= limit,
+      `optimizer grace period ${optimizer.spec.template.spec.terminationGracePeriodSeconds}s < search limit ${limit}s`);
+  }
+  check(find("Deployment", "taso-verifier"), "Deployment taso-verifier is missing");
+  const profiler = find("Deployment", "taso-profiler");
+  check(profiler, "Deployment taso-profiler is missing");
+  if (profiler) {
+    const vols = profiler.spec.template.spec.volumes ?? [];
+    check(vols.some((v) => v.persistentVolumeClaim), "the profiler needs its own cache volume (a PVC)");
+    const gpu = profiler.spec.template.spec.containers[0].resources?.limits?.["nvidia.com/gpu"];
+    if (expectGpu) check(Number(gpu) >= 1, "the profiler must request nvidia.com/gpu");
+  }
+  // Every server answers gRPC health checks on the port it listens on.
+  for (const o of [...byKind("Deployment"), ...byKind("StatefulSet")]) {
+    for (const c of o.spec.template.spec.containers) {
+      const listen = flag(c, "listen");
+      if (!listen) continue;
+      const port = Number(listen.split(":").pop());
+      for (const probe of ["readinessProbe", "livenessProbe"]) {
+        check(c[probe]?.grpc?.port === port, `${o.kind}/${o.metadata.name}: ${probe} must be a gRPC probe on port ${port}`);
+      }
+    }
+  }
+  check(byKind("NetworkPolicy").length > 0, "no NetworkPolicy: every pod would accept any connection");
+  for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+    for (const c of containers(o)) {
+      check(c.image && !c.image.endsWith(":latest"), `${o.kind}/${o.metadata.name}: image ${c.image} must be pinned`);
+    }
+  }
+}
+
+for (const e of errors) console.log(`error: ${e}`);
+console.log(`${objects.length} objects valid, ${errors.length} errors`);
+process.exit(errors.length ? 1 : 0);

@@ -141,7 +141,14 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     profiler::ProfilerOptions embedded;
     embedded.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
     embedded.cpu.calibration = options.calibration;
-    auto client = profiler::OpenProfiler(options.profiler, embedded);
+    // Two CI jobs optimizing at once on one machine share the default cache:
+    // the second reads it and keeps what it measures in memory.
+    embedded.when_cache_in_use = profiler::WhenCacheInUse::kReadSnapshot;
+    profiler::CostProfiler* embedded_profiler = nullptr;
+    auto client = profiler::OpenProfiler(options.profiler, embedded, &embedded_profiler);
+    if (client.ok() && embedded_profiler != nullptr && !embedded_profiler->cache_note().empty()) {
+      err << "taso optimize: warning: " << embedded_profiler->cache_note() << "\n";
+    }
     if (!client.ok()) {
       // Unreachable (3): the server, or the embedded profiler's cache held by another process.
       const bool unreachable = !options.profiler.empty() ||

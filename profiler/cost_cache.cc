@@ -75,15 +75,28 @@ std::optional<Backend> BackendFromName(const std::string& name) {
   return std::nullopt;
 }
 
-absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path, WhenCacheInUse when_in_use) {
   storage::DatabaseOptions options;
   options.path = path;
   options.db.max_open_files = 64;
   options.name_in_errors = absl::StrCat("cost cache ", path);
   options.in_use_hint = "; stop it or point --cache_dir elsewhere";
   auto database = storage::Database::Open(options);
-  if (!database.ok()) return database.status();
-  return std::unique_ptr<CostCache>(new CostCache(std::move(*database), nullptr));
+  if (database.ok()) return std::unique_ptr<CostCache>(new CostCache(std::move(*database), nullptr));
+  if (when_in_use == WhenCacheInUse::kFail || database.status().code() != absl::StatusCode::kFailedPrecondition) {
+    return database.status();
+  }
+  options.read_only = true;
+  auto snapshot = storage::Database::Open(options);
+  if (!snapshot.ok()) return database.status();  // the lock, the first cause, is what the user can act on
+  auto overlay = OpenInMemory();
+  if (!overlay.ok()) return overlay.status();
+  std::unique_ptr<CostCache> cache(new CostCache(std::move(*snapshot), nullptr));
+  cache->overlay_ = std::move(*overlay);
+  cache->snapshot_note_ = absl::StrCat("cost cache ", path,
+                                       " is in use by another process: reading what it holds now; costs measured "
+                                       "by this run are kept in memory only and not saved");
+  return cache;
 }
 
 absl::StatusOr<std::unique_ptr<CostCache>> CostCache::OpenInMemory() {
@@ -103,6 +116,10 @@ CostCache::CostCache(std::unique_ptr<storage::Database> database, std::unique_pt
 CostCache::~CostCache() = default;
 
 absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
+  if (overlay_ != nullptr) {
+    auto fresh = overlay_->Get(key);
+    if (!fresh.ok() || fresh->has_value()) return fresh;
+  }
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), EncodeCacheKey(key), &value);
   if (s.IsNotFound()) return std::nullopt;
@@ -115,6 +132,7 @@ absl::StatusOr<std::optional<CacheEntry>> CostCache::Get(const CacheKey& key) {
 }
 
 absl::Status CostCache::Put(const CacheKey& key, const CacheEntry& entry) {
+  if (overlay_ != nullptr) return overlay_->Put(key, entry);
   rocksdb::WriteOptions wo;
   wo.sync = true;
   return FromRocks(db_->Put(wo, EncodeCacheKey(key), entry.SerializeAsString()), "writing the cost cache");
@@ -122,6 +140,10 @@ absl::Status CostCache::Put(const CacheKey& key, const CacheEntry& entry) {
 
 absl::StatusOr<std::optional<GraphMeasurement>> CostCache::GetGraph(Backend backend, const std::string& device,
                                                                     const std::string& graph_key) {
+  if (overlay_ != nullptr) {
+    auto fresh = overlay_->GetGraph(backend, device, graph_key);
+    if (!fresh.ok() || fresh->has_value()) return fresh;
+  }
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), GraphKey(backend, device, graph_key), &value);
   if (s.IsNotFound()) return std::nullopt;
@@ -135,6 +157,7 @@ absl::StatusOr<std::optional<GraphMeasurement>> CostCache::GetGraph(Backend back
 
 absl::Status CostCache::PutGraph(Backend backend, const std::string& device, const std::string& graph_key,
                                  const GraphMeasurement& measurement) {
+  if (overlay_ != nullptr) return overlay_->PutGraph(backend, device, graph_key, measurement);
   rocksdb::WriteOptions wo;
   wo.sync = true;
   return FromRocks(db_->Put(wo, GraphKey(backend, device, graph_key), measurement.SerializeAsString()),
@@ -142,15 +165,20 @@ absl::Status CostCache::PutGraph(Backend backend, const std::string& device, con
 }
 
 absl::Status CostCache::ForEach(const std::function<bool(const CacheKey&, const CacheEntry&)>& fn) {
+  bool stopped = false;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(kKeyVersion); it->Valid(); it->Next()) {
     auto key = DecodeKey(it->key());
     if (!key) continue;
     CacheEntry entry;
     if (!entry.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) continue;
-    if (!fn(*key, entry)) break;
+    if (!fn(*key, entry)) {
+      stopped = true;
+      break;
+    }
   }
-  return FromRocks(it->status(), "scanning the cost cache");
+  if (!it->status().ok()) return FromRocks(it->status(), "scanning the cost cache");
+  return overlay_ != nullptr && !stopped ? overlay_->ForEach(fn) : absl::OkStatus();
 }
 
 absl::StatusOr<ListCacheResponse> CostCache::List(const ListCacheRequest& request) {
@@ -187,6 +215,9 @@ absl::StatusOr<ListCacheResponse> CostCache::List(const ListCacheRequest& reques
 
 absl::StatusOr<int64_t> CostCache::Invalidate(const std::vector<std::string>& signature_keys, bool all,
                                               Backend backend, const std::string& device) {
+  if (!snapshot_note_.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(snapshot_note_, "; invalidate through the process that holds it"));
+  }
   if (!all && signature_keys.empty()) return 0;
   std::set<std::string> wanted(signature_keys.begin(), signature_keys.end());
   rocksdb::WriteBatch batch;

@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<CostProfiler>> CostProfiler::Create(const Profile
     std::error_code ignored;  // Open reports a directory it cannot create
     std::filesystem::create_directories(std::filesystem::path(options.cache_dir).parent_path(), ignored);
   }
-  auto opened = options.cache_dir.empty() ? CostCache::OpenInMemory() : CostCache::Open(options.cache_dir);
+  auto opened = options.cache_dir.empty() ? CostCache::OpenInMemory() : CostCache::Open(options.cache_dir, options.when_cache_in_use);
   if (!opened.ok()) return opened.status();
   auto profiler = CreateWithBackends(options, std::move(backends), std::move(*opened));
   if (!profiler.ok()) return profiler.status();

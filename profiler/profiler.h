@@ -25,6 +25,9 @@ namespace taso::profiler {
 struct ProfilerOptions {
   // Cost cache directory; empty keeps costs in memory only (lost at exit).
   std::string cache_dir;
+  // A server fails when another process holds the cache; a one-shot tool may
+  // read it and keep its own measurements in memory (cache_note() says so).
+  WhenCacheInUse when_cache_in_use = WhenCacheInUse::kFail;
   // The backend used when a request leaves it unspecified. UNSPECIFIED picks
   // cuda where a device is present, else cpu.
   Backend default_backend = BACKEND_UNSPECIFIED;
@@ -87,6 +90,8 @@ class CostProfiler {
   absl::StatusOr<InvalidateCacheResponse> InvalidateCache(const InvalidateCacheRequest& request);
 
   ProfilerCounters counters() const;
+  // Non-empty when the cache is another process's, read as a snapshot.
+  const std::string& cache_note() const { return cache_->snapshot_note(); }
   // The backend a request with `requested` would use, and its device.
   absl::StatusOr<MeasureBackend*> ResolveBackend(Backend requested);
   // One line per backend: available with its device, or why not.

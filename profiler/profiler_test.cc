@@ -230,6 +230,43 @@ TEST(ProfilerTest, CacheSurvivesARestart) {
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition) << second.status();
 }
 
+TEST(ProfilerTest, ACacheInUseIsReadAsASnapshotWhenAskedAndNewCostsStayInMemory) {
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/shared_cache");
+  auto held = CostCache::Open(dir);
+  ASSERT_TRUE(held.ok()) << held.status();
+  Fixture owner = MakeProfiler(std::move(*held));
+  ASSERT_TRUE(owner.profiler->MeasureBatch(Request({Conv(3)})).ok());
+
+  // The second process reads what the first has written and measures the rest.
+  auto snapshot = CostCache::Open(dir, WhenCacheInUse::kReadSnapshot);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_NE((*snapshot)->snapshot_note().find("in use by another process"), std::string::npos);
+  Fixture second = MakeProfiler(std::move(*snapshot));
+  EXPECT_FALSE(second.profiler->cache_note().empty());
+  auto r = second.profiler->MeasureBatch(Request({Conv(3), Relu(5)}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->results(0).cost().from_cache());
+  EXPECT_FALSE(r->results(1).cost().from_cache());
+  EXPECT_EQ(second.backend->calls, 1);
+  // Its own measurement is answered from memory the second time...
+  auto again = second.profiler->MeasureBatch(Request({Relu(5)}));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->results(0).cost().from_cache());
+  EXPECT_EQ(second.backend->calls, 1);
+  ASSERT_TRUE(second.profiler->ListCache(ListCacheRequest()).ok());
+  // ...and not written to the shared cache, which it cannot change.
+  InvalidateCacheRequest wipe;
+  wipe.set_all(true);
+  EXPECT_EQ(second.profiler->InvalidateCache(wipe).status().code(), absl::StatusCode::kFailedPrecondition);
+  auto owners = owner.profiler->MeasureBatch(Request({Relu(5)}));
+  ASSERT_TRUE(owners.ok());
+  EXPECT_FALSE(owners->results(0).cost().from_cache());
+
+  // Without asking, the second open still fails and says why.
+  auto strict = CostCache::Open(dir);
+  EXPECT_EQ(strict.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(ProfilerTest, ListPagesAndFiltersAndInvalidates) {
   Fixture f = MakeProfiler();
   std::vector<OpSignature> sigs;

@@ -31,7 +31,9 @@ absl::Status Database::Init() {
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, descriptors, &handles, &db);
+  rocksdb::Status s = options_.read_only
+                          ? rocksdb::DB::OpenForReadOnly(db_options, options_.path, descriptors, &handles, &db)
+                          : rocksdb::DB::Open(db_options, options_.path, descriptors, &handles, &db);
   if (!s.ok()) {
     if (s.IsIOError() && absl::StrContains(s.ToString(), "lock")) {
       return absl::FailedPreconditionError(absl::StrCat(options_.name_in_errors, " is in use by another process (",
@@ -54,6 +56,10 @@ absl::StatusOr<rocksdb::ColumnFamilyHandle*> Database::Family(const std::string&
   std::lock_guard<std::mutex> lock(families_mu_);
   auto it = families_.find(name);
   if (it != families_.end()) return it->second;
+  if (options_.read_only) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(options_.name_in_errors, " is open read-only and has no column family ", name));
+  }
   rocksdb::ColumnFamilyHandle* handle = nullptr;
   if (absl::Status s = FromRocks(db_->CreateColumnFamily(options_.family_defaults, name, &handle),
                                  absl::StrCat("creating column family ", name));

@@ -32,6 +32,10 @@ struct DatabaseOptions {
   std::string name_in_errors = "database";
   // Appended to the error when another process holds the database's lock.
   std::string in_use_hint;
+  // Opens what is on disk now without taking the lock (RocksDB's read-only
+  // mode), so it works while another process writes; writes and new
+  // families fail. The database must exist.
+  bool read_only = false;
 };
 
 class Database {

@@ -69,5 +69,25 @@ TEST(Database, ASecondOpenSaysTheDatabaseIsInUse) {
   EXPECT_THAT(second.status().message(), HasSubstr("; stop it"));
 }
 
+TEST(Database, ReadOnlyOpensWhileAnotherHoldsTheLockAndSeesWhatWasWritten) {
+  const std::string dir = TempDir("shared");
+  auto writer = Database::Open(Options(dir));
+  ASSERT_TRUE(writer.ok());
+  auto tuned = (*writer)->Family("tuned");
+  ASSERT_TRUE(tuned.ok());
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  ASSERT_TRUE((*writer)->db()->Put(sync, *tuned, "k", "written").ok());
+
+  DatabaseOptions options = Options(dir);
+  options.read_only = true;
+  auto reader = Database::Open(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(Read(**reader, "tuned", "k").value_or(""), "written");
+  EXPECT_FALSE((*reader)->db()->Put(rocksdb::WriteOptions(), *(*reader)->Family("tuned"), "k", "x").ok());
+  auto missing = (*reader)->Family("never-created");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace taso::storage

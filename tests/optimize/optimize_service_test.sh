@@ -91,6 +91,22 @@ for p in "${pids[@]}"; do wait "$p" || fail "a concurrent request failed"; done
 grep -q '"check_seed":"1"' "$WORK/c1.json" || fail "the default check seed is not 1: $(cat "$WORK/c1.json")"
 check "over gRPC: eqsat result verified, --seed honoured; 3 concurrent requests answered"
 
+# Parallel CI jobs on one machine: the server holds the cost cache; two
+# embedded runs on the same cache at once both work, read it, and say so.
+pids=()
+for i in 1 2; do
+  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/shared$i.onnx" --backend analytic --cache-dir "$WORK/costs" \
+    --time-limit 20 --json >"$WORK/shared$i.json" 2>"$WORK/shared$i.err" &
+  pids+=($!)
+done
+for i in 1 2; do wait "${pids[$((i - 1))]}" || fail "embedded run $i on a cache in use failed: $(cat "$WORK/shared$i.err")"; done
+for i in 1 2; do
+  grep -q "warning: cost cache .* is in use by another process: reading what it holds now" "$WORK/shared$i.err" ||
+    fail "run $i did not say the cache was shared: $(cat "$WORK/shared$i.err")"
+  onnx_ok "$WORK/shared$i.onnx" || fail "run $i on a shared cache wrote an invalid model"
+done
+check "two embedded runs at once on a cost cache the server holds: both exit 0, warned"
+
 # An opaque operator passes through and is reported.
 "$TASO" optimize "$WORK/models/opaque.onnx" -o "$WORK/opaque.opt.onnx" --server "$ADDR" "${COMMON[@]}" \
   >"$WORK/opaque.json" 2>&1 || fail "opaque model: $(cat "$WORK/opaque.json")"

@@ -27,6 +27,7 @@ int ExitCode(const absl::Status& s) {
       return 2;
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kResourceExhausted:  // a busy server: worth retrying, like one that is down
       return 3;
     default:
       return 1;

@@ -21,6 +21,10 @@ ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (
 ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat");
 ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
 ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
+ABSL_FLAG(int32_t, max_concurrent, taso::optimizer::ServiceLimits().max_concurrent,
+          "searches run at once (each takes a core for up to its time limit)");
+ABSL_FLAG(int32_t, max_queued, taso::optimizer::ServiceLimits().max_queued,
+          "calls that wait for a free search; beyond them a call is refused with RESOURCE_EXHAUSTED");
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
 ABSL_FLAG(bool, eqsat_backoff, taso::optimizer::EqsatOptions().backoff_scheduler,
           "eqsat default: ban rules that match more than their limit in a round (requests may override)");
@@ -73,6 +77,11 @@ int main(int argc, char** argv) {
   limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
   limits.measure = absl::GetFlag(FLAGS_measure);
+  limits.max_concurrent = absl::GetFlag(FLAGS_max_concurrent);
+  limits.max_queued = absl::GetFlag(FLAGS_max_queued);
+  if (limits.max_concurrent < 1 || limits.max_queued < 0) {
+    return taso::app::Error("--max_concurrent must be >= 1 and --max_queued >= 0", 2);
+  }
   limits.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   if (!(limits.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat

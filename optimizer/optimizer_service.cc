@@ -28,6 +28,11 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
                         absl::StrCat("model is ", size >> 20, " MiB, above this server's limit of ",
                                      limits_.max_model_bytes >> 20, " MiB (taso_optimizer --max_model_mb)"));
   }
+  // A search holds a core for up to its time limit: wait for a slot (or be
+  // refused at once when the queue is full) before anything is costed.
+  const absl::Time call_deadline = absl::FromChrono(context->deadline());
+  auto ticket = gate_.Enter(call_deadline, [context] { return context->IsCancelled(); });
+  if (!ticket.ok()) return net::ToGrpc(ticket.status());
   const OptimizeOptions& in = request->options();  // the wire message
   OptimizerOptions options;
   options.search = in.search() == SEARCH_EQSAT       ? SearchKind::kEqsat
@@ -42,9 +47,8 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   absl::Duration limit = in.time_limit_s() > 0 ? absl::Seconds(in.time_limit_s()) : limits_.default_time_limit;
   limit = std::min(limit, limits_.max_time_limit);
   // Leave part of the caller's deadline for import, the check and export.
-  const auto deadline = absl::FromChrono(context->deadline());
-  if (deadline < absl::InfiniteFuture()) {
-    const absl::Duration left = deadline - absl::Now();
+  if (call_deadline < absl::InfiniteFuture()) {
+    const absl::Duration left = call_deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed before the search started");
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "net/admission.h"
 #include "optimizer/optimize.h"
 #include "profiler/client.h"
 #include "proto/optimizer.grpc.pb.h"
@@ -24,6 +25,10 @@ struct ServiceLimits {
   int default_eqsat_ban_length = EqsatOptions().backoff_ban_length;
   // Never slower (OptimizerOptions::measure) unless a request skips it.
   bool measure = true;
+  // Searches running at once, and calls waiting for one to finish; beyond
+  // both a call is refused with RESOURCE_EXHAUSTED.
+  int max_concurrent = 2;
+  int max_queued = 16;
   double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
 };
 
@@ -36,7 +41,7 @@ class OptimizerService final : public Optimizer::Service {
   // `rules` and `profiler` must outlive the service; both are shared by
   // concurrent requests (the profiler clients are thread-safe).
   OptimizerService(const std::vector<RewriteRule>* rules, profiler::ProfilerClient* profiler, ServiceLimits limits)
-      : rules_(rules), profiler_(profiler), limits_(limits) {}
+      : rules_(rules), profiler_(profiler), limits_(limits), gate_(limits.max_concurrent, limits.max_queued) {}
 
   grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
                         OptimizeResponse* response) override;
@@ -45,6 +50,7 @@ class OptimizerService final : public Optimizer::Service {
   const std::vector<RewriteRule>* rules_;
   profiler::ProfilerClient* profiler_;
   ServiceLimits limits_;
+  net::AdmissionGate gate_;
 };
 
 }  // namespace taso::optimizer

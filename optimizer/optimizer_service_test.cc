@@ -2,7 +2,12 @@
 // leaves unset take the server's defaults (taso_optimizer --eqsat_*).
 #include "optimizer/optimizer_service.h"
 
+#include <thread>
+
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "optimizer/onnx/onnx_test_builders.h"
+#include "optimizer/test_util.h"
 
 namespace taso::optimizer {
 namespace {
@@ -29,6 +34,76 @@ TEST(OptimizerServiceTest, EqsatSchedulingFromTheRequestOrTheServerDefaults) {
   request.set_eqsat_backoff(EQSAT_BACKOFF_OFF);
   limits.default_eqsat_backoff = true;
   EXPECT_FALSE(EqsatOptionsFor(request, limits).backoff_scheduler);
+}
+
+// The analytic profiler, except that the first batch waits until released:
+// a search that is provably still running when the next call arrives.
+class HeldProfiler : public profiler::ProfilerClient {
+ public:
+  HeldProfiler() : inner_(testing::AnalyticProfiler()) {}
+  absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& request) override {
+    if (!entered_.HasBeenNotified()) {
+      entered_.Notify();
+      release_.WaitForNotification();
+    }
+    return inner_->MeasureBatch(request);
+  }
+  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
+    return inner_->ListCache(r);
+  }
+  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(const profiler::InvalidateCacheRequest& r) override {
+    return inner_->InvalidateCache(r);
+  }
+  std::string Describe() const override { return "a held analytic profiler"; }
+
+  absl::Notification entered_, release_;
+
+ private:
+  std::unique_ptr<profiler::ProfilerClient> inner_;
+};
+
+OptimizeRequest ReluModel() {
+  onnx_test::ModelSpec spec;
+  spec.inputs = {onnx_test::Value("x", {1, 8})};
+  spec.outputs = {onnx_test::Value("y", {1, 8})};
+  spec.nodes = {onnx_test::MakeNode("Relu", {"x"}, {"y"})};
+  OptimizeRequest request;
+  request.set_model(onnx_test::Build(spec));
+  request.mutable_options()->set_cost_backend(profiler::BACKEND_ANALYTIC);
+  request.mutable_options()->set_time_limit_s(5);
+  return request;
+}
+
+TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOnce) {
+  HeldProfiler profiler;
+  const std::vector<RewriteRule> rules;
+  ServiceLimits limits;
+  limits.max_concurrent = 1;
+  limits.max_queued = 0;
+  limits.measure = false;
+  OptimizerService service(&rules, &profiler, limits);
+  const OptimizeRequest request = ReluModel();
+
+  grpc::Status first;
+  std::thread running([&] {
+    grpc::ServerContext context;
+    OptimizeResponse response;
+    first = service.Optimize(&context, &request, &response);
+  });
+  profiler.entered_.WaitForNotification();  // the first search is costing its graph
+  grpc::ServerContext context;
+  OptimizeResponse response;
+  const grpc::Status refused = service.Optimize(&context, &request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("--max_concurrent 1 --max_queued 0"), std::string::npos)
+      << refused.error_message();
+  profiler.release_.Notify();
+  running.join();
+  EXPECT_TRUE(first.ok()) << first.error_message();
+  // The slot is free again.
+  grpc::ServerContext again;
+  const grpc::Status next = service.Optimize(&again, &request, &response);
+  EXPECT_TRUE(next.ok()) << next.error_message();
 }
 
 }  // namespace

@@ -34,6 +34,10 @@ ABSL_FLAG(double, graph_min_timed_ms, 20, "MeasureGraph: keep timing a graph unt
 ABSL_FLAG(int32_t, max_graph_nodes, 20000, "MeasureGraph: largest graph accepted, in nodes (INVALID_ARGUMENT above)");
 ABSL_FLAG(int64_t, max_graph_tensor_mb, 4096,
           "MeasureGraph: largest total size of a graph's tensors, in MiB (RESOURCE_EXHAUSTED above)");
+ABSL_FLAG(int32_t, max_batch_signatures, taso::profiler::ProfilerOptions().max_signatures_per_request,
+          "MeasureBatch: most signatures in one request (INVALID_ARGUMENT above)");
+ABSL_FLAG(int64_t, max_signature_tensor_mb, taso::profiler::ProfilerOptions().max_signature_tensor_bytes >> 20,
+          "MeasureBatch: largest total size of one signature's tensors, in MiB (that entry RESOURCE_EXHAUSTED above)");
 
 
 int main(int argc, char** argv) {
@@ -68,11 +72,14 @@ int main(int argc, char** argv) {
   options.graph_timing.max_runs = std::max(options.graph_timing.max_runs, options.graph_timing.runs);
   options.max_graph_nodes = absl::GetFlag(FLAGS_max_graph_nodes);
   options.max_graph_tensor_bytes = absl::GetFlag(FLAGS_max_graph_tensor_mb) << 20;
+  options.max_signatures_per_request = absl::GetFlag(FLAGS_max_batch_signatures);
+  options.max_signature_tensor_bytes = absl::GetFlag(FLAGS_max_signature_tensor_mb) << 20;
   if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0 ||
       options.graph_timing.warmup < 0 || options.graph_timing.runs < 1 || options.max_graph_nodes < 1 ||
-      options.max_graph_tensor_bytes < 1) {
-    std::cerr << "error: --warmup and --graph_warmup must be >= 0; --repetitions, --graph_runs, --max_graph_nodes "
-                 "and --max_graph_tensor_mb >= 1; --threads >= 0\n";
+      options.max_graph_tensor_bytes < 1 || options.max_signatures_per_request < 1 ||
+      options.max_signature_tensor_bytes < 1) {
+    std::cerr << "error: --warmup and --graph_warmup must be >= 0; --repetitions, --graph_runs, --max_graph_nodes, "
+                 "--max_graph_tensor_mb, --max_batch_signatures and --max_signature_tensor_mb >= 1; --threads >= 0\n";
     return 2;
   }
   auto profiler = taso::profiler::CostProfiler::Create(options);

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
 #include "core/graph_proto.h"
@@ -167,6 +168,11 @@ ProfilerCounters CostProfiler::counters() const {
 
 absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest& request,
                                                            const std::function<bool()>& cancelled) {
+  if (request.signatures_size() > options_.max_signatures_per_request) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "request has ", request.signatures_size(), " signatures, over the limit of ",
+        options_.max_signatures_per_request, " (taso_profiler --max_batch_signatures); split it"));
+  }
   auto backend = ResolveBackend(request.backend());
   if (!backend.ok()) return backend.status();
   TimingOptions timing = options_.timing;
@@ -203,6 +209,20 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
     zero.kernel = canonical->op.kind == OpKind::kSplit ? "view: split parts alias the input" : "load-time constant";
     *result.mutable_cost() = ToCost(zero, *backend);
     return result;
+  }
+  // In double: dimensions a request made up must not overflow the sum.
+  double bytes = 0;
+  for (const auto* types : {&canonical->op.inputs, &canonical->outputs}) {
+    for (const TensorType& t : *types) {
+      double elements = 1;
+      for (int64_t d : t.dims) elements *= static_cast<double>(d);
+      bytes += elements * 4;
+    }
+  }
+  if (bytes > static_cast<double>(options_.max_signature_tensor_bytes)) {
+    return ErrorResult(absl::ResourceExhaustedError(absl::StrFormat(
+        "the signature's tensors take %.0f MiB, over the limit of %d MiB (taso_profiler --max_signature_tensor_mb)",
+        bytes / (1 << 20), options_.max_signature_tensor_bytes >> 20)));
   }
   auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
   if (!cost.ok()) return ErrorResult(cost.status());

@@ -42,6 +42,11 @@ struct ProfilerOptions {
   int max_graph_nodes = 20000;                  // per graph: INVALID_ARGUMENT above
   int64_t max_graph_tensor_bytes = int64_t{4} << 30;  // per graph, every tensor: RESOURCE_EXHAUSTED above
   int max_graphs_per_request = 8;               // INVALID_ARGUMENT above
+  // MeasureBatch: signatures per request (INVALID_ARGUMENT above) and the
+  // bytes of one signature's tensors (that entry RESOURCE_EXHAUSTED above),
+  // so a request cannot make the server allocate without bound.
+  int max_signatures_per_request = 10000;
+  int64_t max_signature_tensor_bytes = int64_t{4} << 30;
 };
 
 // Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,

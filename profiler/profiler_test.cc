@@ -267,6 +267,23 @@ TEST(ProfilerTest, ACacheInUseIsReadAsASnapshotWhenAskedAndNewCostsStayInMemory)
   EXPECT_EQ(strict.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(ProfilerTest, RequestsOverTheSizeLimitsAreRefusedBeforeAnythingIsAllocated) {
+  Fixture f = MakeProfiler();
+  std::vector<OpSignature> many(ProfilerOptions().max_signatures_per_request + 1, Relu(4));
+  auto batch = f.profiler->MeasureBatch(Request(many));
+  EXPECT_EQ(batch.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(batch.status().message().find("--max_batch_signatures"), std::string::npos) << batch.status();
+  EXPECT_EQ(f.backend->calls, 0);
+  // 2^40 elements in one tensor: that entry is refused, the others measured.
+  auto r = f.profiler->MeasureBatch(Request({Relu(int64_t{1} << 40), Relu(4)}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->results(0).has_error());
+  EXPECT_EQ(r->results(0).error().code(), static_cast<int>(absl::StatusCode::kResourceExhausted));
+  EXPECT_NE(r->results(0).error().message().find("--max_signature_tensor_mb"), std::string::npos);
+  EXPECT_FALSE(r->results(1).has_error());
+  EXPECT_EQ(f.backend->calls, 1);
+}
+
 TEST(ProfilerTest, ListPagesAndFiltersAndInvalidates) {
   Fixture f = MakeProfiler();
   std::vector<OpSignature> sigs;

@@ -142,7 +142,8 @@ class Generate {
 
   int StartLocalStores() {
     for (int i = 0; i < options_.store_shards; ++i) {
-      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"));
+      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"),
+                                   {absl::StrCat("--store_index=", i), absl::StrCat("--store_count=", options_.store_shards)});
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       Connect(store->address);
       stores_.back().local = *store;

@@ -75,4 +75,9 @@ grpc::Status HashStoreService::ListJobs(grpc::ServerContext*, const ListJobsRequ
   return grpc::Status::OK;
 }
 
+grpc::Status HashStoreService::GetStoreInfo(grpc::ServerContext*, const GetStoreInfoRequest*, StoreInfo* response) {
+  *response = store_->info();
+  return grpc::Status::OK;
+}
+
 }  // namespace taso::rules_db

@@ -78,15 +78,14 @@ absl::StatusOr<std::vector<StoreShard>> ConnectStoreShards(const std::vector<std
     auto stub = rules_db::HashStore::NewStub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(deadline));
-    context.set_wait_for_ready(true);
     rules_db::StoreInfo info;
     grpc::Status s = stub->GetStoreInfo(&context, rules_db::GetStoreInfoRequest(), &info);
     if (!s.ok()) {
-      const std::string message = absl::StrCat("store ", address, ": ", s.error_message());
       if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
-        return absl::FailedPreconditionError(absl::StrCat(message, " (a store too old to know its index)"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("store ", address, ": ", s.error_message(), " (a store too old to know its index)"));
       }
-      return absl::UnavailableError(message);
+      return absl::UnavailableError(absl::StrCat("store ", address, " is unreachable: ", s.error_message()));
     }
     channels.push_back(channel);
     infos.push_back(info);

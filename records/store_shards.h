@@ -44,8 +44,9 @@ struct StoreShard {
 };
 
 // Connects to every address, asks each store its index, and returns the
-// stores in index order. UNAVAILABLE when a store cannot be reached within
-// `deadline`; FAILED_PRECONDITION as OrderStores.
+// stores in index order. UNAVAILABLE when a store does not answer (at once if
+// nothing listens; callers retry) within `deadline`; FAILED_PRECONDITION as
+// OrderStores.
 absl::StatusOr<std::vector<StoreShard>> ConnectStoreShards(const std::vector<std::string>& addresses,
                                                            const grpc::ChannelArguments& args,
                                                            absl::Duration deadline = absl::Seconds(30));

@@ -298,6 +298,21 @@ absl::StatusOr<Job> GraphHashStore::GetJob(const std::string& job_id) {
   return Snapshot(**state);
 }
 
+absl::StatusOr<Job> GraphHashStore::CancelJob(const std::string& job_id) {
+  auto found = FindJob(job_id);
+  if (!found.ok()) return found.status();
+  JobState& state = **found;
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  if (state.job.state() == JOB_STATE_CANCELLED) return Snapshot(state);
+  if (state.job.state() != JOB_STATE_GENERATING) {
+    return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(state.job.state()),
+                                                      "; only a generating job can be cancelled"));
+  }
+  state.job.set_state(JOB_STATE_CANCELLED);
+  if (absl::Status s = PersistJob(state.job); !s.ok()) return s;
+  return Snapshot(state);
+}
+
 absl::StatusOr<ListJobsResponse> GraphHashStore::ListJobs(const ListJobsRequest& request) {
   int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
   ListJobsResponse response;

@@ -83,6 +83,7 @@ class GraphHashStore {
 
   absl::StatusOr<Job> CreateJob(const CreateJobRequest& request);
   absl::StatusOr<Job> GetJob(const std::string& job_id);
+  absl::StatusOr<Job> CancelJob(const std::string& job_id);
   absl::StatusOr<ListJobsResponse> ListJobs(const ListJobsRequest& request);
 
   // Stores one batch and its cursor atomically.

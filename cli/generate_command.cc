@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "cli/job_spec.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/supervisor.h"
@@ -48,36 +49,31 @@ class Generate {
       : options_(options), out_(out), err_(err) {}
 
   int Run() {
-    if (options_.max_ops < 1 || options_.max_ops > records::kMaxOpsLimit) {
-      return Fail(2, absl::StrCat("--max-ops must be in 1..", records::kMaxOpsLimit));
+    if (!options_.shards_here.empty()) {
+      if (options_.job_id.empty() || options_.stores.empty()) {
+        return Fail(2, "--shards-here needs --job ID (from `taso job create`) and --store (every store of the job)");
+      }
+      job_id_ = options_.job_id;
+      CatchInterrupts();
+      start_ = absl::Now();
+      int code = Execute(std::nullopt);
+      Shutdown();
+      return code;
     }
-    if (options_.shards < 1 || options_.shards > 1024) return Fail(2, "--shards must be in 1..1024");
     if (options_.store_shards < 1 || options_.store_shards > 64) return Fail(2, "--store-shards must be in 1..64");
-    generator::GenerationSpec spec;
-    if (options_.spec_path.empty()) {
-      auto parsed = records::ParseSpecText(records::DefaultSpecText(), "default spec");
-      if (!parsed.ok()) return Fail(1, std::string(parsed.status().message()));
-      google::protobuf::TextFormat::ParseFromString(records::DefaultSpecText(), &spec);
-    } else {
-      auto loaded = records::LoadSpecFile(options_.spec_path);
-      if (!loaded.ok()) return Fail(2, std::string(loaded.status().message()));
-      std::ifstream in(options_.spec_path);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      google::protobuf::TextFormat::ParseFromString(text, &spec);
+    auto spec = BuildJobSpec(options_.spec_path, options_.max_ops, options_.shards);
+    if (!spec.ok()) {
+      return Fail(spec.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1,
+                  std::string(spec.status().message()));
     }
-    spec.set_max_ops(options_.max_ops);
-    std::string job_id = options_.job_id;
-    if (job_id.empty()) {
-      Hasher h;
-      h.AddString(spec.SerializeAsString());
-      h.Add(static_cast<uint64_t>(options_.shards));
-      job_id = absl::StrCat("gen", options_.max_ops, "-", options_.shards, "s-", h.Finish().ToHex().substr(0, 8));
-    }
-    job_id_ = job_id;
+    job_id_ = JobIdFor(options_.job_id, *spec, options_.shards);
+    num_shards_ = options_.shards;
+    max_ops_ = options_.max_ops;
+    for (int shard = 0; shard < num_shards_; ++shard) here_.push_back(shard);
 
     CatchInterrupts();
     start_ = absl::Now();
-    int code = Execute(spec);
+    int code = Execute(*spec);
     Shutdown();
     return code;
   }
@@ -88,7 +84,9 @@ class Generate {
     return code;
   }
 
-  int Execute(const generator::GenerationSpec& spec) {
+  // `spec` empty: the job exists (created by `taso job create`); run the
+  // shards named by --shards-here.
+  int Execute(const std::optional<generator::GenerationSpec>& spec) {
     auto logs = MakeLogDir(options_.db);
     if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
     logs_ = *logs;
@@ -97,11 +95,15 @@ class Generate {
     } else {
       for (const std::string& address : options_.stores) Connect(address);
     }
+    if (!spec) {
+      if (int code = LoadJob(); code != 0) return code;
+    }
     for (StoreHandle& store : stores_) {
+      if (!spec) break;
       rules_db::CreateJobRequest request;
       request.set_job_id(job_id_);
-      *request.mutable_spec() = spec;
-      request.set_num_shards(options_.shards);
+      *request.mutable_spec() = *spec;
+      request.set_num_shards(num_shards_);
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
       rules_db::Job job;
@@ -109,9 +111,9 @@ class Generate {
       if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
     }
     if (!options_.json) {
-      err_ << "taso generate: job " << job_id_ << ", size " << options_.max_ops << ", " << options_.shards
-           << " shard(s), " << stores_.size() << " store(s)" << (options_.stores.empty() ? " under " + options_.db : "")
-           << "\n";
+      err_ << "taso generate: job " << job_id_ << ", size " << max_ops_ << ", " << num_shards_ << " shard(s)"
+           << (spec ? "" : absl::StrCat(", running ", absl::StrJoin(here_, ","), " here")) << ", " << stores_.size()
+           << " store(s)" << (options_.stores.empty() ? " under " + options_.db : "") << "\n";
     }
     auto worker_path = FindExecutable("taso_generator", "generator");
     if (!worker_path.ok()) return Fail(1, std::string(worker_path.status().message()));
@@ -119,15 +121,39 @@ class Generate {
     workers_ = std::make_unique<Supervisor>(*worker_path, options_.max_restarts, std::set<int>{1});
     std::vector<std::string> addresses;
     for (const StoreHandle& s : stores_) addresses.push_back(s.address);
-    for (int shard = 0; shard < options_.shards; ++shard) {
+    for (int shard : here_) {
       auto started = workers_->Start(
           {absl::StrCat("--store=", absl::StrJoin(addresses, ",")), absl::StrCat("--job=", job_id_),
-           absl::StrCat("--shard=", shard), absl::StrCat("--num_shards=", options_.shards),
+           absl::StrCat("--shard=", shard), absl::StrCat("--num_shards=", num_shards_),
            absl::StrCat("--batch_records=", options_.batch_records)},
           absl::StrCat(logs_, "/generator-", shard, ".log"));
       if (!started.ok()) return Fail(1, std::string(started.status().message()));
     }
     return Monitor();
+  }
+
+  // The job as `taso job create` made it: its shard count and size.
+  int LoadJob() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    rules_db::GetJobRequest request;
+    request.set_job_id(job_id_);
+    rules_db::Job job;
+    absl::Status s = net::FromGrpc(stores_[0].stub->GetJob(&context, request, &job), "store " + stores_[0].address);
+    if (s.code() == absl::StatusCode::kNotFound) {
+      return Fail(2, absl::StrCat(s.message(), " (create it with `taso job create --store ...`)"));
+    }
+    if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
+    num_shards_ = job.num_shards();
+    max_ops_ = job.spec().max_ops();
+    here_ = options_.shards_here;
+    for (int shard : here_) {
+      if (shard < 0 || shard >= num_shards_) {
+        return Fail(2, absl::StrCat("--shards-here names shard ", shard, ", but job ", job_id_, " has shards 0..",
+                                    num_shards_ - 1));
+      }
+    }
+    return 0;
   }
 
   void Connect(const std::string& address) {
@@ -142,7 +168,8 @@ class Generate {
 
   int StartLocalStores() {
     for (int i = 0; i < options_.store_shards; ++i) {
-      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"));
+      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"),
+                                   {absl::StrCat("--store_index=", i), absl::StrCat("--store_count=", options_.store_shards)});
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       Connect(store->address);
       stores_.back().local = *store;
@@ -177,6 +204,7 @@ class Generate {
     double rate = 0;
     int64_t enumerated = 0;
     int shards_done = 0;
+    std::vector<bool> shard_done;  // done on every store
     rules_db::Job sum;
   };
 
@@ -197,6 +225,10 @@ class Generate {
       if (job.state() != rules_db::JOB_STATE_GENERATED && job.state() != rules_db::JOB_STATE_VERIFYING &&
           job.state() != rules_db::JOB_STATE_DONE) {
         t.all_generated = false;
+      }
+      if (i == 0) t.shard_done.assign(job.shards_size(), true);
+      for (const auto& shard : job.shards()) {
+        if (shard.shard() < static_cast<int>(t.shard_done.size()) && !shard.done()) t.shard_done[shard.shard()] = false;
       }
       if (i == 0) {
         for (const auto& shard : job.shards()) {
@@ -244,12 +276,19 @@ class Generate {
           Summary(*totals);
           return 0;
         }
+        if (!options_.shards_here.empty() && workers_->all_finished() && HereDone(*totals)) {
+          if (tty) err_ << "\r\033[K";
+          // The rest of the job runs elsewhere; `taso job status` follows it.
+          out_ << "job " << job_id_ << ": shards " << absl::StrJoin(here_, ",") << " done here; "
+               << totals->shards_done << "/" << num_shards_ << " shards done in all\n";
+          return 0;
+        }
         if (tty && absl::Now() - last_line > absl::Milliseconds(250)) {
           last_line = absl::Now();
-          std::string phase = totals->shards_done == options_.shards ? "re-checking classes" : "enumerating";
+          std::string phase = totals->shards_done == num_shards_ ? "re-checking classes" : "enumerating";
           err_ << "\r\033[K" << absl::StrFormat("[%s] %5.1f%%  %s graphs  %s graphs/s  shards done %d/%d  %s",
                                                 job_id_, 100 * totals->fraction, Human(totals->enumerated),
-                                                Human(totals->rate), totals->shards_done, options_.shards, phase)
+                                                Human(totals->rate), totals->shards_done, num_shards_, phase)
                << std::flush;
         }
       }
@@ -257,13 +296,20 @@ class Generate {
     }
   }
 
+  bool HereDone(const Totals& t) const {
+    for (int shard : here_) {
+      if (shard >= static_cast<int>(t.shard_done.size()) || !t.shard_done[shard]) return false;
+    }
+    return true;
+  }
+
   void Summary(const Totals& t) {
     double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     const rules_db::Job& j = t.sum;
     if (options_.json) {
       const Json summary = {{"job", job_id_},
-                            {"max_ops", options_.max_ops},
-                            {"shards", options_.shards},
+                            {"max_ops", max_ops_},
+                            {"shards", num_shards_},
                             {"stores", stores_.size()},
                             {"graphs", j.graphs()},
                             {"distinct_fingerprints", j.distinct_fingerprints()},
@@ -300,6 +346,9 @@ class Generate {
   std::ostream& out_;
   std::ostream& err_;
   std::string job_id_;
+  int num_shards_ = 0;
+  int max_ops_ = 0;
+  std::vector<int> here_;  // shards run by this process
   std::string logs_;
   absl::Time start_;
   std::vector<StoreHandle> stores_;

@@ -8,9 +8,11 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "app/startup.h"
 #include "cli/generate_command.h"
+#include "cli/job_command.h"
 #include "cli/ir_command.h"
 #include "cli/optimize_command.h"
 #include "cli/profile_command.h"
@@ -22,13 +24,16 @@ ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimi
 ABSL_FLAG(bool, json, false, "print machine-readable JSON");
 ABSL_FLAG(int32_t, max_ops, 3, "generate: largest graph size (operators)");
 ABSL_FLAG(int32_t, shards, 2, "generate: generator shards (one process each)");
-ABSL_FLAG(std::string, store, "", "generate: hash store address(es), comma-separated; default: start local stores");
+ABSL_FLAG(std::string, store, "", "generate, job, verify, rules: store address(es), comma-separated, every store "
+          "shard in any order; default: start local stores");
 ABSL_FLAG(std::string, db, "taso-db", "generate: directory of the local stores' databases and logs");
 ABSL_FLAG(int32_t, store_shards, 1, "generate: local store processes, each owning a slice of fingerprints");
 ABSL_FLAG(std::string, spec, "", "generate: generation spec file (text proto); default: TASO's");
 ABSL_FLAG(std::string, job, "", "generate: job id; default: derived from spec, size and shards, so a rerun resumes");
 ABSL_FLAG(int32_t, max_restarts, 3, "generate: restarts allowed per generator shard");
 ABSL_FLAG(int32_t, batch_records, 50000, "generate: records per batch sent to a store");
+ABSL_FLAG(std::vector<std::string>, shards_here, {},
+          "generate: run only these shards (e.g. 0,2) of a job made by `taso job create`; needs --job and --store");
 ABSL_FLAG(int32_t, workers, 2, "verify: taso_verifier processes");
 ABSL_FLAG(int32_t, threads, 1, "verify: prover threads per verifier process");
 ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a class without reporting");
@@ -84,6 +89,9 @@ constexpr char kUsage[] =
     "              its canonical form, structural hash, fingerprint and float outputs\n"
     "  generate    run or resume a generation job: taso generate --max-ops N --shards K\n"
     "              [--store ADDR | --db DIR] [--spec FILE] [--job ID] [--json]\n"
+    "              taso generate --job ID --shards-here 0,2 --store A,B,C: some shards of a shared job\n"
+    "  job         a job several machines share: taso job create --store A,B,C [--max-ops N] [--shards K]\n"
+    "              [--spec FILE] [--job ID] | status --job ID --store ... | cancel --job ID --store ...\n"
     "  verify      prove a generated job's candidates and prune the rules:\n"
     "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
     "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
@@ -176,7 +184,31 @@ int Generate(const Args& args) {
   options.json = absl::GetFlag(FLAGS_json);
   options.max_restarts = absl::GetFlag(FLAGS_max_restarts);
   options.batch_records = absl::GetFlag(FLAGS_batch_records);
+  for (const std::string& shard : absl::GetFlag(FLAGS_shards_here)) {
+    int value = 0;
+    if (!absl::SimpleAtoi(shard, &value)) {
+      std::cerr << "taso generate: --shards-here takes shard numbers, e.g. 0,2; got '" << shard << "'\n";
+      return 2;
+    }
+    options.shards_here.push_back(value);
+  }
   return taso::cli::RunGenerate(options, std::cout, std::cerr);
+}
+
+int Job(const Args& args) {
+  if (args.size() != 3) {
+    std::cerr << "taso job: give one subcommand: create, status or cancel\n";
+    return 2;
+  }
+  taso::cli::JobOptions options;
+  options.subcommand = args[2];
+  options.store = absl::GetFlag(FLAGS_store);
+  options.job_id = absl::GetFlag(FLAGS_job);
+  options.spec_path = Resolve(absl::GetFlag(FLAGS_spec));
+  options.max_ops = absl::GetFlag(FLAGS_max_ops);
+  options.shards = absl::GetFlag(FLAGS_shards);
+  options.json = absl::GetFlag(FLAGS_json);
+  return taso::cli::RunJob(options, std::cout, std::cerr);
 }
 
 int Verify(const Args& args) {
@@ -285,7 +317,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
-    {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile},
+    {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile}, {"job", Job},
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
+#include "cli/shard_rules.h"
+#include "cli/store_set.h"
 #include "core/graph_proto.h"
 #include "core/json_text.h"
 #include "core/op.h"
@@ -22,6 +24,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "rules_db/rule_filter.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 
@@ -58,10 +61,21 @@ std::string DescribeGraph(const ir::Graph& proto) {
   return out;
 }
 
+// How far a job is, to merge shards: failed and cancelled rank lowest.
+int JobStateRank(rules_db::JobState s) {
+  switch (s) {
+    case rules_db::JOB_STATE_GENERATING: return 1;
+    case rules_db::JOB_STATE_FINALIZING: return 2;
+    case rules_db::JOB_STATE_GENERATED: return 3;
+    case rules_db::JOB_STATE_VERIFYING: return 4;
+    case rules_db::JOB_STATE_DONE: return 5;
+    default: return 0;
+  }
+}
+
 class Rules {
  public:
   Rules(const RulesOptions& options, std::ostream& out, std::ostream& err) : options_(options), out_(out), err_(err) {}
-  ~Rules() { StopLocalStore(store_); }
 
   int Run() {
     const std::string& c = options_.subcommand;
@@ -127,28 +141,35 @@ class Rules {
                 std::string(s.message()));
   }
 
+  // Every store shard (--store list, or each store-N under --db); shard 0
+  // takes imports, and a single store answers filters itself.
   int Connect() {
-    std::string address = options_.store;
-    if (address.empty()) {
-      const std::string dir = options_.db + "/store-0";
-      // Importing hand-written rules may start a database; reading needs one.
-      if (!std::filesystem::exists(dir) && options_.subcommand != "import") {
-        return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` and `taso verify` first"));
-      }
-      // A log directory that cannot be made shows as the store's log failing.
-      (void)MakeLogDir(options_.db);
-      auto store = StartLocalStore(dir, options_.db + "/logs/store-0.log");
-      if (!store.ok()) return Fail(1, std::string(store.status().message()));
-      store_ = *store;
-      address = store->address;
+    // Importing hand-written rules may start a database; reading needs one.
+    const bool importing = options_.subcommand == "import";
+    if (options_.store.empty() && StoreDirs(options_.db).empty() && !importing) {
+      return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` and `taso verify` first"));
     }
-    address_ = address;
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(256 << 20);
-    auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-    rules_ = rules_db::RuleDb::NewStub(channel);
-    jobs_ = rules_db::HashStore::NewStub(channel);
+    // A log directory that cannot be made shows as the store's log failing.
+    (void)MakeLogDir(options_.db);
+    auto stores = StoreSet::Open(options_.store, options_.db, options_.db + "/logs", {}, importing);
+    if (!stores.ok()) return FailStatus(stores.status());
+    stores_ = std::move(*stores);
+    address_ = stores_->shards()[0].address;
+    rules_ = rules_db::RuleDb::NewStub(stores_->shards()[0].channel);
+    jobs_ = rules_db::HashStore::NewStub(stores_->shards()[0].channel);
     return 0;
+  }
+
+  bool Sharded() const { return stores_->size() > 1; }
+
+  // The union of the shards, pruned together (cli/shard_rules.h); fetched once.
+  absl::StatusOr<const ShardRules*> Union() {
+    if (!union_) {
+      auto fetched = FetchPrunedUnion(*stores_, options_.job_id);
+      if (!fetched.ok()) return fetched.status();
+      union_ = std::make_unique<ShardRules>(std::move(*fetched));
+    }
+    return union_.get();
   }
 
   template <typename Call>
@@ -158,21 +179,76 @@ class Rules {
     return net::FromGrpc(call(&context), "store " + address_);
   }
 
+  // Several shards: counts summed, jobs merged (a job is as far as its
+  // least advanced shard), and rules counted over the union pruned together.
+  absl::Status ShardedStats(rules_db::StatsResponse& stats, rules_db::ListJobsResponse& jobs,
+                            std::map<std::string, int64_t>& by_status) {
+    std::map<std::string, rules_db::Job> merged;
+    std::vector<std::string> order;
+    for (const records::StoreShard& shard : stores_->shards()) {
+      auto rules = rules_db::RuleDb::NewStub(shard.channel);
+      auto hash = rules_db::HashStore::NewStub(shard.channel);
+      rules_db::StatsRequest request;
+      request.set_job_id(options_.job_id);
+      rules_db::StatsResponse one;
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules->Stats(c, request, &one); }); !s.ok()) return s;
+      stats.set_graphs(stats.graphs() + one.graphs());
+      stats.set_candidate_classes(stats.candidate_classes() + one.candidate_classes());
+      stats.set_classes_leased(stats.classes_leased() + one.classes_leased());
+      stats.set_classes_pending(stats.classes_pending() + one.classes_pending());
+      rules_db::ListJobsRequest list;
+      list.set_page_size(kPage);
+      rules_db::ListJobsResponse page;
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return hash->ListJobs(c, list, &page); }); !s.ok()) return s;
+      for (const rules_db::Job& job : page.jobs()) {
+        auto [it, fresh] = merged.emplace(job.id(), job);
+        if (fresh) {
+          order.push_back(job.id());
+          continue;
+        }
+        rules_db::Job& m = it->second;
+        if (JobStateRank(job.state()) < JobStateRank(m.state())) m.set_state(job.state());
+        auto* v = m.mutable_verification();
+        v->set_classes_total(v->classes_total() + job.verification().classes_total());
+        v->set_classes_verified(v->classes_verified() + job.verification().classes_verified());
+      }
+    }
+    auto u = Union();
+    if (!u.ok()) return u.status();
+    for (const rules::Rule& r : (*u)->rules) ++by_status[StatusName(r.status())];
+    for (const std::string& id : order) {
+      rules_db::Job& job = merged[id];
+      auto table = (*u)->tables.find(id);
+      if (table != (*u)->tables.end()) {
+        auto* v = job.mutable_verification();
+        v->set_rules_proved(table->second.proved);
+        v->set_after_renaming(table->second.after_renaming);
+        v->set_after_common_subgraph(table->second.after_common_subgraph);
+      }
+      *jobs.add_jobs() = job;
+    }
+    return absl::OkStatus();
+  }
+
   int Stats() {
-    rules_db::StatsRequest request;
-    request.set_job_id(options_.job_id);
     rules_db::StatsResponse stats;
-    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->Stats(c, request, &stats); }); !s.ok()) {
-      return FailStatus(s);
-    }
-    rules_db::ListJobsRequest list;
-    list.set_page_size(kPage);
     rules_db::ListJobsResponse jobs;
-    if (auto s = Rpc([&](grpc::ClientContext* c) { return jobs_->ListJobs(c, list, &jobs); }); !s.ok()) {
-      return FailStatus(s);
-    }
     std::map<std::string, int64_t> by_status;
-    for (const auto& c : stats.rules_by_status()) by_status[StatusName(c.status())] = c.count();
+    if (Sharded()) {
+      if (auto s = ShardedStats(stats, jobs, by_status); !s.ok()) return FailStatus(s);
+    } else {
+      rules_db::StatsRequest request;
+      request.set_job_id(options_.job_id);
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->Stats(c, request, &stats); }); !s.ok()) {
+        return FailStatus(s);
+      }
+      rules_db::ListJobsRequest list;
+      list.set_page_size(kPage);
+      if (auto s = Rpc([&](grpc::ClientContext* c) { return jobs_->ListJobs(c, list, &jobs); }); !s.ok()) {
+        return FailStatus(s);
+      }
+      for (const auto& c : stats.rules_by_status()) by_status[StatusName(c.status())] = c.count();
+    }
     if (options_.json) {
       Json rules = Json::object();
       for (const auto& [k, v] : by_status) rules[k] = v;
@@ -218,8 +294,20 @@ class Rules {
     rules_db::GetRuleRequest request;
     request.set_id(id);
     rules::Rule rule;
-    if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->GetRule(c, request, &rule); }); !s.ok()) {
-      return FailStatus(s);
+    absl::Status got;
+    for (const records::StoreShard& shard : stores_->shards()) {
+      auto stub = rules_db::RuleDb::NewStub(shard.channel);
+      got = Rpc([&](grpc::ClientContext* c) { return stub->GetRule(c, request, &rule); });
+      if (got.code() != absl::StatusCode::kNotFound) break;
+    }
+    if (!got.ok()) return FailStatus(got);
+    if (Sharded()) {
+      // Its status as the union's pruning has it.
+      auto u = Union();
+      if (!u.ok()) return FailStatus(u.status());
+      for (const rules::Rule& r : (*u)->rules) {
+        if (r.id() == id) rule = r;
+      }
     }
     if (options_.json) {
       std::string json;
@@ -291,6 +379,14 @@ class Rules {
 
   // Pages through the rules `request` selects until `visit` returns false.
   absl::Status ForEachRule(rules_db::ListRulesRequest request, const std::function<bool(const rules::Rule&)>& visit) {
+    if (Sharded()) {
+      auto u = Union();
+      if (!u.ok()) return u.status();
+      for (const rules::Rule& rule : (*u)->rules) {
+        if (rules_db::RuleMatches(rule, request) && !visit(rule)) break;
+      }
+      return absl::OkStatus();
+    }
     request.set_page_size(kPage);
     while (true) {
       rules_db::ListRulesResponse page;
@@ -312,6 +408,7 @@ class Rules {
     // poller, idle through a long run, complains about shutdown at exit.
     rules_.reset();
     jobs_.reset();
+    stores_.reset();
     return FuzzAndReport(rules, options_.fuzz, options_.json, out_);
   }
 
@@ -375,7 +472,8 @@ class Rules {
   const RulesOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
-  LocalStore store_;
+  std::unique_ptr<StoreSet> stores_;
+  std::unique_ptr<ShardRules> union_;
   std::string address_;
   std::unique_ptr<rules_db::RuleDb::Stub> rules_;
   std::unique_ptr<rules_db::HashStore::Stub> jobs_;

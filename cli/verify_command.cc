@@ -12,9 +12,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
+#include "cli/shard_rules.h"
+#include "cli/store_set.h"
 #include "cli/supervisor.h"
 #include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
@@ -49,21 +52,20 @@ class Verify {
     auto logs = MakeLogDir(options_.db);
     if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
     logs_ = *logs;
-    if (options_.store.empty()) {
-      const std::string dir = options_.db + "/store-0";
-      if (!std::filesystem::exists(dir)) {
-        return Fail(2, absl::StrCat("no database at ", dir, ": run `taso generate` first (or give --store)"));
-      }
-      auto store = StartLocalStore(dir, logs_ + "/store-0.log",
-                                   {absl::StrCat("--lease_ms=", options_.lease_ms)});
-      if (!store.ok()) return Fail(1, std::string(store.status().message()));
-      store_ = *store;
-      address_ = store->address;
-    } else {
-      address_ = options_.store;
+    if (options_.store.empty() && StoreDirs(options_.db).empty()) {
+      return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` first (or give --store)"));
     }
-    auto channel = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
-    jobs_ = rules_db::HashStore::NewStub(channel);
+    // Every store shard: the verifiers lease from all of them.
+    auto stores = StoreSet::Open(options_.store, options_.db, logs_, {absl::StrCat("--lease_ms=", options_.lease_ms)});
+    if (!stores.ok()) {
+      return Fail(stores.status().code() == absl::StatusCode::kUnavailable ? 3 : 1,
+                  std::string(stores.status().message()));
+    }
+    stores_ = std::move(*stores);
+    address_ = absl::StrJoin(stores_->addresses(), ",");
+    for (const records::StoreShard& shard : stores_->shards()) {
+      jobs_.push_back(rules_db::HashStore::NewStub(shard.channel));
+    }
 
     // Which job.
     rules_db::ListJobsRequest list;
@@ -72,7 +74,7 @@ class Verify {
     {
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-      absl::Status s = net::FromGrpc(jobs_->ListJobs(&context, list, &jobs), "store " + address_);
+      absl::Status s = net::FromGrpc(jobs_[0]->ListJobs(&context, list, &jobs), stores_->Describe());
       if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
     }
     std::vector<std::string> ready;
@@ -131,15 +133,54 @@ class Verify {
     return std::nullopt;
   }
 
+  // The job as every shard has it: DONE once all are; verification summed.
   absl::StatusOr<rules_db::Job> GetJob() {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    rules_db::GetJobRequest request;
-    request.set_job_id(job_id_);
-    rules_db::Job job;
-    absl::Status s = net::FromGrpc(jobs_->GetJob(&context, request, &job), "store " + address_);
-    if (!s.ok()) return s;
-    return job;
+    rules_db::Job merged;
+    bool all_done = true;
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      rules_db::GetJobRequest request;
+      request.set_job_id(job_id_);
+      rules_db::Job job;
+      absl::Status s = net::FromGrpc(jobs_[i]->GetJob(&context, request, &job), "store " + stores_->shards()[i].address);
+      if (!s.ok()) return s;
+      all_done = all_done && job.state() == rules_db::JOB_STATE_DONE;
+      if (i == 0) {
+        merged = job;
+        continue;
+      }
+      const rules_db::Verification& a = job.verification();
+      rules_db::Verification* v = merged.mutable_verification();
+      v->set_classes_total(v->classes_total() + a.classes_total());
+      v->set_classes_verified(v->classes_verified() + a.classes_verified());
+      v->set_rules_proved(v->rules_proved() + a.rules_proved());
+      v->set_rules_refuted(v->rules_refuted() + a.rules_refuted());
+      v->set_rules_timeout(v->rules_timeout() + a.rules_timeout());
+      v->set_rules_unknown(v->rules_unknown() + a.rules_unknown());
+      v->set_rules_rejected_precheck(v->rules_rejected_precheck() + a.rules_rejected_precheck());
+      v->set_wall_seconds(std::max(v->wall_seconds(), a.wall_seconds()));
+      if (v->note().empty()) v->set_note(a.note());
+    }
+    merged.set_state(all_done ? rules_db::JOB_STATE_DONE : rules_db::JOB_STATE_VERIFYING);
+    return merged;
+  }
+
+  // Several shards: the reduction table of the union, pruned together
+  // (cli/shard_rules.h), in place of the per-shard ones.
+  absl::Status UnionReduction(rules_db::Job& job) {
+    if (stores_->size() < 2) return absl::OkStatus();
+    auto u = FetchPrunedUnion(*stores_, job_id_);
+    if (!u.ok()) return u.status();
+    auto table = u->tables.find(job_id_);
+    if (table == u->tables.end()) return absl::OkStatus();
+    rules_db::Verification* v = job.mutable_verification();
+    v->set_after_renaming(table->second.after_renaming);
+    v->set_after_common_subgraph(table->second.after_common_subgraph);
+    v->set_pruned_renaming(table->second.pruned_renaming);
+    v->set_pruned_common_subgraph(table->second.pruned_subgraph);
+    v->set_pruned_common_supergraph(table->second.pruned_supergraph);
+    return absl::OkStatus();
   }
 
   int Monitor() {
@@ -155,6 +196,7 @@ class Verify {
                                  std::string(job.status().message()));
       if (job->state() == rules_db::JOB_STATE_DONE) {
         if (tty) err_ << "\n";
+        if (absl::Status s = UnionReduction(*job); !s.ok()) return Fail(1, std::string(s.message()));
         PrintSummary(*job);
         return 0;
       }
@@ -222,7 +264,8 @@ class Verify {
   // Workers first: the store outlives every writer.
   void Shutdown() {
     if (workers_) workers_->StopAll(SIGTERM, 2000);
-    StopLocalStore(store_);
+    jobs_.clear();
+    stores_.reset();
   }
 
   const VerifyOptions& options_;
@@ -231,9 +274,9 @@ class Verify {
   std::string logs_;
   std::string address_;
   std::string job_id_;
-  LocalStore store_;
+  std::unique_ptr<StoreSet> stores_;
   absl::Time start_;
-  std::unique_ptr<rules_db::HashStore::Stub> jobs_;
+  std::vector<std::unique_ptr<rules_db::HashStore::Stub>> jobs_;
   std::unique_ptr<Supervisor> workers_;
 };
 

@@ -1,5 +1,6 @@
 // taso_generator: one shard of a generation job, streaming into the store(s).
 //   taso_generator --store HOST:PORT[,HOST:PORT...] --job ID --shard S --num_shards N
+// The stores may be listed in any order: each is asked its index.
 // Exit codes: 0 the shard is complete and stored; 1 an error retrying cannot
 // fix (see the message); 2 bad flags; 3 the store stayed unreachable.
 #include <iostream>
@@ -11,7 +12,7 @@
 #include "app/startup.h"
 #include "generator/worker.h"
 
-ABSL_FLAG(std::string, store, "", "hash store address(es), comma-separated, in store-shard order");
+ABSL_FLAG(std::string, store, "", "hash store address(es), comma-separated, every store of the job in any order");
 ABSL_FLAG(std::string, job, "", "generation job id (created with `taso generate` or CreateJob)");
 ABSL_FLAG(int32_t, shard, 0, "this worker's shard, 0-based");
 ABSL_FLAG(int32_t, num_shards, 1, "shards in the job");

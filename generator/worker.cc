@@ -14,6 +14,7 @@
 #include "proto/rules_db.grpc.pb.h"
 #include "records/packed_records.h"
 #include "records/spec.h"
+#include "records/store_shards.h"
 
 namespace taso::generator {
 namespace {
@@ -55,7 +56,7 @@ class StreamingSink : public GraphSink {
 
   void OnGraph(const Fingerprint& fingerprint, std::string_view encoding, int) override {
     std::string bytes = fingerprint.ToBytes();
-    Store& store = stores_[StoreShardFor(bytes, static_cast<int>(stores_.size()))];
+    Store& store = stores_[records::StoreShardFor(bytes, static_cast<int>(stores_.size()))];
     records::AppendPackedRecord(bytes, encoding, store.buffer);
     ++buffered_;
     ++graphs_;
@@ -78,8 +79,11 @@ class StreamingSink : public GraphSink {
 
   // Sends every buffer as one batch per store, each with the cursor.
   bool Flush(int64_t cursor) {
-    for (Store& store : stores_) {
+    for (size_t index = 0; index < stores_.size(); ++index) {
+      Store& store = stores_[index];
       rules_db::GraphBatch batch;
+      batch.set_store_index(static_cast<int>(index));
+      batch.set_store_count(static_cast<int>(stores_.size()));
       batch.set_job_id(options_.job_id);
       batch.set_shard(options_.shard);
       batch.set_sequence(++store.sequence);
@@ -139,18 +143,26 @@ class Worker {
     grpc::ChannelArguments args;
     args.SetMaxSendMessageSize(64 << 20);
     args.SetMaxReceiveMessageSize(64 << 20);
-    for (const std::string& address : options_.stores) {
-      Store store;
-      store.address = address;
-      store.stub = HashStore::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
-      stores_.push_back(std::move(store));
-    }
     net::RetryPolicy policy;
     policy.retry_for = options_.retry_for;
     policy.retryable = Retryable;
     policy.on_retry = [this](const absl::Status& s, absl::Duration backoff) {
       Log(absl::StrCat("shard ", options_.shard, ": ", s.message(), "; retrying in ", absl::FormatDuration(backoff)));
     };
+    // Route by the stores' own indices, whatever order they were listed in.
+    absl::Status connected = net::RetryWithBackoff(policy, [&](bool& progressed) {
+      auto shards = records::ConnectStoreShards(options_.stores, args, absl::Seconds(10));
+      if (!shards.ok()) return shards.status();
+      progressed = true;
+      for (records::StoreShard& shard : *shards) {
+        Store store;
+        store.address = shard.address;
+        store.stub = HashStore::NewStub(shard.channel);
+        stores_.push_back(std::move(store));
+      }
+      return absl::OkStatus();
+    });
+    if (!connected.ok()) return connected;
     absl::Status s = net::RetryWithBackoff(policy, [this](bool& progressed) { return Attempt(progressed); });
     if (s.ok()) return s;
     if (!Retryable(s)) {
@@ -256,14 +268,6 @@ class Worker {
 };
 
 }  // namespace
-
-int StoreShardFor(const std::string& fingerprint_bytes, int num_stores) {
-  uint64_t top = 0;
-  for (int i = 0; i < 8 && i < static_cast<int>(fingerprint_bytes.size()); ++i) {
-    top = (top << 8) | static_cast<unsigned char>(fingerprint_bytes[i]);
-  }
-  return static_cast<int>(top % static_cast<uint64_t>(num_stores));
-}
 
 absl::Status RunWorker(const WorkerOptions& options) {
   Worker worker(options);

@@ -21,7 +21,8 @@
 namespace taso::generator {
 
 struct WorkerOptions {
-  std::vector<std::string> stores;  // store shard addresses, in shard order
+  // Store shard addresses in any order: the worker asks each its index.
+  std::vector<std::string> stores;
   std::string job_id;
   int shard = 0;
   int num_shards = 1;
@@ -31,9 +32,6 @@ struct WorkerOptions {
   absl::Duration progress_interval = absl::Seconds(1);
   std::function<void(const std::string&)> log;  // one line per event; may be empty
 };
-
-// Which store shard owns a fingerprint (16 big-endian bytes).
-int StoreShardFor(const std::string& fingerprint_bytes, int num_stores);
 
 // Returns OK once the shard is complete and stored. Errors that retrying
 // cannot fix (bad job, full disk) return at once; an unreachable store

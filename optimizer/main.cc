@@ -14,7 +14,8 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
 ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto -o FILE`)");
-ABSL_FLAG(std::string, rules_db, "", "taso_rules_db address to load proved rules from at start");
+ABSL_FLAG(std::string, rules_db, "",
+          "taso_rules_db address (or every store shard's, comma-separated) to load proved rules from at start");
 ABSL_FLAG(int32_t, rules_max_ops, 0, "only rules whose larger side has at most this many operators (0: all)");
 ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
 ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs; 'none': memory only)");

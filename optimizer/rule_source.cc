@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
@@ -40,22 +42,28 @@ absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(256 << 20);
-  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-  auto stub = rules_db::RuleDb::NewStub(channel);
   rules::RuleCollection collection;
-  rules_db::ListRulesRequest request;
-  request.set_max_ops(max_ops);
-  request.set_page_size(5000);
-  const std::string peer = absl::StrCat("rule database ", address);
-  while (true) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
-    rules_db::ListRulesResponse page;
-    absl::Status s = net::FromGrpc(stub->ListRules(&context, request, &page), peer);
-    if (!s.ok()) return s;
-    for (auto& r : *page.mutable_rules()) *collection.add_rules() = std::move(r);
-    if (page.next_page_token().empty()) break;
-    request.set_page_token(page.next_page_token());
+  std::set<std::string> seen;  // a rule held by two shards counts once
+  // Every store shard holds its slice of the rules: read them all.
+  for (absl::string_view one : absl::StrSplit(address, ',', absl::SkipEmpty())) {
+    auto channel = grpc::CreateCustomChannel(std::string(one), grpc::InsecureChannelCredentials(), args);
+    auto stub = rules_db::RuleDb::NewStub(channel);
+    rules_db::ListRulesRequest request;
+    request.set_max_ops(max_ops);
+    request.set_page_size(5000);
+    const std::string peer = absl::StrCat("rule database ", one);
+    while (true) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+      rules_db::ListRulesResponse page;
+      absl::Status s = net::FromGrpc(stub->ListRules(&context, request, &page), peer);
+      if (!s.ok()) return s;
+      for (auto& r : *page.mutable_rules()) {
+        if (seen.insert(r.id()).second) *collection.add_rules() = std::move(r);
+      }
+      if (page.next_page_token().empty()) break;
+      request.set_page_token(page.next_page_token());
+    }
   }
   return RewritesFromCollection(collection);
 }

@@ -19,6 +19,10 @@ absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
 
 // Proved rules from taso_rules_db at `address` whose larger side has at most
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.
+// `address` may list every store shard, comma-separated: the rules are the
+// union. Each shard pruned its own slice; rules redundant only across shards
+// stay (proved, merely redundant): for the set pruned across shards, use
+// `taso rules export --store LIST --format proto -o F` and --rules F.
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0);
 
 // What a tool given `--rules FILE` or a rule database address uses: the

@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "records/encoding.h"
 #include "records/spec.h"
+#include "records/store_shards.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/memtablerep.h"
@@ -31,6 +32,7 @@ constexpr size_t kFinalizeChunk = 4096;
 // Column family names: part of the on-disk format.
 constexpr char kGraphsFamily[] = "graphs";
 constexpr char kClassesFamily[] = "classes";
+constexpr char kIdentityKey[] = "store";
 
 std::string U32(uint32_t v) {
   std::string s(4, '\0');
@@ -111,7 +113,34 @@ absl::Status GraphHashStore::Init() {
     if (!family.ok()) return family.status();
     *handle = *family;
   }
+  if (absl::Status s = LoadIdentity(); !s.ok()) return s;
   return LoadJobs();
+}
+
+absl::Status GraphHashStore::LoadIdentity() {
+  const int index = options_.store_index, count = options_.store_count;
+  if ((index < 0) != (count < 0) || (count >= 0 && (count < 1 || index >= count))) {
+    return absl::InvalidArgumentError(absl::StrCat("store index ", index, " of ", count,
+                                                   ": give both, with 0 <= index < count"));
+  }
+  std::string value;
+  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), meta_, kIdentityKey, &value);
+  if (got.ok()) {
+    if (!info_.ParseFromString(value)) return absl::DataLossError("the store's identity record is corrupt");
+    if (count >= 0 && (info_.store_index() != index || info_.store_count() != count)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "database ", options_.path, " is store ", info_.store_index(), " of ", info_.store_count(),
+          ", not store ", index, " of ", count, " as the flags say: start it with its own index and count"));
+    }
+    return absl::OkStatus();
+  }
+  if (!got.IsNotFound()) return storage::FromRocks(got, "reading the store's identity");
+  info_.set_store_index(count >= 0 ? index : 0);
+  info_.set_store_count(count >= 0 ? count : 1);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return storage::FromRocks(db_->Put(wo, meta_, kIdentityKey, info_.SerializeAsString()),
+                            "storing the store's identity");
 }
 
 GraphHashStore::~GraphHashStore() {
@@ -269,6 +298,21 @@ absl::StatusOr<Job> GraphHashStore::GetJob(const std::string& job_id) {
   return Snapshot(**state);
 }
 
+absl::StatusOr<Job> GraphHashStore::CancelJob(const std::string& job_id) {
+  auto found = FindJob(job_id);
+  if (!found.ok()) return found.status();
+  JobState& state = **found;
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  if (state.job.state() == JOB_STATE_CANCELLED) return Snapshot(state);
+  if (state.job.state() != JOB_STATE_GENERATING) {
+    return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(state.job.state()),
+                                                      "; only a generating job can be cancelled"));
+  }
+  state.job.set_state(JOB_STATE_CANCELLED);
+  if (absl::Status s = PersistJob(state.job); !s.ok()) return s;
+  return Snapshot(state);
+}
+
 absl::StatusOr<ListJobsResponse> GraphHashStore::ListJobs(const ListJobsRequest& request) {
   int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
   ListJobsResponse response;
@@ -298,6 +342,9 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
                                                         JobState_Name(state->job.state()),
                                                         ", not accepting graphs"));
     }
+  }
+  if (absl::Status s = records::CheckBatchRouting(info_, batch.store_index(), batch.store_count()); !s.ok()) {
+    return s;
   }
   if (batch.records_size() > 0) {
     return absl::InvalidArgumentError("send records in GraphBatch.packed; the records field is not accepted");

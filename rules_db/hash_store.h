@@ -7,7 +7,7 @@
 // no-op: retried batches and re-enumerated subtrees are idempotent.
 //
 // Column families:
-//   default  job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
+//   default  store -> StoreInfo; job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
 //   graphs   <job number:4><fingerprint:16><encoding> -> ""
 //   classes  <job number:4><fingerprint:16> -> CandidateClass
 //   rules, verified: the rule store's (rule_store.h), created by it
@@ -60,6 +60,11 @@ struct HashStoreOptions {
   // (taso_rules_db hands in the generator's re-check). Unset: the store
   // cannot finalize jobs.
   records::ClassCheckerFactory class_checker;
+  // This store's place among the store shards (records/store_shards.h).
+  // Persisted on first open; a later open that names another place fails.
+  // -1: as persisted, or store 0 of 1 for a new database.
+  int store_index = -1;
+  int store_count = -1;
 };
 
 struct BatchResult {
@@ -73,8 +78,12 @@ class GraphHashStore {
   static absl::StatusOr<std::unique_ptr<GraphHashStore>> Open(const HashStoreOptions& options);
   ~GraphHashStore();
 
+  // This store's index and the store count.
+  const StoreInfo& info() const { return info_; }
+
   absl::StatusOr<Job> CreateJob(const CreateJobRequest& request);
   absl::StatusOr<Job> GetJob(const std::string& job_id);
+  absl::StatusOr<Job> CancelJob(const std::string& job_id);
   absl::StatusOr<ListJobsResponse> ListJobs(const ListJobsRequest& request);
 
   // Stores one batch and its cursor atomically.
@@ -116,6 +125,7 @@ class GraphHashStore {
   explicit GraphHashStore(const HashStoreOptions& options);
   absl::Status Init();
   absl::Status LoadJobs();
+  absl::Status LoadIdentity();
   absl::StatusOr<JobState*> FindJob(const std::string& job_id);
   Job Snapshot(const JobState& state);
   absl::Status PersistJob(const Job& job);
@@ -137,6 +147,7 @@ class GraphHashStore {
   rocksdb::ColumnFamilyHandle* graphs_ = nullptr;
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
 
+  StoreInfo info_;
   std::mutex jobs_mu_;  // guards jobs_ and job state transitions
   std::map<std::string, std::unique_ptr<JobState>> jobs_;
   uint32_t next_job_number_ = 1;

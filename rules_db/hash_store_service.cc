@@ -75,4 +75,16 @@ grpc::Status HashStoreService::ListJobs(grpc::ServerContext*, const ListJobsRequ
   return grpc::Status::OK;
 }
 
+grpc::Status HashStoreService::CancelJob(grpc::ServerContext*, const CancelJobRequest* request, Job* response) {
+  auto job = store_->CancelJob(request->job_id());
+  if (!job.ok()) return ToGrpc(job.status());
+  *response = std::move(*job);
+  return grpc::Status::OK;
+}
+
+grpc::Status HashStoreService::GetStoreInfo(grpc::ServerContext*, const GetStoreInfoRequest*, StoreInfo* response) {
+  *response = store_->info();
+  return grpc::Status::OK;
+}
+
 }  // namespace taso::rules_db

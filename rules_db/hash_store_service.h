@@ -21,6 +21,8 @@ class HashStoreService final : public HashStore::Service {
   grpc::Status GetJob(grpc::ServerContext*, const GetJobRequest* request, Job* response) override;
   grpc::Status ListJobs(grpc::ServerContext*, const ListJobsRequest* request,
                         ListJobsResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const CancelJobRequest* request, Job* response) override;
+  grpc::Status GetStoreInfo(grpc::ServerContext*, const GetStoreInfoRequest*, StoreInfo* response) override;
 
  private:
   GraphHashStore* store_;

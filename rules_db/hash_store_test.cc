@@ -194,3 +194,63 @@ TEST(HashStore, SecondOpenOfTheSameDirectoryIsAClearError) {
 
 }  // namespace
 }  // namespace taso::rules_db
+
+namespace taso::rules_db {
+namespace {
+
+std::unique_ptr<GraphHashStore> OpenShard(const std::string& dir, int index, int count, absl::Status* error) {
+  HashStoreOptions options;
+  options.path = dir;
+  options.write_buffer_mb = 4;
+  options.store_index = index;
+  options.store_count = count;
+  auto store = GraphHashStore::Open(options);
+  *error = store.status();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(HashStore, KnowsItsIndexAndKeepsIt) {
+  const std::string dir = TempDir("identity");
+  absl::Status error;
+  {
+    auto store = OpenShard(dir, 1, 3, &error);
+    ASSERT_TRUE(error.ok()) << error;
+    EXPECT_EQ(store->info().store_index(), 1);
+    EXPECT_EQ(store->info().store_count(), 3);
+  }
+  {
+    auto store = OpenShard(dir, -1, -1, &error);  // no flags: as persisted
+    ASSERT_TRUE(error.ok()) << error;
+    EXPECT_EQ(store->info().store_index(), 1);
+  }
+  OpenShard(dir, 0, 3, &error);
+  EXPECT_EQ(error.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(error.message(), ::testing::AllOf(HasSubstr("is store 1 of 3"), HasSubstr("not store 0 of 3")));
+  OpenShard(TempDir("identity-bad"), 3, 3, &error);
+  EXPECT_EQ(error.code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(HashStore, RefusesABatchRoutedByAnotherOrder) {
+  absl::Status error;
+  auto store = OpenShard(TempDir("routing"), 1, 2, &error);
+  ASSERT_TRUE(error.ok()) << error;
+  CreateJobRequest request;
+  request.set_job_id("j");
+  *request.mutable_spec() = SmallSpec(2);
+  request.set_num_shards(1);
+  ASSERT_TRUE(store->CreateJob(request).ok());
+  GraphBatch batch = Batches(request.spec(), "j", 0, 1, 500)[0];
+  batch.set_store_index(0);
+  batch.set_store_count(2);
+  absl::Status s = store->PutBatch(batch).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), ::testing::AllOf(HasSubstr("store 0 of 2"), HasSubstr("store 1 of 2")));
+  batch.set_store_count(0);  // unrouted: only a single store takes it
+  EXPECT_EQ(store->PutBatch(batch).status().code(), absl::StatusCode::kFailedPrecondition);
+  batch.set_store_index(1);
+  batch.set_store_count(2);
+  EXPECT_TRUE(store->PutBatch(batch).ok());
+}
+
+}  // namespace
+}  // namespace taso::rules_db

@@ -1,5 +1,5 @@
 // taso_rules_db: the hash store and the rule database as one service.
-//   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F]
+//   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
 #include <cstdio>
 #include <iostream>
@@ -30,6 +30,9 @@ ABSL_FLAG(int64_t, write_buffer_mb, 64, "RocksDB memtable size (MiB); up to --ma
 ABSL_FLAG(int32_t, max_write_buffers, 3, "RocksDB memtables per column family");
 ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive power loss, not just crashes)");
 ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
+ABSL_FLAG(int32_t, store_index, -1,
+          "this store's index among the store shards (0-based); fixed when the database is created, checked after");
+ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
@@ -124,6 +127,8 @@ int main(int argc, char** argv) {
   options.sync_writes = absl::GetFlag(FLAGS_sync);
   options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
   options.class_checker = taso::generator::RecheckerFor;
+  options.store_index = absl::GetFlag(FLAGS_store_index);
+  options.store_count = absl::GetFlag(FLAGS_store_count);
   auto store = taso::rules_db::GraphHashStore::Open(options);
   if (!store.ok()) return taso::app::Error(store.status().message(), 1);
   if (dump) {

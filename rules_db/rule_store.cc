@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "records/encoding.h"
 #include "rocksdb/db.h"
+#include "rules_db/rule_filter.h"
 #include "rocksdb/write_batch.h"
 #include "storage/database.h"
 #include "storage/rocks_status.h"
@@ -26,43 +27,6 @@ constexpr char kStoreCheckerId[] = "taso_rules_db";
 // Column family names: part of the on-disk format.
 constexpr char kRulesFamily[] = "rules";
 constexpr char kVerifiedFamily[] = "verified";
-
-bool IsVariable(ir::OpKind k) { return k == ir::OP_INPUT || k == ir::OP_WEIGHT; }
-
-int OpCount(const ir::Graph& g) {
-  int n = 0;
-  for (const auto& node : g.nodes()) n += !IsVariable(node.kind());
-  return n;
-}
-
-bool Matches(const rules::Rule& rule, const ListRulesRequest& r) {
-  const auto& statuses = r.statuses();
-  const rules::RuleStatus wanted_default = rules::RULE_STATUS_PROVED;
-  if (statuses.empty() ? rule.status() != wanted_default
-                       : std::find(statuses.begin(), statuses.end(), rule.status()) == statuses.end()) {
-    return false;
-  }
-  if (!r.job_id().empty() && rule.provenance().job_id() != r.job_id()) return false;
-  if (r.max_ops() > 0 && std::max(OpCount(rule.source()), OpCount(rule.target())) > r.max_ops()) return false;
-  std::set<int> kinds;
-  for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
-    for (const auto& node : g->nodes()) {
-      if (!IsVariable(node.kind())) kinds.insert(node.kind());
-    }
-  }
-  if (!r.any_op_kinds().empty() &&
-      std::none_of(r.any_op_kinds().begin(), r.any_op_kinds().end(), [&](int k) { return kinds.count(k) > 0; })) {
-    return false;
-  }
-  if (!r.allowed_op_kinds().empty()) {
-    for (int k : kinds) {
-      if (std::find(r.allowed_op_kinds().begin(), r.allowed_op_kinds().end(), k) == r.allowed_op_kinds().end()) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
 
 // The id of a rule from its graphs: the same whether they come from a
 // client's proto or are decoded from a class's members.
@@ -442,7 +406,7 @@ absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& r
   ListRulesResponse response;
   absl::Status s = ForEachRule(
       [&](const rules::Rule& rule) {
-        if (!Matches(rule, request)) return true;
+        if (!RuleMatches(rule, request)) return true;
         if (response.rules_size() == page) {
           response.set_next_page_token(response.rules(page - 1).id());
           return false;

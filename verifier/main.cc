@@ -1,5 +1,5 @@
 // taso_verifier: proves candidate rules against the operator axioms.
-//   taso_verifier --store HOST:PORT [--threads N] [--job ID]   lease and prove a job's candidates
+//   taso_verifier --store HOST:PORT[,HOST:PORT...] [--threads N] [--job ID]   lease and prove a job's candidates
 //   taso_verifier axioms list                                  the axioms and their version
 //   taso_verifier axioms validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]
 //                                 [--only A,B] [--extra FILE] [--json] [--by_param]
@@ -35,7 +35,7 @@
 #include "verifier/axioms.h"
 #include "verifier/worker.h"
 
-ABSL_FLAG(std::string, store, "", "rule database (taso_rules_db) address");
+ABSL_FLAG(std::string, store, "", "rule database (taso_rules_db) address, or every store shard's, comma-separated, in any order");
 ABSL_FLAG(std::string, job, "", "verify this job only; empty: whichever job has work");
 ABSL_FLAG(int32_t, threads, 1, "prover threads, each holding its own lease");
 ABSL_FLAG(std::string, worker_id, "", "name in leases and provenance; default host:pid");
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
   std::vector<char*> args = taso::app::ParseCommandLine(
       {"taso_verifier",
        "proves candidate rules with Z3\n"
-       "  taso_verifier --store HOST:PORT [--threads N] [--job ID]\n"
+       "  taso_verifier --store HOST:PORT[,HOST:PORT...] [--threads N] [--job ID]\n"
        "  taso_verifier axioms list | validate [--max_dim D] [--max_instances_per_stratum N | --exhaustive]\n"
        "                [--only A,B] [--extra FILE] [--json] [--by_param] | redundancy\n"
        "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]"},

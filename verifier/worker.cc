@@ -13,22 +13,31 @@
 #include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "records/spec.h"
+#include "records/store_shards.h"
 #include "verifier/candidate.h"
 
 namespace taso::verifier {
 namespace {
 
+// One store shard's stubs; both services live in the same taso_rules_db.
+struct Shard {
+  std::string address;
+  std::unique_ptr<rules_db::RuleDb::Stub> stub;
+  std::unique_ptr<rules_db::HashStore::Stub> jobs;
+  std::string Name() const { return "store " + address; }
+};
+
 class Worker {
  public:
-  Worker(const VerifierWorkerOptions& options, VerifierCounters& counters)
+  Worker(const VerifierWorkerOptions& options, VerifierCounters& counters, std::vector<records::StoreShard> stores)
       : options_(options), counters_(counters) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    args.SetMaxSendMessageSize(64 << 20);
-    // Both services live in the same taso_rules_db: one channel serves both.
-    auto channel = grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args);
-    stub_ = rules_db::RuleDb::NewStub(channel);
-    jobs_ = rules_db::HashStore::NewStub(channel);
+    for (records::StoreShard& store : stores) {
+      Shard shard;
+      shard.address = store.address;
+      shard.stub = rules_db::RuleDb::NewStub(store.channel);
+      shard.jobs = rules_db::HashStore::NewStub(store.channel);
+      shards_.push_back(std::move(shard));
+    }
   }
 
   absl::Status Run() {
@@ -49,7 +58,7 @@ class Worker {
     if (options_.log) options_.log(line);
   }
 
-  absl::StatusOr<const records::Spec*> SpecFor(const std::string& job_id) {
+  absl::StatusOr<const records::Spec*> SpecFor(const Shard& shard, const std::string& job_id) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = specs_.find(job_id);
     if (it != specs_.end()) return &it->second;
@@ -58,7 +67,7 @@ class Worker {
     rules_db::GetJobRequest request;
     request.set_job_id(job_id);
     rules_db::Job job;
-    if (absl::Status s = net::FromGrpc(jobs_->GetJob(&context, request, &job), "store " + options_.store); !s.ok()) {
+    if (absl::Status s = net::FromGrpc(shard.jobs->GetJob(&context, request, &job), shard.Name()); !s.ok()) {
       return s;
     }
     auto spec = records::SpecFromProto(job.spec());
@@ -74,45 +83,59 @@ class Worker {
     return net::RetryWithBackoff(policy, rpc);
   }
 
+  // Each thread takes work from the store shards in turn (threads start at
+  // different shards), so every shard is drained and none waits for another.
   absl::Status Loop(int thread) {
     auto prover = Prover::Create(options_.prover);
     if (!prover.ok()) return prover.status();
     const std::string worker_id = absl::StrCat(options_.worker_id, "/", thread);
+    size_t next = static_cast<size_t>(thread) % shards_.size();
     while (true) {
-      rules_db::LeaseCandidatesRequest request;
-      request.set_worker_id(worker_id);
-      // A few classes per lease call: fewer round trips, still fine-grained
-      // enough that a dead worker strands little work.
-      request.set_max_classes(4);
-      request.set_lease_duration_ms(options_.lease_ms);
-      request.set_job_id(options_.job_id);
-      rules_db::LeaseCandidatesResponse leases;
-      absl::Status s = WithRetry([&] {
-        grpc::ClientContext context;
-        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-        return net::FromGrpc(stub_->LeaseCandidates(&context, request, &leases), "store " + options_.store);
-      });
-      if (!s.ok()) return s;
-      if (leases.leases().empty()) {
-        if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
-        absl::SleepFor(options_.poll_interval);
-        continue;
+      bool leased = false;
+      for (size_t tried = 0; tried < shards_.size() && !leased; ++tried) {
+        Shard& shard = shards_[next];
+        next = (next + 1) % shards_.size();
+        rules_db::LeaseCandidatesRequest request;
+        request.set_worker_id(worker_id);
+        // A few classes per lease call: fewer round trips, still fine-grained
+        // enough that a dead worker strands little work.
+        request.set_max_classes(4);
+        request.set_lease_duration_ms(options_.lease_ms);
+        request.set_job_id(options_.job_id);
+        rules_db::LeaseCandidatesResponse leases;
+        absl::Status s = WithRetry([&] {
+          grpc::ClientContext context;
+          context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+          return net::FromGrpc(shard.stub->LeaseCandidates(&context, request, &leases), shard.Name());
+        });
+        if (!s.ok()) return s;
+        leased = !leases.leases().empty();
+        for (const rules_db::Lease& lease : leases.leases()) {
+          if (absl::Status v = VerifyClass(**prover, shard, worker_id, lease); !v.ok()) return v;
+        }
       }
-      for (const rules_db::Lease& lease : leases.leases()) {
-        if (absl::Status v = VerifyClass(**prover, worker_id, lease); !v.ok()) return v;
-      }
+      if (leased) continue;
+      if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
+      absl::SleepFor(options_.poll_interval);
     }
   }
 
-  // No job is generated-but-unfinished: every class has a verdict (or the
-  // job we were asked for is done).
+  // No store shard has a job generated-but-unfinished: every class has a
+  // verdict (or the job we were asked for is done everywhere).
   bool NothingLeft() {
+    for (Shard& shard : shards_) {
+      if (!NothingLeftIn(shard)) return false;
+    }
+    return true;
+  }
+
+  bool NothingLeftIn(Shard& shard) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     rules_db::ListJobsRequest request;
     request.set_page_size(1000);
     rules_db::ListJobsResponse jobs;
-    if (!jobs_->ListJobs(&context, request, &jobs).ok()) return false;
+    if (!shard.jobs->ListJobs(&context, request, &jobs).ok()) return false;
     for (const auto& job : jobs.jobs()) {
       if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
       if (job.state() == rules_db::JOB_STATE_GENERATED || job.state() == rules_db::JOB_STATE_VERIFYING) return false;
@@ -121,9 +144,9 @@ class Worker {
     return true;
   }
 
-  absl::Status VerifyClass(Prover& prover, const std::string& worker_id, const rules_db::Lease& lease) {
+  absl::Status VerifyClass(Prover& prover, Shard& shard, const std::string& worker_id, const rules_db::Lease& lease) {
     const rules_db::CandidateClass& c = lease.candidate_class();
-    auto spec = SpecFor(c.job_id());
+    auto spec = SpecFor(shard, c.job_id());
     if (!spec.ok()) return spec.status();
     rules_db::ReportVerdictsRequest report;
     report.set_lease_id(lease.lease_id());
@@ -163,7 +186,7 @@ class Worker {
       if (absl::Now() - last_report > absl::Milliseconds(options_.lease_ms / 3)) {
         // A heartbeat with what is done so far; the lease is renewed.
         report.set_complete(false);
-        auto accepted = Report(report);
+        auto accepted = Report(shard, report);
         if (!accepted.ok()) return accepted.status();
         if (!*accepted) return absl::OkStatus();  // the class went to another worker
         report.clear_verdicts();
@@ -171,7 +194,7 @@ class Worker {
       }
     }
     report.set_complete(true);
-    auto accepted = Report(report);
+    auto accepted = Report(shard, report);
     if (!accepted.ok()) return accepted.status();
     if (*accepted) {
       ++counters_.classes;
@@ -181,12 +204,12 @@ class Worker {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<bool> Report(const rules_db::ReportVerdictsRequest& report) {
+  absl::StatusOr<bool> Report(Shard& shard, const rules_db::ReportVerdictsRequest& report) {
     rules_db::ReportVerdictsResponse response;
     absl::Status s = WithRetry([&] {
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-      return net::FromGrpc(stub_->ReportVerdicts(&context, report, &response), "store " + options_.store);
+      return net::FromGrpc(shard.stub->ReportVerdicts(&context, report, &response), shard.Name());
     });
     if (!s.ok()) return s;
     return response.accepted();
@@ -194,8 +217,7 @@ class Worker {
 
   const VerifierWorkerOptions& options_;
   VerifierCounters& counters_;
-  std::unique_ptr<rules_db::RuleDb::Stub> stub_;
-  std::unique_ptr<rules_db::HashStore::Stub> jobs_;
+  std::vector<Shard> shards_;
   std::mutex mu_;
   std::map<std::string, records::Spec> specs_;
 };
@@ -203,8 +225,26 @@ class Worker {
 }  // namespace
 
 absl::Status RunVerifierWorker(const VerifierWorkerOptions& options, VerifierCounters& counters) {
-  if (options.store.empty()) return absl::InvalidArgumentError("a rule database address (--store) is required");
-  Worker worker(options, counters);
+  const std::vector<std::string> addresses = records::SplitStoreList(options.store);
+  if (addresses.empty()) return absl::InvalidArgumentError("a rule database address (--store) is required");
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  args.SetMaxSendMessageSize(64 << 20);
+  // Every store shard of the job must be listed: ask each its place.
+  std::vector<records::StoreShard> stores;
+  net::RetryPolicy policy;
+  policy.retry_for = options.retry_for;
+  policy.initial_backoff = policy.max_backoff = absl::Milliseconds(500);
+  policy.retryable = [](const absl::Status& s) { return s.code() == absl::StatusCode::kUnavailable; };
+  absl::Status connected = net::RetryWithBackoff(policy, [&](bool& progressed) {
+    auto shards = records::ConnectStoreShards(addresses, args, absl::Seconds(10));
+    if (!shards.ok()) return shards.status();
+    progressed = true;
+    stores = std::move(*shards);
+    return absl::OkStatus();
+  });
+  if (!connected.ok()) return connected;
+  Worker worker(options, counters, std::move(stores));
   return worker.Run();
 }
 

@@ -19,7 +19,9 @@
 namespace taso::verifier {
 
 struct VerifierWorkerOptions {
-  std::string store;     // rule database address
+  // Rule database address, or every store shard's, comma-separated, in any
+  // order: the worker takes classes from each in turn.
+  std::string store;
   std::string job_id;    // empty: whichever job has work
   std::string worker_id;
   int threads = 1;       // each with its own prover and lease

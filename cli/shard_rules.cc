@@ -1,0 +1,92 @@
+#include "cli/shard_rules.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "net/grpc_status.h"
+#include "proto/rules_db.grpc.pb.h"
+
+namespace taso::cli {
+namespace {
+
+// Jobs in state DONE on every shard: their pruning is final.
+absl::StatusOr<std::set<std::string>> JobsDoneEverywhere(const StoreSet& stores) {
+  std::map<std::string, size_t> done;
+  for (const records::StoreShard& shard : stores.shards()) {
+    auto stub = rules_db::HashStore::NewStub(shard.channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    rules_db::ListJobsRequest request;
+    request.set_page_size(1000);
+    rules_db::ListJobsResponse jobs;
+    absl::Status s = net::FromGrpc(stub->ListJobs(&context, request, &jobs), "store " + shard.address);
+    if (!s.ok()) return s;
+    for (const auto& job : jobs.jobs()) done[job.id()] += job.state() == rules_db::JOB_STATE_DONE;
+  }
+  std::set<std::string> out;
+  for (const auto& [id, n] : done) {
+    if (n == stores.size()) out.insert(id);
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ShardRules> FetchPrunedUnion(const StoreSet& stores, const std::string& job_id) {
+  ShardRules result;
+  for (const records::StoreShard& shard : stores.shards()) {
+    auto stub = rules_db::RuleDb::NewStub(shard.channel);
+    rules_db::ListRulesRequest request;
+    for (int s = rules::RuleStatus_MIN; s <= rules::RuleStatus_MAX; ++s) {
+      if (rules::RuleStatus_IsValid(s) && s != rules::RULE_STATUS_UNSPECIFIED) {
+        request.add_statuses(static_cast<rules::RuleStatus>(s));
+      }
+    }
+    request.set_job_id(job_id);
+    request.set_page_size(1000);
+    while (true) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+      rules_db::ListRulesResponse page;
+      absl::Status s = net::FromGrpc(stub->ListRules(&context, request, &page), "store " + shard.address);
+      if (!s.ok()) return s;
+      for (auto& r : *page.mutable_rules()) result.rules.push_back(std::move(r));
+      if (page.next_page_token().empty()) break;
+      request.set_page_token(page.next_page_token());
+    }
+  }
+  // The same rule on two shards (a hand-imported one) counts once.
+  std::sort(result.rules.begin(), result.rules.end(),
+            [](const rules::Rule& a, const rules::Rule& b) { return a.id() < b.id(); });
+  result.rules.erase(std::unique(result.rules.begin(), result.rules.end(),
+                                 [](const rules::Rule& a, const rules::Rule& b) { return a.id() == b.id(); }),
+                     result.rules.end());
+  auto done = JobsDoneEverywhere(stores);
+  if (!done.ok()) return done.status();
+  std::map<std::string, std::vector<size_t>> by_job;
+  for (size_t i = 0; i < result.rules.size(); ++i) {
+    const std::string& job = result.rules[i].provenance().job_id();
+    if (done->count(job)) by_job[job].push_back(i);
+  }
+  for (const auto& [job, indices] : by_job) {
+    // Pruning is a function of the proved set: start from it afresh, in id
+    // order as a store does.
+    std::vector<rules::Rule> group;
+    for (size_t i : indices) {
+      rules::Rule r = result.rules[i];
+      if (r.status() == rules::RULE_STATUS_PRUNED) {
+        r.set_status(rules::RULE_STATUS_PROVED);
+        r.clear_status_detail();
+      }
+      group.push_back(std::move(r));
+    }
+    result.tables[job] = verifier::PruneRules(group);
+    for (size_t k = 0; k < indices.size(); ++k) result.rules[indices[k]] = std::move(group[k]);
+  }
+  return result;
+}
+
+}  // namespace taso::cli

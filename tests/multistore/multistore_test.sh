@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# One job over three store shards, as machines A and B would run it: the
+# stores started with their index, `taso job create`, generators for
+# disjoint shard lists launched separately (each listing the stores in its
+# own order), two taso_verifier processes over all stores, and the exported
+# rule set compared with a single-process run of the same job. Also: a
+# store refuses a batch routed by another order, a store will not start as
+# another index, and a store list that misses a shard is refused.
+source tests/generate/lib.sh
+VERIFIER_BIN="$PWD/verifier/taso_verifier"
+SEND_BATCH="$PWD/tests/multistore/send_batch"
+SIZE=2
+SHARDS=3
+
+# The reference: everything in one process tree, one store.
+"$TASO" generate --max-ops $SIZE --shards $SHARDS --db "$WORK/single" --job mm --json >"$WORK/single.json" \
+  2>"$WORK/single.err" || fail "single generate: $(cat "$WORK/single.err")"
+"$TASO" verify --db "$WORK/single" --job mm --json >"$WORK/single-verify.json" 2>"$WORK/single-verify.err" ||
+  fail "single verify: $(cat "$WORK/single-verify.err")"
+"$TASO" rules export --db "$WORK/single" >"$WORK/single.rules" || fail "single export"
+[ -s "$WORK/single.rules" ] || fail "the single-process run proved no rules"
+check "single process: $(wc -l <"$WORK/single.rules") rules after pruning"
+
+# Three stores, each told its index (as a StatefulSet ordinal would).
+PIDS=()
+ADDR=()
+for i in 0 1 2; do
+  dir="$WORK/store$i"
+  "$STORE_BIN" --db "$dir" --listen 127.0.0.1:0 --port_file "$dir.port" --store_index $i --store_count 3 \
+    --write_buffer_mb 8 >"$dir.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do [ -s "$dir.port" ] && break; sleep 0.1; done
+  [ -s "$dir.port" ] || fail "store $i did not start: $(tail -3 "$dir.log")"
+  ADDR+=("127.0.0.1:$(cat "$dir.port")")
+done
+trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
+A=${ADDR[0]} B=${ADDR[1]} C=${ADDR[2]}
+
+"$TASO" job create --store "$C,$A,$B" --max-ops $SIZE --shards $SHARDS --job mm >"$WORK/create.out" \
+  2>"$WORK/create.err" || fail "job create: $(cat "$WORK/create.err")"
+grep -q "^job mm: 3 shard(s) over 3 store(s)" "$WORK/create.out" || fail "job create said: $(cat "$WORK/create.out")"
+grep -q "max_ops: $SIZE" "$WORK/create.out" || fail "job create did not print the spec: $(cat "$WORK/create.out")"
+check "job create printed the job id and its spec"
+
+# A store list that misses a shard would lose classes: refused.
+if "$TASO" generate --job mm --shards-here 0 --store "$A,$B" --db "$WORK/short" >"$WORK/short.out" 2>&1; then
+  fail "a generator given two of three stores ran"
+fi
+grep -q "list every store" "$WORK/short.out" || fail "incomplete store list: $(cat "$WORK/short.out")"
+check "a store list missing a shard is refused"
+
+# Machines A and B: disjoint shard lists, separate launches, different orders.
+"$TASO" generate --job mm --shards-here 0,2 --store "$B,$C,$A" --db "$WORK/machineA" >"$WORK/a.out" 2>"$WORK/a.err" &
+gen_a=$!
+"$TASO" generate --job mm --shards-here 1 --store "$A,$B,$C" --db "$WORK/machineB" >"$WORK/b.out" 2>"$WORK/b.err" &
+gen_b=$!
+wait $gen_a || fail "machine A's shards: $(cat "$WORK/a.err")"
+wait $gen_b || fail "machine B's shards: $(cat "$WORK/b.err")"
+check "machine A: $(cat "$WORK/a.out")"
+check "machine B: $(cat "$WORK/b.out")"
+"$TASO" job status --job mm --store "$B,$A,$C" --json >"$WORK/status.json" || fail "job status"
+grep -q '"complete":true' "$WORK/status.json" || grep -q '"complete": true' "$WORK/status.json" ||
+  fail "job not complete after every shard ran: $(cat "$WORK/status.json")"
+grep -q '"shards_done":\[0,1,2\]' "$WORK/status.json" || grep -q '"shards_done": \[0, 1, 2\]' "$WORK/status.json" ||
+  fail "shards done: $(cat "$WORK/status.json")"
+check "job status: complete, shards 0,1,2 done"
+
+
+# Two verifiers, each over all three stores.
+"$VERIFIER_BIN" --store "$C,$B,$A" --job mm --worker_id v1 >"$WORK/v1.log" 2>&1 &
+v1=$!
+"$VERIFIER_BIN" --store "$A,$B,$C" --job mm --worker_id v2 >"$WORK/v2.log" 2>&1 &
+v2=$!
+wait $v1 || fail "verifier 1: $(tail -5 "$WORK/v1.log")"
+wait $v2 || fail "verifier 2: $(tail -5 "$WORK/v2.log")"
+"$TASO" rules stats --store "$A,$B,$C" >"$WORK/stats.out" || fail "rules stats over the shards"
+grep -q "job mm: JOB_STATE_DONE" "$WORK/stats.out" || fail "job not verified on every store: $(cat "$WORK/stats.out")"
+check "two verifiers finished the job on every store"
+
+"$TASO" rules export --store "$B,$C,$A" >"$WORK/multi.rules" || fail "export over the shards"
+diff "$WORK/single.rules" "$WORK/multi.rules" >"$WORK/rules.diff" || {
+  head -5 "$WORK/rules.diff"
+  fail "the three-store rule set differs from the single-process one"
+}
+check "three stores: the same $(wc -l <"$WORK/multi.rules") rules as one process"
+# A batch routed by another order is refused, naming both routings.
+"$TASO" job create --store "$A,$B,$C" --max-ops 1 --shards 1 --job probe >/dev/null 2>&1 || fail "probe job"
+if "$SEND_BATCH" --store "$B" --job probe --store_index 0 --store_count 3 >"$WORK/refused.out" 2>&1; then
+  fail "store 1 took a batch routed for store 0"
+fi
+grep -q "^9 .*routed for store 0 of 3.*this is store 1 of 3" "$WORK/refused.out" ||
+  fail "refusal was: $(cat "$WORK/refused.out")"
+check "store 1 refuses a batch routed for store 0 (FAILED_PRECONDITION)"
+"$SEND_BATCH" --store "$B" --job probe --store_index 1 --store_count 3 >"$WORK/taken.out" 2>&1 ||
+  fail "store 1 refused its own batch: $(cat "$WORK/taken.out")"
+check "store 1 takes a batch routed for it"
+
+# A store keeps its index: restarting it as another one fails.
+kill "${PIDS[1]}"; wait "${PIDS[1]}" 2>/dev/null || true
+if "$STORE_BIN" --db "$WORK/store1" --listen 127.0.0.1:0 --store_index 0 --store_count 3 >"$WORK/wrong.log" 2>&1; then
+  fail "store 1 started as store 0"
+fi
+grep -q "is store 1 of 3, not store 0 of 3" "$WORK/wrong.log" || fail "wrong index: $(cat "$WORK/wrong.log")"
+check "a store will not start as another index"
+echo "PASS"

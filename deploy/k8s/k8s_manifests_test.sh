@@ -30,6 +30,21 @@ for overlay in dev gpu; do
 done
 grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
 
+# Every flag the manifests pass exists in the binary they pass it to.
+declare -A bin=([taso]=cli/taso [taso_rules_db]=rules_db/taso_rules_db [taso_generator]=generator/taso_generator
+  [taso_verifier]=verifier/taso_verifier [taso_profiler]=profiler/taso_profiler [taso_optimizer]=optimizer/taso_optimizer)
+flags=0
+for overlay in dev gpu; do
+  while read -r binary flag; do
+    [[ -x "${bin[$binary]}" ]] || fail "no binary for $binary"
+    help=$("${bin[$binary]}" --helpfull 2>&1 || true)
+    grep -q -- "--${flag//-/_} " <<<"$help" || fail "overlays/$overlay passes --$flag to $binary, which has no such flag"
+    flags=$((flags + 1))
+  done < <(validate "$tmp/$overlay.yaml" --list-flags)
+done
+((flags > 20)) || fail "only $flags flags found in the manifests: the scan is broken"
+check "all $flags flags the manifests pass exist in their binaries"
+
 # The validator must reject: a schema error, and each invariant broken once.
 expect_rejected() {  # FILE MESSAGE-FRAGMENT WHAT [validate flags]
   local file=$1 fragment=$2 what=$3

@@ -5,6 +5,7 @@
 // cover the longest search, gRPC probes on every server).
 //
 //   node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]
+//   node validate.mjs RENDERED.yaml --list-flags   # "BINARY FLAG" per flag a container passes
 //
 // Prints one line per object and a closing line; exits 1 on any error, so a
 // test can assert both a good render and a rejected bad one.
@@ -15,6 +16,7 @@ const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith("--"));
 const expectGpu = args.includes("--expect-gpu");
 const schemaOnly = args.includes("--schema-only");
+const listFlags = args.includes("--list-flags");
 if (!file) {
   console.error("usage: node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]");
   process.exit(2);
@@ -46,13 +48,37 @@ for (const doc of docs) {
   }
   try {
     new Model(obj).validate();
-    console.log(`valid ${name}`);
+    if (!listFlags) console.log(`valid ${name}`);
     objects.push(obj);
   } catch (e) {
     errors.push(`${name}: ${e.message}`);
   }
 }
 if (objects.length === 0 && errors.length === 0) errors.push("no objects in the rendered manifests");
+
+// Every flag a container passes to one of our binaries, so the test can
+// check each against the binary's --helpfull (a renamed flag fails there,
+// not in a cluster). Shell commands are scanned for `BINARY ... --flag`.
+if (listFlags) {
+  const ours = /^(taso|taso_rules_db|taso_generator|taso_verifier|taso_profiler|taso_optimizer)$/;
+  const seen = new Set();
+  for (const o of objects.filter((x) => x.spec?.template?.spec)) {
+    for (const c of [...(o.spec.template.spec.initContainers ?? []), ...o.spec.template.spec.containers]) {
+      const words = [...(c.command ?? []), ...(c.args ?? [])];
+      const scripts = words[0] === "sh" ? [words.slice(2).join(" ")] : [words.join(" ")];
+      for (const script of scripts) {
+        let binary = null;
+        for (const word of script.split(/\s+/)) {
+          if (ours.test(word)) binary = word;
+          const m = /^--([a-z_-]+)/.exec(word);
+          if (binary && m) seen.add(`${binary} ${m[1]}`);
+        }
+      }
+    }
+  }
+  for (const line of [...seen].sort()) console.log(line);
+  process.exit(errors.length ? 1 : 0);
+}
 
 // --- invariants beyond the schema ---
 const byKind = (kind) => objects.filter((o) => o.kind === kind);

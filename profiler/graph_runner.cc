@@ -262,7 +262,11 @@ absl::Status LoadedGraph::LoadOperator(const Node& node, dnnl::stream& stream) {
     return absl::InternalError(absl::StrCat(DescribeNode(node), ": ", canonical->outputs.size(),
                                             " outputs inferred, the graph has ", node.output_types.size()));
   }
-  for (size_t i = 0; i < canonical->outputs.size(); ++i) values_[node.id][i].type = canonical->outputs[i];
+  // The layout the kernel writes (a materialized view's is row-major); the
+  // graph's split records stay, so a split that undoes a concat still can.
+  for (size_t i = 0; i < canonical->outputs.size(); ++i) {
+    values_[node.id][i].type.strides = canonical->outputs[i].strides;
+  }
   if (node.kind == OpKind::kSplit && !materialize && SplitAsView(node, *canonical, sources[0])) {
     return absl::OkStatus();
   }

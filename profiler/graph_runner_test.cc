@@ -154,6 +154,22 @@ TEST_F(GraphRunnerTest, MaterializedViewsAreCountedAndWeightViewsAreNot) {
   EXPECT_EQ((*copy)[0]->kernels, (*alias)[0]->kernels + 3 - 1);
 }
 
+// A split without sizes undoes a concat: the concat point recorded in the
+// types must survive the runner's own layout bookkeeping, also after a
+// materialized transpose.
+TEST_F(GraphRunnerTest, SplitAtRecordedConcatPointRunsUnderBothPolicies) {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {4, 6});
+  TensorRef cat = b.Op(OpKind::kConcat, {b.Op(OpKind::kTanh, {x}), b.Op(OpKind::kSigmoid, {x})}, Axis(1));
+  TensorRef r = b.Op(OpKind::kRelu, {cat});
+  TensorRef t = b.Op(OpKind::kTranspose, {r}, Perm({1, 0}, /*shuffle=*/false));
+  std::vector<TensorRef> parts = b.OpN(OpKind::kSplit, {t}, Axis(0));
+  ASSERT_EQ(parts.size(), 2u);
+  b.Out(parts[0]).Out(b.Op(OpKind::kRelu, {parts[1]}));
+  ExpectMatchesInterpreter(b.graph, ViewPolicy::kAlias);
+  ExpectMatchesInterpreter(b.graph, ViewPolicy::kMaterialize);
+}
+
 // What is computed from weights only runs once at load: it is still right,
 // and it is not counted as a timed kernel.
 TEST_F(GraphRunnerTest, WeightOnlyValuesAreFoldedAtLoad) {

@@ -78,6 +78,8 @@ ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result
           "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
           "beside the per-operator sum (cpu backend)");
+ABSL_FLAG(std::string, views, "copy", "profile graph --measure: views (split, transpose by strides) of run-time "
+          "values run as copies, as ONNX Runtime runs them (copy), or alias their input as in TASO (alias)");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
 
 namespace {
@@ -101,7 +103,7 @@ constexpr char kUsage[] =
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
-    "              taso profile measure SIG... | graph FILE|resnet50 [--measure] | backends\n"
+    "              taso profile measure SIG... | graph FILE|resnet50 [--measure [--views copy|alias]] | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
@@ -300,6 +302,7 @@ int Profile(const Args& args) {
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.measure = absl::GetFlag(FLAGS_measure);
+  options.views = absl::GetFlag(FLAGS_views);
   options.device = absl::GetFlag(FLAGS_device);
   options.ops = absl::GetFlag(FLAGS_op);
   options.all = absl::GetFlag(FLAGS_all);

@@ -152,6 +152,13 @@ class Profile {
     std::optional<profiler::GraphMeasurement> measured;
     if (options_.measure) {
       profiler::MeasureGraphRequest request;
+      if (options_.views == "copy") {
+        request.set_views(profiler::GRAPH_VIEW_POLICY_MATERIALIZE);
+      } else if (options_.views == "alias") {
+        request.set_views(profiler::GRAPH_VIEW_POLICY_ALIAS);
+      } else {
+        return Fail(2, absl::StrCat("--views must be copy or alias, got '", options_.views, "'"));
+      }
       *request.add_graphs() = GraphToProto(*graph, /*weight_data=*/false);
       request.set_backend(backend_);
       request.set_bypass_cache(options_.bypass_cache);
@@ -189,6 +196,8 @@ class Profile {
         line["opaque_skipped"] = measured->opaque_skipped();
         line["kernels"] = measured->kernels();
         line["reorders"] = measured->reorders();
+        line["views"] = options_.views;
+        line["views_materialized"] = measured->views_materialized();
         line["measured_device"] = measured->device();
       }
       out_ << line.dump() << "\n";  // compact, as the proto JSON beside it
@@ -209,11 +218,12 @@ class Profile {
       if (measured) {
         out_ << absl::StrFormat(
             "measured whole graph: %.3f ms median (min %.3f, %d runs%s) vs %.3f ms per-operator sum (%.2fx); "
-            "%d kernels, %d activation reorders, %d computed at load\n",
+            "%d kernels (%d of them views run as copies, --views %s), %d activation reorders, %d computed at load\n",
             measured->median_ms(), measured->min_ms(), measured->runs(), measured->from_cache() ? ", cached" : "",
             measured->operator_sum_ms(),
             measured->operator_sum_ms() > 0 ? measured->median_ms() / measured->operator_sum_ms() : 0.0,
-            measured->kernels(), measured->reorders(), measured->load_time_nodes());
+            measured->kernels(), measured->views_materialized(), options_.views, measured->reorders(),
+            measured->load_time_nodes());
         if (measured->opaque_skipped() > 0) {
           out_ << absl::StrFormat("  %d opaque operators were not run: neither time includes them\n",
                                   measured->opaque_skipped());

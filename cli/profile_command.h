@@ -4,6 +4,7 @@
 //                                      'conv2d[stride=1x1,pad=same,act=none](f32[1,64,56,56],f32[64,64,3,3])'
 //   taso profile graph FILE|resnet50   cost of a graph (taso.ir.Graph text proto, .onnx, or an embedded
 //                                      model); --measure also runs it whole and prints the measured time
+//                                      (--views copy|alias: views run as copies, as ORT does, or alias)
 //   taso profile backends              which backends this machine has
 //   taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--backend B]
 #ifndef TASO_CLI_PROFILE_COMMAND_H_
@@ -32,6 +33,7 @@ struct ProfileOptions {
   std::string format = "json";    // cache export: json (one entry per line) | proto
   std::string output;             // cache export: file (default stdout; proto needs a file)
   bool measure = false;           // graph: also run the whole graph end to end (MeasureGraph)
+  std::string views = "copy";     // graph --measure: copy | alias (MeasureGraphRequest.views)
   bool json = false;
 };
 

@@ -160,6 +160,10 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
   request.set_backend(options.backend);
+  // Views run as copies, as the runtime users run (ONNX Runtime) runs its
+  // Splits and Transposes: a candidate that adds views must not pass on
+  // aliases the runtime does not have.
+  request.set_views(profiler::GRAPH_VIEW_POLICY_MATERIALIZE);
   // More runs than a lone graph gets: the decision rests on a 1 % margin.
   request.set_min_runs(20);
   auto response = profiler.MeasureGraph(request);

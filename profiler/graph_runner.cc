@@ -43,13 +43,43 @@ bool IsPlain(const memory::desc& md) {
 struct Value {
   std::optional<FloatTensor> constant;
   memory buffer;     // runtime values; empty for constants
+  // The type (layout) readers' kernels are built for: the graph's, except
+  // downstream of a materialized view, whose copy is dense and row-major.
+  TensorType type;
   std::string none;  // why there is no value (a non-float opaque output)
 };
 
+// Whether ONNX Runtime (level all) folds a Transpose into the MatMuls that
+// read it (MatmulTransposeFusion: com.microsoft FusedMatMul with transA/B,
+// transBatchA/B), so no copy runs: the permutation swaps the last two
+// dimensions, or (rank 3 or more) moves the first dimension next to last,
+// with or without that swap. A graph output is never folded.
+bool FoldedIntoMatMulByOrt(const std::vector<int>& perm, const std::vector<OpKind>& readers, bool graph_output) {
+  if (graph_output || readers.empty()) return false;
+  for (OpKind k : readers) {
+    if (k != OpKind::kMatMul) return false;
+  }
+  const int rank = static_cast<int>(perm.size());
+  if (rank < 2) return false;
+  std::vector<int> swap_last(rank), batch(rank);
+  for (int i = 0; i < rank; ++i) swap_last[i] = i;
+  std::swap(swap_last[rank - 2], swap_last[rank - 1]);
+  if (perm == swap_last) return true;
+  if (rank < 3) return false;
+  // [1, ..., rank-2, 0, rank-1] (transBatch), or its last two swapped.
+  for (int i = 0; i < rank - 2; ++i) batch[i] = i + 1;
+  batch[rank - 2] = 0;
+  batch[rank - 1] = rank - 1;
+  if (perm == batch) return true;
+  std::swap(batch[rank - 2], batch[rank - 1]);
+  return perm == batch;
+}
+
 class LoadedGraph {
  public:
-  static absl::StatusOr<std::unique_ptr<LoadedGraph>> Load(const Graph& graph, const dnnl::engine& engine,
-                                                           dnnl::stream& stream, uint64_t seed);
+  static absl::StatusOr<std::unique_ptr<LoadedGraph>> Load(const Graph& graph, ViewPolicy views,
+                                                           const dnnl::engine& engine, dnnl::stream& stream,
+                                                           uint64_t seed);
   // The timed work: every step in order, then a wait.
   void Run(dnnl::stream& stream) {
     for (const auto& step : steps_) step(stream);
@@ -59,7 +89,8 @@ class LoadedGraph {
   const GraphTiming& counts() const { return counts_; }
 
  private:
-  LoadedGraph(const Graph& graph, const dnnl::engine& engine) : graph_(graph), engine_(engine) {}
+  LoadedGraph(const Graph& graph, ViewPolicy views, const dnnl::engine& engine)
+      : graph_(graph), views_(views), engine_(engine) {}
   absl::Status LoadNode(const Node& node, const std::map<std::string, FloatTensor>& feeds, dnnl::stream& stream,
                         uint64_t seed);
   absl::Status LoadOperator(const Node& node, dnnl::stream& stream);
@@ -67,9 +98,23 @@ class LoadedGraph {
   memory HostBuffer(const FloatTensor& value);
   // Split parts as views into the input's buffer, when it is plain.
   bool SplitAsView(const Node& node, const CanonicalSignature& sig, const memory& input);
+  // Whether `node`, a view of a run-time value, runs as a copy (its own
+  // dense buffer) under views_. What ONNX Runtime does, per operator:
+  //   Split: a kernel copying each output: copied.
+  //   Transpose: a kernel writing the permuted tensor: copied, unless ORT
+  //     folds it into the MatMuls reading it (FoldedIntoMatMulByOrt).
+  //   Reshape (and Flatten, Squeeze, Unsqueeze, which export as Reshape):
+  //     reuses its input's buffer: stays an alias.
+  // Concat is no view here under either policy: it always runs a concat
+  // kernel copying every input (producers never write into its slices), as
+  // ORT's Concat copies.
+  bool Materializes(const Node& node) const;
 
   const Graph& graph_;
+  const ViewPolicy views_;
   dnnl::engine engine_;
+  std::vector<std::vector<std::vector<OpKind>>> readers_;  // [node][output]: kinds of the nodes reading it
+  std::vector<std::vector<bool>> graph_output_;             // [node][output]
   std::vector<std::vector<Value>> values_;  // [node][output]
   std::vector<std::unique_ptr<cpu::Kernel>> kernels_;
   std::vector<std::function<void(dnnl::stream&)>> steps_;
@@ -82,15 +127,26 @@ memory LoadedGraph::HostBuffer(const FloatTensor& value) {
   return m;
 }
 
-absl::StatusOr<std::unique_ptr<LoadedGraph>> LoadedGraph::Load(const Graph& graph, const dnnl::engine& engine,
-                                                               dnnl::stream& stream, uint64_t seed) {
+absl::StatusOr<std::unique_ptr<LoadedGraph>> LoadedGraph::Load(const Graph& graph, ViewPolicy views,
+                                                               const dnnl::engine& engine, dnnl::stream& stream,
+                                                               uint64_t seed) {
   if (absl::Status valid = graph.Validate(); !valid.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("invalid graph: ", valid.message()));
   }
   auto order = graph.TopologicalOrder();
   if (!order.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid graph: ", order.status().message()));
-  std::unique_ptr<LoadedGraph> loaded(new LoadedGraph(graph, engine));
+  std::unique_ptr<LoadedGraph> loaded(new LoadedGraph(graph, views, engine));
   loaded->values_.resize(graph.num_nodes());
+  loaded->readers_.resize(graph.num_nodes());
+  loaded->graph_output_.resize(graph.num_nodes());
+  for (const Node& n : graph.nodes()) {
+    loaded->readers_[n.id].resize(n.output_types.size());
+    loaded->graph_output_[n.id].resize(n.output_types.size(), false);
+  }
+  for (const Node& n : graph.nodes()) {
+    for (const TensorRef& in : n.inputs) loaded->readers_[in.node][in.index].push_back(n.kind);
+  }
+  for (const GraphOutput& o : graph.outputs()) loaded->graph_output_[o.tensor.node][o.tensor.index] = true;
   const std::map<std::string, FloatTensor> feeds = DeterministicFloatFeeds(graph, seed);
   for (int id : *order) {
     absl::Status s = cpu::CatchDnnl([&] { return loaded->LoadNode(graph.node(id), feeds, stream, seed); });
@@ -103,6 +159,7 @@ absl::Status LoadedGraph::LoadNode(const Node& node, const std::map<std::string,
                                    dnnl::stream& stream, uint64_t seed) {
   std::vector<Value>& out = values_[node.id];
   out.resize(node.output_types.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i].type = node.output_types[i];
   if (IsInputOrWeight(node.kind)) {
     auto feed = feeds.find(node.name);
     if (feed == feeds.end() || node.output_types[0].dtype != DType::kFloat32) {
@@ -172,11 +229,29 @@ bool LoadedGraph::SplitAsView(const Node& node, const CanonicalSignature& sig, c
   return true;
 }
 
+bool LoadedGraph::Materializes(const Node& node) const {
+  if (views_ != ViewPolicy::kMaterialize) return false;
+  switch (node.kind) {
+    case OpKind::kSplit:
+      return true;
+    case OpKind::kTranspose:
+      // A shuffling transpose is a copy kernel under either policy.
+      return !node.params.shuffle &&
+             !FoldedIntoMatMulByOrt(node.params.perm, readers_[node.id][0], graph_output_[node.id][0]);
+    default:
+      return false;
+  }
+}
+
 absl::Status LoadedGraph::LoadOperator(const Node& node, dnnl::stream& stream) {
+  const bool materialize = Materializes(node);
   Signature sig{node.kind, node.params, {}};
+  // A materialized transpose is one that shuffles: a permuting copy into a
+  // dense row-major buffer.
+  if (materialize && node.kind == OpKind::kTranspose) sig.params.shuffle = true;
   std::vector<memory> sources;
   for (const TensorRef& in : node.inputs) {
-    sig.inputs.push_back(graph_.type(in));
+    sig.inputs.push_back(values_[in.node][in.index].type);
     sources.push_back(values_[in.node][in.index].buffer);
   }
   auto canonical = Canonicalize(sig);
@@ -187,7 +262,14 @@ absl::Status LoadedGraph::LoadOperator(const Node& node, dnnl::stream& stream) {
     return absl::InternalError(absl::StrCat(DescribeNode(node), ": ", canonical->outputs.size(),
                                             " outputs inferred, the graph has ", node.output_types.size()));
   }
-  if (node.kind == OpKind::kSplit && SplitAsView(node, *canonical, sources[0])) return absl::OkStatus();
+  // The layout the kernel writes (a materialized view's is row-major); the
+  // graph's split records stay, so a split that undoes a concat still can.
+  for (size_t i = 0; i < canonical->outputs.size(); ++i) {
+    values_[node.id][i].type.strides = canonical->outputs[i].strides;
+  }
+  if (node.kind == OpKind::kSplit && !materialize && SplitAsView(node, *canonical, sources[0])) {
+    return absl::OkStatus();
+  }
   auto kernel = cpu::Kernel::Build(*canonical, engine_, sources);
   if (!kernel.ok()) {
     return absl::Status(kernel.status().code(),
@@ -220,6 +302,7 @@ absl::Status LoadedGraph::LoadOperator(const Node& node, dnnl::stream& stream) {
   if (!k.is_view()) {
     steps_.push_back([&k](dnnl::stream& s) { k.Run(s); });
     ++counts_.kernels;
+    if (materialize) ++counts_.views_materialized;
   }
   for (int i = 0; i < k.num_outputs(); ++i) values_[node.id][i].buffer = k.output_memory(i);
   kernels_.push_back(std::move(*kernel));
@@ -261,10 +344,11 @@ FloatTensor OpaqueOutputValues(const TensorType& type, int node, int index, uint
   return DeterministicFloatTensor(type, absl::StrCat("opaque output ", node, ":", index), seed);
 }
 
-absl::StatusOr<std::vector<FloatTensor>> ExecuteGraphOnCpu(CpuBackend& backend, const Graph& graph, uint64_t seed) {
+absl::StatusOr<std::vector<FloatTensor>> ExecuteGraphOnCpu(CpuBackend& backend, const Graph& graph, uint64_t seed,
+                                                           ViewPolicy views) {
   absl::StatusOr<std::vector<FloatTensor>> outputs = absl::UnknownError("not run");
   absl::Status s = backend.RunOnMeasurementThread([&](const dnnl::engine& engine, dnnl::stream& stream) {
-    auto loaded = LoadedGraph::Load(graph, engine, stream, seed);
+    auto loaded = LoadedGraph::Load(graph, views, engine, stream, seed);
     if (!loaded.ok()) return loaded.status();
     absl::Status ran = cpu::CatchDnnl([&] {
       (*loaded)->Run(stream);
@@ -298,7 +382,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
         std::vector<std::unique_ptr<LoadedGraph>> loaded(n);
         for (int i : order) {
           if (!results[i].ok()) continue;
-          auto l = LoadedGraph::Load(*graphs[i], engine, stream, /*seed=*/1);
+          auto l = LoadedGraph::Load(*graphs[i], options.views, engine, stream, /*seed=*/1);
           if (!l.ok()) {
             results[i] = l.status();
             continue;
@@ -310,6 +394,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
           t.kernels = c.kernels;
           t.reorders = c.reorders;
           t.load_time_nodes = c.load_time_nodes;
+          t.views_materialized = c.views_materialized;
         }
         for (int w = 0; w < options.warmup; ++w) {
           for (int i : order) {

@@ -11,7 +11,12 @@
 // the runner owns between nodes; a kernel reads its producer's buffer
 // directly where the layouts agree, and element-wise operators keep their
 // inputs' layout. Views (transpose without shuffle, reshape, split) run no
-// kernel and alias their input. Fused epilogues run as the IR has them.
+// kernel and alias their input under ViewPolicy::kAlias; under kMaterialize
+// the ones ONNX Runtime runs as copies (split; transpose unless ORT folds it
+// into the matmuls reading it) run a timed copy into a dense buffer their
+// readers read, and GraphTiming::views_materialized counts them. Views of
+// values computed from weights only are folded at load under either policy.
+// Fused epilogues run as the IR has them.
 //
 // Opaque operators (ONNX operators the IR does not know) cannot run here:
 // they are skipped, their outputs are buffers of their declared type filled
@@ -42,7 +47,8 @@ FloatTensor OpaqueOutputValues(const TensorType& type, int node, int index, uint
 // InvalidArgument for an invalid graph; Unimplemented (naming the node) for
 // an operator or tensor oneDNN cannot run here.
 absl::StatusOr<std::vector<FloatTensor>> ExecuteGraphOnCpu(CpuBackend& backend, const Graph& graph,
-                                                           uint64_t seed = 1);
+                                                           uint64_t seed = 1,
+                                                           ViewPolicy views = ViewPolicy::kAlias);
 
 // Times each graph as GraphTimingOptions says. With several graphs, they are
 // timed round-robin (A B A B ...) in two passes: the second creates and runs

@@ -21,6 +21,7 @@ using ::taso::testing::F32;
 using ::taso::testing::GraphBuilder;
 using ::taso::testing::Kernel;
 using ::taso::testing::Perm;
+using ::taso::testing::ShapeParam;
 using ::taso::testing::Window;
 using ::taso::testing::WithActivation;
 
@@ -45,10 +46,10 @@ class GraphRunnerTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete backend_; }
 
-  void ExpectMatchesInterpreter(const Graph& graph) {
+  void ExpectMatchesInterpreter(const Graph& graph, ViewPolicy views = ViewPolicy::kAlias) {
     auto want = EvaluateFloat(graph, DeterministicFloatFeeds(graph, 1));
     ASSERT_TRUE(want.ok()) << want.status();
-    auto got = ExecuteGraphOnCpu(*backend_, graph, 1);
+    auto got = ExecuteGraphOnCpu(*backend_, graph, 1, views);
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_EQ(got->size(), want->size());
     for (size_t i = 0; i < want->size(); ++i) ExpectClose((*got)[i], (*want)[i], graph.outputs()[i].name);
@@ -94,6 +95,79 @@ TEST_F(GraphRunnerTest, MatmulSplitConcatMatchesInterpreter) {
   TensorRef back = b.Op(OpKind::kMatMul, {tr, b.W("w3", {4, 6})});
   b.Out(out).Out(back).Out(parts[1]);
   ExpectMatchesInterpreter(b.graph);
+}
+
+// Views of activations as a merged matmul's search result has them: a split
+// read by an element-wise op and a concat, a strided transpose read by a
+// relu, one read through a reshape, one read only by a matmul (which ONNX
+// Runtime folds into the matmul), and views of weights only.
+Graph ViewsOfActivations() {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {4, 16});
+  TensorRef mm = b.Op(OpKind::kMatMul, {x, b.W("w", {16, 32})}, WithActivation(Activation::kRelu));
+  OpParams split = Axis(1);
+  split.sizes = {12, 20};
+  std::vector<TensorRef> parts = b.OpN(OpKind::kSplit, {mm}, split);  // copied
+  TensorRef t = b.Op(OpKind::kTanh, {parts[0]});
+  TensorRef cat = b.Op(OpKind::kConcat, {parts[1], t}, Axis(1));
+  TensorRef out = b.Op(OpKind::kMatMul, {cat, b.W("w2", {32, 8})});
+  TensorRef to_relu = b.Op(OpKind::kTranspose, {mm}, Perm({1, 0}, /*shuffle=*/false));  // copied
+  TensorRef r = b.Op(OpKind::kRelu, {to_relu});
+  TensorRef to_reshape = b.Op(OpKind::kTranspose, {mm}, Perm({1, 0}, /*shuffle=*/false));  // copied
+  TensorRef flat = b.Op(OpKind::kReshape, {to_reshape}, ShapeParam({128}));  // an alias of the copy
+  TensorRef to_matmul = b.Op(OpKind::kTranspose, {mm}, Perm({1, 0}, /*shuffle=*/false));  // folded by ORT
+  TensorRef back = b.Op(OpKind::kMatMul, {to_matmul, b.W("w3", {4, 6})});
+  // Weight-only views: computed at load under either policy.
+  TensorRef wt = b.Op(OpKind::kTranspose, {b.W("wt", {6, 16})}, Perm({1, 0}, /*shuffle=*/false));
+  OpParams wsplit = Axis(1);
+  wsplit.sizes = {4, 6};
+  std::vector<TensorRef> wparts = b.OpN(OpKind::kSplit, {b.W("ws", {16, 10})}, wsplit);
+  TensorRef sum = b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {x, wt}), b.Op(OpKind::kMatMul, {x, wparts[1]})});
+  b.Out(out).Out(r).Out(flat).Out(back).Out(sum).Out(parts[1]);
+  return b.graph;
+}
+
+TEST_F(GraphRunnerTest, ViewsOfActivationsMatchInterpreterUnderBothPolicies) {
+  const Graph g = ViewsOfActivations();
+  ExpectMatchesInterpreter(g, ViewPolicy::kAlias);
+  ExpectMatchesInterpreter(g, ViewPolicy::kMaterialize);
+}
+
+TEST_F(GraphRunnerTest, MaterializedViewsAreCountedAndWeightViewsAreNot) {
+  const Graph g = ViewsOfActivations();
+  GraphTimingOptions options{.warmup = 0, .runs = 2, .min_timed_ms = 0};
+  auto alias = MeasureGraphsOnCpu(*backend_, {&g}, options);
+  options.views = ViewPolicy::kMaterialize;
+  auto copy = MeasureGraphsOnCpu(*backend_, {&g}, options);
+  ASSERT_TRUE(alias.ok()) << alias.status();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  ASSERT_TRUE((*alias)[0].ok()) << (*alias)[0].status();
+  ASSERT_TRUE((*copy)[0].ok()) << (*copy)[0].status();
+  EXPECT_EQ((*alias)[0]->views_materialized, 0);
+  // The split and the transposes read by the relu and the reshape; not the
+  // one only a matmul reads, nor the weights' transpose and split.
+  EXPECT_EQ((*copy)[0]->views_materialized, 3);
+  EXPECT_EQ((*alias)[0]->load_time_nodes, 2);
+  EXPECT_EQ((*copy)[0]->load_time_nodes, 2);
+  // The copies run as kernels; under alias the split and two transposes run
+  // none, and the reshape of a strided view copies (it aliases the copy).
+  EXPECT_EQ((*copy)[0]->kernels, (*alias)[0]->kernels + 3 - 1);
+}
+
+// A split without sizes undoes a concat: the concat point recorded in the
+// types must survive the runner's own layout bookkeeping, also after a
+// materialized transpose.
+TEST_F(GraphRunnerTest, SplitAtRecordedConcatPointRunsUnderBothPolicies) {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {4, 6});
+  TensorRef cat = b.Op(OpKind::kConcat, {b.Op(OpKind::kTanh, {x}), b.Op(OpKind::kSigmoid, {x})}, Axis(1));
+  TensorRef r = b.Op(OpKind::kRelu, {cat});
+  TensorRef t = b.Op(OpKind::kTranspose, {r}, Perm({1, 0}, /*shuffle=*/false));
+  std::vector<TensorRef> parts = b.OpN(OpKind::kSplit, {t}, Axis(0));
+  ASSERT_EQ(parts.size(), 2u);
+  b.Out(parts[0]).Out(b.Op(OpKind::kRelu, {parts[1]}));
+  ExpectMatchesInterpreter(b.graph, ViewPolicy::kAlias);
+  ExpectMatchesInterpreter(b.graph, ViewPolicy::kMaterialize);
 }
 
 // What is computed from weights only runs once at load: it is still right,

@@ -107,6 +107,58 @@ TEST(MeasureGraphTest, InterleavedComparisonIsMeasuredAndStored) {
   EXPECT_TRUE(b_alone->results(0).measurement().from_cache()) << "the comparison's result was not stored";
 }
 
+// A matmul whose output is split and transposed (strides only): views that
+// ONNX Runtime runs as copies.
+Graph SplitAndTranspose() {
+  GraphBuilder b;
+  TensorRef mm = b.Op(OpKind::kMatMul, {b.In("x", {4, 16}), b.W("w", {16, 32})});
+  OpParams split = testing::Axis(1);
+  split.sizes = {12, 20};
+  std::vector<TensorRef> parts = b.OpN(OpKind::kSplit, {mm}, split);
+  b.Out(b.Op(OpKind::kTanh, {parts[0]})).Out(b.Op(OpKind::kRelu, {parts[1]}));
+  b.Out(b.Op(OpKind::kRelu, {b.Op(OpKind::kTranspose, {mm}, testing::Perm({1, 0}, /*shuffle=*/false))}));
+  return b.graph;
+}
+
+TEST(MeasureGraphTest, ViewPolicyIsHonouredAndCachedApart) {
+  auto profiler = CostProfiler::Create(Options());
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  const Graph g = SplitAndTranspose();
+  // The default is to copy views, as the runtime users run does.
+  auto copy = (*profiler)->MeasureGraph(Request({g}));
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  ASSERT_TRUE(copy->results(0).has_measurement()) << copy->results(0).error().message();
+  EXPECT_EQ(copy->results(0).measurement().views_materialized(), 2);
+  EXPECT_EQ(copy->results(0).measurement().views(), GRAPH_VIEW_POLICY_MATERIALIZE);
+  EXPECT_FALSE(copy->results(0).measurement().from_cache());
+
+  // The cached copy figure is not an answer for aliasing views.
+  MeasureGraphRequest alias_request = Request({g});
+  alias_request.set_views(GRAPH_VIEW_POLICY_ALIAS);
+  auto alias = (*profiler)->MeasureGraph(alias_request);
+  ASSERT_TRUE(alias.ok()) << alias.status();
+  ASSERT_TRUE(alias->results(0).has_measurement()) << alias->results(0).error().message();
+  EXPECT_FALSE(alias->results(0).measurement().from_cache());
+  EXPECT_EQ(alias->results(0).measurement().views_materialized(), 0);
+  EXPECT_EQ(alias->results(0).measurement().views(), GRAPH_VIEW_POLICY_ALIAS);
+  EXPECT_NE(alias->results(0).measurement().graph_key(), copy->results(0).measurement().graph_key());
+
+  // Each policy is then answered from its own entry.
+  auto alias_again = (*profiler)->MeasureGraph(alias_request);
+  ASSERT_TRUE(alias_again.ok()) << alias_again.status();
+  EXPECT_TRUE(alias_again->results(0).measurement().from_cache());
+  EXPECT_EQ(alias_again->results(0).measurement().views_materialized(), 0);
+  auto copy_again = (*profiler)->MeasureGraph(Request({g}));
+  ASSERT_TRUE(copy_again.ok()) << copy_again.status();
+  EXPECT_TRUE(copy_again->results(0).measurement().from_cache());
+  EXPECT_EQ(copy_again->results(0).measurement().views_materialized(), 2);
+
+  MeasureGraphRequest bad = Request({g});
+  bad.set_views(static_cast<GraphViewPolicy>(7));
+  auto refused = (*profiler)->MeasureGraph(bad);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+}
+
 TEST(MeasureGraphTest, LimitsAndBadGraphsFailAlone) {
   ProfilerOptions o = Options();
   o.max_graph_nodes = 4;

@@ -292,7 +292,7 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
   return result;
 }
 
-absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph) const {
+absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph, ViewPolicy views) const {
   if (graph.num_nodes() > options_.max_graph_nodes) {
     return absl::InvalidArgumentError(absl::StrCat("graph has ", graph.num_nodes(), " nodes, over the limit of ",
                                                    options_.max_graph_nodes, " (taso_profiler --max_graph_nodes)"));
@@ -310,7 +310,10 @@ absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph) 
   if (!hash.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid graph: ", hash.status().message()));
   // The runner's version is part of the key: a runner that times graphs
   // differently must not be answered with the old figures.
-  return absl::StrCat(absl::Hex(hash->hi, absl::kZeroPad16), absl::Hex(hash->lo, absl::kZeroPad16), "/runner1");
+  // So is the view policy; aliasing keeps the key it had before policies
+  // existed, whose entries were measured that way.
+  return absl::StrCat(absl::Hex(hash->hi, absl::kZeroPad16), absl::Hex(hash->lo, absl::kZeroPad16), "/runner1",
+                      views == ViewPolicy::kMaterialize ? "/views=copy" : "");
 }
 
 absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGraphRequest& request,
@@ -330,6 +333,14 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
     timing.max_runs = std::max(timing.max_runs, timing.runs);
   }
   if (request.min_timed_ms() > 0) timing.min_timed_ms = request.min_timed_ms();
+  switch (request.views()) {
+    case GRAPH_VIEW_POLICY_MATERIALIZE: timing.views = ViewPolicy::kMaterialize; break;
+    case GRAPH_VIEW_POLICY_ALIAS: timing.views = ViewPolicy::kAlias; break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: unknown view policy ",
+                                                     static_cast<int>(request.views()),
+                                                     " (GRAPH_VIEW_POLICY_MATERIALIZE or GRAPH_VIEW_POLICY_ALIAS)"));
+  }
   const bool interleaved = request.graphs_size() > 1;
 
   MeasureGraphResponse response;
@@ -343,7 +354,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
   for (int i = 0; i < n; ++i) {
     GraphMeasureResult* result = response.add_results();
     auto graph = GraphFromProto(request.graphs(i));
-    absl::StatusOr<std::string> key = graph.ok() ? GraphKeyAndLimits(*graph) : absl::StatusOr<std::string>(
+    absl::StatusOr<std::string> key = graph.ok() ? GraphKeyAndLimits(*graph, timing.views) : absl::StatusOr<std::string>(
         absl::InvalidArgumentError(absl::StrCat("invalid graph: ", graph.status().message())));
     if (!key.ok()) {
       result->mutable_error()->set_code(static_cast<int>(key.status().code()));
@@ -398,6 +409,8 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
     m.set_kernels(t->kernels);
     m.set_reorders(t->reorders);
     m.set_load_time_nodes(t->load_time_nodes);
+    m.set_views_materialized(t->views_materialized);
+    m.set_views(request.views());
     m.set_backend((*backend)->kind());
     m.set_device((*backend)->device());
     m.set_graph_key(keys[i]);

@@ -118,8 +118,8 @@ class CostProfiler {
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
 
-  // A graph's cache key and the checks before measuring it.
-  absl::StatusOr<std::string> GraphKeyAndLimits(const Graph& graph) const;
+  // A graph's cache key under a view policy, and the checks before measuring it.
+  absl::StatusOr<std::string> GraphKeyAndLimits(const Graph& graph, ViewPolicy views) const;
 
   std::atomic<int64_t> requests_{0}, hits_{0}, misses_{0}, shared_{0}, measurements_{0}, errors_{0};
 };

@@ -31,6 +31,17 @@ struct Measurement {
   std::string kernel;
 };
 
+// How the graph runner treats view operators (split, transpose by strides)
+// of values computed at run time.
+enum class ViewPolicy {
+  // Views alias their input and readers take strided parts, as in TASO: no
+  // kernel runs for them.
+  kAlias,
+  // Each such view runs a timed copy into its own dense buffer, as ONNX
+  // Runtime runs Split and Transpose (graph_runner.h lists the exceptions).
+  kMaterialize,
+};
+
 // How long to time whole graphs (the graph runner). Each graph gets `warmup`
 // untimed runs, then at least `runs` timed runs, more (up to `max_runs`)
 // until `min_timed_ms` of its run time has accumulated. Defaults keep a small
@@ -40,6 +51,7 @@ struct GraphTimingOptions {
   int runs = 10;
   int max_runs = 200;
   double min_timed_ms = 20;
+  ViewPolicy views = ViewPolicy::kAlias;
 };
 
 // One graph's whole-run time.
@@ -51,6 +63,7 @@ struct GraphTiming {
   int kernels = 0;          // operators run on kernels (views and load-time constants excluded)
   int reorders = 0;         // activation reorders between operators, part of the time
   int load_time_nodes = 0;  // operators computed once at load from weights (not timed)
+  int views_materialized = 0;  // of `kernels`, views run as copies (ViewPolicy::kMaterialize)
 };
 
 // Statistics over per-repetition times in milliseconds.

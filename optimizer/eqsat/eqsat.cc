@@ -488,7 +488,11 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
                                          const EqsatOptions& options, absl::Time deadline) {
   const absl::Time start = absl::Now();
   ExtractedProgram out;
-  auto costs = ENodeCosts(sat.egraph, cost, deadline, &out.unpriced, sat.input_enodes);
+  const absl::Time costing_deadline =
+      deadline == absl::InfiniteFuture()
+          ? deadline
+          : deadline - options.time_limit * std::clamp(options.ilp_share, 0.0, 1.0);
+  auto costs = ENodeCosts(sat.egraph, cost, costing_deadline, &out.unpriced, sat.input_enodes);
   if (!costs.ok()) return costs.status();
   const absl::Time costed = absl::Now();
   out.costing_time = costed - start;

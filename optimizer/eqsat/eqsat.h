@@ -50,6 +50,9 @@ struct EqsatOptions {
   // `ilp_min_time`; otherwise greedy's program is used and the report says so.
   absl::Duration time_limit = absl::Seconds(60);
   double exploration_share = 0.5;
+  // Kept for the ILP: costing stops (what is not costed is not chosen) when
+  // only this share of the time limit is left.
+  double ilp_share = 0.25;
   absl::Duration ilp_min_time = absl::Seconds(0.5);
   bool use_ilp = true;
   // Pruning and building the model included; CBC may overrun it by a
@@ -142,8 +145,9 @@ struct ExtractedProgram {
 
 // The cheapest program of the saturated e-graph: the ILP when asked for and
 // it succeeds, else greedy's. `original` supplies the inputs and weights.
-// The ILP runs until `deadline` (at most options.ilp_time_limit), and not at
-// all when less than options.ilp_min_time is left.
+// Costing stops options.ilp_share of the time limit before `deadline`; the
+// ILP runs until `deadline` (at most options.ilp_time_limit), and not at all
+// when less than options.ilp_min_time is left.
 absl::StatusOr<ExtractedProgram> Extract(const Saturation& saturation, const Graph& original, CostModel& cost,
                                          const EqsatOptions& options = {},
                                          absl::Time deadline = absl::InfiniteFuture());

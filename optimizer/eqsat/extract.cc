@@ -217,7 +217,7 @@ absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& 
   // In chunks, oldest e-nodes first (the input's, whose costs are known and
   // which are always costed, then each round's), until the deadline: the
   // rest stay +infinity.
-  constexpr size_t kChunk = 64;
+  constexpr size_t kChunk = 16;  // a chunk of new operators took seconds to profile on a loaded cpu
   size_t done = 0;
   while (done < signatures.size() && (measured[done] < always_below || absl::Now() < deadline)) {
     const size_t end = std::min(signatures.size(), done + kChunk);

@@ -76,7 +76,9 @@ struct EqsatOptions {
   // without the scheduler are applied up to their limit instead, the limit
   // doubling (larger limits let multi-output rules flood the e-graph in their
   // few rounds). Saturation needs a round that changed nothing with no rule
-  // banned.
+  // banned. With the scheduler a round also adds at most half the room left
+  // under node_limit (RoundRoom): rules go fewest matches first, and one that
+  // would not fit applies what fits and is banned (RuleScheduler::Hold).
   bool backoff_scheduler = true;
   int max_matches_per_rule = 1000;
   int backoff_ban_length = 5;

@@ -6,6 +6,9 @@
 // of its next ban. A few prolific rules (commutativity, associativity) so
 // cannot fill the e-graph before the other rules' rewrites are in it.
 //
+// Saturate adds a second reason to ban (Hold): a rule within its limit
+// whose matches would add more e-nodes than the round's room (RoundRoom).
+//
 // Without it (the behaviour before), every rule applies up to a cap of
 // matches per round, and a rule cut short gets twice the cap next round.
 #ifndef TASO_OPTIMIZER_EQSAT_RULE_SCHEDULER_H_

@@ -316,17 +316,17 @@ class SaturationRound {
   // would fill it with does not crowd out the rewrites that match few places
   // (merges, fusions), which the next rounds still have room for.
   void KeepWithinRoom(std::vector<Found>& found, RuleScheduler& scheduler) {
+    const double room_left = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
+    double total = 0;
+    for (const Found& f : found) total += PerMatch(f) * static_cast<double>(f.matches.size());
+    if (total <= room_left) return;  // all fit: rules apply in their own order, as without room
     std::stable_sort(found.begin(), found.end(),
                      [](const Found& a, const Found& b) { return a.matches.size() < b.matches.size(); });
-    double room = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
+    double room = room_left;
     std::vector<Found> kept;
     for (Found& f : found) {
       RuleActivity& activity = sat_.activity[f.compiled->rule->name];
-      // E-nodes per match: as the rule's applications so far added (most
-      // matches of commutativity re-find e-nodes that exist), or at first
-      // its right side's whole size.
-      const double per_match = activity.tried > 0 ? static_cast<double>(activity.enodes) / activity.tried
-                                                  : std::max(1, f.compiled->max_new_enodes);
+      const double per_match = PerMatch(f);
       const double need = per_match * static_cast<double>(f.matches.size());
       if (need > room) {
         // The matches that fit are applied (or a quiet round would hold the
@@ -342,6 +342,15 @@ class SaturationRound {
       kept.push_back(std::move(f));
     }
     found = std::move(kept);
+  }
+
+  // E-nodes per match: as the rule's applications so far added (most
+  // matches of commutativity re-find e-nodes that exist), or at first its
+  // right side's whole size.
+  double PerMatch(const Found& f) {
+    const RuleActivity& activity = sat_.activity[f.compiled->rule->name];
+    return activity.tried > 0 ? static_cast<double>(activity.enodes) / activity.tried
+                              : std::max(1, f.compiled->max_new_enodes);
   }
 
   // Applies one match and records which application made the new e-nodes.

@@ -34,6 +34,25 @@ int ExitCode(const absl::Status& s) {
   }
 }
 
+// eqsat: where the time limit went, and what the ILP proved.
+void PrintEqsatBudget(const optimizer::Report& r, std::ostream& out) {
+  if (r.ilp_outcome() == optimizer::ILP_OUTCOME_UNSPECIFIED) return;
+  out << absl::StrFormat("  eqsat time: exploration %.1f s, costing %.1f s, extraction %.1f s (ilp given %.1f s)\n",
+                         r.exploration_ms() / 1000.0, r.costing_ms() / 1000.0, r.extraction_ms() / 1000.0,
+                         r.ilp_time_limit_ms() / 1000.0);
+  switch (r.ilp_outcome()) {
+    case optimizer::ILP_OPTIMAL:
+      out << absl::StrFormat("  ilp: optimal (proved), %.4f ms\n", r.ilp_incumbent_ms());
+      break;
+    case optimizer::ILP_STOPPED_WITH_GAP:
+      out << absl::StrFormat("  ilp: stopped with incumbent %.4f ms, bound %.4f ms, gap %.1f%%\n",
+                             r.ilp_incumbent_ms(), r.ilp_bound_ms(), 100 * r.ilp_gap());
+      break;
+    default:
+      out << "  ilp: no result, greedy's program used (" << r.extraction_detail() << ")\n";
+  }
+}
+
 void PrintReport(const optimizer::Report& r, const std::string& output, bool json, std::ostream& out) {
   if (json) {
     std::string text;
@@ -58,6 +77,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";
   if (r.epilogues_fused() > 0) out << "  fused after the search: " << r.epilogues_fused() << "\n";
   if (r.rule_bans() > 0) out << "  eqsat rule bans: " << r.rule_bans() << "\n";
+  PrintEqsatBudget(r, out);
   for (const auto& note : r.import_notes()) out << "  import: " << note << "\n";
   if (r.opaque_operators_size() > 0) {
     out << "  passed through untouched:";

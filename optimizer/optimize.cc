@@ -56,9 +56,9 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   if (options.search == SearchKind::kEqsat) {
     EqsatOptions eq = options.eqsat;
     eq.time_limit = options.time_limit;
-    // The ILP's own bound, within the caller's: optimal in seconds on the
-    // benchmark models' e-graphs, greedy's choice at worst.
-    eq.ilp_time_limit = std::min(options.time_limit, absl::Seconds(20));
+    // One budget for exploration, costing and extraction: the ILP gets what
+    // is left of it (EqsatOptions::time_limit).
+    eq.ilp_time_limit = options.time_limit;
     auto r = EqsatSearch(start, all, cost, eq);
     if (!r.ok()) return r.status();
     best = std::move(r->best);
@@ -76,6 +76,14 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
     // The rules the result is made with, not every application in the e-graph.
     report.rules_applied = r->rules_used;
     report.rule_bans = r->report.rule_bans;
+    report.ilp = r->report.ilp;
+    report.ilp_incumbent_ms = r->report.ilp_incumbent_ms;
+    report.ilp_bound_ms = r->report.ilp_bound_ms;
+    report.ilp_gap = r->report.ilp_gap;
+    report.ilp_time_limit = r->report.ilp_time_limit;
+    report.exploration_time = r->report.exploration_time;
+    report.costing_time = r->report.costing_time;
+    report.extraction_time = r->report.extraction_time;
   } else {
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;

@@ -39,8 +39,8 @@ struct OptimizerOptions {
   SearchKind search = SearchKind::kBacktrack;
   absl::Duration time_limit = absl::Seconds(60);  // the search's; import/export/check come on top
   BacktrackOptions backtrack;
-  // Saturation's limits and rule scheduling; its time limit is `time_limit`
-  // and the ILP's is at most 20 s within it.
+  // Saturation's limits and rule scheduling; `time_limit` is the whole eqsat
+  // search's (exploration, costing, extraction: EqsatOptions::time_limit).
   EqsatOptions eqsat;
   NumericCheckOptions check;
   profiler::Backend backend = profiler::BACKEND_UNSPECIFIED;
@@ -84,6 +84,11 @@ struct OptimizeReport {
   std::vector<std::string> opaque_operators;  // "domain::OpType"
   std::vector<std::string> import_notes;      // OnnxModel::import_notes
   int rule_bans = 0;           // eqsat: rules its backoff scheduler banned
+  // eqsat: the ILP's outcome, incumbent, bound, gap and time, and how the
+  // search time was spent (SearchReport's fields).
+  IlpVerdict ilp = IlpVerdict::kNotApplicable;
+  double ilp_incumbent_ms = 0, ilp_bound_ms = 0, ilp_gap = 0;
+  absl::Duration ilp_time_limit, exploration_time, costing_time, extraction_time;
   NumericCheck check;
   // True when the optimized model failed the numerical check (or could not
   // be exported and read back) and the original was returned; `error` says why.

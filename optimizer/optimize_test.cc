@@ -394,6 +394,33 @@ TEST(ReportToProtoTest, SaturatedWithIlpTimeLimitIsConvergedAndTimeLimitedExtrac
   EXPECT_EQ(out.extraction_detail(), "ilp (time limit, best found)");
 }
 
+TEST(ReportToProtoTest, TheIlpGapAndThePhaseTimesReachTheWire) {
+  OptimizeReport report;
+  report.search = "eqsat";
+  report.ilp = IlpVerdict::kStoppedWithGap;
+  report.ilp_incumbent_ms = 2.0;
+  report.ilp_bound_ms = 1.5;
+  report.ilp_gap = 0.25;
+  report.ilp_time_limit = absl::Milliseconds(7500);
+  report.exploration_time = absl::Milliseconds(10000);
+  report.costing_time = absl::Milliseconds(2000);
+  report.extraction_time = absl::Milliseconds(7600);
+  const Report out = ReportToProto(report);
+  EXPECT_EQ(out.ilp_outcome(), ILP_STOPPED_WITH_GAP);
+  EXPECT_EQ(out.ilp_incumbent_ms(), 2.0);
+  EXPECT_EQ(out.ilp_bound_ms(), 1.5);
+  EXPECT_EQ(out.ilp_gap(), 0.25);
+  EXPECT_EQ(out.ilp_time_limit_ms(), 7500);
+  EXPECT_EQ(out.exploration_ms(), 10000);
+  EXPECT_EQ(out.costing_ms(), 2000);
+  EXPECT_EQ(out.extraction_ms(), 7600);
+  report.ilp = IlpVerdict::kNoResult;
+  EXPECT_EQ(ReportToProto(report).ilp_outcome(), ILP_NO_RESULT);
+  report.ilp = IlpVerdict::kOptimal;
+  EXPECT_EQ(ReportToProto(report).ilp_outcome(), ILP_OPTIMAL);
+  EXPECT_EQ(ReportToProto(OptimizeReport{}).ilp_outcome(), ILP_OUTCOME_UNSPECIFIED);
+}
+
 TEST(ReportToProtoTest, EachSearchStopMapsToItsProtoReason) {
   const std::pair<SearchStop, StopReason> cases[] = {
       {SearchStop::kQueueExhausted, STOP_REASON_CONVERGED}, {SearchStop::kSaturated, STOP_REASON_CONVERGED},

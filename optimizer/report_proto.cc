@@ -54,6 +54,16 @@ MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
   return MEASUREMENT_OUTCOME_UNSPECIFIED;
 }
 
+IlpOutcome IlpOutcomeToProto(IlpVerdict outcome) {
+  switch (outcome) {
+    case IlpVerdict::kNotApplicable: return ILP_OUTCOME_UNSPECIFIED;
+    case IlpVerdict::kOptimal: return ILP_OPTIMAL;
+    case IlpVerdict::kStoppedWithGap: return ILP_STOPPED_WITH_GAP;
+    case IlpVerdict::kNoResult: return ILP_NO_RESULT;
+  }
+  return ILP_OUTCOME_UNSPECIFIED;
+}
+
 }  // namespace
 
 Report ReportToProto(const OptimizeReport& r) {
@@ -98,6 +108,14 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_measured_runs(r.measured_runs);
   out.set_measurement(MeasurementToProto(r.measurement));
   out.set_measurement_detail(r.measurement_detail);
+  out.set_exploration_ms(absl::ToInt64Milliseconds(r.exploration_time));
+  out.set_costing_ms(absl::ToInt64Milliseconds(r.costing_time));
+  out.set_extraction_ms(absl::ToInt64Milliseconds(r.extraction_time));
+  out.set_ilp_outcome(IlpOutcomeToProto(r.ilp));
+  out.set_ilp_incumbent_ms(r.ilp_incumbent_ms);
+  out.set_ilp_bound_ms(r.ilp_bound_ms);
+  out.set_ilp_gap(r.ilp_gap);
+  out.set_ilp_time_limit_ms(absl::ToInt64Milliseconds(r.ilp_time_limit));
   return out;
 }
 

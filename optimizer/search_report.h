@@ -33,6 +33,15 @@ enum class ExtractionOutcome {
   kFailed,           // no program could be built: the input graph kept
 };
 
+// What the ILP of eqsat's extraction proved; kNotApplicable for the
+// backtracking search and when the ILP was not asked for.
+enum class IlpVerdict {
+  kNotApplicable,
+  kOptimal,         // nothing cheaper exists: bound = incumbent
+  kStoppedWithGap,  // stopped (time limit) with an incumbent and a bound
+  kNoResult,        // not run (no time left, too large) or failed: greedy's program used
+};
+
 struct SearchReport {
   double initial_cost_ms = 0;
   double best_cost_ms = 0;
@@ -49,6 +58,18 @@ struct SearchReport {
   // In words: "ilp optimal", "ilp (time limit, best found)", "greedy (ilp
   // failed: ...)", ...; empty when no extraction ran.
   std::string extraction_detail;
+  // eqsat: the ILP's outcome; its incumbent's cost and its best bound (the
+  // extraction's costs, which charge folded weights: kFoldedElementCostMs),
+  // their relative gap ((incumbent - bound) / incumbent; 0 when optimal),
+  // and the time it was given.
+  IlpVerdict ilp = IlpVerdict::kNotApplicable;
+  double ilp_incumbent_ms = 0;
+  double ilp_bound_ms = 0;
+  double ilp_gap = 0;
+  absl::Duration ilp_time_limit;
+  // eqsat: how `elapsed` was spent: growing the e-graph, costing its
+  // e-nodes (profiling new operators), and extraction (greedy and the ILP).
+  absl::Duration exploration_time, costing_time, extraction_time;
   // Rewrites on the path from the input to the best graph, by rule name.
   std::map<std::string, int> rules_applied;
 };

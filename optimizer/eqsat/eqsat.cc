@@ -1,11 +1,14 @@
 #include "optimizer/eqsat/eqsat.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/op_registry.h"
@@ -38,6 +41,9 @@ struct CompiledRule {
         item_op.push_back(egraph.InternOp(item));
       }
     }
+    for (const Node& n : r.rhs.nodes()) {
+      if (!IsInputOrWeight(n.kind)) max_new_enodes += 1 + (rhs_tuple[n.id] ? static_cast<int>(n.output_types.size()) : 0);
+    }
     if (auto order = r.rhs.TopologicalOrder(); order.ok()) rhs_order = *order;
     valid = !rhs_order.empty() || r.rhs.num_nodes() == 0;
     for (const Node& n : r.rhs.nodes()) valid = valid && n.kind != OpKind::kOpaque;
@@ -48,6 +54,7 @@ struct CompiledRule {
   std::vector<bool> rhs_tuple;
   std::vector<int> item_op;
   std::vector<int> rhs_order;
+  int max_new_enodes = 0;  // at most this many e-nodes per application
   bool valid = true;
 };
 
@@ -241,6 +248,7 @@ class SaturationRound {
     sat_.stop_detail = absl::StrCat("node limit ", options_.node_limit);
   }
   bool stopped() const { return sat_.stop_reason != SearchStop::kUnspecified; }
+  int held() const { return held_; }  // rules held back for room in the last round
 
   // Returns whether the round changed the e-graph. Only the rules `patterns`
   // finds for the e-graph's operations are searched, and only those the
@@ -248,7 +256,8 @@ class SaturationRound {
   bool Run(const std::vector<CompiledRule>& compiled, const PatternIndex& patterns, RuleScheduler& scheduler) {
     EGraph& eg = sat_.egraph;
     const EMatchIndex index(eg);
-    std::vector<std::pair<const CompiledRule*, std::vector<EMatch>>> found;
+    std::vector<Found> found;
+    held_ = 0;
     for (int rule : patterns.Candidates(index)) {
       const CompiledRule& r = compiled[rule];
       if (!r.valid) continue;
@@ -262,17 +271,23 @@ class SaturationRound {
       if (!scheduler.Searchable(rule, sat_.iterations)) continue;
       bool cut = false;
       std::vector<EMatch> matches = FindEMatches(r.pattern, index, scheduler.SearchLimit(rule), &cut);
+      RuleActivity& activity = sat_.activity[r.rule->name];
+      ++activity.rounds;
+      activity.matches += static_cast<long>(matches.size());
       // Multi-output rules have only their few rounds: cut short, not banned.
       if (scheduler.Admit(rule, sat_.iterations, cut, !few_rounds)) {
-        found.emplace_back(&r, std::move(matches));
+        found.push_back({rule, &r, std::move(matches), !few_rounds});
+      } else {
+        ++activity.bans;
       }
       if (OverTime()) break;
     }
+    if (options_.backoff_scheduler) KeepWithinRoom(found, scheduler);
     bool changed = false;
     int applications = 0;
-    for (const auto& [rule, matches] : found) {
-      for (const EMatch& m : matches) {
-        changed = ApplyOne(*rule, m) || changed;
+    for (const Found& f : found) {
+      for (const EMatch& m : f.matches) {
+        changed = ApplyOne(*f.compiled, m) || changed;
         if (eg.num_enodes() > options_.node_limit) StopForNodes();
         if (++applications % 64 == 0 && OverTime()) StopForTime();
         if (stopped()) break;
@@ -286,17 +301,73 @@ class SaturationRound {
   }
 
  private:
+  // A rule's matches in a round, admitted by the scheduler.
+  struct Found {
+    int rule;
+    const CompiledRule* compiled;
+    std::vector<EMatch> matches;
+    bool may_ban;  // false: a multi-output rule of few rounds, cut short instead
+  };
+
+  // The rules that match least go first, and a rule whose matches could add
+  // more e-nodes than the round's room left (RoundRoom: half of what is left
+  // under the node limit) applies only those that fit and sits out a ban:
+  // so the e-graph never reaches its limit, and what a few prolific rules
+  // would fill it with does not crowd out the rewrites that match few places
+  // (merges, fusions), which the next rounds still have room for.
+  void KeepWithinRoom(std::vector<Found>& found, RuleScheduler& scheduler) {
+    const double room_left = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
+    double total = 0;
+    for (const Found& f : found) total += PerMatch(f) * static_cast<double>(f.matches.size());
+    if (total <= room_left) return;  // all fit: rules apply in their own order, as without room
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Found& a, const Found& b) { return a.matches.size() < b.matches.size(); });
+    double room = room_left;
+    std::vector<Found> kept;
+    for (Found& f : found) {
+      RuleActivity& activity = sat_.activity[f.compiled->rule->name];
+      const double per_match = PerMatch(f);
+      const double need = per_match * static_cast<double>(f.matches.size());
+      if (need > room) {
+        // The matches that fit are applied (or a quiet round would hold the
+        // rule again on the same e-graph), and the rule sits out a ban.
+        f.matches.resize(static_cast<size_t>(std::max(0.0, room / per_match)));
+        if (f.may_ban) {
+          scheduler.Hold(f.rule, sat_.iterations);
+          ++activity.bans;
+          ++held_;
+        }
+      }
+      room -= per_match * static_cast<double>(f.matches.size());
+      kept.push_back(std::move(f));
+    }
+    found = std::move(kept);
+  }
+
+  // E-nodes per match: as the rule's applications so far added (most
+  // matches of commutativity re-find e-nodes that exist), or at first its
+  // right side's whole size.
+  double PerMatch(const Found& f) {
+    const RuleActivity& activity = sat_.activity[f.compiled->rule->name];
+    return activity.tried > 0 ? static_cast<double>(activity.enodes) / activity.tried
+                              : std::max(1, f.compiled->max_new_enodes);
+  }
+
   // Applies one match and records which application made the new e-nodes.
   bool ApplyOne(const CompiledRule& rule, const EMatch& m) {
     EGraph& eg = sat_.egraph;
     const int first_new = eg.enode_capacity();
     const ApplyOutcome outcome = applier_.Apply(rule, m);
+    ++sat_.activity[rule.rule->name].tried;
     if (outcome.rejected) {
       ++sat_.rejected;
       return false;
     }
     if (outcome.added == 0 && !outcome.merged) return false;
     ++sat_.rules_applied[rule.rule->name];
+    RuleActivity& activity = sat_.activity[rule.rule->name];
+    ++activity.applied;
+    activity.enodes += outcome.added;
     sat_.created_by.resize(eg.enode_capacity(), -1);
     for (int id = first_new; id < eg.enode_capacity(); ++id) {
       sat_.created_by[id] = static_cast<int>(sat_.applied_rule.size());
@@ -310,17 +381,24 @@ class SaturationRound {
   const EqsatOptions& options_;
   const absl::Time start_;
   Applier applier_;
+  int held_ = 0;
 };
 
 // The ILP's program, or why there is none (then greedy's is used).
 absl::StatusOr<Extraction> IlpExtraction(const Saturation& sat, const std::vector<double>& costs,
-                                         const absl::StatusOr<Extraction>& greedy, const EqsatOptions& options) {
+                                         const absl::StatusOr<Extraction>& greedy, const EqsatOptions& options,
+                                         absl::Duration time_limit) {
   const int enodes = sat.egraph.num_enodes();
   if (enodes > options.ilp_max_enodes) {
     return absl::ResourceExhaustedError(
         absl::StrCat(enodes, " e-nodes, above the ILP limit of ", options.ilp_max_enodes));
   }
-  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, options.ilp_time_limit, greedy.ok() ? &*greedy : nullptr);
+  if (time_limit < options.ilp_min_time) {
+    return absl::DeadlineExceededError(absl::StrCat("not run: ", absl::FormatDuration(time_limit),
+                                                    " of the time limit left, it needs at least ",
+                                                    absl::FormatDuration(options.ilp_min_time)));
+  }
+  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, time_limit, greedy.ok() ? &*greedy : nullptr);
   if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
     // CBC stopped before reaching even its starting point's cost.
     return absl::DeadlineExceededError(absl::StrCat(ilp->time_limited ? "time limit" : "stopped", ", its best (",
@@ -345,6 +423,19 @@ std::map<std::string, int> RulesUsed(const Saturation& sat, const Extraction& us
 
 }  // namespace
 
+std::string MostProlificRules(const Saturation& sat, int n) {
+  std::vector<std::pair<std::string, RuleActivity>> rules(sat.activity.begin(), sat.activity.end());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a.second.enodes > b.second.enodes; });
+  std::string out;
+  for (int i = 0; i < n && i < static_cast<int>(rules.size()); ++i) {
+    const RuleActivity& a = rules[i].second;
+    absl::StrAppend(&out, i > 0 ? "; " : "", rules[i].first, ": ", a.enodes, " e-nodes from ", a.applied,
+                    " applications of ", a.matches, " matches in ", a.rounds, " rounds, ", a.bans, " bans");
+  }
+  return out;
+}
+
 absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<RewriteRule>& rules,
                                     const EqsatOptions& options) {
   const absl::Time start = absl::Now();
@@ -357,6 +448,7 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
   compiled.reserve(rules.size());
   for (const RewriteRule& r : rules) compiled.emplace_back(r, eg);
   sat.created_by.assign(eg.enode_capacity(), -1);
+  sat.input_enodes = eg.enode_capacity();
   std::vector<const CompiledPattern*> pattern_of;
   for (const CompiledRule& r : compiled) pattern_of.push_back(&r.pattern);
   const PatternIndex patterns(pattern_of);
@@ -372,7 +464,21 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
       round.StopForNodes();
     } else {
       const int iteration = sat.iterations;
-      if (round.Run(compiled, patterns, scheduler) || round.stopped()) continue;
+      const bool changed = round.Run(compiled, patterns, scheduler);
+      if (std::getenv("TASO_EQSAT_TRACE") != nullptr) {
+        std::cerr << "eqsat round " << iteration << ": " << eg.num_enodes() << " e-nodes, " << eg.num_eclasses()
+                  << " e-classes, " << absl::ToDoubleSeconds(absl::Now() - start) << " s; top: "
+                  << MostProlificRules(sat, 8) << "\n";
+      }
+      if (changed || round.stopped()) continue;
+      if (round.held() > 0) {
+        // Rules were held and none of their matches fit: lifting their bans
+        // would hold them again on the same e-graph.
+        sat.stop_reason = SearchStop::kNodeLimit;
+        sat.stop_detail = absl::StrCat("node limit ", options.node_limit, " (no room for the matches of ",
+                                       round.held(), " rules)");
+        continue;
+      }
       if (scheduler.Pending(iteration)) {
         // Nothing changed but some rule sat out (or was cut short): search
         // them next round rather than wait out their bans.
@@ -388,25 +494,44 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
 }
 
 absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& original, CostModel& cost,
-                                         const EqsatOptions& options) {
-  auto costs = ENodeCosts(sat.egraph, cost);
-  if (!costs.ok()) return costs.status();
-  auto greedy = ExtractGreedy(sat.egraph, sat.roots, *costs);
+                                         const EqsatOptions& options, absl::Time deadline) {
+  const absl::Time start = absl::Now();
   ExtractedProgram out;
+  const absl::Time costing_deadline =
+      deadline == absl::InfiniteFuture()
+          ? deadline
+          : deadline - options.time_limit * std::clamp(options.ilp_share, 0.0, 1.0);
+  auto costs = ENodeCosts(sat.egraph, cost, costing_deadline, &out.unpriced, sat.input_enodes);
+  if (!costs.ok()) return costs.status();
+  const absl::Time costed = absl::Now();
+  out.costing_time = costed - start;
+  auto greedy = ExtractGreedy(sat.egraph, sat.roots, *costs);
   std::string ilp_error;
   if (options.use_ilp) {
-    auto ilp = IlpExtraction(sat, *costs, greedy, options);
+    out.ilp = IlpVerdict::kNoResult;
+    const absl::Duration left = std::max(absl::ZeroDuration(), deadline - absl::Now());
+    const absl::Duration limit = std::min(options.ilp_time_limit, left);
+    if (limit >= options.ilp_min_time && sat.egraph.num_enodes() <= options.ilp_max_enodes) {
+      out.ilp_time_limit = limit;
+    }
+    auto ilp = IlpExtraction(sat, *costs, greedy, options, limit);
     absl::StatusOr<Graph> g = ilp.ok() ? BuildGraph(sat.egraph, *ilp, original, sat.roots) : ilp.status();
     if (g.ok()) {
       out.graph = *std::move(g);
       out.used = *ilp;
       out.status = IlpStatus(*ilp);
       out.detail = IlpDetail(*ilp);
+      out.ilp = ilp->optimal ? IlpVerdict::kOptimal : IlpVerdict::kStoppedWithGap;
+      out.ilp_incumbent_ms = ilp->cost_ms;
+      out.ilp_bound_ms = ilp->lower_bound_ms;
+      out.ilp_gap = ilp->cost_ms > 0 ? (ilp->cost_ms - ilp->lower_bound_ms) / ilp->cost_ms : 0;
+      out.extraction_time = absl::Now() - costed;
       return out;
     }
     ilp_error = std::string(g.status().message());
   }
   absl::StatusOr<Graph> g = greedy.ok() ? BuildGraph(sat.egraph, *greedy, original, sat.roots) : greedy.status();
+  out.extraction_time = absl::Now() - costed;
   if (!g.ok()) {
     out.status = ExtractionOutcome::kFailed;
     out.detail = absl::StrCat("none (", g.status().message(), ")");
@@ -416,7 +541,7 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
   out.graph = *std::move(g);
   out.used = *greedy;
   out.status = options.use_ilp ? ExtractionOutcome::kGreedyIlpFailed : ExtractionOutcome::kGreedy;
-  out.detail = options.use_ilp ? absl::StrCat("greedy (ilp failed: ", ilp_error, ")") : "greedy";
+  out.detail = options.use_ilp ? absl::StrCat("greedy (ilp ", absl::StartsWith(ilp_error, "not run") ? "" : "failed: ", ilp_error, ")") : "greedy";
   return out;
 }
 
@@ -426,9 +551,15 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   if (absl::Status s = graph.Validate(); !s.ok()) return s;
   auto initial = cost.GraphCost(graph);
   if (!initial.ok()) return initial.status();
-  auto sat = Saturate(graph, rules, options);
+  // One budget: exploration takes at most its share, and what it leaves
+  // goes to costing and extraction.
+  const absl::Time deadline = start + options.time_limit;
+  EqsatOptions exploration = options;
+  exploration.time_limit = options.time_limit * std::clamp(options.exploration_share, 0.0, 1.0);
+  auto sat = Saturate(graph, rules, exploration);
   if (!sat.ok()) return sat.status();
-  auto program = Extract(*sat, graph, cost, options);
+  const absl::Time explored = absl::Now();
+  auto program = Extract(*sat, graph, cost, options, deadline);
   if (!program.ok()) return program.status();
 
   EqsatResult result{graph};
@@ -441,7 +572,17 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   report.rules_applied = sat->rules_applied;
   report.stop_reason = sat->stop_reason;
   report.extraction = program->status;
-  report.extraction_detail = program->detail;
+  report.extraction_detail = program->unpriced == 0 ? program->detail
+                                                     : absl::StrCat(program->detail, "; ", program->unpriced,
+                                                                    " operators not costed in time, not chosen");
+  report.ilp = program->ilp;
+  report.ilp_incumbent_ms = program->ilp_incumbent_ms;
+  report.ilp_bound_ms = program->ilp_bound_ms;
+  report.ilp_gap = program->ilp_gap;
+  report.ilp_time_limit = program->ilp_time_limit;
+  report.exploration_time = explored - start;
+  report.costing_time = program->costing_time;
+  report.extraction_time = program->extraction_time;
   result.enodes = sat->egraph.num_enodes();
   result.eclasses = sat->egraph.num_eclasses();
   std::string kept_input = program->failure;

@@ -37,10 +37,23 @@
 namespace taso::optimizer {
 
 struct EqsatOptions {
-  int iteration_limit = 15;
+  // Rounds: egg's default. The e-graph's room (node_limit) and the time
+  // limit are what end a search of a large model; 15 rounds ended the
+  // suite's transformer layer and NAS-RNN cell before either.
+  int iteration_limit = 30;
   int multi_pattern_iteration_limit = 2;  // Tensat's k_multi: small, multi-output rules explode
   int node_limit = 50000;                 // e-nodes
-  absl::Duration time_limit = absl::Seconds(60);  // exploration
+  // Saturate: its own. EqsatSearch: the whole search's, shared by
+  // exploration (at most `exploration_share` of it), costing the e-graph's
+  // e-nodes (profiling operators the rewrites made) and extraction, whose
+  // ILP gets what is left (at most ilp_time_limit) if that is at least
+  // `ilp_min_time`; otherwise greedy's program is used and the report says so.
+  absl::Duration time_limit = absl::Seconds(60);
+  double exploration_share = 0.5;
+  // Kept for the ILP: costing stops (what is not costed is not chosen) when
+  // only this share of the time limit is left.
+  double ilp_share = 0.25;
+  absl::Duration ilp_min_time = absl::Seconds(0.5);
   bool use_ilp = true;
   // Pruning and building the model included; CBC may overrun it by a
   // fraction of a second. Out of time, the ILP returns the best acyclic
@@ -63,10 +76,24 @@ struct EqsatOptions {
   // without the scheduler are applied up to their limit instead, the limit
   // doubling (larger limits let multi-output rules flood the e-graph in their
   // few rounds). Saturation needs a round that changed nothing with no rule
-  // banned.
+  // banned. With the scheduler a round also adds at most half the room left
+  // under node_limit (RoundRoom): rules go fewest matches first, and one that
+  // would not fit applies what fits and is banned (RuleScheduler::Hold).
   bool backoff_scheduler = true;
   int max_matches_per_rule = 1000;
   int backoff_ban_length = 5;
+};
+
+// What one rule did over a saturation: how often it was searched, the
+// matches found (up to its search limit) and tried, the applications that
+// changed the e-graph and the e-nodes they added, and its bans.
+struct RuleActivity {
+  int rounds = 0;
+  long matches = 0;
+  long tried = 0;  // matches applied, whether or not they changed anything
+  int applied = 0;
+  long enodes = 0;
+  int bans = 0;
 };
 
 // What saturation leaves for extraction: the e-graph, why growing it stopped,
@@ -74,6 +101,7 @@ struct EqsatOptions {
 struct Saturation {
   EGraph egraph;
   std::vector<EClassId> roots;  // the input graph's outputs, in order
+  int input_enodes = 0;         // e-node ids below this are the input graph's
   SearchStop stop_reason = SearchStop::kUnspecified;
   std::string stop_detail;  // "saturated", "node limit N", "time limit S", "iteration limit N"
   int iterations = 0;
@@ -82,11 +110,16 @@ struct Saturation {
   int rule_bans = 0;  // times the backoff scheduler banned a rule
   // Applications that added an e-node or merged two classes, by rule name.
   std::map<std::string, int> rules_applied;
+  std::map<std::string, RuleActivity> activity;  // by rule name, rules searched at least once
   // Per e-node id: the application that created it (-1: the input's, or
   // found existing); per application: its rule's name (owned by the rules).
   std::vector<int> created_by;
   std::vector<const std::string*> applied_rule;
 };
+
+// The `n` rules that added the most e-nodes, with their figures: "r1: 900
+// e-nodes from 300 applications of 1200 matches, 2 bans; ...".
+std::string MostProlificRules(const Saturation& saturation, int n);
 
 // Grows the e-graph of `graph` by `rules` until saturated or a limit of
 // `options` (iterations, e-nodes, time) is hit.
@@ -102,12 +135,24 @@ struct ExtractedProgram {
   // "greedy (ilp failed: ...)", "greedy" or "none (...)".
   std::string detail;
   std::string failure;  // why no program was built
+  // The ILP's outcome, incumbent, bound and gap (SearchReport's fields), and
+  // the time it was given (zero when not run).
+  IlpVerdict ilp = IlpVerdict::kNotApplicable;
+  double ilp_incumbent_ms = 0, ilp_bound_ms = 0, ilp_gap = 0;
+  absl::Duration ilp_time_limit;
+  absl::Duration costing_time;     // ENodeCosts: the cost model's (profiler's) share
+  int unpriced = 0;                // operators not costed by the deadline (never chosen)
+  absl::Duration extraction_time;  // greedy, the ILP and building the graph
 };
 
 // The cheapest program of the saturated e-graph: the ILP when asked for and
 // it succeeds, else greedy's. `original` supplies the inputs and weights.
+// Costing stops options.ilp_share of the time limit before `deadline`; the
+// ILP runs until `deadline` (at most options.ilp_time_limit), and not at all
+// when less than options.ilp_min_time is left.
 absl::StatusOr<ExtractedProgram> Extract(const Saturation& saturation, const Graph& original, CostModel& cost,
-                                         const EqsatOptions& options = {});
+                                         const EqsatOptions& options = {},
+                                         absl::Time deadline = absl::InfiniteFuture());
 
 struct EqsatResult {
   Graph best;
@@ -125,7 +170,8 @@ struct EqsatResult {
   int eclasses = 0;
 };
 
-// Saturate, then Extract; never returns a program dearer than the input.
+// Saturate, then Extract, within options.time_limit in all (see
+// EqsatOptions::time_limit); never returns a program dearer than the input.
 absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<RewriteRule>& rules, CostModel& cost,
                                         const EqsatOptions& options = {});
 

@@ -89,12 +89,18 @@ TEST_F(EqsatTest, IlpTimeLimitAfterSaturationIsReportedAsExtractionOutcome) {
   CostModel cost(client_.get());
   EqsatOptions options;
   options.ilp_time_limit = absl::ZeroDuration();
+  options.ilp_min_time = absl::ZeroDuration();  // run it all the same
   auto result = EqsatSearch(host, BothWays(SharedInputMatMuls()), cost, options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   EXPECT_EQ(result->report.stop_detail, "saturated");
   EXPECT_EQ(result->report.extraction, ExtractionOutcome::kIlpTimeLimit);
   EXPECT_EQ(result->report.extraction_detail, "ilp (time limit, best found)");
+  // CBC never ran: the incumbent is greedy's, with no bound, so the gap is all of it.
+  EXPECT_EQ(result->report.ilp, IlpVerdict::kStoppedWithGap);
+  EXPECT_GT(result->report.ilp_incumbent_ms, 0);
+  EXPECT_EQ(result->report.ilp_bound_ms, 0);
+  EXPECT_EQ(result->report.ilp_gap, 1);
   ExpectEquivalent(host, result->best);
 }
 
@@ -616,6 +622,27 @@ TEST_F(EqsatTest, BackoffKeepsProlificRulesFromFillingTheEGraph) {
   std::cerr << "scheduled: " << scheduled->stop_detail << " after " << scheduled->iterations << " rounds, "
             << scheduled->egraph.num_enodes() << " e-nodes, " << scheduled->rule_bans << " bans; unscheduled: "
             << unscheduled->stop_detail << " after " << unscheduled->iterations << " rounds\n";
+}
+
+// Rules that keep within their match limit but would fill the e-graph's
+// room are held back (banned) before the node limit, the rules that match
+// few places (the matmul merge) applied first.
+TEST_F(EqsatTest, ARuleWithoutRoomIsBannedBeforeTheNodeLimit) {
+  const Graph host = MatMulsInALongSum();
+  std::vector<RewriteRule> rules = ProlificAddRules();
+  for (RewriteRule& r : BothWays(SharedInputMatMuls())) rules.push_back(std::move(r));
+  EqsatOptions options;
+  options.node_limit = 600;
+  options.iteration_limit = 30;
+  options.max_matches_per_rule = 1000000;  // never over its limit: only room bans
+  auto sat = Saturate(host, rules, options);
+  ASSERT_TRUE(sat.ok()) << sat.status();
+  EXPECT_LE(sat->egraph.num_enodes(), options.node_limit) << sat->stop_detail;
+  EXPECT_GT(sat->activity["assoc"].bans + sat->activity["comm"].bans, 0) << MostProlificRules(*sat, 4);
+  EXPECT_EQ(sat->activity["mm2"].bans, 0);
+  EXPECT_GE(sat->rules_applied.count("mm2"), 1u);
+  std::cerr << sat->stop_detail << " after " << sat->iterations << " rounds, " << sat->egraph.num_enodes()
+            << " e-nodes: " << MostProlificRules(*sat, 4) << "\n";
 }
 
 TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {

@@ -178,7 +178,8 @@ using extract_internal::PickCost;
 using extract_internal::RestrictPick;
 using extract_internal::StronglyConnectedComponents;
 
-absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost) {
+absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost, absl::Time deadline,
+                                               int* unpriced, ENodeId always_below) {
   std::vector<double> costs(egraph.enode_capacity(), kInfinity);
   std::vector<profiler::Signature> signatures;
   std::vector<ENodeId> measured;
@@ -213,9 +214,20 @@ absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& 
     signatures.push_back(std::move(sig));
     measured.push_back(id);
   }
-  auto measured_costs = cost.SignatureCosts(signatures);
-  if (!measured_costs.ok()) return measured_costs.status();
-  for (size_t i = 0; i < measured.size(); ++i) costs[measured[i]] = (*measured_costs)[i];
+  // In chunks, oldest e-nodes first (the input's, whose costs are known and
+  // which are always costed, then each round's), until the deadline: the
+  // rest stay +infinity.
+  constexpr size_t kChunk = 16;  // a chunk of new operators took seconds to profile on a loaded cpu
+  size_t done = 0;
+  while (done < signatures.size() && (measured[done] < always_below || absl::Now() < deadline)) {
+    const size_t end = std::min(signatures.size(), done + kChunk);
+    auto chunk = cost.SignatureCosts(
+        std::vector<profiler::Signature>(signatures.begin() + done, signatures.begin() + end));
+    if (!chunk.ok()) return chunk.status();
+    for (size_t i = done; i < end; ++i) costs[measured[i]] = (*chunk)[i - done];
+    done = end;
+  }
+  if (unpriced != nullptr) *unpriced = static_cast<int>(signatures.size() - done);
   return costs;
 }
 
@@ -412,6 +424,7 @@ absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EC
   out.cost_ms = ExtractionCost(out, costs);
   out.optimal = solved->optimal;
   out.time_limited = solved->time_limited;
+  out.lower_bound_ms = out.optimal ? out.cost_ms : std::min(solved->lower_bound_ms, out.cost_ms);
   return out;
 }
 

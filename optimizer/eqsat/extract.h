@@ -73,14 +73,22 @@ inline constexpr double kFoldedElementCostMs = 4e-9;
 // child (a self-loop), and e-nodes whose types inferred from their children's
 // classes differ from their class's types (another layout or split record),
 // so that a graph built from chosen e-nodes has exactly the types it was
-// costed with.
-absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost);
+// costed with. Operators are asked in chunks, in e-node order (the input's
+// first: e-nodes below `always_below`, whatever the time), until `deadline`;
+// those not asked by then cost +infinity too (never chosen), and `unpriced`
+// (when given) counts them.
+absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost,
+                                               absl::Time deadline = absl::InfiniteFuture(),
+                                               int* unpriced = nullptr, ENodeId always_below = 0);
 
 struct Extraction {
   std::map<EClassId, ENodeId> choice;  // every class the outputs need, and only those
   double cost_ms = 0;                  // the chosen e-nodes' costs, each counted once
   bool optimal = false;                // the ILP proved nothing cheaper exists
   bool time_limited = false;           // the ILP stopped at its time limit
+  // The ILP's best bound on the least cost (= cost_ms when optimal; 0 when
+  // CBC had none, e.g. stopped before its root relaxation).
+  double lower_bound_ms = 0;
 };
 
 // The chosen e-nodes' costs, each counted once (what the program costs).
@@ -119,6 +127,7 @@ struct ProblemChoice {
   double cost_ms = 0;  // the chosen e-nodes' costs, each counted once
   bool optimal = false;
   bool time_limited = false;
+  double lower_bound_ms = 0;  // the ILP's best bound (Extraction::lower_bound_ms)
 };
 
 // How the ILP is built and solved. The defaults are what EqsatSearch uses;

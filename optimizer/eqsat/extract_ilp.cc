@@ -5,6 +5,7 @@
 #include <coin/Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -124,6 +125,7 @@ bool ReadSolution(const ExtractionProblem& p, const IlpDomain& domain, const Ilp
   if (solution == nullptr) {
     if (out_of_time) {
       state.timed_out = true;
+      st.lower_bound_ms = std::max(st.lower_bound_ms, Cbc_getBestPossibleObjValue(m) / 1000);
     } else if (cutoff && finished && Cbc_isProvenInfeasible(m)) {
       state.proved = true;  // nothing is cheaper than the best choice known
       st.lower_bound_ms = state.best->cost_ms;
@@ -235,6 +237,10 @@ absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duratio
   }
   state.best->optimal = state.proved;
   state.best->time_limited = state.timed_out && !state.proved;
+  // CBC's bound after a time limit may be none (-infinity) or, cut short in
+  // preprocessing, not a bound at all: only [0, incumbent] is believed.
+  const double bound = state.proved ? state.best->cost_ms : st.lower_bound_ms;
+  state.best->lower_bound_ms = std::isfinite(bound) ? std::clamp(bound, 0.0, state.best->cost_ms) : 0.0;
   return *state.best;
 }
 

@@ -42,6 +42,16 @@ bool RuleScheduler::Admit(int rule, int iteration, bool exceeded, bool may_ban) 
   return false;
 }
 
+void RuleScheduler::Hold(int rule, int iteration) {
+  RuleState& r = rules_[rule];
+  r.banned_until = iteration + 1 + r.ban_length;
+  r.ban_length = Doubled(r.ban_length);
+  ++bans_;
+  ++holds_;
+}
+
+int RoundRoom(int enodes, int node_limit) { return std::max(0, node_limit - enodes) / 2; }
+
 bool RuleScheduler::Pending(int iteration) const {
   if (cut_round_ == iteration) return true;
   if (!options_.backoff) return false;

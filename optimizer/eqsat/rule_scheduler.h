@@ -6,6 +6,9 @@
 // of its next ban. A few prolific rules (commutativity, associativity) so
 // cannot fill the e-graph before the other rules' rewrites are in it.
 //
+// Saturate adds a second reason to ban (Hold): a rule within its limit
+// whose matches would add more e-nodes than the round's room (RoundRoom).
+//
 // Without it (the behaviour before), every rule applies up to a cap of
 // matches per round, and a rule cut short gets twice the cap next round.
 #ifndef TASO_OPTIMIZER_EQSAT_RULE_SCHEDULER_H_
@@ -23,6 +26,11 @@ struct RuleSchedulerOptions {
   int ban_length = 5;  // backoff: rounds of the first ban
 };
 
+// The e-nodes a round may add with backoff: half the room left under
+// `node_limit`, so that rounds never reach it (each leaves room for the
+// next) and the rules that match least come first.
+int RoundRoom(int enodes, int node_limit);
+
 class RuleScheduler {
  public:
   RuleScheduler(int num_rules, const RuleSchedulerOptions& options);
@@ -37,6 +45,10 @@ class RuleScheduler {
   // may not be banned (multi-output rules, which only run in the first
   // rounds) is applied up to its limit instead, the limit doubling.
   bool Admit(int rule, int iteration, bool exceeded, bool may_ban = true);
+  // Bans `rule` from round `iteration` on although it kept within its match
+  // limit: its matches would add more e-nodes than the round may (the
+  // e-graph's room, RoundRoom). Counted, lengthened and lifted like any ban.
+  void Hold(int rule, int iteration);
   // Whether some rule is banned in round `iteration` or, without backoff, a
   // rule was cut short this round: the e-graph is not saturated then.
   bool Pending(int iteration) const;
@@ -44,6 +56,7 @@ class RuleScheduler {
   // for a round that changed nothing while rules were banned.
   void LiftBans(int iteration);
   int bans() const { return bans_; }
+  int holds() const { return holds_; }
 
  private:
   struct RuleState {
@@ -54,6 +67,7 @@ class RuleScheduler {
   RuleSchedulerOptions options_;
   std::vector<RuleState> rules_;
   int bans_ = 0;
+  int holds_ = 0;  // of bans_, those for room (Hold)
   int cut_round_ = -1;  // the last round a rule was cut short rather than banned
 };
 

@@ -53,5 +53,28 @@ TEST(RuleSchedulerTest, RulesThatMayNotBeBannedAndNoBackoffAreCutShort) {
   EXPECT_EQ(old.bans(), 0);
 }
 
+TEST(RuleSchedulerTest, AHeldRuleSitsOutABanWithoutRaisingItsLimit) {
+  RuleSchedulerOptions options;
+  options.match_limit = 10;
+  options.ban_length = 2;
+  RuleScheduler s(1, options);
+  s.Hold(0, 0);
+  EXPECT_EQ(s.bans(), 1);
+  EXPECT_EQ(s.holds(), 1);
+  EXPECT_EQ(s.SearchLimit(0), 11);  // it kept within its limit
+  EXPECT_FALSE(s.Searchable(0, 2));
+  EXPECT_TRUE(s.Searchable(0, 3));
+  EXPECT_TRUE(s.Pending(2));
+  s.Hold(0, 3);  // the second lasts twice as long
+  EXPECT_FALSE(s.Searchable(0, 7));
+  EXPECT_TRUE(s.Searchable(0, 8));
+}
+
+TEST(RuleSchedulerTest, ARoundMayFillHalfTheRoomLeft) {
+  EXPECT_EQ(RoundRoom(0, 50000), 25000);
+  EXPECT_EQ(RoundRoom(40000, 50000), 5000);
+  EXPECT_EQ(RoundRoom(50001, 50000), 0);
+}
+
 }  // namespace
 }  // namespace taso::optimizer

@@ -173,6 +173,97 @@ TEST_F(MatMulRulesTest, EightMatMulsOfOneInputMergeInBothSearches) {
   }
 }
 
+// The self-attention of models/build_structures.py transformer_layer as the
+// ONNX import gives it (--small sizes): Q/K/V are MatMul + bias Add of one
+// 2-D input, each reshaped to heads and transposed (K to [heads, dh, seq]),
+// then the scores and context matmuls and the output projection.
+Graph AttentionLayer(int64_t seq = 16, int64_t hidden = 64, int64_t heads = 4) {
+  GraphBuilder b;
+  const int64_t dh = hidden / heads;
+  TensorRef x = b.In("x", {seq, hidden});
+  auto linear = [&](TensorRef in, const std::string& name) {
+    return b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {in, b.W("w" + name, {hidden, hidden})}),
+                                 b.W("b" + name, {hidden})});
+  };
+  auto to_heads = [&](TensorRef t, std::vector<int> perm) {
+    OpParams reshape, transpose;
+    reshape.shape = {seq, heads, dh};
+    transpose.perm = std::move(perm);
+    return b.Op(OpKind::kTranspose, {b.Op(OpKind::kReshape, {t}, reshape)}, transpose);
+  };
+  TensorRef q = to_heads(linear(x, "q"), {1, 0, 2});
+  TensorRef k = to_heads(linear(x, "k"), {1, 2, 0});
+  TensorRef v = to_heads(linear(x, "v"), {1, 0, 2});
+  TensorRef scores = b.Op(OpKind::kEwMul, {b.Op(OpKind::kMatMul, {q, k}), b.W("scale", {})});
+  OpParams back, flat;
+  back.perm = {1, 0, 2};
+  flat.shape = {seq, hidden};
+  TensorRef ctx = b.Op(OpKind::kTranspose, {b.Op(OpKind::kMatMul, {scores, v})}, back);
+  b.Out(linear(b.Op(OpKind::kReshape, {ctx}, flat), "o"));
+  return std::move(b.graph);
+}
+
+// Matmuls whose left operand is graph input `name`.
+int MatMulsOf(const Graph& g, const std::string& name) {
+  int n = 0;
+  for (const Node& node : g.nodes()) {
+    if (node.kind != OpKind::kMatMul) continue;
+    const Node& in = g.node(node.inputs[0].node);
+    n += in.kind == OpKind::kInput && in.name == name;
+  }
+  return n;
+}
+
+TEST_F(MatMulRulesTest, BothSearchesMergeTheAttentionLayersQkvProjections) {
+  const Graph g = AttentionLayer();
+  ASSERT_EQ(MatMulsOf(g, "x"), 3);
+  for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
+    EXPECT_EQ(MatMulsOf(best, "x"), 1) << "Q, K and V in one matmul";
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 4);  // + scores, context, output projection
+    ExpectChecked(g, best);
+  }
+}
+
+// models/build_structures.py rnn_cell (--small --steps 3): an LSTM unrolled
+// over steps, one weight per gate shared by every step, each gate
+// (matmul(x_t, Wx) + matmul(h, Wh)) + bias.
+Graph UnrolledLstm(int steps = 3, int64_t width = 32) {
+  GraphBuilder b;
+  std::vector<TensorRef> wx, wh, bias;
+  for (int g = 0; g < 4; ++g) {
+    wx.push_back(b.W(absl::StrCat("wx", g), {width, width}));
+    wh.push_back(b.W(absl::StrCat("wh", g), {width, width}));
+    bias.push_back(b.W(absl::StrCat("b", g), {width}));
+  }
+  TensorRef h = b.In("h0", {1, width}), c = b.In("c0", {1, width});
+  for (int t = 0; t < steps; ++t) {
+    TensorRef x = b.In(absl::StrCat("x", t), {1, width});
+    std::vector<TensorRef> pre;
+    for (int g = 0; g < 4; ++g) {
+      TensorRef sum = b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {x, wx[g]}), b.Op(OpKind::kMatMul, {h, wh[g]})});
+      pre.push_back(b.Op(OpKind::kEwAdd, {sum, bias[g]}));
+    }
+    TensorRef i = b.Op(OpKind::kSigmoid, {pre[0]}), f = b.Op(OpKind::kSigmoid, {pre[1]});
+    TensorRef gg = b.Op(OpKind::kTanh, {pre[2]}), o = b.Op(OpKind::kSigmoid, {pre[3]});
+    c = b.Op(OpKind::kEwAdd, {b.Op(OpKind::kEwMul, {f, c}), b.Op(OpKind::kEwMul, {i, gg})});
+    h = b.Op(OpKind::kEwMul, {o, b.Op(OpKind::kTanh, {c})});
+  }
+  b.Out(h);
+  b.Out(c);
+  return std::move(b.graph);
+}
+
+TEST_F(MatMulRulesTest, BothSearchesMergeTheGatesOfAnUnrolledLstm) {
+  const Graph g = UnrolledLstm();
+  ASSERT_EQ(Count(g, OpKind::kMatMul), 24);
+  for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
+    // Every x_t's four gate matmuls in one; h_{t-1}'s too, or fewer still.
+    for (int t = 0; t < 3; ++t) EXPECT_EQ(MatMulsOf(best, absl::StrCat("x", t)), 1) << "step " << t;
+    EXPECT_LE(Count(best, OpKind::kMatMul), 6);
+    ExpectChecked(g, best);
+  }
+}
+
 // matmul(transpose(a), w) and matmul(x, transpose(v)), v a weight.
 Graph TransposedOperands() {
   GraphBuilder b;

@@ -95,7 +95,10 @@ TensorType WithLast(std::vector<int64_t> dims, int64_t last) {
 
 // ewadd(s0, c1), ewadd(s1, c2) with (s0, s1) = split(y), y [..., a+b]
 //   => split[a, b](ewadd(y, concat(c1, c2))), operands in the add's order.
-std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t b) {
+// With `sized`, the split on the left has explicit sizes [a, b] too: what
+// this rule and SplitPairAdd leave, so a chain of splits (a merge of more
+// than two) moves its bias adds up one level at a time.
+std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t b, bool sized) {
   TensorType y = WithLast(f.out, a + b);
   const int last = y.rank() - 1;
   y.split[last] = MakeSplit(a, nullptr, nullptr);  // as a merged matmul records it
@@ -108,7 +111,9 @@ std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t 
   };
   Graph lhs, rhs;
   TensorRef ly = lhs.AddInput("y", y), l1 = lhs.AddWeight("c1", c1), l2 = lhs.AddWeight("c2", c2);
-  auto parts = lhs.AddOp(OpKind::kSplit, AlongAxis(last), {ly});
+  OpParams sizes = AlongAxis(last);
+  sizes.sizes = {a, b};
+  auto parts = lhs.AddOp(OpKind::kSplit, sized ? sizes : AlongAxis(last), {ly});
   if (!parts.ok()) return std::nullopt;
   auto s0 = add(lhs, (*parts)[0], l1), s1 = add(lhs, (*parts)[1], l2);
   if (!s0.ok() || !s1.ok()) return std::nullopt;
@@ -119,15 +124,44 @@ std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t 
   if (!biases.ok()) return std::nullopt;
   auto sum = add(rhs, ry, *biases);
   if (!sum.ok()) return std::nullopt;
-  OpParams sizes = AlongAxis(last);
-  sizes.sizes = {a, b};
   auto out = rhs.AddOp(OpKind::kSplit, sizes, {*sum});
   if (!out.ok()) return std::nullopt;
   rhs.AddOutput("out0", (*out)[0]);
   rhs.AddOutput("out1", (*out)[1]);
-  return RewriteFromSides(absl::StrCat("merge:split+bias", f.bias_side == 0 ? "~" : "", "[", a, ",", b, ",out=",
+  return RewriteFromSides(absl::StrCat("merge:split", sized ? "[sizes]" : "", "+bias", f.bias_side == 0 ? "~" : "",
+                                       "[", a, ",", b, ",out=",
                                        absl::StrJoin(y.dims, "x"), ",bias=", absl::StrJoin(c1.dims, "x"), "]"),
                           std::move(lhs), std::move(rhs), {"c1", "c2"}, /*exact_variable_types=*/true);
+}
+
+// ewadd(y0, z0), ewadd(y1, z1) with (y0, y1) = split(y), (z0, z1) = split(z),
+// y and z [..., a+b] split at a => split[a, b](ewadd(y, z)): the parts of two
+// merged matmuls added pairwise (an RNN gate's matmul of x_t plus its matmul
+// of h_{t-1}) become one add of the merged results. Made at the sizes of the
+// graph's sums of two matmuls, as the bias rules are.
+std::optional<RewriteRule> SplitPairAdd(const std::vector<int64_t>& out, int64_t a, int64_t b) {
+  TensorType y = WithLast(out, a + b);
+  const int last = y.rank() - 1;
+  y.split[last] = MakeSplit(a, nullptr, nullptr);
+  Graph lhs, rhs;
+  auto ly = lhs.AddOp(OpKind::kSplit, AlongAxis(last), {lhs.AddInput("y", y)});
+  auto lz = lhs.AddOp(OpKind::kSplit, AlongAxis(last), {lhs.AddInput("z", y)});
+  if (!ly.ok() || !lz.ok()) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    auto sum = lhs.AddOp1(OpKind::kEwAdd, OpParams{}, {(*ly)[i], (*lz)[i]});
+    if (!sum.ok()) return std::nullopt;
+    lhs.AddOutput(absl::StrCat("out", i), *sum);
+  }
+  auto sum = rhs.AddOp1(OpKind::kEwAdd, OpParams{}, {rhs.AddInput("y", y), rhs.AddInput("z", y)});
+  if (!sum.ok()) return std::nullopt;
+  OpParams sizes = AlongAxis(last);
+  sizes.sizes = {a, b};
+  auto parts = rhs.AddOp(OpKind::kSplit, sizes, {*sum});
+  if (!parts.ok()) return std::nullopt;
+  rhs.AddOutput("out0", (*parts)[0]);
+  rhs.AddOutput("out1", (*parts)[1]);
+  return RewriteFromSides(absl::StrCat("merge:split+add[", a, ",", b, ",out=", absl::StrJoin(y.dims, "x"), "]"),
+                          std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/true);
 }
 
 // The perm that swaps the last two of `rank` axes.
@@ -189,6 +223,23 @@ std::optional<BiasForm> BiasOf(const Graph& graph, const GraphIndex& index, cons
   return std::nullopt;
 }
 
+// True when `t` is the output of a matmul with a constant right operand.
+bool IsConstantMatMul(const Graph& graph, const GraphIndex& index, TensorRef t) {
+  const Node& n = graph.node(t.node);
+  return n.kind == OpKind::kMatMul && index.is_constant(n.inputs[1].node);
+}
+
+// ewadd(matmul(x, w1), matmul(h, w2)) of equal dims, x and h distinct: the
+// sums SplitPairAdd merges once both inputs' matmuls are merged.
+bool IsSumOfMatMuls(const Graph& graph, const GraphIndex& index, const Node& add) {
+  if (add.kind != OpKind::kEwAdd || add.inputs.size() != 2) return false;
+  const TensorRef l = add.inputs[0], r = add.inputs[1];
+  if (!IsConstantMatMul(graph, index, l) || !IsConstantMatMul(graph, index, r)) return false;
+  if (graph.node(l.node).inputs[0] == graph.node(r.node).inputs[0]) return false;
+  const auto& out = graph.type(TensorRef{add.id, 0}).dims;
+  return graph.type(l).dims == out && graph.type(r).dims == out;
+}
+
 // Sums of sub-multisets of `widths`, ascending.
 std::set<int64_t> SubsetSums(const std::vector<int64_t>& widths) {
   std::set<int64_t> sums;
@@ -200,6 +251,23 @@ std::set<int64_t> SubsetSums(const std::vector<int64_t>& widths) {
     if (sums.size() > 64) break;  // kMaxBiasSizePairs bounds what is used
   }
   return sums;
+}
+
+// Every (a, b) of subset sums of `widths` with a + b at most their total (at
+// most kMaxBiasSizePairs): the ways a merge's parts divide into two groups.
+std::vector<std::pair<int64_t, int64_t>> SizePairs(const std::vector<int64_t>& widths) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  if (widths.size() < 2) return pairs;
+  const std::set<int64_t> sums = SubsetSums(widths);
+  int64_t total = 0;
+  for (int64_t w : widths) total += w;
+  for (int64_t a : sums) {
+    for (int64_t b : sums) {
+      if (a + b > total || static_cast<int>(pairs.size()) >= kMaxBiasSizePairs) continue;
+      pairs.push_back({a, b});
+    }
+  }
+  return pairs;
 }
 
 }  // namespace
@@ -219,7 +287,8 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
   }
   for (const auto& [tensor, mms] : readers) {
     if (mms.size() < 2) continue;
-    std::map<BiasForm, std::vector<int64_t>> biased;  // widths per bias form
+    std::map<BiasForm, std::vector<int64_t>> biased;           // widths per bias form
+    std::map<std::vector<int64_t>, std::vector<int64_t>> summed;  // widths per sum's dims
     for (int id : mms) {
       const Node& n = graph.node(id);
       for (Activation act : ActivationForms(graph, index, n)) {
@@ -232,22 +301,25 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
         if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n));
       }
       for (int reader : index.consumers(id)) {
-        if (auto f = BiasOf(graph, index, n, graph.node(reader))) biased[*f].push_back(f->out.back());
+        const Node& r = graph.node(reader);
+        if (auto f = BiasOf(graph, index, n, r)) biased[*f].push_back(f->out.back());
+        if (!IsSumOfMatMuls(graph, index, r)) continue;
+        // A gate's x- and h-matmuls summed: the sums merge, then their bias.
+        const std::vector<int64_t>& out = graph.type(TensorRef{r.id, 0}).dims;
+        summed[out].push_back(out.back());
+        for (int bias_reader : index.consumers(r.id)) {
+          if (auto f = BiasOf(graph, index, r, graph.node(bias_reader))) biased[*f].push_back(f->out.back());
+        }
       }
     }
     for (const auto& [form, widths] : biased) {
-      if (widths.size() < 2) continue;
-      const std::set<int64_t> sums = SubsetSums(widths);
-      int64_t total = 0;
-      for (int64_t w : widths) total += w;
-      int pairs = 0;
-      for (int64_t a : sums) {
-        for (int64_t b : sums) {
-          if (a + b > total || pairs >= kMaxBiasSizePairs) continue;
-          ++pairs;
-          keep(BiasAfterSplit(form, a, b));
-        }
+      for (const auto& [a, b] : SizePairs(widths)) {
+        keep(BiasAfterSplit(form, a, b, /*sized=*/false));
+        keep(BiasAfterSplit(form, a, b, /*sized=*/true));
       }
+    }
+    for (const auto& [out, widths] : summed) {
+      for (const auto& [a, b] : SizePairs(widths)) keep(SplitPairAdd(out, a, b));
     }
   }
   // Copies of an operand with its last two axes swapped, read by a matmul.

@@ -16,7 +16,14 @@
 //    one MatMul+Add and a split (Gemm-style bias). The split of the sum has
 //    explicit sizes (a broadcast add keeps no concat record), so these hold
 //    at the sizes they were made for: every split of the widths of one
-//    input's biased matmuls into two groups.
+//    input's biased matmuls into two groups; also with the split's sizes
+//    explicit (as these rules leave it), so a chain of splits moves its adds
+//    up level by level, and for adds after sums of two matmuls (RNN gates).
+//  - adds of two splits' parts: ewadd(y0, z0), ewadd(y1, z1) with
+//    (y0, y1) = split(y), (z0, z1) = split(z) => split[sizes](ewadd(y, z)),
+//    made where the graph adds a matmul of one input to a matmul of another
+//    (an RNN gate's x_t and h_{t-1} terms): once both inputs' matmuls are
+//    merged, one add of the merged results replaces one per gate.
 //  - transpose folding: matmul(transpose(x), y) with the last two axes
 //    swapped by a copy => the same with a strides-only transpose (a view),
 //    on either operand: the matmul reads x column-major. A constant operand's

@@ -3,7 +3,10 @@
 //  - shared-input merging: matmul_P(x, w1), ..., matmul_P(x, wk) with
 //    constant w1..wk => splits of matmul_P(x, concat(w1, ..., wk)) along the
 //    output axis, for k = 2, 4, 8, 16 and the number of such matmuls x has
-//    (one rule with k roots joined on x). The merged weight is computed from
+//    (one rule with k roots joined on x); for all of them also with one
+//    k-way split of explicit sizes (at the graph's dims), as a hand merge
+//    writes it, which the k-way add and bias rules below take in one step
+//    where a chain of two-way splits takes k-1. The merged weight is computed from
 //    weights only, so it is a constant itself and merges again (backtracking
 //    composes pairs into any count). The roots are interchangeable
 //    (RewriteRule::symmetric_outputs: each set is matched in one order) and

@@ -325,11 +325,12 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
         // need not pass through every partial merge (a costlier step
         // backtracking may not take; eqsat runs these rules one round).
         const int n = static_cast<int>(mms.size());
+        // The sized form first: of equal costs backtracking expands the
+        // first rule's graph first, and only that form lets the k-way add
+        // and bias rules follow in one step each.
+        if (n > 2 && n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n, true));
         for (int k = 2; k <= n && k <= kMaxMergedAtOnce; k *= 2) keep(SharedInputMerge(x, w, act, k, false));
-        if (n <= kMaxMergedAtOnce) {
-          keep(SharedInputMerge(x, w, act, n, false));
-          if (n > 2) keep(SharedInputMerge(x, w, act, n, true));
-        }
+        if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n, false));
       }
       for (int reader : index.consumers(id)) {
         const Node& r = graph.node(reader);

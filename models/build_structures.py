@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the hand-made benchmark structures as ONNX models with onnx.helper:
-  models/build_structures.py NAME OUT.onnx [--small] [--batch N] [--steps T] [--act gelu|relu]
+  models/build_structures.py NAME OUT.onnx [--small] [--batch N] [--steps T] [--act gelu|relu] [--merged]
   models/build_structures.py --list
 NAME is one of:
   transformer_layer  a BERT-base-like encoder layer: sequence 128, hidden 768, 12 heads, FFN 3072.
@@ -14,6 +14,10 @@ NAME is one of:
   nasnet_cell        NASNet-A-style normal cells (separable convs as depthwise + pointwise Conv,
                      average/max pools, Adds, Concat) on 1x64x28x28, 3 stacked.
 --small gives a much smaller configuration of the same structure (for tests).
+--merged writes the shared-input matmuls of transformer_layer (Q/K/V), rnn_cell (the gates of x_t and
+of h_{t-1}) and nasrnn_cell (the eight of x_t and of h) merged by hand, as one MatMul over the
+concatenated weights (and one bias Add) followed by a Split: the same weights, so the same function
+as the unmerged model (the reference a search's merge is measured against).
 Batch 1 unless --batch (the RNN cells), opset 13, deterministic random weights scaled by
 1/sqrt(fan-in) so activations stay in range; every model passes onnx.checker (full check).
 Run with /usr/bin/python3 (Debian's python3-onnx)."""
@@ -52,12 +56,19 @@ class Builder:
         self.inits.append(numpy_helper.from_array(np.asarray(array), n))
         return n
 
+    # Values are drawn apart from the constants they become, so a merged model can concatenate the
+    # very arrays the unmerged one uses (same seed, same draws, same order).
+    def weight_values(self, shape, fan_in):
+        return self.rng.standard_normal(shape).astype(np.float32) / np.float32(math.sqrt(fan_in))
+
+    def bias_values(self, n):
+        return (0.1 * self.rng.standard_normal(n)).astype(np.float32)
+
     def weight(self, shape, fan_in, stem="w"):
-        w = self.rng.standard_normal(shape).astype(np.float32) / np.float32(math.sqrt(fan_in))
-        return self.const(w, stem)
+        return self.const(self.weight_values(shape, fan_in), stem)
 
     def bias(self, n, stem="b"):
-        return self.const((0.1 * self.rng.standard_normal(n)).astype(np.float32), stem)
+        return self.const(self.bias_values(n), stem)
 
     def op(self, op_type, inputs, stem=None, **attrs):
         out = self.name(stem or op_type.lower())
@@ -72,10 +83,31 @@ class Builder:
         onnx.checker.check_model(model, full_check=True)
         return model
 
+    def split_last(self, v, widths, stem):
+        """Split along the last axis (opset 13: sizes as an input) into parts of `widths`."""
+        outs = [self.name(stem) for _ in widths]
+        sizes = self.const(np.array(widths, dtype=np.int64), stem + "_sizes")
+        self.nodes.append(helper.make_node("Split", [v, sizes], outs, name=outs[0] + "_node", axis=-1))
+        return outs
+
     # Building blocks shared by several structures.
     def linear(self, x, n_in, n_out, stem):
         return self.op("Add", [self.op("MatMul", [x, self.weight([n_in, n_out], n_in, stem + "_w")], stem + "_mm"),
                                self.bias(n_out, stem + "_b")], stem)
+
+    def linears(self, x, n_in, n_out, stems, merged):
+        """One linear per stem of the same input; with `merged`, one MatMul and Add over the
+        concatenated weights and biases (drawn as the separate ones are), then a Split."""
+        if not merged:
+            return [self.linear(x, n_in, n_out, s) for s in stems]
+        ws, bs = [], []
+        for _ in stems:
+            ws.append(self.weight_values([n_in, n_out], n_in))
+            bs.append(self.bias_values(n_out))
+        stem = "".join(stems)
+        mm = self.op("MatMul", [x, self.const(np.concatenate(ws, axis=1), stem + "_w")], stem + "_mm")
+        y = self.op("Add", [mm, self.const(np.concatenate(bs), stem + "_b")], stem)
+        return self.split_last(y, [n_out] * len(stems), stem + "_part")
 
     def layer_norm(self, x, hidden):
         # LayerNormalization arrives in opset 17; at 13 it is written out as exporters do.
@@ -116,9 +148,7 @@ def transformer_layer(b, args):
     dh = hidden // heads
     # 2-D activations [seq, hidden] (batch 1), as TASO's BERT benchmark writes them.
     x = b.input("x", [seq, hidden])
-    q = b.linear(x, hidden, hidden, "q")
-    k = b.linear(x, hidden, hidden, "k")
-    v = b.linear(x, hidden, hidden, "v")
+    q, k, v = b.linears(x, hidden, hidden, ["q", "k", "v"], args.merged)
     split_shape = b.const(np.array([seq, heads, dh], dtype=np.int64), "heads_shape")
 
     def to_heads(t, perm):
@@ -149,12 +179,24 @@ def rnn_cell(b, args):
     c = b.input("c0", [batch, hidden])
     # One weight per gate, shared over the steps as in a real LSTM.
     gates = ["i", "f", "g", "o"]
-    wx = {g: b.weight([hidden, hidden], 2 * hidden, "wx_" + g) for g in gates}
-    wh = {g: b.weight([hidden, hidden], 2 * hidden, "wh_" + g) for g in gates}
-    bias = {g: b.bias(hidden, "b_" + g) for g in gates}
+    if args.merged:
+        # The gates' weights side by side: per step one MatMul of x_t, one of h, one Add of the two,
+        # one bias Add and a Split into the four pre-activations.
+        wx = b.const(np.concatenate([b.weight_values([hidden, hidden], 2 * hidden) for _ in gates], axis=1), "wx")
+        wh = b.const(np.concatenate([b.weight_values([hidden, hidden], 2 * hidden) for _ in gates], axis=1), "wh")
+        bias = b.const(np.concatenate([b.bias_values(hidden) for _ in gates]), "b")
+    else:
+        wx = {g: b.weight([hidden, hidden], 2 * hidden, "wx_" + g) for g in gates}
+        wh = {g: b.weight([hidden, hidden], 2 * hidden, "wh_" + g) for g in gates}
+        bias = {g: b.bias(hidden, "b_" + g) for g in gates}
     for x in xs:
-        pre = {g: b.op("Add", [b.op("Add", [b.op("MatMul", [x, wx[g]], "x" + g), b.op("MatMul", [h, wh[g]], "h" + g)],
-                                    "sum_" + g), bias[g]], "pre_" + g) for g in gates}
+        if args.merged:
+            s = b.op("Add", [b.op("MatMul", [x, wx], "x_gates"), b.op("MatMul", [h, wh], "h_gates")], "sum_gates")
+            pre = dict(zip(gates, b.split_last(b.op("Add", [s, bias], "pre_gates"), [hidden] * 4, "pre")))
+        else:
+            pre = {g: b.op("Add", [b.op("Add", [b.op("MatMul", [x, wx[g]], "x" + g),
+                                                b.op("MatMul", [h, wh[g]], "h" + g)], "sum_" + g), bias[g]],
+                           "pre_" + g) for g in gates}
         i = b.op("Sigmoid", [pre["i"]], "gate_i")
         f = b.op("Sigmoid", [pre["f"]], "gate_f")
         g = b.op("Tanh", [pre["g"]], "gate_g")
@@ -170,13 +212,22 @@ def nasrnn_cell(b, args):
     batch = args.batch
     xs = [b.input("x%d" % t, [batch, hidden]) for t in range(steps)]
     h = b.input("h0", [batch, hidden])
-    wx = [b.weight([hidden, hidden], 2 * hidden, "wx%d" % j) for j in range(8)]
-    wh = [b.weight([hidden, hidden], 2 * hidden, "wh%d" % j) for j in range(8)]
+    if args.merged:
+        wx = b.const(np.concatenate([b.weight_values([hidden, hidden], 2 * hidden) for _ in range(8)], axis=1), "wx")
+        wh = b.const(np.concatenate([b.weight_values([hidden, hidden], 2 * hidden) for _ in range(8)], axis=1), "wh")
+    else:
+        wx = [b.weight([hidden, hidden], 2 * hidden, "wx%d" % j) for j in range(8)]
+        wh = [b.weight([hidden, hidden], 2 * hidden, "wh%d" % j) for j in range(8)]
     act = lambda kind, v: b.op(kind, [v], kind.lower())
     for x in xs:
-        # Eight pre-activations, each a MatMul of x plus a MatMul of h.
-        t = [b.op("Add", [b.op("MatMul", [x, wx[j]], "xw%d" % j), b.op("MatMul", [h, wh[j]], "hw%d" % j)], "t%d" % j)
-             for j in range(8)]
+        # Eight pre-activations, each a MatMul of x plus a MatMul of h (merged: one of each, their
+        # sum split in eight).
+        if args.merged:
+            s = b.op("Add", [b.op("MatMul", [x, wx], "xw"), b.op("MatMul", [h, wh], "hw")], "t")
+            t = b.split_last(s, [hidden] * 8, "t")
+        else:
+            t = [b.op("Add", [b.op("MatMul", [x, wx[j]], "xw%d" % j), b.op("MatMul", [h, wh[j]], "hw%d" % j)],
+                      "t%d" % j) for j in range(8)]
         # The searched cell's combination tree: four pairs, then two levels of merges.
         l0 = b.op("Add", [act("Relu", t[0]), act("Sigmoid", t[1])], "l0")
         l1 = b.op("Add", [act("Sigmoid", t[2]), act("Tanh", t[3])], "l1")
@@ -250,6 +301,8 @@ def main():
     parser.add_argument("--batch", type=int, default=1, help="batch size of the RNN cells (default 1)")
     parser.add_argument("--steps", type=int, default=0, help="unrolled steps of the RNN cells (default 8 / 5)")
     parser.add_argument("--act", choices=["gelu", "relu"], default="gelu", help="the transformer's FFN activation")
+    parser.add_argument("--merged", action="store_true",
+                        help="the shared-input matmuls merged by hand (transformer_layer, rnn_cell, nasrnn_cell)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--list", action="store_true", help="print the structure names and exit")
     args = parser.parse_args()

@@ -18,6 +18,9 @@ for n in $names; do
   cmp -s "$tmp/$n.onnx" "$tmp/$n.again.onnx" || fail "$n is not deterministic"
 done
 "$py" "$src/models/build_structures.py" rnn_cell "$tmp/rnn_b4.onnx" --small --batch 4 --steps 2
+for n in transformer_layer rnn_cell nasrnn_cell; do
+  "$py" "$src/models/build_structures.py" "$n" "$tmp/$n.merged.onnx" --small --merged || fail "$n --merged did not build"
+done
 "$py" "$src/models/build_structures.py" bogus "$tmp/x.onnx" 2>/dev/null && fail "an unknown name was accepted"
 
 "$py" - "$tmp" <<'PY'
@@ -63,5 +66,21 @@ groups = [a.i for n in g.node if n.op_type == "Conv" for a in n.attribute if a.n
 assert any(x > 1 for x in groups), "no depthwise convolution"
 assert ops(g)["AveragePool"] == 4 and ops(g)["MaxPool"] == 2 and ops(g)["Concat"] == 2, ops(g)
 assert all(len(n.input) == 6 for n in g.node if n.op_type == "Concat")
+
+# --merged: one MatMul per shared input, its parts taken by a Split; the weights are the unmerged
+# model's, concatenated (same draws), so the initializers hold the same numbers.
+import numpy as np
+from onnx import numpy_helper
+def weights(g):
+    return np.sort(np.concatenate([numpy_helper.to_array(i).ravel() for i in g.initializer
+                                   if i.data_type == onnx.TensorProto.FLOAT and i.dims]))
+for n, shared, parts in [("transformer_layer", ["x"], 3), ("rnn_cell", ["x0", "x1", "x2", "h0"], 4),
+                         ("nasrnn_cell", ["x0", "x1", "h0"], 8)]:
+    g, m = load(n), load(n + ".merged")
+    r = readers(m, "MatMul")
+    assert all(r[v] == 1 for v in shared), (n, r)
+    splits = [s for s in m.node if s.op_type == "Split"]
+    assert splits and all(len(s.output) == parts for s in splits), (n, ops(m))
+    assert np.array_equal(weights(g), weights(m)), n + ": the merged model's weights differ"
 PY
 echo PASS

@@ -1,5 +1,6 @@
 #include "optimizer/matmul_rules.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,7 +37,12 @@ std::string ActName(Activation act) { return CanonicalParams(OpKind::kMatMul, Wi
 //   => split^(k-1)(matmul_P(x, concat(w1, ..., wk))),
 // concatenated and split along the output (last) axis; the n-ary concat
 // records its boundaries nested to the left, so k-1 splits undo it.
-std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorType& w, Activation act, int k) {
+// With `sized`, one split with explicit sizes takes the parts instead (at
+// these dims only): what a hand merge writes, and what the k-way add and bias
+// rules below match in one step each, where a chain needs k-1 levels (eqsat
+// rounds) of them.
+std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorType& w, Activation act, int k,
+                                            bool sized) {
   const OpParams p = WithActivation(act);
   Graph lhs, rhs;
   std::vector<std::string> names;
@@ -55,18 +61,30 @@ std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorTyp
   auto merged = rhs.AddOp1(OpKind::kMatMul, p, {rx, *weights});
   if (!merged.ok()) return std::nullopt;
   std::vector<TensorRef> outs(k);
-  TensorRef rest = *merged;
-  for (int i = k - 1; i > 0; --i) {
-    auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(rhs.type(*merged).rank() - 1), {rest});
+  const int last = rhs.type(*merged).rank() - 1;
+  if (sized) {
+    OpParams sizes = AlongAxis(last);
+    sizes.sizes.assign(k, w.dims.back());
+    auto parts = rhs.AddOp(OpKind::kSplit, sizes, {*merged});
     if (!parts.ok()) return std::nullopt;
-    outs[i] = (*parts)[1];
-    rest = (*parts)[0];
+    outs = *parts;
+  } else {
+    TensorRef rest = *merged;
+    for (int i = k - 1; i > 0; --i) {
+      auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(last), {rest});
+      if (!parts.ok()) return std::nullopt;
+      outs[i] = (*parts)[1];
+      rest = (*parts)[0];
+    }
+    outs[0] = rest;
   }
-  outs[0] = rest;
   for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), outs[i]);
   RewriteRule r = RewriteFromSides(
-      absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k), "[", ActName(act), "]"),
-      std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/false);
+      absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k),
+                   sized ? absl::StrCat("[sizes,x=", absl::StrJoin(x.dims, "x"), ",w=", absl::StrJoin(w.dims, "x"), "]")
+                         : "",
+                   "[", ActName(act), "]"),
+      std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/sized);
   r.symmetric_outputs = true;  // any order of the weights merges as well: one is enough
   // Merges of more than two cover what is worth having in one round; a
   // second would merge merged matmuls again, every way. Pairs keep eqsat's
@@ -95,39 +113,83 @@ TensorType WithLast(std::vector<int64_t> dims, int64_t last) {
 
 // ewadd(s0, c1), ewadd(s1, c2) with (s0, s1) = split(y), y [..., a+b]
 //   => split[a, b](ewadd(y, concat(c1, c2))), operands in the add's order.
-std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, int64_t a, int64_t b) {
-  TensorType y = WithLast(f.out, a + b);
+// With `sized`, the split on the left has explicit sizes too, and any number
+// of `parts`: what this rule, SplitPairAdd and a sized merge leave, so a
+// chain of splits moves its adds up level by level and a k-way split at once.
+std::optional<RewriteRule> BiasAfterSplit(const BiasForm& f, const std::vector<int64_t>& parts, bool sized) {
+  if (parts.size() < 2 || (!sized && parts.size() != 2)) return std::nullopt;
+  int64_t total = 0;
+  for (int64_t p : parts) total += p;
+  TensorType y = WithLast(f.out, total);
   const int last = y.rank() - 1;
-  y.split[last] = MakeSplit(a, nullptr, nullptr);  // as a merged matmul records it
-  const TensorType c1 = WithLast(f.bias, a), c2 = WithLast(f.bias, b);
+  if (!sized) y.split[last] = MakeSplit(parts[0], nullptr, nullptr);  // as a merged matmul records it
+  OpParams sizes = AlongAxis(last);
+  sizes.sizes = parts;
   auto add = [&](Graph& g, TensorRef value, TensorRef bias) {
     std::vector<TensorRef> operands(2);
     operands[f.bias_side] = bias;
     operands[1 - f.bias_side] = value;
     return g.AddOp1(OpKind::kEwAdd, OpParams{}, operands);
   };
+  std::vector<std::string> names;
   Graph lhs, rhs;
-  TensorRef ly = lhs.AddInput("y", y), l1 = lhs.AddWeight("c1", c1), l2 = lhs.AddWeight("c2", c2);
-  auto parts = lhs.AddOp(OpKind::kSplit, AlongAxis(last), {ly});
-  if (!parts.ok()) return std::nullopt;
-  auto s0 = add(lhs, (*parts)[0], l1), s1 = add(lhs, (*parts)[1], l2);
-  if (!s0.ok() || !s1.ok()) return std::nullopt;
-  lhs.AddOutput("out0", *s0);
-  lhs.AddOutput("out1", *s1);
-  TensorRef ry = rhs.AddInput("y", y), r1 = rhs.AddWeight("c1", c1), r2 = rhs.AddWeight("c2", c2);
-  auto biases = rhs.AddOp1(OpKind::kConcat, AlongAxis(c1.rank() - 1), {r1, r2});
-  if (!biases.ok()) return std::nullopt;
-  auto sum = add(rhs, ry, *biases);
+  auto split = lhs.AddOp(OpKind::kSplit, sized ? sizes : AlongAxis(last), {lhs.AddInput("y", y)});
+  if (!split.ok()) return std::nullopt;
+  std::vector<TensorRef> biases;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    names.push_back(absl::StrCat("c", i + 1));
+    const TensorType c = WithLast(f.bias, parts[i]);
+    auto sum = add(lhs, (*split)[i], lhs.AddWeight(names.back(), c));
+    if (!sum.ok()) return std::nullopt;
+    lhs.AddOutput(absl::StrCat("out", i), *sum);
+    biases.push_back(rhs.AddWeight(names.back(), c));
+  }
+  auto bias = rhs.AddOp1(OpKind::kConcat, AlongAxis(static_cast<int>(f.bias.size()) - 1), biases);
+  if (!bias.ok()) return std::nullopt;
+  auto sum = add(rhs, rhs.AddInput("y", y), *bias);
   if (!sum.ok()) return std::nullopt;
-  OpParams sizes = AlongAxis(last);
-  sizes.sizes = {a, b};
   auto out = rhs.AddOp(OpKind::kSplit, sizes, {*sum});
   if (!out.ok()) return std::nullopt;
-  rhs.AddOutput("out0", (*out)[0]);
-  rhs.AddOutput("out1", (*out)[1]);
-  return RewriteFromSides(absl::StrCat("merge:split+bias", f.bias_side == 0 ? "~" : "", "[", a, ",", b, ",out=",
-                                       absl::StrJoin(y.dims, "x"), ",bias=", absl::StrJoin(c1.dims, "x"), "]"),
-                          std::move(lhs), std::move(rhs), {"c1", "c2"}, /*exact_variable_types=*/true);
+  for (size_t i = 0; i < parts.size(); ++i) rhs.AddOutput(absl::StrCat("out", i), (*out)[i]);
+  return RewriteFromSides(absl::StrCat("merge:split", sized ? "[sizes]" : "", "+bias", f.bias_side == 0 ? "~" : "",
+                                       "[", absl::StrJoin(parts, ","), ",out=", absl::StrJoin(y.dims, "x"),
+                                       ",bias=", absl::StrJoin(f.bias, "x"), "]"),
+                          std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/true);
+}
+
+// ewadd(y0, z0), ewadd(y1, z1) with (y0, y1) = split(y), (z0, z1) = split(z),
+// y and z [..., a+b] split at a => split[a, b](ewadd(y, z)): the parts of two
+// merged matmuls added pairwise (an RNN gate's matmul of x_t plus its matmul
+// of h_{t-1}) become one add of the merged results. Made at the sizes of the
+// graph's sums of two matmuls, as the bias rules are; with `sized`, both
+// splits have explicit sizes and any number of `parts` (sized merges).
+std::optional<RewriteRule> SplitPairAdd(const std::vector<int64_t>& out, const std::vector<int64_t>& parts,
+                                        bool sized) {
+  if (parts.size() < 2 || (!sized && parts.size() != 2)) return std::nullopt;
+  int64_t total = 0;
+  for (int64_t p : parts) total += p;
+  TensorType y = WithLast(out, total);
+  const int last = y.rank() - 1;
+  if (!sized) y.split[last] = MakeSplit(parts[0], nullptr, nullptr);
+  OpParams sizes = AlongAxis(last);
+  sizes.sizes = parts;
+  Graph lhs, rhs;
+  auto ly = lhs.AddOp(OpKind::kSplit, sized ? sizes : AlongAxis(last), {lhs.AddInput("y", y)});
+  auto lz = lhs.AddOp(OpKind::kSplit, sized ? sizes : AlongAxis(last), {lhs.AddInput("z", y)});
+  if (!ly.ok() || !lz.ok()) return std::nullopt;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto sum = lhs.AddOp1(OpKind::kEwAdd, OpParams{}, {(*ly)[i], (*lz)[i]});
+    if (!sum.ok()) return std::nullopt;
+    lhs.AddOutput(absl::StrCat("out", i), *sum);
+  }
+  auto sum = rhs.AddOp1(OpKind::kEwAdd, OpParams{}, {rhs.AddInput("y", y), rhs.AddInput("z", y)});
+  if (!sum.ok()) return std::nullopt;
+  auto split = rhs.AddOp(OpKind::kSplit, sizes, {*sum});
+  if (!split.ok()) return std::nullopt;
+  for (size_t i = 0; i < parts.size(); ++i) rhs.AddOutput(absl::StrCat("out", i), (*split)[i]);
+  return RewriteFromSides(absl::StrCat("merge:split", sized ? "[sizes]" : "", "+add[", absl::StrJoin(parts, ","),
+                                       ",out=", absl::StrJoin(y.dims, "x"), "]"),
+                          std::move(lhs), std::move(rhs), {}, /*exact_variable_types=*/true);
 }
 
 // The perm that swaps the last two of `rank` axes.
@@ -189,6 +251,23 @@ std::optional<BiasForm> BiasOf(const Graph& graph, const GraphIndex& index, cons
   return std::nullopt;
 }
 
+// True when `t` is the output of a matmul with a constant right operand.
+bool IsConstantMatMul(const Graph& graph, const GraphIndex& index, TensorRef t) {
+  const Node& n = graph.node(t.node);
+  return n.kind == OpKind::kMatMul && index.is_constant(n.inputs[1].node);
+}
+
+// ewadd(matmul(x, w1), matmul(h, w2)) of equal dims, x and h distinct: the
+// sums SplitPairAdd merges once both inputs' matmuls are merged.
+bool IsSumOfMatMuls(const Graph& graph, const GraphIndex& index, const Node& add) {
+  if (add.kind != OpKind::kEwAdd || add.inputs.size() != 2) return false;
+  const TensorRef l = add.inputs[0], r = add.inputs[1];
+  if (!IsConstantMatMul(graph, index, l) || !IsConstantMatMul(graph, index, r)) return false;
+  if (graph.node(l.node).inputs[0] == graph.node(r.node).inputs[0]) return false;
+  const auto& out = graph.type(TensorRef{add.id, 0}).dims;
+  return graph.type(l).dims == out && graph.type(r).dims == out;
+}
+
 // Sums of sub-multisets of `widths`, ascending.
 std::set<int64_t> SubsetSums(const std::vector<int64_t>& widths) {
   std::set<int64_t> sums;
@@ -200,6 +279,23 @@ std::set<int64_t> SubsetSums(const std::vector<int64_t>& widths) {
     if (sums.size() > 64) break;  // kMaxBiasSizePairs bounds what is used
   }
   return sums;
+}
+
+// Every (a, b) of subset sums of `widths` with a + b at most their total (at
+// most kMaxBiasSizePairs): the ways a merge's parts divide into two groups.
+std::vector<std::pair<int64_t, int64_t>> SizePairs(const std::vector<int64_t>& widths) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  if (widths.size() < 2) return pairs;
+  const std::set<int64_t> sums = SubsetSums(widths);
+  int64_t total = 0;
+  for (int64_t w : widths) total += w;
+  for (int64_t a : sums) {
+    for (int64_t b : sums) {
+      if (a + b > total || static_cast<int>(pairs.size()) >= kMaxBiasSizePairs) continue;
+      pairs.push_back({a, b});
+    }
+  }
+  return pairs;
 }
 
 }  // namespace
@@ -219,7 +315,8 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
   }
   for (const auto& [tensor, mms] : readers) {
     if (mms.size() < 2) continue;
-    std::map<BiasForm, std::vector<int64_t>> biased;  // widths per bias form
+    std::map<BiasForm, std::vector<int64_t>> biased;           // widths per bias form
+    std::map<std::vector<int64_t>, std::vector<int64_t>> summed;  // widths per sum's dims
     for (int id : mms) {
       const Node& n = graph.node(id);
       for (Activation act : ActivationForms(graph, index, n)) {
@@ -228,26 +325,40 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
         // need not pass through every partial merge (a costlier step
         // backtracking may not take; eqsat runs these rules one round).
         const int n = static_cast<int>(mms.size());
-        for (int k = 2; k <= n && k <= kMaxMergedAtOnce; k *= 2) keep(SharedInputMerge(x, w, act, k));
-        if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n));
+        // The sized form first: of equal costs backtracking expands the
+        // first rule's graph first, and only that form lets the k-way add
+        // and bias rules follow in one step each.
+        if (n > 2 && n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n, true));
+        for (int k = 2; k <= n && k <= kMaxMergedAtOnce; k *= 2) keep(SharedInputMerge(x, w, act, k, false));
+        if (n <= kMaxMergedAtOnce) keep(SharedInputMerge(x, w, act, n, false));
       }
       for (int reader : index.consumers(id)) {
-        if (auto f = BiasOf(graph, index, n, graph.node(reader))) biased[*f].push_back(f->out.back());
-      }
-    }
-    for (const auto& [form, widths] : biased) {
-      if (widths.size() < 2) continue;
-      const std::set<int64_t> sums = SubsetSums(widths);
-      int64_t total = 0;
-      for (int64_t w : widths) total += w;
-      int pairs = 0;
-      for (int64_t a : sums) {
-        for (int64_t b : sums) {
-          if (a + b > total || pairs >= kMaxBiasSizePairs) continue;
-          ++pairs;
-          keep(BiasAfterSplit(form, a, b));
+        const Node& r = graph.node(reader);
+        if (auto f = BiasOf(graph, index, n, r)) biased[*f].push_back(f->out.back());
+        if (!IsSumOfMatMuls(graph, index, r)) continue;
+        // A gate's x- and h-matmuls summed: the sums merge, then their bias.
+        const std::vector<int64_t>& out = graph.type(TensorRef{r.id, 0}).dims;
+        summed[out].push_back(out.back());
+        for (int bias_reader : index.consumers(r.id)) {
+          if (auto f = BiasOf(graph, index, r, graph.node(bias_reader))) biased[*f].push_back(f->out.back());
         }
       }
+    }
+    // Pairs for chains of two-way splits; all parts at once, where they are
+    // of one width, for the sized merge.
+    auto all_equal = [](const std::vector<int64_t>& v) {
+      return v.size() > 2 && std::count(v.begin(), v.end(), v[0]) == static_cast<int64_t>(v.size());
+    };
+    for (const auto& [form, widths] : biased) {
+      for (const auto& [a, b] : SizePairs(widths)) {
+        keep(BiasAfterSplit(form, {a, b}, /*sized=*/false));
+        keep(BiasAfterSplit(form, {a, b}, /*sized=*/true));
+      }
+      if (all_equal(widths)) keep(BiasAfterSplit(form, widths, /*sized=*/true));
+    }
+    for (const auto& [out, widths] : summed) {
+      for (const auto& [a, b] : SizePairs(widths)) keep(SplitPairAdd(out, {a, b}, /*sized=*/false));
+      if (all_equal(widths)) keep(SplitPairAdd(out, widths, /*sized=*/true));
     }
   }
   // Copies of an operand with its last two axes swapped, read by a matmul.

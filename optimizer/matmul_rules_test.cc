@@ -166,9 +166,107 @@ TEST_F(MatMulRulesTest, EightMatMulsOfOneInputMergeInBothSearches) {
     const bool fused = r.name.find("act=tanh") != std::string::npos;
     EXPECT_EQ(FindMatches(r, GraphIndex(g)).size(), fused ? 0u : 1u) << r.name;
   }
-  EXPECT_EQ(all_at_once, 2);  // as the graph has them, and with the tanh fused
+  EXPECT_EQ(all_at_once, 4);  // as the graph has them and with the tanh fused; each as a chain of splits and sized
   for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
     EXPECT_EQ(Count(best, OpKind::kMatMul), 1);
+    ExpectChecked(g, best);
+  }
+}
+
+// The self-attention of models/build_structures.py transformer_layer as the
+// ONNX import gives it (--small sizes): Q/K/V are MatMul + bias Add of one
+// 2-D input, each reshaped to heads and transposed (K to [heads, dh, seq]),
+// then the scores and context matmuls and the output projection.
+Graph AttentionLayer(int64_t seq = 16, int64_t hidden = 64, int64_t heads = 4) {
+  GraphBuilder b;
+  const int64_t dh = hidden / heads;
+  TensorRef x = b.In("x", {seq, hidden});
+  auto linear = [&](TensorRef in, const std::string& name) {
+    return b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {in, b.W("w" + name, {hidden, hidden})}),
+                                 b.W("b" + name, {hidden})});
+  };
+  auto to_heads = [&](TensorRef t, std::vector<int> perm) {
+    OpParams reshape, transpose;
+    reshape.shape = {seq, heads, dh};
+    transpose.perm = std::move(perm);
+    return b.Op(OpKind::kTranspose, {b.Op(OpKind::kReshape, {t}, reshape)}, transpose);
+  };
+  TensorRef q = to_heads(linear(x, "q"), {1, 0, 2});
+  TensorRef k = to_heads(linear(x, "k"), {1, 2, 0});
+  TensorRef v = to_heads(linear(x, "v"), {1, 0, 2});
+  TensorRef scores = b.Op(OpKind::kEwMul, {b.Op(OpKind::kMatMul, {q, k}), b.W("scale", {})});
+  OpParams back, flat;
+  back.perm = {1, 0, 2};
+  flat.shape = {seq, hidden};
+  TensorRef ctx = b.Op(OpKind::kTranspose, {b.Op(OpKind::kMatMul, {scores, v})}, back);
+  b.Out(linear(b.Op(OpKind::kReshape, {ctx}, flat), "o"));
+  return std::move(b.graph);
+}
+
+// Matmuls whose left operand is graph input `name`.
+int MatMulsOf(const Graph& g, const std::string& name) {
+  int n = 0;
+  for (const Node& node : g.nodes()) {
+    if (node.kind != OpKind::kMatMul) continue;
+    const Node& in = g.node(node.inputs[0].node);
+    n += in.kind == OpKind::kInput && in.name == name;
+  }
+  return n;
+}
+
+TEST_F(MatMulRulesTest, BothSearchesMergeTheAttentionLayersQkvProjections) {
+  const Graph g = AttentionLayer();
+  ASSERT_EQ(MatMulsOf(g, "x"), 3);
+  for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
+    EXPECT_EQ(MatMulsOf(best, "x"), 1) << "Q, K and V in one matmul";
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 4);  // + scores, context, output projection
+    ExpectChecked(g, best);
+  }
+}
+
+// models/build_structures.py rnn_cell (--small --steps 3): an LSTM unrolled
+// over steps, one weight per gate shared by every step, each gate
+// (matmul(x_t, Wx) + matmul(h, Wh)) + bias.
+Graph UnrolledLstm(int steps = 3, int64_t width = 32) {
+  GraphBuilder b;
+  std::vector<TensorRef> wx, wh, bias;
+  for (int g = 0; g < 4; ++g) {
+    wx.push_back(b.W(absl::StrCat("wx", g), {width, width}));
+    wh.push_back(b.W(absl::StrCat("wh", g), {width, width}));
+    bias.push_back(b.W(absl::StrCat("b", g), {width}));
+  }
+  TensorRef h = b.In("h0", {1, width}), c = b.In("c0", {1, width});
+  for (int t = 0; t < steps; ++t) {
+    TensorRef x = b.In(absl::StrCat("x", t), {1, width});
+    std::vector<TensorRef> pre;
+    for (int g = 0; g < 4; ++g) {
+      TensorRef sum = b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {x, wx[g]}), b.Op(OpKind::kMatMul, {h, wh[g]})});
+      pre.push_back(b.Op(OpKind::kEwAdd, {sum, bias[g]}));
+    }
+    TensorRef i = b.Op(OpKind::kSigmoid, {pre[0]}), f = b.Op(OpKind::kSigmoid, {pre[1]});
+    TensorRef gg = b.Op(OpKind::kTanh, {pre[2]}), o = b.Op(OpKind::kSigmoid, {pre[3]});
+    c = b.Op(OpKind::kEwAdd, {b.Op(OpKind::kEwMul, {f, c}), b.Op(OpKind::kEwMul, {i, gg})});
+    h = b.Op(OpKind::kEwMul, {o, b.Op(OpKind::kTanh, {c})});
+  }
+  b.Out(h);
+  b.Out(c);
+  return std::move(b.graph);
+}
+
+TEST_F(MatMulRulesTest, BothSearchesMergeTheGatesOfAnUnrolledLstmAsFarAsAHandMerge) {
+  const Graph g = UnrolledLstm();
+  ASSERT_EQ(Count(g, OpKind::kMatMul), 24);
+  ASSERT_EQ(Count(g, OpKind::kEwAdd), 27);
+  for (const Graph& searched : {Backtrack(g), Eqsat(g)}) {
+    auto flat = FlattenSplits(searched);
+    ASSERT_TRUE(flat.ok()) << flat.status();
+    const Graph& best = flat->graph;
+    // As models/build_structures.py rnn_cell --merged writes it, per step:
+    // matmul(x_t, Wx) + matmul(h, Wh), one bias add, one split in four.
+    for (int t = 0; t < 3; ++t) EXPECT_EQ(MatMulsOf(best, absl::StrCat("x", t)), 1) << "step " << t;
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 6);
+    EXPECT_EQ(Count(best, OpKind::kEwAdd), 3 * 3) << "x+h, bias and the cell's add per step";
+    EXPECT_EQ(Count(best, OpKind::kSplit), 3);
     ExpectChecked(g, best);
   }
 }

@@ -102,6 +102,10 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
     report.epilogues_fused = fused->changed;
     best = std::move(fused->graph);
   }
+  // One split where a merge left a chain of them (a runtime copies each).
+  auto flat = FlattenSplits(best);
+  if (!flat.ok()) return flat.status();
+  best = std::move(flat->graph);
   auto folded = FoldConstants(best);
   if (!folded.ok()) return folded.status();
   report.constants_folded = folded->changed;

@@ -214,4 +214,84 @@ absl::StatusOr<PassResult> FoldConstants(const Graph& graph) {
   return PassResult{std::move(*g), folded};
 }
 
+namespace {
+
+// The parts' widths along the split's axis.
+std::vector<int64_t> PartSizes(const Node& split) {
+  std::vector<int64_t> sizes;
+  for (const TensorType& t : split.output_types) sizes.push_back(t.dims[split.params.axis]);
+  return sizes;
+}
+
+// `graph` with `inner` (a split of part `part` of split `outer`, same axis,
+// that part read by nothing else) and `outer` replaced by one split.
+absl::StatusOr<Graph> MergeSplitPair(const Graph& graph, const Node& outer, const Node& inner, int part) {
+  std::vector<Node> nodes = graph.nodes();
+  std::vector<GraphOutput> outputs = graph.outputs();
+  Node merged;
+  merged.id = static_cast<int>(nodes.size());
+  merged.kind = OpKind::kSplit;
+  merged.params.axis = outer.params.axis;
+  merged.inputs = outer.inputs;
+  // Where each old part lands among the merged split's outputs.
+  std::map<std::pair<int, int>, int> moved;
+  const std::vector<int64_t> outer_sizes = PartSizes(outer), inner_sizes = PartSizes(inner);
+  for (int i = 0; i < static_cast<int>(outer_sizes.size()); ++i) {
+    if (i != part) {
+      moved[{outer.id, i}] = static_cast<int>(merged.params.sizes.size());
+      merged.params.sizes.push_back(outer_sizes[i]);
+      continue;
+    }
+    for (int j = 0; j < static_cast<int>(inner_sizes.size()); ++j) {
+      moved[{inner.id, j}] = static_cast<int>(merged.params.sizes.size());
+      merged.params.sizes.push_back(inner_sizes[j]);
+    }
+  }
+  auto follow = [&](TensorRef& t) {
+    if (auto it = moved.find({t.node, t.index}); it != moved.end()) t = TensorRef{merged.id, it->second};
+  };
+  for (Node& n : nodes) {
+    for (TensorRef& in : n.inputs) follow(in);
+  }
+  for (GraphOutput& o : outputs) follow(o.tensor);
+  nodes.push_back(std::move(merged));
+  auto g = Graph::Create(std::move(nodes), std::move(outputs));
+  if (!g.ok()) return g.status();
+  return RemoveDeadNodes(*g);
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> FlattenSplits(const Graph& graph) {
+  Graph g = graph;
+  int removed = 0;
+  // Pairs that could not merge (a reader needing a part's concat record):
+  // by the outer split's input and the inner split's output types, which
+  // survive the renumbering a rebuild does.
+  std::set<std::string> refused;
+  for (bool again = true; again;) {
+    again = false;
+    const GraphIndex index(g);
+    for (int id : index.nodes_of(OpKind::kSplit)) {
+      const Node& inner = g.node(id);
+      const TensorRef from = inner.inputs[0];
+      const Node& outer = g.node(from.node);
+      if (outer.kind != OpKind::kSplit || outer.params.axis != inner.params.axis || Readers(index, from) != 1) continue;
+      std::string key = absl::StrCat(outer.inputs[0].node, ":", outer.inputs[0].index, "/", from.index);
+      for (const TensorType& t : inner.output_types) absl::StrAppend(&key, t.ToString());
+      if (refused.count(key)) continue;
+      auto merged = MergeSplitPair(g, outer, inner, from.index);
+      if (!merged.ok()) {
+        refused.insert(std::move(key));
+        continue;
+      }
+      g = std::move(*merged);
+      ++removed;
+      again = true;
+      break;
+    }
+  }
+  return PassResult{std::move(g), removed};
+}
+
 }  // namespace taso::optimizer

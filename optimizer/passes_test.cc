@@ -1,4 +1,4 @@
-// Batch-norm folding, constant folding and the numerical check.
+// Batch-norm folding, constant folding, split flattening and the numerical check.
 #include "optimizer/passes.h"
 
 #include <cstring>
@@ -116,6 +116,59 @@ TEST(PassesTest, EqualComputedWeightsAreStoredOnce) {
   EXPECT_EQ(weights, 3);
   NumericCheck check = CompareGraphs(g, folded->graph);
   EXPECT_TRUE(check.ran && check.equal) << check.reason;
+}
+
+// matmul(x, concat(concat(w1, w2), w3)) taken apart by two splits, as a
+// three-way shared-input merge leaves it; `read_middle` also reads the first
+// split's (w1, w2) part elsewhere.
+Graph SplitChain(bool read_middle) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  OpParams axis1;
+  axis1.axis = 1;
+  std::vector<TensorRef> w;
+  for (int i = 0; i < 3; ++i) w.push_back(g.AddWeight("w" + std::to_string(i), F32({4, 4}), Data(F32({4, 4}), 0.1f * i, 0.2f)));
+  TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {*g.AddOp1(OpKind::kConcat, axis1, {w[0], w[1]}), w[2]});
+  auto outer = *g.AddOp(OpKind::kSplit, axis1, {*g.AddOp1(OpKind::kMatMul, {}, {x, cat})});
+  auto inner = *g.AddOp(OpKind::kSplit, axis1, {outer[0]});
+  for (TensorRef part : {inner[0], inner[1], outer[1]}) {
+    g.AddOutput("y" + std::to_string(g.outputs().size()), *g.AddOp1(OpKind::kTanh, {}, {part}));
+  }
+  if (read_middle) g.AddOutput("middle", *g.AddOp1(OpKind::kRelu, {}, {outer[0]}));
+  return g;
+}
+
+int Splits(const Graph& g) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.kind == OpKind::kSplit;
+  return n;
+}
+
+TEST(PassesTest, AChainOfSplitsBecomesOneSplit) {
+  const Graph g = SplitChain(false);
+  ASSERT_EQ(Splits(g), 2);
+  auto flat = FlattenSplits(g);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ(flat->changed, 1);
+  ASSERT_EQ(Splits(flat->graph), 1);
+  for (const Node& n : flat->graph.nodes()) {
+    if (n.kind == OpKind::kSplit) {
+      EXPECT_EQ(n.params.sizes, (std::vector<int64_t>{4, 4, 4}));
+    }
+  }
+  NumericCheck check = CompareGraphs(g, flat->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  auto again = FlattenSplits(flat->graph);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->changed, 0);
+}
+
+TEST(PassesTest, ASplitPartReadElsewhereStaysWhole) {
+  const Graph g = SplitChain(true);
+  auto flat = FlattenSplits(g);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ(flat->changed, 0);
+  EXPECT_EQ(Splits(flat->graph), 2);
 }
 
 TEST(NumericCheckTest, CatchesADifferenceEvenBehindAnOpaqueOperator) {

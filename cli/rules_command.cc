@@ -20,6 +20,7 @@
 #include "core/rule_sexpr.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "verifier/precheck.h"
@@ -145,7 +146,7 @@ class Rules {
     address_ = address;
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(256 << 20);
-    auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    auto channel = taso::net::NewChannel(address, args);
     rules_ = rules_db::RuleDb::NewStub(channel);
     jobs_ = rules_db::HashStore::NewStub(channel);
     return 0;

@@ -18,6 +18,7 @@
 #include "cli/supervisor.h"
 #include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 
@@ -62,7 +63,7 @@ class Verify {
     } else {
       address_ = options_.store;
     }
-    auto channel = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+    auto channel = taso::net::NewChannel(address_);
     jobs_ = rules_db::HashStore::NewStub(channel);
 
     // Which job.

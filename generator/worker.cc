@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "generator/enumerator.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
@@ -142,7 +143,7 @@ class Worker {
     for (const std::string& address : options_.stores) {
       Store store;
       store.address = address;
-      store.stub = HashStore::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+      store.stub = HashStore::NewStub(taso::net::NewChannel(address, args));
       stores_.push_back(std::move(store));
     }
     net::RetryPolicy policy;

@@ -28,24 +28,17 @@ ServerSecurity ServerSecurityFromFlags() {
 }
 
 absl::Status ConfigureClientsFromFlags() {
-  ClientSecurity s;
-  s.ca = absl::GetFlag(FLAGS_tls_ca);
-  s.client_cert = absl::GetFlag(FLAGS_tls_client_cert);
-  s.client_key = absl::GetFlag(FLAGS_tls_client_key);
-  s.token_file = absl::GetFlag(FLAGS_token_file);
-  return ConfigureClients(s);
-}
-
-absl::Status ConfigureClientsFromEnvironment() {
-  auto env = [](const char* name) {
-    const char* value = std::getenv(name);
-    return std::string(value ? value : "");
+  auto flag_or_env = [](const absl::Flag<std::string>& flag, const char* name) {
+    std::string value = absl::GetFlag(flag);
+    if (!value.empty()) return value;
+    const char* env = std::getenv(name);
+    return std::string(env ? env : "");
   };
   ClientSecurity s;
-  s.ca = env("TASO_TLS_CA");
-  s.client_cert = env("TASO_TLS_CLIENT_CERT");
-  s.client_key = env("TASO_TLS_CLIENT_KEY");
-  s.token_file = env("TASO_TOKEN_FILE");
+  s.ca = flag_or_env(FLAGS_tls_ca, "TASO_TLS_CA");
+  s.client_cert = flag_or_env(FLAGS_tls_client_cert, "TASO_TLS_CLIENT_CERT");
+  s.client_key = flag_or_env(FLAGS_tls_client_key, "TASO_TLS_CLIENT_KEY");
+  s.token_file = flag_or_env(FLAGS_token_file, "TASO_TOKEN_FILE");
   return ConfigureClients(s);
 }
 

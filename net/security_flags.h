@@ -3,7 +3,8 @@
 // settings from the environment for the `taso` CLI.
 //   servers: --tls_cert --tls_key [--tls_client_ca] [--tokens_file]
 //   clients: --tls_ca [--tls_client_cert --tls_client_key] [--token_file]
-//   taso:    TASO_TLS_CA, TASO_TLS_CLIENT_CERT, TASO_TLS_CLIENT_KEY, TASO_TOKEN_FILE
+//   (the `taso` CLI spells them --tls-ca etc.; clients also read
+//   TASO_TLS_CA, TASO_TLS_CLIENT_CERT, TASO_TLS_CLIENT_KEY, TASO_TOKEN_FILE)
 #ifndef TASO_NET_SECURITY_FLAGS_H_
 #define TASO_NET_SECURITY_FLAGS_H_
 
@@ -14,11 +15,10 @@ namespace taso::net {
 
 ServerSecurity ServerSecurityFromFlags();
 
-// Configures NewChannel from the client flags (call after parsing them).
+// Configures NewChannel from the client flags (call after parsing them);
+// an empty flag falls back to its environment variable (TASO_TLS_CA,
+// TASO_TLS_CLIENT_CERT, TASO_TLS_CLIENT_KEY, TASO_TOKEN_FILE).
 absl::Status ConfigureClientsFromFlags();
-
-// Configures NewChannel from TASO_TLS_* and TASO_TOKEN_FILE.
-absl::Status ConfigureClientsFromEnvironment();
 
 }  // namespace taso::net
 

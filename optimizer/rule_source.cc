@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 
@@ -40,7 +41,7 @@ absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(256 << 20);
-  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  auto channel = taso::net::NewChannel(address, args);
   auto stub = rules_db::RuleDb::NewStub(channel);
   rules::RuleCollection collection;
   rules_db::ListRulesRequest request;

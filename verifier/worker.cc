@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "net/retry.h"
 #include "proto/rules_db.grpc.pb.h"
@@ -26,7 +27,7 @@ class Worker {
     args.SetMaxReceiveMessageSize(64 << 20);
     args.SetMaxSendMessageSize(64 << 20);
     // Both services live in the same taso_rules_db: one channel serves both.
-    auto channel = grpc::CreateCustomChannel(options.store, grpc::InsecureChannelCredentials(), args);
+    auto channel = taso::net::NewChannel(options.store, args);
     stub_ = rules_db::RuleDb::NewStub(channel);
     jobs_ = rules_db::HashStore::NewStub(channel);
   }

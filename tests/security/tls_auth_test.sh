@@ -3,7 +3,8 @@
 # plaintext client fails; TLS with the CA and a read token lists rules; no
 # token or an unknown one is UNAUTHENTICATED; a worker token cannot write a
 # PROVED rule (PERMISSION_DENIED naming admin) while an admin token can; with
-# --tls_client_ca a client without a certificate is refused. The CA and the
+# --tls_client_ca a client without a certificate is refused. taso_profiler:
+# measuring needs optimize, wiping the cache admin. The CA and the
 # certificates are made here with openssl, never checked in.
 source tests/generate/lib.sh
 PLANT="$PWD/tests/verify/plant_rule"
@@ -26,7 +27,7 @@ extendedKeyUsage=serverAuth"
 sign client "/CN=taso worker" "extendedKeyUsage=clientAuth"
 
 # --- tokens: clients hold the token, the server only its SHA-256
-for role in read worker admin; do
+for role in read worker optimize admin; do
   openssl rand -hex 24 >"$WORK/$role.token"
   printf '%s %s\n' "$role" "$(tr -d '\n' <"$WORK/$role.token" | sha256sum | cut -d' ' -f1)"
 done >"$WORK/tokens"
@@ -103,4 +104,39 @@ set +e
 set -e
 [ $code -ne 0 ] && grep -q "SHA-256" "$WORK/plaintokens.out" || fail "raw tokens in the file: $(cat "$WORK/plaintokens.out")"
 check "tokens without TLS, or raw tokens in the tokens file, are refused at start-up"
+
+# --- taso_profiler: measuring needs optimize, dropping cache entries admin
+cat >"$WORK/graph.txt" <<'GRAPH'
+nodes { id: 0 kind: OP_INPUT name: "x" type { dtype: DTYPE_FLOAT32 dims: [1, 8, 8, 8] } }
+nodes { id: 1 kind: OP_RELU inputs { node: 0 } }
+outputs { name: "y" tensor { node: 1 } }
+GRAPH
+rm -f "$WORK/profiler.port"
+"$PWD/profiler/taso_profiler" --listen 127.0.0.1:0 --port_file "$WORK/profiler.port" --cache_dir "$WORK/costs" \
+  --threads 1 --repetitions 4 --min_timed_ms 1 --graph_runs 3 --graph_min_timed_ms 1 \
+  --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" --tokens_file "$WORK/tokens" >>"$WORK/profiler.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do [ -s "$WORK/profiler.port" ] && break; sleep 0.1; done
+[ -s "$WORK/profiler.port" ] || fail "profiler did not start: $(tail -3 "$WORK/profiler.log")"
+PADDR="127.0.0.1:$(cat "$WORK/profiler.port")"
+set +e
+TASO_TOKEN_FILE="$WORK/read.token" "$TASO" profile graph "$WORK/graph.txt" --measure --server "$PADDR" \
+  >"$WORK/measure-read.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && grep -q "needs role optimize" "$WORK/measure-read.out" ||
+  fail "a read token measured: exit $code, $(cat "$WORK/measure-read.out")"
+TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" profile graph "$WORK/graph.txt" --measure --server "$PADDR" \
+  >"$WORK/measure.out" 2>&1 || fail "an optimize token cannot measure: $(cat "$WORK/measure.out")"
+grep -q "measured whole graph" "$WORK/measure.out" || fail "no measurement: $(cat "$WORK/measure.out")"
+TASO_TOKEN_FILE="$WORK/read.token" "$TASO" profile cache list --server "$PADDR" >"$WORK/cache.out" 2>&1 ||
+  fail "a read token cannot list the cache: $(cat "$WORK/cache.out")"
+set +e
+TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" profile cache invalidate --all --server "$PADDR" \
+  >"$WORK/inv-opt.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && grep -q "needs role admin" "$WORK/inv-opt.out" ||
+  fail "an optimize token wiped the cache: exit $code, $(cat "$WORK/inv-opt.out")"
+TASO_TOKEN_FILE="$WORK/admin.token" "$TASO" profile cache invalidate --all --server "$PADDR" \
+  >"$WORK/inv-admin.out" 2>&1 || fail "an admin token cannot wipe the cache: $(cat "$WORK/inv-admin.out")"
+check "profiler: read lists, optimize measures but cannot wipe the cache, admin can"
 echo "PASS"

@@ -4,7 +4,8 @@
 # token or an unknown one is UNAUTHENTICATED; a worker token cannot write a
 # PROVED rule (PERMISSION_DENIED naming admin) while an admin token can; with
 # --tls_client_ca a client without a certificate is refused. taso_profiler:
-# measuring needs optimize, wiping the cache admin. The CA and the
+# measuring needs optimize, wiping the cache admin. taso_optimizer: a TLS
+# client of both with its own token, and Optimize needs optimize. The CA and the
 # certificates are made here with openssl, never checked in.
 source tests/generate/lib.sh
 PLANT="$PWD/tests/verify/plant_rule"
@@ -45,6 +46,7 @@ start_secure_store() {
   ADDR="127.0.0.1:$(cat "$dir.port")"
 }
 start_secure_store "$WORK/store"
+RULES_ADDR="$ADDR"
 
 TRUE_RULE='(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)'
 set +e
@@ -139,4 +141,33 @@ set -e
 TASO_TOKEN_FILE="$WORK/admin.token" "$TASO" profile cache invalidate --all --server "$PADDR" \
   >"$WORK/inv-admin.out" 2>&1 || fail "an admin token cannot wipe the cache: $(cat "$WORK/inv-admin.out")"
 check "profiler: read lists, optimize measures but cannot wipe the cache, admin can"
+
+# --- taso_optimizer: a TLS client of both (one optimize token) and a TLS server itself
+/usr/bin/python3 - "$WORK/relu.onnx" <<'PY' || fail "making the test model (needs python3-onnx)"
+import sys
+from onnx import TensorProto, helper, save
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])
+graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+rm -f "$WORK/optimizer.port"
+"$PWD/optimizer/taso_optimizer" --listen 127.0.0.1:0 --port_file "$WORK/optimizer.port" \
+  --rules_db "$RULES_ADDR" --profiler "$PADDR" --tls_ca "$pki/ca.pem" --token_file "$WORK/optimize.token" \
+  --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" --tokens_file "$WORK/tokens" >>"$WORK/optimizer.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do [ -s "$WORK/optimizer.port" ] && break; sleep 0.1; done
+[ -s "$WORK/optimizer.port" ] || fail "optimizer did not start: $(tail -3 "$WORK/optimizer.log")"
+grep -q "[1-9][0-9]* rewrites" "$WORK/optimizer.log" || fail "the optimizer read no rules over TLS: $(cat "$WORK/optimizer.log")"
+OADDR="127.0.0.1:$(cat "$WORK/optimizer.port")"
+set +e
+TASO_TOKEN_FILE="$WORK/worker.token" "$TASO" optimize "$WORK/relu.onnx" -o "$WORK/relu.opt.onnx" --server "$OADDR" \
+  --time-limit 5 >"$WORK/opt-worker.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && grep -q "needs role optimize" "$WORK/opt-worker.out" ||
+  fail "a worker token optimized: exit $code, $(cat "$WORK/opt-worker.out")"
+TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" optimize "$WORK/relu.onnx" -o "$WORK/relu.opt.onnx" --server "$OADDR" \
+  --time-limit 5 >"$WORK/opt.out" 2>&1 || fail "an optimize token cannot optimize: $(cat "$WORK/opt.out")"
+[ -s "$WORK/relu.opt.onnx" ] || fail "no optimized model written"
+check "optimizer: loads rules and costs over TLS with its token; Optimize needs optimize"
 echo "PASS"

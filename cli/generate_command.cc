@@ -23,6 +23,7 @@
 #include "core/json_text.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "records/spec.h"
@@ -162,7 +163,7 @@ class Generate {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
     store.stub = rules_db::HashStore::NewStub(
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+        taso::net::NewChannel(address, args));
     stores_.push_back(std::move(store));
   }
 

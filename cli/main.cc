@@ -18,6 +18,7 @@
 #include "cli/profile_command.h"
 #include "cli/rules_command.h"
 #include "cli/verify_command.h"
+#include "net/security_flags.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
@@ -330,6 +331,7 @@ int main(int argc, char** argv) {
   // instead of killing taso before it stops the local store it started.
   signal(SIGPIPE, SIG_IGN);
   const Args args = taso::app::ParseCommandLine({"taso", kUsage, /*dashes_in_flag_names=*/true}, argc, argv);
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
   if (args.size() < 2) {
     std::cerr << kUsage;
     return 2;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "optimizer/optimize.h"
 #include "optimizer/report_proto.h"
@@ -122,7 +123,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(1 << 30);
     args.SetMaxSendMessageSize(1 << 30);
-    auto channel = grpc::CreateCustomChannel(options.server, grpc::InsecureChannelCredentials(), args);
+    auto channel = taso::net::NewChannel(options.server, args);
     if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
       return fail(3, absl::StrCat("taso_optimizer at ", options.server, " is unreachable"));
     }

@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_split.h"
 #include "app/startup.h"
+#include "net/security_flags.h"
 #include "generator/worker.h"
 
 ABSL_FLAG(std::string, store, "", "hash store address(es), comma-separated, every store of the job in any order");
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
        "one generator shard\n"
        "  taso_generator --store HOST:PORT --job ID --shard S --num_shards N"},
       argc, argv);
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
   if (taso::app::TooManyArguments(args)) return 2;
   taso::generator::WorkerOptions options;
   for (absl::string_view a : absl::StrSplit(absl::GetFlag(FLAGS_store), ',', absl::SkipEmpty())) {

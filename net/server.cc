@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -20,12 +21,26 @@ void BlockTerminationSignals() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 
+bool IsLoopback(absl::string_view listen) {
+  size_t colon = listen.rfind(':');
+  absl::string_view host = listen.substr(0, colon == absl::string_view::npos ? listen.size() : colon);
+  return host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.");
+}
+
 absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);
+  if (!credentials.ok()) return credentials.status();
+  if (!options.security.tls() && !IsLoopback(options.listen)) {
+    std::fprintf(stderr,
+                 "%s: warning: serving %s in plaintext without authentication; give --tls_cert, --tls_key "
+                 "and --tokens_file off loopback\n",
+                 options.name.c_str(), options.listen.c_str());
+  }
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);
   builder.SetMaxSendMessageSize(options.max_message_mb << 20);
   for (grpc::Service* s : services) builder.RegisterService(s);

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 
 namespace taso::net {
 
@@ -19,11 +21,16 @@ struct ServerOptions {
   std::string port_file;
   int max_message_mb = 64;
   std::string name = "server";  // for log lines
+  // TLS and tokens (net/credentials.h); default plaintext, no auth.
+  ServerSecurity security;
 };
 
 // Call first in main, before any thread starts, so that SIGTERM and SIGINT
 // reach RunServer's wait instead of killing the process from another thread.
 void BlockTerminationSignals();
+
+// True for 127.x, localhost and [::1] listen addresses ("HOST:PORT").
+bool IsLoopback(absl::string_view listen);
 
 // Blocks until a termination signal arrives, then shuts the server down.
 absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services);

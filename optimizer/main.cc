@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "net/security_flags.h"
 #include "net/server.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimizer_service.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
        "optimizes ONNX models with verified rewrites (gRPC Optimizer service)\n"
        "  taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR]"},
       argc, argv);
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
   if (taso::app::TooManyArguments(args)) return 2;
   const std::string search = absl::GetFlag(FLAGS_search);
   if (search != "backtrack" && search != "eqsat") {
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
+  server_options.security = taso::net::ServerSecurityFromFlags();
   absl::Status s = taso::net::RunServer(server_options, {&service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 
@@ -46,7 +47,7 @@ absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
   std::set<std::string> seen;  // a rule held by two shards counts once
   // Every store shard holds its slice of the rules: read them all.
   for (absl::string_view one : absl::StrSplit(address, ',', absl::SkipEmpty())) {
-    auto channel = grpc::CreateCustomChannel(std::string(one), grpc::InsecureChannelCredentials(), args);
+    auto channel = taso::net::NewChannel(std::string(one), args);
     auto stub = rules_db::RuleDb::NewStub(channel);
     rules_db::ListRulesRequest request;
     request.set_max_ops(max_ops);

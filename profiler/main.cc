@@ -8,6 +8,7 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "net/security_flags.h"
 #include "net/server.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_service.h"
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_profiler";
+  server_options.security = taso::net::ServerSecurityFromFlags();
   absl::Status s = taso::net::RunServer(server_options, {&service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

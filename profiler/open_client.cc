@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
 #include "net/grpc_status.h"
 #include "proto/profiler.grpc.pb.h"
 
@@ -80,7 +81,7 @@ absl::StatusOr<std::unique_ptr<ProfilerClient>> ConnectProfiler(const std::strin
                                                                 const RemoteOptions& options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  auto channel = taso::net::NewChannel(address, args);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() +
                                  absl::ToChronoMilliseconds(options.connect_timeout))) {
     return absl::UnavailableError(absl::StrCat("taso_profiler at ", address, " is unreachable (no answer within ",

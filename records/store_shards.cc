@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "net/credentials.h"
 #include "proto/rules_db.grpc.pb.h"
 
 namespace taso::records {
@@ -74,7 +75,7 @@ absl::StatusOr<std::vector<StoreShard>> ConnectStoreShards(const std::vector<std
   std::vector<std::shared_ptr<grpc::Channel>> channels;
   std::vector<rules_db::StoreInfo> infos;
   for (const std::string& address : addresses) {
-    auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    auto channel = taso::net::NewChannel(address, args);
     auto stub = rules_db::HashStore::NewStub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(deadline));

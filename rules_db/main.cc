@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "app/startup.h"
 #include "generator/recheck.h"
+#include "net/security_flags.h"
 #include "net/server.h"
 #include "records/encoding.h"
 #include "records/spec.h"
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_rules_db";
+  server_options.security = taso::net::ServerSecurityFromFlags();
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

@@ -15,7 +15,9 @@ LAYERS = {
     "proto": struct(layer = 0, deps = []),
     # layer 1: shared vocabulary and plumbing
     "core": struct(layer = 1, deps = ["//proto"]),
-    "records": struct(layer = 1, deps = _VOCABULARY),
+    # A store list is connected here (records/store_shards), with the
+    # channels every client makes (net/credentials).
+    "records": struct(layer = 1, deps = _VOCABULARY + ["//net"]),
     "storage": struct(layer = 1, deps = []),
     "net": struct(layer = 1, deps = []),
     "app": struct(layer = 1, deps = ["//core"]),

@@ -25,6 +25,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "app/startup.h"
+#include "net/security_flags.h"
 #include "core/graph_proto.h"
 #include "core/rule_sexpr.h"
 #include "absl/strings/str_join.h"
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
        "                [--only A,B] [--extra FILE] [--json] [--by_param] | redundancy\n"
        "  taso_verifier prove FILE [--rlimit N] [--mbqi] [--extra FILE] [--skip A,B]"},
       argc, argv);
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
   if (args.size() > 1 && std::string(args[1]) == "axioms") return Axioms(args);
   if (args.size() > 1 && std::string(args[1]) == "prove") return ProveFile(args);
   if (taso::app::TooManyArguments(args)) return 2;

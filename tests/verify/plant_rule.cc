@@ -9,6 +9,8 @@
 
 #include "core/rule_sexpr.h"
 #include "grpcpp/grpcpp.h"
+#include "net/credentials.h"
+#include "net/security_flags.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 
@@ -38,6 +40,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string address = argv[1];
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) {  // TASO_TLS_CA, TASO_TOKEN_FILE
+    std::cerr << "error: " << s.message() << "\n";
+    return 2;
+  }
   auto parsed = taso::RulesFromSexpr(argv[3]);
   if (!parsed.ok() || parsed->size() != 1) {
     std::cerr << "error: " << (parsed.ok() ? "give exactly one rule" : parsed.status().message()) << "\n";
@@ -48,7 +54,7 @@ int main(int argc, char** argv) {
   rule.set_status_detail("trust me");
   rule.mutable_proof()->add_axioms_used("forged");
   rule.mutable_provenance()->set_job_id("planted");
-  auto stub = taso::rules_db::RuleDb::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  auto stub = taso::rules_db::RuleDb::NewStub(taso::net::NewChannel(address));
   if (mode == "put") {
     taso::rules_db::PutRulesRequest put;
     *put.add_rules() = rule;

@@ -96,6 +96,8 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
   out << "wrote " << output << "\n";
+  out << "taso " << r.taso_version() << ", rules " << r.rules_digest().substr(0, 16) << ", in sha256 "
+      << r.input_sha256().substr(0, 16) << ", out sha256 " << r.output_sha256().substr(0, 16) << "\n";
 }
 
 }  // namespace

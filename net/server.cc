@@ -71,7 +71,8 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
   int received = 0;
   sigwait(&signals, &received);
   std::fprintf(stderr, "%s: signal %d, shutting down\n", options.name.c_str(), received);
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  std::fprintf(stderr, "%s: draining calls in flight for up to %d s\n", options.name.c_str(), options.drain_seconds);
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(options.drain_seconds));
   server->Wait();
   return absl::OkStatus();
 }

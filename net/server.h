@@ -23,6 +23,9 @@ struct ServerOptions {
   std::string name = "server";  // for log lines
   // TLS and tokens (net/credentials.h); default plaintext, no auth.
   ServerSecurity security;
+  // On SIGTERM: new calls are refused and calls in flight get this long to
+  // finish before they are cancelled (a search sees that and stops).
+  int drain_seconds = 5;
 };
 
 // Call first in main, before any thread starts, so that SIGTERM and SIGINT

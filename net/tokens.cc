@@ -1,7 +1,5 @@
 #include "net/tokens.h"
 
-#include <openssl/sha.h>
-
 #include <fstream>
 #include <sstream>
 
@@ -11,13 +9,6 @@
 #include "absl/strings/str_split.h"
 
 namespace taso::net {
-
-std::string Sha256Hex(absl::string_view text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
-}
 
 absl::StatusOr<TokenTable> TokenTable::Parse(absl::string_view text, absl::string_view origin) {
   TokenTable table;

@@ -15,12 +15,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "net/digest.h"
 #include "net/roles.h"
 
 namespace taso::net {
-
-// Lowercase hex SHA-256 of `text`.
-std::string Sha256Hex(absl::string_view text);
 
 class TokenTable {
  public:

@@ -103,6 +103,10 @@ int main(int argc, char** argv) {
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  // A search in flight may take its whole limit, then the check and the
+  // never-slower measurement; a Kubernetes grace period covers this
+  // (deploy/k8s: terminationGracePeriodSeconds).
+  server_options.drain_seconds = static_cast<int>(absl::GetFlag(FLAGS_max_time_limit_s)) + 30;
   absl::Status s = taso::net::RunServer(server_options, {&service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

@@ -2,13 +2,17 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
 #include "core/graph_proto.h"
+#include "core/version.h"
+#include "net/digest.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/cost_model.h"
 #include "optimizer/cse.h"
@@ -56,6 +60,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   if (options.search == SearchKind::kEqsat) {
     EqsatOptions eq = options.eqsat;
     eq.time_limit = options.time_limit;
+    eq.cancelled = options.cancelled;
     // One budget for exploration, costing and extraction: the ILP gets what
     // is left of it (EqsatOptions::time_limit).
     eq.ilp_time_limit = options.time_limit;
@@ -87,6 +92,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   } else {
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;
+    bt.cancelled = options.cancelled;
     auto r = BacktrackSearch(start, all, cost, bt);
     if (!r.ok()) return r.status();
     best = std::move(r->best);
@@ -255,6 +261,15 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   return std::move(*result);
 }
 
+std::string RuleSetDigest(const std::vector<RewriteRule>& rules) {
+  // A rule and its backward direction ("ID~") are one rule of the set.
+  std::set<std::string> ids;
+  for (const RewriteRule& r : rules) ids.insert(std::string(absl::StripSuffix(r.name, "~")));
+  std::string text;
+  for (const std::string& id : ids) absl::StrAppend(&text, id, "\n");
+  return net::Sha256Hex(text);
+}
+
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
   return OptimizeOnnx(model_bytes, rules, profiler, options, ExportOnnx);
@@ -268,6 +283,9 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   if (!model.ok()) return model.status();
   auto searched = SearchGraph(model->graph, rules, profiler, options);
   if (!searched.ok()) return searched.status();
+  if (options.cancelled && options.cancelled()) {
+    return absl::CancelledError("cancelled (the caller went away or the server is shutting down); the search stopped");
+  }
   GraphResult* optimized = &searched->result;
   OptimizeResult result;
   OptimizeReport& report = result.report;
@@ -296,6 +314,10 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
     }
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
+  report.taso_version = kVersion;
+  report.rules_digest = RuleSetDigest(rules);
+  report.input_sha256 = net::Sha256Hex(model_bytes);
+  report.output_sha256 = net::Sha256Hex(result.model);
   report.total_time = absl::Now() - start;
   return result;
 }

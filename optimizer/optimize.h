@@ -53,6 +53,10 @@ struct OptimizerOptions {
   // is measured slower by more than `measure_tolerance` (a fraction).
   bool measure = true;
   double measure_tolerance = 0.01;
+  // Polled inside both searches; once true the search stops and the call
+  // returns CANCELLED without the check or the measurement (the service sets
+  // it to "the caller went away", which a SIGTERM drain's end also causes).
+  std::function<bool()> cancelled;
 };
 
 struct OptimizeReport {
@@ -90,6 +94,8 @@ struct OptimizeReport {
   double ilp_incumbent_ms = 0, ilp_bound_ms = 0, ilp_gap = 0;
   absl::Duration ilp_time_limit, exploration_time, costing_time, extraction_time;
   NumericCheck check;
+  // Provenance (Report 47-50): version, rule-set digest, model bytes in and out.
+  std::string taso_version, rules_digest, input_sha256, output_sha256;
   // True when the optimized model failed the numerical check (or could not
   // be exported and read back) and the original was returned; `error` says why.
   bool returned_original = false;
@@ -116,6 +122,10 @@ struct GraphResult {
 };
 absl::StatusOr<GraphResult> OptimizeGraph(const Graph& graph, const std::vector<RewriteRule>& rules,
                                           profiler::ProfilerClient& profiler, const OptimizerOptions& options);
+
+// The SHA-256 (hex) of a rule set's ids, sorted, one a line; a rule and its
+// backward direction count once. The report's rules_digest.
+std::string RuleSetDigest(const std::vector<RewriteRule>& rules);
 
 // InvalidArgument for a model that does not import (with the importer's
 // message); Unavailable when the profiler cannot be reached. The check runs

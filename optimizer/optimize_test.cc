@@ -80,6 +80,34 @@ std::string ConvReluModel() {
 
 class OptimizeTest : public testing::AnalyticProfilerTest {};
 
+TEST_F(OptimizeTest, ACancelledCallStopsBothSearchesAndReturnsCancelled) {
+  for (SearchKind search : {SearchKind::kBacktrack, SearchKind::kEqsat}) {
+    OptimizerOptions options;
+    options.search = search;
+    options.time_limit = absl::Seconds(600);
+    int polls = 0;
+    options.cancelled = [&polls] { return ++polls > 0; };
+    const absl::Time start = absl::Now();
+    auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, options);
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+    EXPECT_GT(polls, 0);
+    EXPECT_LT(absl::Now() - start, absl::Seconds(60)) << "the search ignored the cancellation";
+  }
+}
+
+TEST(RuleSetDigestTest, IsTheSha256OfTheSortedRuleIdsWithBothDirectionsCountedOnce) {
+  RewriteRule a, a_back, b;
+  a.name = "r01";
+  a_back.name = "r01~";
+  b.name = "r02";
+  const std::string digest = RuleSetDigest({b, a, a_back});
+  EXPECT_EQ(digest, RuleSetDigest({a, b}));
+  EXPECT_EQ(digest.size(), 64u);
+  // printf 'r01\nr02\n' | sha256sum
+  EXPECT_EQ(digest, "0ba1e66bc9759158a25cb2902f982748b99c36f8d2a09fd7c6619298a2122c70");
+  EXPECT_NE(digest, RuleSetDigest({a}));
+}
+
 TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
   for (SearchKind search : {SearchKind::kBacktrack, SearchKind::kEqsat}) {
     OptimizerOptions options;

@@ -62,6 +62,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.measure = limits_.measure && !in.skip_measure();
   options.measure_tolerance = limits_.measure_tolerance;
   options.import.max_model_bytes = limits_.max_model_bytes;
+  options.cancelled = [context] { return context->IsCancelled(); };
   auto result = OptimizeOnnx(request->model(), *rules_, *profiler_, options);
   if (!result.ok()) return net::ToGrpc(result.status());
   if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");

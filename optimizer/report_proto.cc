@@ -116,6 +116,10 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_ilp_bound_ms(r.ilp_bound_ms);
   out.set_ilp_gap(r.ilp_gap);
   out.set_ilp_time_limit_ms(absl::ToInt64Milliseconds(r.ilp_time_limit));
+  out.set_taso_version(r.taso_version);
+  out.set_rules_digest(r.rules_digest);
+  out.set_input_sha256(r.input_sha256);
+  out.set_output_sha256(r.output_sha256);
   return out;
 }
 

@@ -56,7 +56,7 @@ expect_rejected() {  # FILE MESSAGE-FRAGMENT WHAT [validate flags]
 sed 's/containerPort: 7070/containerPort: "grpc-port"/' "$tmp/dev.yaml" >"$tmp/bad-schema.yaml"
 expect_rejected "$tmp/bad-schema.yaml" "containerPort must be integer" "a string container port" --schema-only
 sed 's/terminationGracePeriodSeconds: 180/terminationGracePeriodSeconds: 30/' "$tmp/dev.yaml" >"$tmp/bad-grace.yaml"
-expect_rejected "$tmp/bad-grace.yaml" "grace period 30s < search limit 120s" "an optimizer grace period below its search limit"
+expect_rejected "$tmp/bad-grace.yaml" "grace period 30s < its drain 150s" "an optimizer grace period below its drain"
 sed 's/completions: 4/completions: 3/' "$tmp/dev.yaml" >"$tmp/bad-shards.yaml"
 expect_rejected "$tmp/bad-shards.yaml" "completions 3 != SHARDS 4" "a generation Job with fewer completions than shards"
 sed 's/completionMode: Indexed/completionMode: NonIndexed/' "$tmp/dev.yaml" >"$tmp/bad-indexed.yaml"

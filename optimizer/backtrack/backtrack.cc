@@ -51,7 +51,7 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
       stop_detail = absl::StrCat("budget of ", options.budget, " expanded graphs");
       break;
     }
-    if (absl::Now() - start > options.time_limit) {
+    if (absl::Now() - start > options.time_limit || (options.cancelled && options.cancelled())) {
       stop = SearchStop::kTimeLimit;
       stop_detail = absl::StrCat("time limit of ", absl::FormatDuration(options.time_limit));
       break;

@@ -6,6 +6,7 @@
 #ifndef TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
 #define TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct BacktrackOptions {
   double alpha = 1.05;               // TASO's default
   int budget = 1000;                 // graphs expanded at most
   absl::Duration time_limit = absl::Seconds(60);
+  std::function<bool()> cancelled;   // polled with the time limit; true stops the search
   int max_matches_per_rule = 200;    // per graph expanded
   int max_queue = 20000;             // candidate graphs held at most
 };

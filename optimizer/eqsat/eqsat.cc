@@ -237,7 +237,9 @@ class SaturationRound {
   SaturationRound(Saturation& sat, const EqsatOptions& options, absl::Time start)
       : sat_(sat), options_(options), start_(start), applier_(sat.egraph) {}
 
-  bool OverTime() const { return absl::Now() - start_ > options_.time_limit; }
+  bool OverTime() const {
+    return absl::Now() - start_ > options_.time_limit || (options_.cancelled && options_.cancelled());
+  }
 
   void StopForTime() {
     sat_.stop_reason = SearchStop::kTimeLimit;

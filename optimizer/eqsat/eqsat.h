@@ -20,6 +20,7 @@
 #ifndef TASO_OPTIMIZER_EQSAT_EQSAT_H_
 #define TASO_OPTIMIZER_EQSAT_EQSAT_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ struct EqsatOptions {
   // ILP gets what is left (at most ilp_time_limit) if that is at least
   // `ilp_min_time`; otherwise greedy's program is used and the report says so.
   absl::Duration time_limit = absl::Seconds(60);
+  // Polled with the time limit: true ends exploration as the limit would
+  // (the caller went away; the service's SIGTERM drain ran out).
+  std::function<bool()> cancelled;
   double exploration_share = 0.5;
   // Kept for the ILP: costing stops (what is not costed is not chosen) when
   // only this share of the time limit is left.

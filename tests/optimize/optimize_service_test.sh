@@ -81,6 +81,15 @@ grep -q '"cost_baseline_ms":[0-9]' "$WORK/srv.json" && grep -q '"cost_raw_ms":[0
   grep -q '"cost_model":"sum of kernel times"' "$WORK/srv.json" ||
   fail "raw and baseline costs or the cost model missing over gRPC: $(cat "$WORK/srv.json")"
 onnx_ok "$WORK/matmuls.srv.onnx" || fail "the gRPC model fails the ONNX checker"
+# Provenance for CI records: sha256 of the bytes in and out, as sha256sum gives them.
+for run in "matmuls.srv:$WORK/models/matmuls.onnx:$WORK/srv.json" "convrelu.opt:$WORK/models/convrelu.onnx:$WORK/convrelu.json"; do
+  IFS=: read -r out in json <<<"$run"
+  grep -q "\"input_sha256\":\"$(sha256sum "$in" | cut -d' ' -f1)\"" "$json" || fail "$out: input_sha256: $(cat "$json")"
+  grep -q "\"output_sha256\":\"$(sha256sum "$WORK/$out.onnx" | cut -d' ' -f1)\"" "$json" || fail "$out: output_sha256"
+  grep -q '"taso_version":"[0-9]' "$json" && grep -q '"rules_digest":"[0-9a-f]\{64\}"' "$json" ||
+    fail "$out: taso_version or rules_digest missing: $(cat "$json")"
+done
+check "reports carry the version, the rule-set digest and the sha256 of the model in and out"
 # Concurrent requests.
 pids=()
 for i in 1 2 3; do

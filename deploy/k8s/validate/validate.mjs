@@ -130,8 +130,11 @@ if (!schemaOnly) {
     const c = optimizer.spec.template.spec.containers[0];
     const limit = Number(flag(c, "max_time_limit_s"));
     check(limit > 0, "the optimizer must set --max_time_limit_s (the grace period covers it)");
-    check(optimizer.spec.template.spec.terminationGracePeriodSeconds >= limit,
-      `optimizer grace period ${optimizer.spec.template.spec.terminationGracePeriodSeconds}s < search limit ${limit}s`);
+    // taso_optimizer drains calls in flight for --max_time_limit_s + 30 s on SIGTERM.
+    const drain = limit + 30;
+    check(optimizer.spec.template.spec.terminationGracePeriodSeconds >= drain,
+      `optimizer grace period ${optimizer.spec.template.spec.terminationGracePeriodSeconds}s < its drain ${drain}s ` +
+      `(search limit ${limit}s + 30s)`);
   }
   check(find("Deployment", "taso-verifier"), "Deployment taso-verifier is missing");
   const profiler = find("Deployment", "taso-profiler");

@@ -305,7 +305,14 @@ void PrintUsage(const Cluster& cluster, const ClusterOptions& options, std::ostr
   const std::string token = cluster.tokens ? " --token-file YOUR_TOKEN" : "";
   out << "optimize: taso optimize MODEL.onnx -o OUT.onnx --server " << cluster.optimizer << client << token
       << (cluster.tokens ? "   (a token with role optimize)" : "") << "\n";
-  out << "generate: taso generate --store " << cluster.stores << " --max-ops 2" << client << token
+  // The generator processes `taso generate` starts read TLS settings from the environment only.
+  std::string env;
+  if (!cluster.client.ca.empty()) env += "TASO_TLS_CA=" + cluster.client.ca + " ";
+  if (!cluster.client.client_cert.empty()) {
+    env += "TASO_TLS_CLIENT_CERT=" + cluster.client.client_cert + " TASO_TLS_CLIENT_KEY=" + cluster.client.client_key + " ";
+  }
+  if (cluster.tokens) env += "TASO_TOKEN_FILE=YOUR_TOKEN ";
+  out << "generate: " << env << "taso generate --store " << cluster.stores << " --max-ops 2"
       << (cluster.tokens ? "   (a token with role worker)" : "") << "\n";
   out << "stop:     taso down " << options.dir << "\n";
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -362,6 +363,14 @@ int ReportExisting(const Cluster& cluster, const ClusterOptions& options, std::o
 int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
   ClusterOptions options = raw;
   options.dir = Absolute(options.dir);
+  // Plaintext servers: a TASO_TLS_CA left in the environment must not make
+  // the internal clients and the health checks speak TLS to them.
+  if (!options.server.tls()) options.client = net::ClientSecurity();
+  // The processes get their security by flags only: the caller's own
+  // TASO_TLS_* / TASO_TOKEN_FILE (say, an admin token) must not leak into them.
+  for (const char* name : {"TASO_TLS_CA", "TASO_TLS_CLIENT_CERT", "TASO_TLS_CLIENT_KEY", "TASO_TOKEN_FILE"}) {
+    unsetenv(name);
+  }
   if (absl::Status s = CheckOptions(options); !s.ok()) {
     err << "taso up: " << s.message() << "\n";
     return 2;

@@ -286,7 +286,8 @@ class Launcher {
  private:
   absl::Status Failed(const Member& m, const std::string& what) {
     failed_ = m;
-    return absl::UnavailableError(absl::StrCat(m.name, " ", what, "; last lines of ", m.log, ":\n", TailFile(m.log, 10)));
+    return absl::UnavailableError(
+        absl::StrCat(m.name, " ", what, "; last lines of ", m.log, ":\n", TailFile(m.log, 10)));
   }
 
   std::string dir_;
@@ -310,7 +311,8 @@ void PrintUsage(const Cluster& cluster, const ClusterOptions& options, std::ostr
   std::string env;
   if (!cluster.client.ca.empty()) env += "TASO_TLS_CA=" + cluster.client.ca + " ";
   if (!cluster.client.client_cert.empty()) {
-    env += "TASO_TLS_CLIENT_CERT=" + cluster.client.client_cert + " TASO_TLS_CLIENT_KEY=" + cluster.client.client_key + " ";
+    env += "TASO_TLS_CLIENT_CERT=" + cluster.client.client_cert + " ";
+    env += "TASO_TLS_CLIENT_KEY=" + cluster.client.client_key + " ";
   }
   if (cluster.tokens) env += "TASO_TOKEN_FILE=YOUR_TOKEN ";
   out << "generate: " << env << "taso generate --store " << cluster.stores << " --max-ops 2"

@@ -17,6 +17,7 @@
 #include "cli/optimize_command.h"
 #include "cli/profile_command.h"
 #include "cli/rules_command.h"
+#include "cli/up_command.h"
 #include "cli/verify_command.h"
 #include "net/security_flags.h"
 
@@ -81,6 +82,13 @@ ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to 
           "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(std::string, views, "copy", "profile graph --measure: views (split, transpose by strides) of run-time "
           "values run as copies, as ONNX Runtime runs them (copy), or alias their input as in TASO (alias)");
+ABSL_FLAG(int32_t, stores, 1, "up: store processes (each a slice of fingerprints, --store_index/--store_count)");
+ABSL_FLAG(int32_t, verifiers, 1, "up: taso_verifier processes (--wait on every store)");
+ABSL_FLAG(std::string, optimizer_token_file, "", "up, with --tokens-file: token (role optimize) the optimizer "
+          "reads rules from the stores and measures costs with");
+ABSL_FLAG(std::string, worker_token_file, "", "up, with --tokens-file: token (role worker) the verifiers use");
+ABSL_FLAG(int32_t, startup_timeout, 60, "up: seconds each process has to pass its health check");
+ABSL_FLAG(int32_t, stop_timeout, 30, "up, down: seconds each group has to exit after SIGTERM before SIGKILL");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
 
 namespace {
@@ -112,6 +120,12 @@ constexpr char kUsage[] =
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
+    "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
+    "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
+    "              [--tls-cert C --tls-key K --tls-ca CA [--tokens-file T --optimizer-token-file O\n"
+    "              --worker-token-file W] [--tls-client-ca CA --tls-client-cert C --tls-client-key K]]\n"
+    "  status [DIR]  health of each process (SERVING/NOT_SERVING/RUNNING/DEAD) [--json]; exit 0 when all serve\n"
+    "  down [DIR]  stop the cluster (verifiers, optimizer, profiler, then stores)\n"
     "  version     print the version\n";
 
 
@@ -314,6 +328,38 @@ int Profile(const Args& args) {
   return taso::cli::RunProfile(options, std::cout, std::cerr);
 }
 
+// The value of a flag net/security_flags defines, else its environment variable.
+std::string FlagOrEnv(const char* name, const char* env) {
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+  std::string value = flag ? flag->CurrentValue() : "";
+  if (value.empty() && std::getenv(env)) value = std::getenv(env);
+  return value;
+}
+
+// `taso up|status|down [DIR]`.
+template <int (*Run)(const taso::cli::ClusterOptions&, std::ostream&, std::ostream&)>
+int Cluster(const Args& args) {
+  if (args.size() > 3) {
+    std::cerr << "taso " << args[1] << ": expected at most one DIR\n";
+    return 2;
+  }
+  taso::cli::ClusterOptions options;
+  options.dir = Resolve(args.size() == 3 ? args[2] : "taso-cluster");
+  options.stores = absl::GetFlag(FLAGS_stores);
+  options.verifiers = absl::GetFlag(FLAGS_verifiers);
+  options.rules = Resolve(absl::GetFlag(FLAGS_rules));
+  options.server = taso::net::ServerSecurityFromFlags();
+  options.client.ca = FlagOrEnv("tls_ca", "TASO_TLS_CA");
+  options.client.client_cert = FlagOrEnv("tls_client_cert", "TASO_TLS_CLIENT_CERT");
+  options.client.client_key = FlagOrEnv("tls_client_key", "TASO_TLS_CLIENT_KEY");
+  options.optimizer_token_file = Resolve(absl::GetFlag(FLAGS_optimizer_token_file));
+  options.worker_token_file = Resolve(absl::GetFlag(FLAGS_worker_token_file));
+  options.startup_timeout_s = absl::GetFlag(FLAGS_startup_timeout);
+  options.stop_timeout_s = absl::GetFlag(FLAGS_stop_timeout);
+  options.json = absl::GetFlag(FLAGS_json);
+  return Run(options, std::cout, std::cerr);
+}
+
 struct Command {
   const char* name;
   int (*run)(const Args& args);
@@ -322,6 +368,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
     {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile}, {"job", Job},
+    {"up", Cluster<taso::cli::RunUp>}, {"status", Cluster<taso::cli::RunStatus>},
+    {"down", Cluster<taso::cli::RunDown>},
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ absl::StatusOr<std::string> FindExecutable(const std::string& name, const std::s
 }
 
 absl::StatusOr<pid_t> Spawn(const std::string& path, const std::vector<std::string>& args,
-                            const std::string& log_path) {
+                            const std::string& log_path, bool detach) {
   int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) return absl::PermissionDeniedError(absl::StrCat("cannot open ", log_path, ": ", strerror(errno)));
   std::vector<std::string> argv_storage = {path};
@@ -80,6 +80,7 @@ absl::StatusOr<pid_t> Spawn(const std::string& path, const std::vector<std::stri
     return absl::ResourceExhaustedError(absl::StrCat("fork failed: ", strerror(errno)));
   }
   if (pid == 0) {
+    if (detach) setsid();
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     dup2(log, 1);

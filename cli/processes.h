@@ -19,9 +19,10 @@ namespace taso::cli {
 absl::StatusOr<std::string> FindExecutable(const std::string& name, const std::string& package);
 
 // Starts `path args...` with stdin from /dev/null and stdout and stderr
-// appended to `log_path`.
+// appended to `log_path`. `detach`: in a session of its own, so it outlives
+// this command and the terminal's Ctrl-C (`taso up`).
 absl::StatusOr<pid_t> Spawn(const std::string& path, const std::vector<std::string>& args,
-                            const std::string& log_path);
+                            const std::string& log_path, bool detach = false);
 
 // Non-blocking: the exit code if `pid` has exited (128+signal if killed).
 std::optional<int> PollExit(pid_t pid);

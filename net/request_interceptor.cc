@@ -19,7 +19,7 @@ class RequestMetricsInterceptor : public grpc::experimental::Interceptor {
   RequestMetricsInterceptor(grpc::experimental::ServerRpcInfo* info, const Counter& requests,
                             const Histogram& latency, const std::string& name, bool log)
       : method_(info->method() ? info->method() : "unknown"),
-        peer_(info->server_context() ? info->server_context()->peer() : ""),
+        context_(info->server_context()),
         requests_(requests),
         latency_(latency),
         name_(name),
@@ -32,6 +32,8 @@ class RequestMetricsInterceptor : public grpc::experimental::Interceptor {
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    // The peer is known once the call is under way, not when the interceptor is made.
+    if (peer_.empty() && context_ != nullptr) peer_ = context_->peer();
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS) && !recorded_) {
       Record(methods->GetSendStatus().error_code());
     }
@@ -52,7 +54,8 @@ class RequestMetricsInterceptor : public grpc::experimental::Interceptor {
   }
 
   const std::string method_;
-  const std::string peer_;
+  grpc::ServerContextBase* const context_;
+  std::string peer_;
   const Counter requests_;
   const Histogram latency_;
   const std::string name_;

@@ -5,24 +5,11 @@
 # --log_requests=false); other paths are 404.
 source tests/generate/lib.sh
 source tests/profile/lib.sh
-
-# scrape PORT [PATH]: prints "STATUS" then the body of GET http://127.0.0.1:PORT/PATH.
-scrape() {
-  /usr/bin/python3 - "$1" "${2:-metrics}" <<'PY'
-import sys, urllib.request, urllib.error
-try:
-    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/{sys.argv[2]}", timeout=10) as r:
-        print(r.status, r.headers.get("Content-Type"))
-        sys.stdout.write(r.read().decode())
-except urllib.error.HTTPError as e:
-    print(e.code)
-PY
-}
-metrics_port() { sed -n 's/^taso_profiler: metrics on port \([0-9]*\)$/\1/p' "$WORK/profiler.log" | tail -1; }
+source tests/metrics/lib.sh
 
 RELU='relu(f32[1,16,14,14])'
 start_profiler --metrics_listen 127.0.0.1:0
-PORT=$(metrics_port)
+PORT=$(metrics_port taso_profiler "$WORK/profiler.log")
 [ -n "$PORT" ] || fail "the profiler did not say where metrics are: $(cat "$WORK/profiler.log")"
 
 scrape "$PORT" >"$WORK/before.txt"
@@ -59,6 +46,6 @@ kill "$PROFILER_PID" && wait "$PROFILER_PID" || true
 start_profiler --metrics_listen 127.0.0.1:0 --log_requests=false
 "$TASO" profile measure "$RELU" --server "$ADDR" >/dev/null || fail "measure after restart"
 grep -q "Profiler/MeasureBatch" "$WORK/profiler.log" && fail "--log_requests=false still logs: $(cat "$WORK/profiler.log")"
-grep -Eq 'MeasureBatch",code="OK"\} 1$' <(scrape "$(metrics_port)") || fail "the restarted profiler did not count the call"
+grep -Eq 'MeasureBatch",code="OK"\} 1$' <(scrape "$(metrics_port taso_profiler "$WORK/profiler.log")") || fail "the restarted profiler did not count the call"
 check "--log_requests=false: counted, not logged"
 echo PASS

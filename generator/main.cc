@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "app/startup.h"
+#include "net/metrics.h"
+#include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "generator/worker.h"
 
@@ -51,5 +54,24 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_generator");
+  taso::generator::WorkerCounters counters;
+  options.counters = &counters;
+  taso::net::MetricsRegistry metrics;
+  using C = taso::generator::WorkerCounters;
+  auto exported = [&counters](auto C::*field) {
+    return [&counters, field] { return static_cast<double>((counters.*field).load()); };
+  };
+  metrics.AddCallback("taso_generator_batches_sent_total", "Graph batches streamed to the stores",
+                      taso::net::MetricType::kCounter, exported(&C::batches_sent));
+  metrics.AddCallback("taso_generator_records_sent_total", "Graph records streamed to the stores",
+                      taso::net::MetricType::kCounter, exported(&C::records_sent));
+  metrics.AddCallback("taso_generator_attempts_total", "Connections to the stores (1 + resumes)",
+                      taso::net::MetricType::kCounter, exported(&C::attempts));
+  metrics.AddCallback("taso_generator_done_fraction", "Fraction of this shard enumerated",
+                      taso::net::MetricType::kGauge, exported(&C::done_fraction));
+  metrics.AddGauge("taso_generator_shard", "This worker's shard and the job's shard count", {"job", "num_shards"})
+      .Set(options.shard, {options.job_id, absl::StrCat(options.num_shards)});
+  auto metrics_server = taso::net::StartMetricsFromFlags(&metrics, "taso_generator");
+  if (!metrics_server.ok()) return taso::app::Error(metrics_server.status().message(), 2);
   return taso::app::WorkerExitCode("taso_generator", taso::generator::RunWorker(options));
 }

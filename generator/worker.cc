@@ -64,6 +64,7 @@ class StreamingSink : public GraphSink {
 
   bool OnCheckpoint(int64_t next_cursor, double done_fraction) override {
     fraction_ = done_fraction;
+    if (options_.counters) options_.counters->done_fraction = done_fraction;
     if (buffered_ >= options_.batch_records) {
       if (!Flush(next_cursor)) return false;
     }
@@ -94,7 +95,9 @@ class StreamingSink : public GraphSink {
         error_ = absl::UnavailableError(absl::StrCat(store.Name(), " closed the stream"));
         return false;
       }
+      if (options_.counters) ++options_.counters->batches_sent;
     }
+    if (options_.counters) options_.counters->records_sent += buffered_;
     buffered_ = 0;
     return true;
   }
@@ -234,6 +237,7 @@ class Worker {
     if (spec.templates.empty()) return absl::OkStatus();  // every store finished the job
     if (cursor > 0) Log(absl::StrCat("shard ", options_.shard, ": resuming at subtree ", cursor));
 
+    if (options_.counters) ++options_.counters->attempts;
     for (Store& store : stores_) {
       store.context = std::make_unique<grpc::ClientContext>();
       store.ack.Clear();
@@ -259,6 +263,7 @@ class Worker {
       if (!s.ok() && (failure.ok() || failure.code() == absl::StatusCode::kUnavailable)) failure = s;
     }
     if (!failure.ok()) return failure;
+    if (options_.counters) options_.counters->done_fraction = 1.0;
     return sink.Report(true);
   }
 

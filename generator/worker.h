@@ -11,6 +11,8 @@
 #ifndef TASO_GENERATOR_WORKER_H_
 #define TASO_GENERATOR_WORKER_H_
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +21,15 @@
 #include "absl/time/time.h"
 
 namespace taso::generator {
+
+// Progress for --metrics_listen, updated as the worker runs; all monotone
+// except done_fraction.
+struct WorkerCounters {
+  std::atomic<int64_t> batches_sent{0};   // one per store per flush
+  std::atomic<int64_t> records_sent{0};   // graphs streamed (a resume may resend some)
+  std::atomic<int64_t> attempts{0};       // connections to the stores, the first included
+  std::atomic<double> done_fraction{0};   // of this shard's enumeration
+};
 
 struct WorkerOptions {
   // Store shard addresses in any order: the worker asks each its index.
@@ -31,6 +42,7 @@ struct WorkerOptions {
   absl::Duration retry_for = absl::Minutes(5);
   absl::Duration progress_interval = absl::Seconds(1);
   std::function<void(const std::string&)> log;  // one line per event; may be empty
+  WorkerCounters* counters = nullptr;            // may be null; must outlive RunWorker
 };
 
 // Returns OK once the shard is complete and stored. Errors that retrying

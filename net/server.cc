@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "net/metrics_http.h"
+#include "net/request_interceptor.h"
 
 namespace taso::net {
 
@@ -44,6 +46,18 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
   builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);
   builder.SetMaxSendMessageSize(options.max_message_mb << 20);
   for (grpc::Service* s : services) builder.RegisterService(s);
+  MetricsRegistry own_metrics;
+  MetricsRegistry* metrics = options.metrics ? options.metrics : &own_metrics;
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<RequestMetricsFactory>(metrics, options.name, options.log_requests));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!options.metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsHttpServer>> started = MetricsHttpServer::Start(options.metrics_listen, metrics);
+    if (!started.ok()) return started.status();
+    metrics_server = std::move(*started);
+    std::fprintf(stderr, "%s: metrics on port %d\n", options.name.c_str(), metrics_server->port());
+  }
 
   BlockTerminationSignals();
   sigset_t signals;

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
+#include "net/metrics.h"
 
 namespace taso::net {
 
@@ -26,6 +27,13 @@ struct ServerOptions {
   // On SIGTERM: new calls are refused and calls in flight get this long to
   // finish before they are cancelled (a search sees that and stops).
   int drain_seconds = 5;
+  // Metrics (net/metrics_flags.h): every call is counted and timed into
+  // `metrics` (RunServer keeps its own registry when null), served on GET
+  // /metrics at `metrics_listen` when that is non-empty; one stderr line per
+  // call when `log_requests`.
+  MetricsRegistry* metrics = nullptr;
+  std::string metrics_listen;
+  bool log_requests = true;
 };
 
 // Call first in main, before any thread starts, so that SIGTERM and SIGINT

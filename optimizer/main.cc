@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
 #include "optimizer/eqsat/eqsat.h"
@@ -97,12 +98,16 @@ int main(int argc, char** argv) {
   }
   std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";
   taso::optimizer::OptimizerService service(&rules, profiler.get(), limits);
+  taso::net::MetricsRegistry metrics;
+  service.AttachMetrics(&metrics);
   taso::net::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.metrics = &metrics;
+  taso::net::ApplyMetricsFlags(&server_options);
   // A search in flight may take its whole limit, then the check and the
   // never-slower measurement; a Kubernetes grace period covers this
   // (deploy/k8s: terminationGracePeriodSeconds).

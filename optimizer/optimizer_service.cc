@@ -69,6 +69,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   response->set_model(std::move(result->model));
   *response->mutable_report() = ReportToProto(result->report);
   response->mutable_report()->set_cost_backend(options.backend);
+  if (metrics_) metrics_->Record(response->report());
   return grpc::Status::OK;
 }
 

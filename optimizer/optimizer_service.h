@@ -4,11 +4,13 @@
 #define TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "net/admission.h"
 #include "optimizer/optimize.h"
+#include "optimizer/service_metrics.h"
 #include "profiler/client.h"
 #include "proto/optimizer.grpc.pb.h"
 
@@ -46,11 +48,18 @@ class OptimizerService final : public Optimizer::Service {
   grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
                         OptimizeResponse* response) override;
 
+  // Exports the gate's state and every finished search's figures into
+  // `registry` (must outlive the service); call before serving.
+  void AttachMetrics(net::MetricsRegistry* registry) {
+    metrics_ = std::make_unique<ServiceMetrics>(registry, &gate_);
+  }
+
  private:
   const std::vector<RewriteRule>* rules_;
   profiler::ProfilerClient* profiler_;
   ServiceLimits limits_;
   net::AdmissionGate gate_;
+  std::unique_ptr<ServiceMetrics> metrics_;
 };
 
 }  // namespace taso::optimizer

@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "net/metrics.h"
+#include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
 #include "profiler/profiler.h"
@@ -99,6 +102,32 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_profiler";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  // The profiler's own counters, read at every scrape.
+  taso::net::MetricsRegistry metrics;
+  const taso::profiler::CostProfiler* counted = profiler->get();
+  struct Exported {
+    const char* name;
+    const char* help;
+    int64_t taso::profiler::ProfilerCounters::*field;
+  };
+  for (const Exported& e : std::vector<Exported>{
+           {"taso_profiler_signatures_total", "Operator signatures asked for", &taso::profiler::ProfilerCounters::requests},
+           {"taso_profiler_cache_hits_total", "Signatures answered from the cost cache",
+            &taso::profiler::ProfilerCounters::cache_hits},
+           {"taso_profiler_cache_misses_total", "Signatures not in the cache (measured by this request)",
+            &taso::profiler::ProfilerCounters::cache_misses},
+           {"taso_profiler_shared_total", "Signatures that waited for another request's measurement",
+            &taso::profiler::ProfilerCounters::shared},
+           {"taso_profiler_measurements_total", "Kernels actually timed or estimated",
+            &taso::profiler::ProfilerCounters::measurements},
+           {"taso_profiler_errors_total", "Signatures answered with an error", &taso::profiler::ProfilerCounters::errors},
+       }) {
+    auto field = e.field;
+    metrics.AddCallback(e.name, e.help, taso::net::MetricType::kCounter,
+                        [counted, field] { return static_cast<double>(counted->counters().*field); });
+  }
+  server_options.metrics = &metrics;
+  taso::net::ApplyMetricsFlags(&server_options);
   absl::Status s = taso::net::RunServer(server_options, {&service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

@@ -2,10 +2,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/grpc_status.h"
+#include "records/store_shards.h"
 
 namespace taso::rules_db {
 
 using net::ToGrpc;
+
+void HashStoreService::AttachMetrics(net::MetricsRegistry* registry) {
+  batches_ = registry->AddCounter("taso_store_batches_total",
+                                  "Graph batches received, by outcome: stored, duplicate, misrouted (routed by "
+                                  "another store order) or the refusal's status code",
+                                  {"outcome"});
+  records_ = registry->AddCounter("taso_store_records_total", "Graph records stored");
+}
 
 grpc::Status HashStoreService::CreateJob(grpc::ServerContext*, const CreateJobRequest* request,
                                          Job* response) {
@@ -30,7 +39,13 @@ grpc::Status HashStoreService::StreamGraphs(grpc::ServerContext* context,
                                        batch.shard(), " after ", job_id, "/", shard));
     }
     auto result = store_->PutBatch(batch);
-    if (!result.ok()) return ToGrpc(result.status());
+    if (!result.ok()) {
+      bool misrouted = !records::CheckBatchRouting(store_->info(), batch.store_index(), batch.store_count()).ok();
+      batches_.Increment({misrouted ? "misrouted" : absl::StatusCodeToString(result.status().code())});
+      return ToGrpc(result.status());
+    }
+    batches_.Increment({result->duplicate ? "duplicate" : "stored"});
+    if (!result->duplicate) records_.Increment({}, result->records);
     if (result->duplicate) {
       response->set_batches_duplicate(response->batches_duplicate() + 1);
     } else {

@@ -2,6 +2,7 @@
 #ifndef TASO_RULES_DB_HASH_STORE_SERVICE_H_
 #define TASO_RULES_DB_HASH_STORE_SERVICE_H_
 
+#include "net/metrics.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "rules_db/hash_store.h"
 
@@ -24,8 +25,14 @@ class HashStoreService final : public HashStore::Service {
   grpc::Status CancelJob(grpc::ServerContext*, const CancelJobRequest* request, Job* response) override;
   grpc::Status GetStoreInfo(grpc::ServerContext*, const GetStoreInfoRequest*, StoreInfo* response) override;
 
+  // Counts graph batches by outcome and records stored into `registry`
+  // (must outlive the service); call before serving.
+  void AttachMetrics(net::MetricsRegistry* registry);
+
  private:
   GraphHashStore* store_;
+  net::Counter batches_;  // no-op until AttachMetrics
+  net::Counter records_;
 };
 
 }  // namespace taso::rules_db

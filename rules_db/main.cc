@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "app/startup.h"
 #include "generator/recheck.h"
+#include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
 #include "records/encoding.h"
@@ -137,6 +138,8 @@ int main(int argc, char** argv) {
     return Dump(**store);
   }
   taso::rules_db::HashStoreService service(store->get());
+  taso::net::MetricsRegistry metrics;
+  service.AttachMetrics(&metrics);
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
@@ -150,6 +153,8 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_rules_db";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.metrics = &metrics;
+  taso::net::ApplyMetricsFlags(&server_options);
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

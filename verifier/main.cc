@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -20,11 +21,14 @@
 #include <set>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "app/startup.h"
+#include "net/metrics.h"
+#include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "core/graph_proto.h"
 #include "core/rule_sexpr.h"
@@ -249,6 +253,22 @@ int main(int argc, char** argv) {
   }
   if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_verifier");
   taso::verifier::VerifierCounters counters;
+  taso::net::MetricsRegistry metrics;
+  using C = taso::verifier::VerifierCounters;
+  for (auto [name, help, field] : std::vector<std::tuple<const char*, const char*, std::atomic<int64_t> C::*>>{
+           {"taso_verifier_classes_total", "Candidate classes leased and checked", &C::classes},
+           {"taso_verifier_proved_total", "Rules proved", &C::proved},
+           {"taso_verifier_refuted_total", "Candidate rules refuted", &C::refuted},
+           {"taso_verifier_timeout_total", "Proofs that ran out of time or resources", &C::timeout},
+           {"taso_verifier_unknown_total", "Proofs the solver could not decide", &C::unknown},
+           {"taso_verifier_rejected_precheck_total", "Candidates rejected by the numeric re-check", &C::rejected_precheck},
+           {"taso_verifier_errors_total", "Classes that failed with an error", &C::errors},
+       }) {
+    metrics.AddCallback(name, help, taso::net::MetricType::kCounter,
+                        [&counters, field = field] { return static_cast<double>((counters.*field).load()); });
+  }
+  auto metrics_server = taso::net::StartMetricsFromFlags(&metrics, "taso_verifier");
+  if (!metrics_server.ok()) return taso::app::Error(metrics_server.status().message(), 2);
   absl::Status s = taso::verifier::RunVerifierWorker(options, counters);
   std::fprintf(stderr, "taso_verifier: %lld classes; %lld proved, %lld refuted, %lld timeout, %lld unknown, %lld rejected by the re-check\n",
                (long long)counters.classes.load(), (long long)counters.proved.load(), (long long)counters.refuted.load(),

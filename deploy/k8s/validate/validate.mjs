@@ -156,6 +156,28 @@ if (!schemaOnly) {
       }
     }
   }
+  // Every process serves Prometheus metrics on a declared, annotated port
+  // that a NetworkPolicy opens.
+  const metricPorts = new Set(byKind("NetworkPolicy").flatMap((np) =>
+    (np.spec.ingress ?? []).flatMap((i) => (i.ports ?? []).map((p) => Number(p.port)))));
+  for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+    const tpl = o.spec.template;
+    for (const c of tpl.spec.containers) {
+      const listen = flag(c, "metrics_listen");
+      if (!listen) {
+        if (o.metadata.name !== "taso-job-create") errors.push(`${o.kind}/${o.metadata.name}: no --metrics_listen`);
+        continue;
+      }
+      const port = Number(listen.split(":").pop());
+      check((c.ports ?? []).some((p) => p.name === "metrics" && p.containerPort === port),
+        `${o.kind}/${o.metadata.name}: metrics port ${port} not declared`);
+      check(tpl.metadata?.annotations?.["prometheus.io/port"] === String(port),
+        `${o.kind}/${o.metadata.name}: no prometheus.io/port annotation for ${port}`);
+      check(metricPorts.has(port), `${o.kind}/${o.metadata.name}: no NetworkPolicy opens metrics port ${port}`);
+    }
+    check(tpl.metadata?.labels?.["app.kubernetes.io/part-of"] === "taso",
+      `${o.kind}/${o.metadata.name}: pods lack app.kubernetes.io/part-of=taso (the policies select on it)`);
+  }
   check(byKind("NetworkPolicy").length > 0, "no NetworkPolicy: every pod would accept any connection");
   for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
     for (const c of containers(o)) {

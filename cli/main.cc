@@ -126,6 +126,7 @@ constexpr char kUsage[] =
     "              --worker-token-file W] [--tls-client-ca CA --tls-client-cert C --tls-client-key K]]\n"
     "  status [DIR]  health of each process (SERVING/NOT_SERVING/RUNNING/DEAD) [--json]; exit 0 when all serve\n"
     "  down [DIR]  stop the cluster (verifiers, optimizer, profiler, then stores)\n"
+    "  health ADDRESS  one server's gRPC health check (over TLS with --tls-ca; a Kubernetes exec probe); exit 0 SERVING\n"
     "  version     print the version\n";
 
 
@@ -360,6 +361,15 @@ int Cluster(const Args& args) {
   return Run(options, std::cout, std::cerr);
 }
 
+// `taso health ADDRESS`.
+int HealthCheck(const Args& args) {
+  if (args.size() != 3) {
+    std::cerr << "taso health: expected one ADDRESS (HOST:PORT)\n";
+    return 2;
+  }
+  return taso::cli::RunHealth(args[2], absl::GetFlag(FLAGS_startup_timeout), std::cout);
+}
+
 struct Command {
   const char* name;
   int (*run)(const Args& args);
@@ -369,7 +379,7 @@ constexpr Command kCommands[] = {
     {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
     {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile}, {"job", Job},
     {"up", Cluster<taso::cli::RunUp>}, {"status", Cluster<taso::cli::RunStatus>},
-    {"down", Cluster<taso::cli::RunDown>},
+    {"down", Cluster<taso::cli::RunDown>}, {"health", HealthCheck},
 };
 
 }  // namespace

@@ -116,6 +116,16 @@ Health CheckHealth(const std::string& address, absl::Duration timeout) {
   return bytes == std::string("\x08\x01", 2) ? Health::kServing : Health::kNotServing;
 }
 
+}  // namespace
+
+int RunHealth(const std::string& address, int timeout_s, std::ostream& out) {
+  const Health health = CheckHealth(address, absl::Seconds(timeout_s));
+  out << address << " " << HealthName(health) << "\n";
+  return health == Health::kServing ? 0 : 1;
+}
+
+namespace {
+
 Health HealthOf(const Member& m) {
   if (!Alive(m.pid, m.exe)) return Health::kDead;
   if (m.address.empty()) return Health::kRunning;

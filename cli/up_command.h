@@ -33,6 +33,10 @@ struct ClusterOptions {
 int RunUp(const ClusterOptions& options, std::ostream& out, std::ostream& err);
 int RunStatus(const ClusterOptions& options, std::ostream& out, std::ostream& err);
 int RunDown(const ClusterOptions& options, std::ostream& out, std::ostream& err);
+// `taso health ADDRESS`: the server's gRPC health check, over TLS when the
+// client flags say so (a Kubernetes exec probe for a TLS server, which
+// kubelet's own gRPC probe cannot reach). 0 SERVING, 1 otherwise.
+int RunHealth(const std::string& address, int timeout_s, std::ostream& out);
 
 }  // namespace taso::cli
 

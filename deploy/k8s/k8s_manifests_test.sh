@@ -18,10 +18,11 @@ src=$(cd "$src" && pwd)
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 validate() { node "$src/validate/validate.mjs" "$@"; }
 
-for overlay in dev gpu; do
+for overlay in dev gpu secure; do
   kubectl kustomize "$src/overlays/$overlay" >"$tmp/$overlay.yaml" || fail "kubectl kustomize overlays/$overlay"
   extra=()
   [[ $overlay == gpu ]] && extra=(--expect-gpu)
+  [[ $overlay == secure ]] && extra=(--expect-tls)
   out=$(validate "$tmp/$overlay.yaml" "${extra[@]}") || fail "overlays/$overlay does not validate: $out"
   echo "$out" | tail -1
   grep -q "^valid StatefulSet/taso-store$" <<<"$out" || fail "overlays/$overlay has no store StatefulSet"
@@ -34,7 +35,7 @@ grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not 
 declare -A bin=([taso]=cli/taso [taso_rules_db]=rules_db/taso_rules_db [taso_generator]=generator/taso_generator
   [taso_verifier]=verifier/taso_verifier [taso_profiler]=profiler/taso_profiler [taso_optimizer]=optimizer/taso_optimizer)
 flags=0
-for overlay in dev gpu; do
+for overlay in dev gpu secure; do
   while read -r binary flag; do
     [[ -x "${bin[$binary]}" ]] || fail "no binary for $binary"
     help=$("${bin[$binary]}" --helpfull 2>&1 || true)
@@ -66,4 +67,9 @@ expect_rejected "$tmp/bad-metrics.yaml" "no prometheus.io/port annotation for 90
 validate "$tmp/dev.yaml" --expect-gpu >"$tmp/dev-gpu.out" && fail "the dev overlay passed --expect-gpu without a GPU"
 grep -q "must request nvidia.com/gpu" "$tmp/dev-gpu.out" || fail "--expect-gpu rejected dev for another reason"
 check "rejects a cpu-only profiler where a GPU is expected"
+expect_rejected "$tmp/dev.yaml" "a server without --tls_cert" "a plaintext server where TLS is expected" --expect-tls
+grep -v -- "--token_file=/etc/taso/tokens/worker-token" "$tmp/secure.yaml" >"$tmp/bad-token.yaml"
+expect_rejected "$tmp/bad-token.yaml" "a client without a token" "a TLS client without its token" --expect-tls
+sed 's/- 127.0.0.1:7070$/- 127.0.0.1:7071/' "$tmp/secure.yaml" >"$tmp/bad-probe.yaml"
+expect_rejected "$tmp/bad-probe.yaml" "must be an exec probe" "a TLS server probed on the wrong port"
 echo "PASS"

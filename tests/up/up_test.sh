@@ -69,6 +69,13 @@ check "up: 2 stores, profiler, optimizer, verifier over TLS with tokens ($OADDR;
 "$TASO" status "$CLUSTER" --json >"$WORK/status.json" || fail "status --json"
 grep -q '"running": true' "$WORK/status.json" || fail "status --json: $(cat "$WORK/status.json")"
 check "status: the four servers SERVING (gRPC health over TLS), the verifier RUNNING"
+# The exec probe a TLS server gets in Kubernetes: taso health over TLS, no token.
+"$TASO" health "$OADDR" --tls-ca "$pki/ca.pem" >"$WORK/health.out" 2>&1 || fail "taso health: $(cat "$WORK/health.out")"
+grep -q "SERVING$" "$WORK/health.out" || fail "taso health: $(cat "$WORK/health.out")"
+if env -u TASO_TLS_CA "$TASO" health "$OADDR" --startup-timeout 2 >"$WORK/plainhealth.out" 2>&1; then
+  fail "taso health in plaintext against a TLS server said SERVING"
+fi
+check "taso health: SERVING over TLS without a token, NOT_SERVING in plaintext"
 
 up >"$WORK/again.out" 2>&1 || fail "a second up on a running cluster: $(cat "$WORK/again.out")"
 grep -q "already running" "$WORK/again.out" || fail "second up: $(cat "$WORK/again.out")"

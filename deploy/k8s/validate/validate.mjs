@@ -6,6 +6,7 @@
 //
 //   node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]
 //   node validate.mjs RENDERED.yaml --list-flags   # "BINARY FLAG" per flag a container passes
+//   --expect-tls: every server has TLS and tokens, every client a CA and a token
 //
 // Prints one line per object and a closing line; exits 1 on any error, so a
 // test can assert both a good render and a rejected bad one.
@@ -17,6 +18,7 @@ const file = args.find((a) => !a.startsWith("--"));
 const expectGpu = args.includes("--expect-gpu");
 const schemaOnly = args.includes("--schema-only");
 const listFlags = args.includes("--list-flags");
+const expectTls = args.includes("--expect-tls");
 if (!file) {
   console.error("usage: node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]");
   process.exit(2);
@@ -145,14 +147,44 @@ if (!schemaOnly) {
     const gpu = profiler.spec.template.spec.containers[0].resources?.limits?.["nvidia.com/gpu"];
     if (expectGpu) check(Number(gpu) >= 1, "the profiler must request nvidia.com/gpu");
   }
-  // Every server answers gRPC health checks on the port it listens on.
+  // Every server answers health checks on the port it listens on: kubelet's
+  // gRPC probe, or, for a TLS server (which that probe cannot reach),
+  // `taso health 127.0.0.1:PORT --tls-ca=...` as an exec probe.
   for (const o of [...byKind("Deployment"), ...byKind("StatefulSet")]) {
     for (const c of o.spec.template.spec.containers) {
       const listen = flag(c, "listen");
       if (!listen) continue;
       const port = Number(listen.split(":").pop());
+      const tls = flag(c, "tls_cert") !== undefined;
       for (const probe of ["readinessProbe", "livenessProbe"]) {
-        check(c[probe]?.grpc?.port === port, `${o.kind}/${o.metadata.name}: ${probe} must be a gRPC probe on port ${port}`);
+        const cmd = c[probe]?.exec?.command ?? [];
+        const ok = tls ? cmd[0] === "taso" && cmd[1] === "health" && cmd[2] === `127.0.0.1:${port}` &&
+                         cmd.some((w) => w.startsWith("--tls-ca="))
+                       : c[probe]?.grpc?.port === port;
+        check(ok, `${o.kind}/${o.metadata.name}: ${probe} must be ` +
+          (tls ? `an exec probe \`taso health 127.0.0.1:${port} --tls-ca=...\`` : `a gRPC probe on port ${port}`));
+      }
+    }
+  }
+  if (expectTls) {
+    const mounted = (o) => (o.spec.template.spec.volumes ?? []).map((v) => v.secret?.secretName).filter(Boolean);
+    for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+      for (const c of o.spec.template.spec.containers) {
+        const server = flag(c, "listen") !== undefined;
+        if (server) {
+          for (const f of ["tls_cert", "tls_key", "tokens_file"]) {
+            check(flag(c, f), `${o.kind}/${o.metadata.name}: a server without --${f}`);
+          }
+        }
+        const client = ["store", "profiler", "rules_db"].some((f) => flag(c, f) !== undefined);
+        if (client) {
+          check(flag(c, "tls_ca") ?? flag(c, "tls-ca"), `${o.kind}/${o.metadata.name}: a client without --tls_ca`);
+          check(flag(c, "token_file") ?? flag(c, "token-file"), `${o.kind}/${o.metadata.name}: a client without a token`);
+        }
+        if (server || client) {
+          check(mounted(o).includes("taso-tls") && mounted(o).includes("taso-tokens"),
+            `${o.kind}/${o.metadata.name}: the taso-tls and taso-tokens Secrets are not mounted`);
+        }
       }
     }
   }

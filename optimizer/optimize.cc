@@ -76,6 +76,8 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
                                       " rule applications",
                                       r->report.rule_bans > 0 ? absl::StrCat(", ", r->report.rule_bans, " rule bans") : "",
                                       "); extraction: ", r->report.extraction_detail);
+    report.enodes = r->enodes;
+    report.eclasses = r->eclasses;
     report.extraction = r->report.extraction;
     report.extraction_detail = r->report.extraction_detail;
     // The rules the result is made with, not every application in the e-graph.

@@ -96,6 +96,7 @@ struct OptimizeReport {
   NumericCheck check;
   // Provenance (Report 47-50): version, rule-set digest, model bytes in and out.
   std::string taso_version, rules_digest, input_sha256, output_sha256;
+  int64_t enodes = 0, eclasses = 0;  // eqsat's e-graph when exploration stopped (Report 51, 52)
   // True when the optimized model failed the numerical check (or could not
   // be exported and read back) and the original was returned; `error` says why.
   bool returned_original = false;

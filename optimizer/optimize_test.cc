@@ -128,6 +128,15 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
       if (rule.find("fuse:conv2d+") == 0 && rule.find("relu") != std::string::npos) fusions += count;
     }
     EXPECT_EQ(fusions + bias_fusions + r.epilogues_fused, 3) << r.search;
+    // The e-graph's size reaches the report (and the service's metrics).
+    if (search == SearchKind::kEqsat) {
+      EXPECT_GT(r.enodes, 0);
+      EXPECT_GT(r.eclasses, 0);
+      EXPECT_LE(r.eclasses, r.enodes);
+      EXPECT_EQ(ReportToProto(r).enodes(), r.enodes);
+    } else {
+      EXPECT_EQ(r.enodes, 0);
+    }
     EXPECT_EQ(r.operators_after, 2) << r.search;
     onnx::ModelProto out;
     ASSERT_TRUE(out.ParseFromString(result->model));

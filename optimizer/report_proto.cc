@@ -120,6 +120,8 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_rules_digest(r.rules_digest);
   out.set_input_sha256(r.input_sha256);
   out.set_output_sha256(r.output_sha256);
+  out.set_enodes(r.enodes);
+  out.set_eclasses(r.eclasses);
   return out;
 }
 

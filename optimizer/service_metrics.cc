@@ -16,7 +16,10 @@ ServiceMetrics::ServiceMetrics(net::MetricsRegistry* registry, const net::Admiss
       nodes_before_total_(registry->AddCounter("taso_optimizer_nodes_before_total",
                                                "Operators in all input graphs searched")),
       ilp_outcomes_(registry->AddCounter("taso_optimizer_ilp_outcomes_total",
-                                         "EQSAT extractions by ILP outcome", {"outcome"})) {
+                                         "EQSAT extractions by ILP outcome", {"outcome"})),
+      last_enodes_(registry->AddGauge("taso_optimizer_last_enodes", "E-nodes of the last EQSAT search's e-graph")),
+      enodes_(registry->AddHistogram("taso_optimizer_enodes", "E-nodes of each EQSAT search's e-graph",
+                                     {1e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5}, {})) {
   auto gate_value = [gate](auto field) {
     return [gate, field] { return static_cast<double>(gate->counters().*field); };
   };
@@ -40,6 +43,10 @@ void ServiceMetrics::Record(const Report& report) const {
   last_nodes_before_.Set(report.nodes_before());
   last_nodes_after_.Set(report.nodes_after());
   nodes_before_total_.Increment({}, report.nodes_before());
+  if (report.enodes() > 0) {
+    last_enodes_.Set(static_cast<double>(report.enodes()));
+    enodes_.Observe(static_cast<double>(report.enodes()), {});
+  }
   if (report.ilp_outcome() != ILP_OUTCOME_UNSPECIFIED) {
     ilp_outcomes_.Increment({absl::AsciiStrToLower(IlpOutcome_Name(report.ilp_outcome()))});
   }

@@ -25,6 +25,8 @@ class ServiceMetrics {
   net::Gauge last_nodes_after_;
   net::Counter nodes_before_total_;
   net::Counter ilp_outcomes_;
+  net::Gauge last_enodes_;
+  net::Histogram enodes_;
 };
 
 }  // namespace taso::optimizer

@@ -329,14 +329,6 @@ int Profile(const Args& args) {
   return taso::cli::RunProfile(options, std::cout, std::cerr);
 }
 
-// The value of a flag net/security_flags defines, else its environment variable.
-std::string FlagOrEnv(const char* name, const char* env) {
-  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  std::string value = flag ? flag->CurrentValue() : "";
-  if (value.empty() && std::getenv(env)) value = std::getenv(env);
-  return value;
-}
-
 // `taso up|status|down [DIR]`.
 template <int (*Run)(const taso::cli::ClusterOptions&, std::ostream&, std::ostream&)>
 int Cluster(const Args& args) {
@@ -350,9 +342,9 @@ int Cluster(const Args& args) {
   options.verifiers = absl::GetFlag(FLAGS_verifiers);
   options.rules = Resolve(absl::GetFlag(FLAGS_rules));
   options.server = taso::net::ServerSecurityFromFlags();
-  options.client.ca = FlagOrEnv("tls_ca", "TASO_TLS_CA");
-  options.client.client_cert = FlagOrEnv("tls_client_cert", "TASO_TLS_CLIENT_CERT");
-  options.client.client_key = FlagOrEnv("tls_client_key", "TASO_TLS_CLIENT_KEY");
+  options.client = taso::net::ClientSecurityFromFlags();
+  // The cluster's processes get their tokens from --optimizer/--worker-token-file.
+  options.client.token_file.clear();
   options.optimizer_token_file = Resolve(absl::GetFlag(FLAGS_optimizer_token_file));
   options.worker_token_file = Resolve(absl::GetFlag(FLAGS_worker_token_file));
   options.startup_timeout_s = absl::GetFlag(FLAGS_startup_timeout);

@@ -27,7 +27,7 @@ ServerSecurity ServerSecurityFromFlags() {
   return s;
 }
 
-absl::Status ConfigureClientsFromFlags() {
+ClientSecurity ClientSecurityFromFlags() {
   auto flag_or_env = [](const absl::Flag<std::string>& flag, const char* name) {
     std::string value = absl::GetFlag(flag);
     if (!value.empty()) return value;
@@ -39,7 +39,9 @@ absl::Status ConfigureClientsFromFlags() {
   s.client_cert = flag_or_env(FLAGS_tls_client_cert, "TASO_TLS_CLIENT_CERT");
   s.client_key = flag_or_env(FLAGS_tls_client_key, "TASO_TLS_CLIENT_KEY");
   s.token_file = flag_or_env(FLAGS_token_file, "TASO_TOKEN_FILE");
-  return ConfigureClients(s);
+  return s;
 }
+
+absl::Status ConfigureClientsFromFlags() { return ConfigureClients(ClientSecurityFromFlags()); }
 
 }  // namespace taso::net

@@ -15,9 +15,12 @@ namespace taso::net {
 
 ServerSecurity ServerSecurityFromFlags();
 
-// Configures NewChannel from the client flags (call after parsing them);
-// an empty flag falls back to its environment variable (TASO_TLS_CA,
-// TASO_TLS_CLIENT_CERT, TASO_TLS_CLIENT_KEY, TASO_TOKEN_FILE).
+// The client flags (call after parsing them); an empty flag falls back to
+// its environment variable (TASO_TLS_CA, TASO_TLS_CLIENT_CERT,
+// TASO_TLS_CLIENT_KEY, TASO_TOKEN_FILE).
+ClientSecurity ClientSecurityFromFlags();
+
+// Configures NewChannel from ClientSecurityFromFlags().
 absl::Status ConfigureClientsFromFlags();
 
 }  // namespace taso::net

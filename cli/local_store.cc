@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -24,9 +23,7 @@ absl::StatusOr<LocalStore> StartLocalStore(const std::string& db_dir, const std:
   auto pid = Spawn(*path, args, log);
   if (!pid.ok()) return pid.status();
   for (int waited = 0; waited < 60000; waited += 20) {
-    int port = 0;
-    std::ifstream in(port_file);
-    if (in >> port && port > 0) return LocalStore{absl::StrCat("127.0.0.1:", port), *pid, log};
+    if (auto address = LoopbackAddressFromPortFile(port_file)) return LocalStore{*address, *pid, log};
     if (auto code = PollExit(*pid)) {
       return absl::FailedPreconditionError(
           absl::StrCat("the local store exited (code ", *code, "):\n", TailFile(log, 5)));

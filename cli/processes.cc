@@ -117,6 +117,13 @@ int Stop(pid_t pid, int signal, int timeout_ms) {
   return DecodeWait(status);
 }
 
+std::optional<std::string> LoopbackAddressFromPortFile(const std::string& path) {
+  int port = 0;
+  std::ifstream in(path);
+  if (in >> port && port > 0) return absl::StrCat("127.0.0.1:", port);
+  return std::nullopt;
+}
+
 std::string TailFile(const std::string& path, int lines) {
   std::ifstream in(path);
   std::deque<std::string> tail;

@@ -29,6 +29,10 @@ std::optional<int> PollExit(pid_t pid);
 // Sends `signal` and waits up to `timeout_ms`, then SIGKILL; returns the exit code.
 int Stop(pid_t pid, int signal, int timeout_ms);
 
+// "127.0.0.1:PORT" once a server started with --port_file=`path` has
+// written its port there; nullopt before.
+std::optional<std::string> LoopbackAddressFromPortFile(const std::string& path);
+
 // The last `lines` lines of a file, for error messages.
 std::string TailFile(const std::string& path, int lines);
 

@@ -276,11 +276,7 @@ class Launcher {
       if (auto code = PollExit(m.pid)) {
         return Failed(m, absl::StrCat("exited (code ", *code, ")"));
       }
-      if (server && m.address.empty()) {
-        int port = 0;
-        std::ifstream in(port_file);
-        if (in >> port && port > 0) m.address = absl::StrCat("127.0.0.1:", port);
-      }
+      if (server && m.address.empty()) m.address = LoopbackAddressFromPortFile(port_file).value_or("");
       if (server && !m.address.empty() && CheckHealth(m.address, absl::Seconds(2)) == Health::kServing) return m;
       if (!server && absl::Now() > settled) return m;
       if (absl::Now() > deadline) {

@@ -1,5 +1,7 @@
 #include "profiler/graph_cost_model.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -17,10 +19,17 @@ double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_m
 }
 
 int64_t TensorBytes(const std::vector<TensorType>& types) {
-  int64_t bytes = 0;
-  // 4 bytes an element, as SignatureBytes: the backends measure float32 and int32.
-  for (const TensorType& t : types) bytes += t.num_elements() * 4;
-  return bytes;
+  // 4 bytes an element, as SignatureBytes: the backends measure float32 and
+  // int32. Summed in double so that dimensions a request made up cannot
+  // overflow, and capped where a sum of a few such figures still fits.
+  constexpr double kCap = static_cast<double>(std::numeric_limits<int64_t>::max() / 4);
+  double bytes = 0;
+  for (const TensorType& t : types) {
+    double elements = 1;
+    for (int64_t d : t.dims) elements *= static_cast<double>(d);
+    bytes += elements * 4;
+  }
+  return bytes >= kCap ? static_cast<int64_t>(kCap) : static_cast<int64_t>(bytes);
 }
 
 std::string DescribeGraphCostModel(const GraphCostModel& model) {

@@ -31,7 +31,7 @@ double OperatorGraphMs(const GraphCostModel& model, double kernel_ms, int64_t ou
 // runtime materialises it (GraphCostModel.materialized_view_mb_ms).
 double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_ms, int64_t output_bytes);
 
-// Bytes of the given tensors.
+// Bytes of the given tensors; never overflows (capped at INT64_MAX / 4).
 int64_t TensorBytes(const std::vector<TensorType>& types);
 
 // "kernels + 0.0200 ms/node + 0.0300 ms/MB (calibration cpu_default@1a2b3c4d)",

@@ -1,9 +1,11 @@
 #include "profiler/profiler.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +15,7 @@
 #include "core/graph_proto.h"
 #include "profiler/analytic_backend.h"
 #include "profiler/graph_cost.h"
+#include "profiler/graph_cost_model.h"
 #include "profiler/cuda_backend.h"
 #include "storage/rocks_status.h"
 
@@ -210,19 +213,11 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
     *result.mutable_cost() = ToCost(zero, *backend);
     return result;
   }
-  // In double: dimensions a request made up must not overflow the sum.
-  double bytes = 0;
-  for (const auto* types : {&canonical->op.inputs, &canonical->outputs}) {
-    for (const TensorType& t : *types) {
-      double elements = 1;
-      for (int64_t d : t.dims) elements *= static_cast<double>(d);
-      bytes += elements * 4;
-    }
-  }
-  if (bytes > static_cast<double>(options_.max_signature_tensor_bytes)) {
+  const int64_t bytes = TensorBytes(canonical->op.inputs) + TensorBytes(canonical->outputs);
+  if (bytes > options_.max_signature_tensor_bytes) {
     return ErrorResult(absl::ResourceExhaustedError(absl::StrFormat(
-        "the signature's tensors take %.0f MiB, over the limit of %d MiB (taso_profiler --max_signature_tensor_mb)",
-        bytes / (1 << 20), options_.max_signature_tensor_bytes >> 20)));
+        "the signature's tensors take %d MiB, over the limit of %d MiB (taso_profiler --max_signature_tensor_mb)",
+        bytes >> 20, options_.max_signature_tensor_bytes >> 20)));
   }
   auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
   if (!cost.ok()) return ErrorResult(cost.status());
@@ -298,8 +293,9 @@ absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph, 
                                                    options_.max_graph_nodes, " (taso_profiler --max_graph_nodes)"));
   }
   int64_t bytes = 0;
+  // Each term is at most INT64_MAX / 4 (TensorBytes' cap), so clamping there keeps the sum in range.
   for (const Node& n : graph.nodes()) {
-    for (const TensorType& t : n.output_types) bytes += t.num_elements() * 4;
+    bytes = std::min(bytes + TensorBytes(n.output_types), std::numeric_limits<int64_t>::max() / 4);
   }
   if (bytes > options_.max_graph_tensor_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(

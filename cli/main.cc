@@ -76,6 +76,9 @@ ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the 
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
 ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
           "runtime baseline (never slower; on by default where the backend can run whole graphs)");
+ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing beyond what a runtime does itself, "
+          "return that runtime baseline re-exported (constants and batch norms folded, bias and activations fused) "
+          "instead of the input byte for byte");
 ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
           "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
@@ -119,6 +122,8 @@ constexpr char kUsage[] =
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
+    "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
+    "              fused re-export rather than the input byte for byte\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
     "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
@@ -294,6 +299,7 @@ int Optimize(const Args& args) {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }

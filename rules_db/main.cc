@@ -1,11 +1,13 @@
 // taso_rules_db: the hash store and the rule database as one service.
 //   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
@@ -155,6 +157,17 @@ int main(int argc, char** argv) {
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  // Rules stored before the operator index existed are indexed while the
+  // store serves (queries scan until it is done); resumes after a restart.
+  std::atomic<bool> stop_indexing{false};
+  std::thread indexing([&] {
+    if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
+      std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
+                << "\n";
+    }
+  });
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
+  stop_indexing = true;
+  indexing.join();
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

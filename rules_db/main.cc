@@ -16,6 +16,7 @@
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "optimizer/backtrack/rule_matches.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   StoreRuleChecker checker;
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = PruneWithVerifier;
+  rule_options.matcher = taso::optimizer::MatchProvedRules;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

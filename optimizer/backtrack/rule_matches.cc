@@ -34,10 +34,25 @@ std::vector<rules_db::RuleMatch> MatchRewrites(const Graph& graph, const std::ve
     }
     out.push_back(std::move(m));
   }
-  std::sort(out.begin(), out.end(), [](const rules_db::RuleMatch& a, const rules_db::RuleMatch& b) {
-    return std::make_pair(a.rule_id(), a.backward()) < std::make_pair(b.rule_id(), b.backward());
-  });
-  return out;
+  auto key = [](const rules_db::RuleMatch& m) { return std::make_pair(m.rule_id(), m.backward()); };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const rules_db::RuleMatch& a, const rules_db::RuleMatch& b) { return key(a) < key(b); });
+  // Rewrites of one name (structural ones instantiated at several shapes)
+  // report as one.
+  std::vector<rules_db::RuleMatch> merged;
+  for (rules_db::RuleMatch& m : out) {
+    if (merged.empty() || key(merged.back()) != key(m)) {
+      merged.push_back(std::move(m));
+      continue;
+    }
+    rules_db::RuleMatch& into = merged.back();
+    into.set_count(into.count() + m.count());
+    into.set_count_capped(into.count_capped() || m.count_capped());
+    for (const rules_db::MatchSite& site : m.sites()) {
+      if (into.sites_size() < max_sites) *into.add_sites() = site;
+    }
+  }
+  return merged;
 }
 
 absl::StatusOr<rules_db::MatchRulesResponse> MatchProvedRules(const ir::Graph& graph_proto,

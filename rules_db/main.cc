@@ -41,6 +41,8 @@ ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are 
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
+ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
+          "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
 
 namespace {
 
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
   // store serves (queries scan until it is done); resumes after a restart.
   std::atomic<bool> stop_indexing{false};
   std::thread indexing([&] {
+    if (!absl::GetFlag(FLAGS_op_index)) return;
     if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
       std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
                 << "\n";

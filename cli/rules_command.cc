@@ -446,13 +446,8 @@ class Rules {
       if (exporting) {
         *out << *sexpr << "\n";
       } else {
-        int size = 0;
-        for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
-          int n = 0;
-          for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
-          size = std::max(size, n);
-        }
-        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
+        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << rules_db::KindsOf(rule).max_ops << "  "
+             << *sexpr << "\n";
       }
       return true;
     });

@@ -1,6 +1,5 @@
 #include "cli/rules_match_command.h"
 
-#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -22,6 +21,7 @@
 #include "optimizer/rule_source.h"
 #include "optimizer/structural_rules.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "rules_db/match_response.h"
 #include "rules_db/rule_filter.h"
 
 namespace taso::cli {
@@ -97,8 +97,8 @@ class RulesMatch {
     return absl::OkStatus();
   }
 
-  // Every store shard matches its own rules; the answers are concatenated
-  // (a rule lives on one shard) and put in rule order.
+  // Every store shard matches its own rules (a rule lives on one shard);
+  // the answers are merged in rule order.
   absl::Status FromStores(const ir::Graph& graph, const rules_db::ListRulesRequest& filter, Matches& matches) {
     if (options_.store.empty() && StoreDirs(options_.db).empty()) {
       return absl::InvalidArgumentError(absl::StrCat("no database at ", options_.db,
@@ -112,7 +112,7 @@ class RulesMatch {
     *request.mutable_filter() = filter;
     request.set_max_sites(options_.max_sites);
     rules_db::MatchRulesResponse& all = matches.proved;
-    all.set_used_op_index(true);
+    all.set_used_op_index(true);  // until a shard says it scanned
     for (const records::StoreShard& shard : (*stores)->shards()) {
       auto stub = rules_db::RuleDb::NewStub(shard.channel);
       grpc::ClientContext context;
@@ -120,17 +120,8 @@ class RulesMatch {
       rules_db::MatchRulesResponse one;
       absl::Status s = net::FromGrpc(stub->MatchRules(&context, request, &one), "store " + shard.address);
       if (!s.ok()) return s;
-      for (rules_db::RuleMatch& m : *one.mutable_matches()) *all.add_matches() = std::move(m);
-      all.set_rules_read(all.rules_read() + one.rules_read());
-      all.set_rules_matched(all.rules_matched() + one.rules_matched());
-      if (all.rules_unusable() == 0) all.set_first_unusable(one.first_unusable());
-      all.set_rules_unusable(all.rules_unusable() + one.rules_unusable());
-      all.set_used_op_index(all.used_op_index() && one.used_op_index());
+      rules_db::MergeMatchResponse(std::move(one), all);
     }
-    std::sort(all.mutable_matches()->begin(), all.mutable_matches()->end(),
-              [](const rules_db::RuleMatch& a, const rules_db::RuleMatch& b) {
-                return std::make_pair(a.rule_id(), a.backward()) < std::make_pair(b.rule_id(), b.backward());
-              });
     return absl::OkStatus();
   }
 

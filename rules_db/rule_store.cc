@@ -11,6 +11,7 @@
 #include "records/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "rules_db/match_response.h"
 #include "rules_db/op_index.h"
 #include "storage/database.h"
 #include "storage/rocks_status.h"
@@ -505,10 +506,7 @@ absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest
       matched = part.status();
       return false;
     }
-    for (RuleMatch& m : *part->mutable_matches()) *response.add_matches() = std::move(m);
-    response.set_rules_matched(response.rules_matched() + part->rules_matched());
-    if (response.rules_unusable() == 0) response.set_first_unusable(part->first_unusable());
-    response.set_rules_unusable(response.rules_unusable() + part->rules_unusable());
+    MergeMatchResponse(*std::move(part), response);
     return true;
   };
   int64_t read = 0;
@@ -520,7 +518,7 @@ absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest
   if (!used_index.ok()) return used_index.status();
   if (matched.ok()) flush();
   if (!matched.ok()) return matched;
-  response.set_rules_read(read);
+  response.set_rules_read(read);  // the matcher's parts leave these unset
   response.set_used_op_index(*used_index);
   return response;
 }

@@ -11,6 +11,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "app/startup.h"
 #include "generator/recheck.h"
 #include "net/metrics_flags.h"
@@ -166,9 +168,13 @@ int main(int argc, char** argv) {
   std::atomic<bool> stop_indexing{false};
   std::thread indexing([&] {
     if (!absl::GetFlag(FLAGS_op_index)) return;
+    const absl::Time start = absl::Now();
     if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
       std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
                 << "\n";
+    } else if (!stop_indexing) {
+      std::cerr << "taso_rules_db: the operator index is ready ("
+                << absl::StrFormat("%.1f", absl::ToDoubleSeconds(absl::Now() - start)) << " s)\n";
     }
   });
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});

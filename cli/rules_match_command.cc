@@ -31,7 +31,6 @@ namespace {
 struct Matches {
   rules_db::MatchRulesResponse proved;
   std::vector<rules_db::RuleMatch> structural;
-  int64_t rules_total = 0;  // a file's rules (every status); 0 from stores
 };
 
 class RulesMatch {
@@ -92,7 +91,6 @@ class RulesMatch {
     auto response = optimizer::MatchProvedRules(graph, rules, options_.max_sites);
     if (!response.ok()) return response.status();
     matches.proved = *std::move(response);
-    matches.rules_total = collection->rules_size();
     matches.proved.set_rules_read(collection->rules_size());
     return absl::OkStatus();
   }
@@ -125,12 +123,15 @@ class RulesMatch {
     return absl::OkStatus();
   }
 
-  // "conv2d /layer1/layer1.0/conv1/Conv" (the ONNX node's name; "%12" when
-  // the node has no ONNX origin).
+  // The ONNX node an operator came from; "" when none.
+  std::string Origin(int id) const {
+    return id < static_cast<int>(model_.node_origins.size()) ? model_.node_origins[id] : "";
+  }
+
+  // "conv2d /layer1/layer1.0/conv1/Conv" ("conv2d %12" without an origin).
   std::string NodeLabel(int id) const {
-    const Node& n = model_.graph.node(id);
-    const bool named = id < static_cast<int>(model_.node_origins.size()) && !model_.node_origins[id].empty();
-    return absl::StrCat(OpKindName(n.kind), " ", named ? model_.node_origins[id] : absl::StrCat("%", id));
+    const std::string origin = Origin(id);
+    return absl::StrCat(OpKindName(model_.graph.node(id).kind), " ", origin.empty() ? absl::StrCat("%", id) : origin);
   }
 
   static std::string Sexpr(const rules_db::RuleMatch& m) {
@@ -187,8 +188,7 @@ class RulesMatch {
       for (const rules_db::MatchSite& site : m->sites()) {
         Json nodes = Json::array();
         for (int node : site.nodes()) {
-          const std::string origin = node < static_cast<int>(model_.node_origins.size()) ? model_.node_origins[node] : "";
-          nodes.push_back({{"node", node}, {"op", OpKindName(model_.graph.node(node).kind)}, {"onnx_node", origin}});
+          nodes.push_back({{"node", node}, {"op", OpKindName(model_.graph.node(node).kind)}, {"onnx_node", Origin(node)}});
         }
         sites.push_back(nodes);
       }

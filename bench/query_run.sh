@@ -18,7 +18,7 @@ bazel build -c opt //cli:taso //rules_db:taso_rules_db >/dev/null 2>&1
 taso="$root/bazel-bin/cli/taso"
 store_bin="$root/bazel-bin/rules_db/taso_rules_db"
 work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 cp -r "$src/store-0" "$work/store-0"
 rm -f "$work/store-0/LOCK"
 

@@ -34,6 +34,8 @@ struct OptimizeCommandOptions {
   std::optional<int> eqsat_match_limit;
   std::optional<int> eqsat_ban_length;
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
+  std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
+  int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)
 };
 
 // Exit codes (stable, for CI):

@@ -41,7 +41,8 @@ struct OptimizeCommandOptions {
 // Exit codes (stable, for CI):
 //   0  OUT written: an equivalent model, optimized and checked numerically
 //      against the input (or unchanged when nothing cheaper was found)
-//   1  internal error
+//   1  internal error; or --diff-svg without Graphviz (before the search) or
+//      not drawn (after OUT was written)
 //   2  bad options, unreadable input, or not a valid ONNX model
 //   3  a server (optimizer, profiler, rule database) is unreachable
 //   4  OUT written but it is the input unchanged: the optimized graph failed

@@ -314,6 +314,10 @@ class Rules {
         if (r.id() == id) rule = r;
       }
     }
+    if (!options_.svg.empty()) {
+      if (absl::Status s = WriteRuleSvg(rule, options_.svg); !s.ok()) return FailStatus(s);
+      if (options_.json) err_ << "taso rules: wrote " << options_.svg << "\n";
+    }
     if (options_.json) {
       std::string json;
       google::protobuf::util::JsonPrintOptions o;
@@ -333,10 +337,7 @@ class Rules {
          << rule.proof().axiom_set_version() << ")\n";
     out_ << "  job " << rule.provenance().job_id() << ", verified by " << rule.provenance().verifier_worker_id()
          << ", revision " << rule.revision() << "\n";
-    if (!options_.svg.empty()) {
-      if (absl::Status s = WriteRuleSvg(rule, options_.svg); !s.ok()) return FailStatus(s);
-      out_ << "  wrote " << options_.svg << "\n";
-    }
+    if (!options_.svg.empty()) out_ << "  wrote " << options_.svg << "\n";
     return 0;
   }
 

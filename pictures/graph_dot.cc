@@ -49,7 +49,9 @@ DrawnEnds WriteGraph(const Graph& graph, const GraphDrawing& drawing, DotWriter&
   }
   for (const Node& node : graph.nodes()) {
     if (!drawn(node.id)) continue;
-    if (!has_input[node.id]) ends.tops.push_back(NodeDotId(drawing, node.id));
+    if (!has_input[node.id]) {
+      (node.kind == OpKind::kWeight ? ends.weight_tops : ends.tops).push_back(NodeDotId(drawing, node.id));
+    }
     if (!has_reader[node.id]) ends.bottoms.push_back(NodeDotId(drawing, node.id));
   }
   return ends;
@@ -60,7 +62,9 @@ Anchors WriteAnchors(const std::string& prefix, const DrawnEnds& ends, DotWriter
   const DotAttrs point = {{"shape", "point"}, {"style", "invis"}, {"width", "0"}, {"height", "0"}, {"label", ""}};
   dot.Node(anchors.top, point);
   dot.Node(anchors.bottom, point);
-  for (const std::string& id : ends.tops) dot.Edge(anchors.top, id, {{"style", "invis"}});
+  for (const std::string& id : ends.tops.empty() ? ends.weight_tops : ends.tops) {
+    dot.Edge(anchors.top, id, {{"style", "invis"}});
+  }
   for (const std::string& id : ends.bottoms) dot.Edge(id, anchors.bottom, {{"style", "invis"}});
   return anchors;
 }

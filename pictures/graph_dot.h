@@ -30,6 +30,9 @@ std::string NodeDotId(const GraphDrawing& drawing, int id);
 // the bottom (no drawn readers).
 struct DrawnEnds {
   std::vector<std::string> tops, bottoms;
+  // Weights at the top: left to sit beside their readers rather than in a
+  // row above the whole drawing (long edges otherwise).
+  std::vector<std::string> weight_tops;
 };
 
 // Writes the selected nodes, every edge between two of them (labelled with
@@ -37,7 +40,8 @@ struct DrawnEnds {
 DrawnEnds WriteGraph(const Graph& graph, const GraphDrawing& drawing, DotWriter& dot);
 
 // Two invisible points in the current cluster, one above every top of
-// `ends` and one below every bottom, so a picture can place whole drawings
+// `ends` (the weights only when nothing else is at the top) and one below
+// every bottom, so a picture can place whole drawings
 // beside or below one another: {top id, bottom id}.
 struct Anchors {
   std::string top, bottom;

@@ -86,7 +86,8 @@ absl::StatusOr<std::string> RuleDot(const rules::Rule& rule) {
   WriteRowRoot("root", dot);
   std::vector<Anchors> drawn;
   for (const auto& side : sides) {
-    dot.OpenCluster(side.name, side.name, {{"style", "rounded"}, {"color", "#607d8b"}, {"fontname", "Helvetica"}});
+    dot.OpenCluster(side.name, side.name,
+                    {{"style", "rounded"}, {"color", "#607d8b"}, {"fontname", "Helvetica"}, {"labelloc", "t"}});
     GraphDrawing drawing;
     drawing.prefix = absl::StrCat(side.name, "_");
     drawing.fills = VariableFills(side.graph, fill_of);

@@ -113,6 +113,32 @@ TEST(GraphDiffTest, ChangedWeightValuesAreAChange) {
   EXPECT_EQ(diff->added, 1);
 }
 
+TEST(GraphDiffTest, AnOperatorBetweenTwoRewritesIsKept) {
+  // conv -> relu -> pool -> conv -> relu, both pairs fused: the pool has no
+  // matched input or reader, only the same weights around it on both sides.
+  auto build = [](bool fused) {
+    GraphBuilder b;
+    TensorRef h = b.In("x", {1, 4, 8, 8});
+    for (int i = 0; i < 2; ++i) {
+      if (i == 1) h = b.Op(OpKind::kPoolMax, {h}, ::taso::testing::Window(3, 3, 1, Padding::kSame));
+      TensorRef w = b.W("w" + std::to_string(i), {4, 4, 3, 3});
+      h = fused ? b.Op(OpKind::kConv2D, {h, w}, ConvParams(1, Padding::kSame, Activation::kRelu))
+                : b.Op(OpKind::kRelu, {b.Op(OpKind::kConv2D, {h, w}, ConvParams(1, Padding::kSame))});
+    }
+    b.Out(h);
+    return b.graph;
+  };
+  const Graph before = build(false), after = build(true);
+  auto diff = DiffGraphs(before, after);
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  EXPECT_EQ(diff->removed, 4);
+  EXPECT_EQ(diff->added, 2);
+  for (const Node& n : before.nodes()) {
+    if (n.kind == OpKind::kPoolMax) EXPECT_EQ(diff->before_change[n.id], NodeChange::kKept);
+  }
+  EXPECT_EQ(ChangedRegions(before, after, *diff).size(), 2u);
+}
+
 TEST(GraphDiffTest, SeparateRewritesAreSeparateRegions) {
   // Two independent branches, each fused.
   auto build = [](bool fused) {

@@ -102,6 +102,12 @@ ABSL_FLAG(std::string, worker_token_file, "", "up, with --tokens-file: token (ro
 ABSL_FLAG(int32_t, startup_timeout, 60, "up: seconds each process has to pass its health check");
 ABSL_FLAG(int32_t, stop_timeout, 30, "up, down: seconds each group has to exit after SIGTERM before SIGKILL");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
+ABSL_FLAG(std::string, svg, "", "rules show: also draw the rule's source and target side by side to this SVG file "
+          "(needs Graphviz: deploy/setup.sh)");
+ABSL_FLAG(std::string, diff_svg, "", "optimize: draw what the optimizer changed (the regions of IN before and OUT "
+          "after) to this SVG file (needs Graphviz: deploy/setup.sh)");
+ABSL_FLAG(int32_t, diff_svg_max_nodes, 2000, "optimize --diff-svg: nodes drawn at most; regions past it are counted "
+          "in the caption, not drawn");
 
 namespace {
 
@@ -117,7 +123,7 @@ constexpr char kUsage[] =
     "              [--spec FILE] [--job ID] | status --job ID --store ... | cancel --job ID --store ...\n"
     "  verify      prove a generated job's candidates and prune the rules:\n"
     "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
-    "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
+    "  rules       the rule database: taso rules stats | list | show ID [--svg FILE] | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
     "              [--op-all K,..] [--only-ops K,..] [--pattern SEXPR [--side source|target|either]] [--axiom A,..]\n"
     "              taso rules match MODEL.onnx [--rules FILE | --db DIR | --store ADDR] [--structural]\n"
@@ -136,6 +142,7 @@ constexpr char kUsage[] =
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
     "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
     "              fused re-export rather than the input byte for byte\n"
+    "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
     "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
@@ -288,6 +295,7 @@ int Rules(const Args& args) {
   options.format = absl::GetFlag(FLAGS_format);
   options.output = Resolve(absl::GetFlag(FLAGS_o));
   options.json = absl::GetFlag(FLAGS_json);
+  options.svg = Resolve(absl::GetFlag(FLAGS_svg));
   options.fuzz.instances = absl::GetFlag(FLAGS_instances);
   options.fuzz.seed = absl::GetFlag(FLAGS_seed);
   options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
@@ -321,6 +329,8 @@ int Optimize(const Args& args) {
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
+  options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));
+  options.diff_svg_max_nodes = absl::GetFlag(FLAGS_diff_svg_max_nodes);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }
 

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/command_pictures.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
@@ -115,6 +117,11 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
+  if (!options.diff_svg.empty()) {
+    if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
+    // Before the search, not after it: a missing Graphviz is found at once.
+    if (auto graphviz = FindGraphviz(); !graphviz.ok()) return fail(1, std::string(graphviz.status().message()));
+  }
   std::ifstream in(options.input, std::ios::binary);
   if (!in) return fail(2, absl::StrCat("cannot read ", options.input));
   std::stringstream bytes;
@@ -122,6 +129,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
 
   std::string model;
   optimizer::Report report;
+  std::optional<Graph> graph_before, graph_after;  // embedded: the IR graphs, for --diff-svg
   if (!options.server.empty()) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(1 << 30);
@@ -195,6 +203,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);
+    graph_before = std::move(result->input_graph);
+    graph_after = std::move(result->graph);
     report = optimizer::ReportToProto(result->report);
     report.set_cost_backend(*backend);
     if (rules.empty()) {
@@ -208,6 +218,17 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   }
   file.close();
   PrintReport(report, options.output, options.json, out);
+  if (!options.diff_svg.empty()) {
+    ModelDiffSvgOptions picture;
+    picture.svg_path = options.diff_svg;
+    picture.title = absl::StrCat("taso optimize ", options.input, " -o ", options.output);
+    picture.max_nodes = options.diff_svg_max_nodes;
+    if (!graph_after) absl::StrAppend(&picture.title, "\n(as the ONNX files have it: fused operators as ONNX spells them)");
+    auto summary = graph_after ? WriteGraphDiffSvg(*graph_before, *graph_after, picture)
+                               : WriteModelDiffSvg(bytes.str(), model, picture);
+    if (!summary.ok()) return fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
+    (options.json ? err : out) << "diff picture: " << *summary << "; wrote " << options.diff_svg << "\n";
+  }
   return report.returned_original() ? 4 : 0;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_pictures.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
@@ -88,6 +89,10 @@ class Rules {
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
     if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
     if (c == "match" && options_.args.size() != 1) return Fail(2, "match takes one ONNX model");
+    if (!options_.svg.empty()) {
+      if (c != "show") return Fail(2, "--svg FILE goes with show ID");
+      if (auto graphviz = FindGraphviz(); !graphviz.ok()) return FailStatus(graphviz.status());
+    }
     if (c != "show" && c != "import" && c != "match" && !options_.args.empty()) {
       return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
     }
@@ -307,6 +312,10 @@ class Rules {
         if (r.id() == id) rule = r;
       }
     }
+    if (!options_.svg.empty()) {
+      if (absl::Status s = WriteRuleSvg(rule, options_.svg); !s.ok()) return FailStatus(s);
+      if (options_.json) err_ << "taso rules: wrote " << options_.svg << "\n";
+    }
     if (options_.json) {
       std::string json;
       google::protobuf::util::JsonPrintOptions o;
@@ -326,6 +335,7 @@ class Rules {
          << rule.proof().axiom_set_version() << ")\n";
     out_ << "  job " << rule.provenance().job_id() << ", verified by " << rule.provenance().verifier_worker_id()
          << ", revision " << rule.revision() << "\n";
+    if (!options_.svg.empty()) out_ << "  wrote " << options_.svg << "\n";
     return 0;
   }
 

@@ -33,6 +33,7 @@ struct RulesOptions {
   std::string format = "sexpr";       // export: sexpr | json | proto
   std::string output;                 // export: file (default stdout; proto needs a file)
   bool json = false;
+  std::string svg;                    // show: also draw the rule's two sides to this SVG file
   verifier::FuzzOptions fuzz;
 };
 

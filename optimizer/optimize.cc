@@ -325,11 +325,14 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
       report.operators_after = report.operators_before;
     } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph, profiler, options, report)) {
       result.model = std::move(*exported);
+      result.graph = std::move(optimized->graph);
     } else {
       result.model = model_bytes;  // the baseline was faster: what came in, byte for byte
     }
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
+  if (result.model == model_bytes) result.graph = model->graph;  // the input came back
+  result.input_graph = std::move(model->graph);
   report.taso_version = kVersion;
   report.rules_digest = RuleSetDigest(rules);
   report.input_sha256 = net::Sha256Hex(model_bytes);

@@ -123,6 +123,11 @@ struct OptimizeReport {
 struct OptimizeResult {
   std::string model;  // serialized ONNX
   OptimizeReport report;
+  // The graphs behind the models, for pictures of what changed: the input as
+  // imported, and `model` in the IR before export (a fusion that ONNX spells
+  // as several nodes is one node here); the input again when it is returned.
+  Graph input_graph;
+  Graph graph;
 };
 
 // The search on an IR graph (batch norms folded first, constants after),

@@ -17,6 +17,10 @@ namespace taso::optimizer {
 // InvalidArgument naming the file when it does not parse.
 absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
 
+// The collection itself, every rule whatever its status (LoadRulesFile's
+// reading).
+absl::StatusOr<rules::RuleCollection> ReadRuleCollection(const std::string& path);
+
 // Proved rules from taso_rules_db at `address` whose larger side has at most
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.
 // `address` may list every store shard, comma-separated: the rules are the

@@ -1,0 +1,43 @@
+// `taso rules derive`: rule-set quality as Ruler and Enumo measure it. Our
+// proved rules (from --rules FILE, or the store as `taso rules` reads it) run
+// equality saturation on each rule of another set (--against FILE) and we
+// report which they derive (optimizer/eqsat/derive.h); --self derives each of
+// our rules from all the others (leave-one-out), which measures redundancy.
+// `taso rules` (rules_command.cc) owns the store connection and hands the
+// rules over.
+#ifndef TASO_CLI_RULES_DERIVE_COMMAND_H_
+#define TASO_CLI_RULES_DERIVE_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/rules.pb.h"
+
+namespace taso::cli {
+
+struct DeriveCommandOptions {
+  // The other set: a RuleCollection (.pb, or .json) or rules as text, in
+  // Tensat's converted.txt syntax or ours (core/tensat_rules.h).
+  std::string against;
+  bool self = false;                 // leave-one-out over our own rules instead
+  std::string mode = "lhs";          // lhs | lhs-and-rhs
+  int iter_limit = 8;                // per rule derived
+  int node_limit = 5000;             // e-nodes, per rule
+  double time_limit_s = 5;           // per rule
+  std::string rules_file;            // our rules from this RuleCollection instead of the store
+};
+
+// Bad options (the message says which), before any store is opened.
+absl::Status CheckDeriveOptions(const DeriveCommandOptions& options);
+
+// `ours`: our rules as the store gave them (any status; only proved rules
+// are used); ignored when options.rules_file names them. Exit codes: 0
+// done, 1 a rule file could not be read or no usable rules, 2 bad options.
+int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> ours, bool json, std::ostream& out,
+              std::ostream& err);
+
+}  // namespace taso::cli
+
+#endif  // TASO_CLI_RULES_DERIVE_COMMAND_H_

@@ -59,6 +59,10 @@ ABSL_FLAG(std::string, mode, taso::cli::DeriveCommandOptions().mode,
 ABSL_FLAG(int32_t, iter_limit, taso::cli::DeriveCommandOptions().iter_limit, "rules derive: rounds per rule");
 ABSL_FLAG(int32_t, node_limit, taso::cli::DeriveCommandOptions().node_limit, "rules derive: e-nodes per rule");
 ABSL_FLAG(double, time_limit_s, taso::cli::DeriveCommandOptions().time_limit_s, "rules derive: seconds per rule");
+ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bind only weights and what is computed "
+          "from them, as in the optimizer (default: any variable of the rule derived)");
+ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
+          "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
@@ -120,7 +124,8 @@ constexpr char kUsage[] =
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
     "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
-    "              [--node-limit N] [--time-limit-s S] [--rules FILE]: which rules of FILE (Tensat's\n"
+    "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
+    "              [--rules FILE]: which rules of FILE (Tensat's\n"
     "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
     "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
@@ -287,6 +292,8 @@ int Rules(const Args& args) {
   options.derive.node_limit = absl::GetFlag(FLAGS_node_limit);
   options.derive.time_limit_s = absl::GetFlag(FLAGS_time_limit_s);
   options.derive.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
+  options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
+  options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 

@@ -25,6 +25,7 @@ using optimizer::RewriteRule;
 struct Target {
   std::string name;  // rule id, or "line N" of a text file
   std::string text;  // as written, or our S-expression
+  std::string as_ours;  // a text file's rule converted to our syntax (core/tensat_rules.h)
   std::optional<rules::Rule> rule;
   std::string not_expressible;
   int ours = -1;  // --self: its index among our usable rules
@@ -41,7 +42,7 @@ absl::StatusOr<std::vector<Target>> ReadAgainst(const std::string& path) {
   if (absl::EndsWith(path, ".pb") || absl::EndsWith(path, ".json")) {
     auto collection = optimizer::ReadRuleCollection(path);
     if (!collection.ok()) return collection.status();
-    for (const rules::Rule& r : collection->rules()) targets.push_back({r.id(), Sexpr(r), r, "", -1});
+    for (const rules::Rule& r : collection->rules()) targets.push_back({r.id(), Sexpr(r), "", r, "", -1});
     return targets;
   }
   std::ifstream in(path);
@@ -51,7 +52,7 @@ absl::StatusOr<std::vector<Target>> ReadAgainst(const std::string& path) {
   auto read = ReadTensatRules(text.str());
   if (!read.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", read.status().message()));
   for (TensatRule& r : *read) {
-    targets.push_back({absl::StrCat("line ", r.line), r.text, std::move(r.rule), r.not_expressible, -1});
+    targets.push_back({absl::StrCat("line ", r.line), r.text, r.sexpr, std::move(r.rule), r.not_expressible, -1});
   }
   return targets;
 }
@@ -63,8 +64,10 @@ struct OurRules {
   int unusable = 0;
   std::string first_unusable;
 
+  std::vector<RewriteRule> extra;  // --with-commutativity
+
   std::vector<RewriteRule> AllBut(int skip) const {
-    std::vector<RewriteRule> all;
+    std::vector<RewriteRule> all = extra;
     for (int i = 0; i < static_cast<int>(rewrites.size()); ++i) {
       if (i != skip) all.insert(all.end(), rewrites[i].begin(), rewrites[i].end());
     }
@@ -102,6 +105,7 @@ struct Totals {
 
 Json ResultJson(const Result& r) {
   Json json = {{"rule", r.target->name}, {"outcome", r.outcome}, {"text", r.target->text}};
+  if (!r.target->as_ours.empty() && r.target->as_ours != r.target->text) json["as_ours"] = r.target->as_ours;
   if (r.outcome == "not_expressible" || r.outcome == "error") {
     json["reason"] = r.detail;
     return json;
@@ -154,7 +158,8 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
     if (!collection.ok()) return fail(1, collection.status().message());
     stored.assign(collection->rules().begin(), collection->rules().end());
   }
-  const OurRules ours = Usable(std::move(stored));
+  OurRules ours = Usable(std::move(stored));
+  if (options.with_commutativity) ours.extra = optimizer::CommutativityRewrites();
   if (ours.unusable > 0) {
     err << "taso rules derive: " << ours.unusable << " proved rule(s) not used, as nothing says where their proof "
         << "holds (" << ours.first_unusable << ")\n";
@@ -164,7 +169,7 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
   std::vector<Target> targets;
   if (options.self) {
     for (size_t i = 0; i < ours.rules.size(); ++i) {
-      targets.push_back({ours.rules[i].id(), Sexpr(ours.rules[i]), ours.rules[i], "", static_cast<int>(i)});
+      targets.push_back({ours.rules[i].id(), Sexpr(ours.rules[i]), "", ours.rules[i], "", static_cast<int>(i)});
     }
   } else {
     auto read = ReadAgainst(options.against);
@@ -177,6 +182,7 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
   derive.iteration_limit = options.iter_limit;
   derive.node_limit = options.node_limit;
   derive.time_limit = absl::Seconds(options.time_limit_s);
+  derive.kinds_as_declared = options.kinds_as_declared;
   const std::vector<RewriteRule> all = ours.AllBut(-1);
 
   std::vector<Result> results;
@@ -225,26 +231,28 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
                           {"iter_limit", options.iter_limit},
                           {"node_limit", options.node_limit},
                           {"time_limit_s", options.time_limit_s},
+                          {"kinds_as_declared", options.kinds_as_declared},
+                          {"with_commutativity", options.with_commutativity},
                           {"seconds", seconds}};
     out << JsonLine(summary) << "\n";
     for (const Result& r : results) out << JsonLine(ResultJson(r)) << "\n";
     return 0;
   }
-  out << absl::StrFormat("%d of our rules %s %d of %d %srules (%.1f%%)", ours.rules.size(),
-                         options.self ? "(each by all the others) derive" : "derive", totals.derived,
-                         totals.expressible(), options.self ? "" : "expressible ", totals.percent());
-  if (options.self) out << absl::StrFormat(": %d redundant", totals.derived);
-  out << "\n";
   out << absl::StrFormat("not derived: %d saturated without the sides meeting, %d stopped at a limit "
-                         "(--iter-limit %d, --node-limit %d, --time-limit-s %g; mode %s)\n",
-                         totals.saturated, totals.limit, options.iter_limit, options.node_limit, options.time_limit_s,
-                         options.mode);
+                         "(mode %s, per rule --iter-limit %d --node-limit %d --time-limit-s %g%s%s)\n",
+                         totals.saturated, totals.limit, options.mode, options.iter_limit, options.node_limit,
+                         options.time_limit_s, options.kinds_as_declared ? ", --kinds-as-declared" : "",
+                         options.with_commutativity ? ", --with-commutativity" : "");
   if (totals.not_expressible > 0 || totals.errors > 0) {
-    out << absl::StrFormat("%d not expressible in our rules, %d could not be built\n", totals.not_expressible,
-                           totals.errors);
+    out << absl::StrFormat("not counted: %d not expressible in our rules, %d that could not be built\n",
+                           totals.not_expressible, totals.errors);
   }
-  out << absl::StrFormat("derives %d of %d (%.1f%%) in %.1f s\n", totals.derived, totals.expressible(),
-                         totals.percent(), seconds);
+  if (options.self) {
+    out << absl::StrFormat("redundant: %d of our %d rules are derived by the others\n", totals.derived,
+                           totals.expressible());
+  }
+  out << absl::StrFormat("derives %d of %d (%.1f%%) with %d rules, in %.1f s\n", totals.derived,
+                         totals.expressible(), totals.percent(), ours.rules.size(), seconds);
   return 0;
 }
 

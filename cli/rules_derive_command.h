@@ -23,9 +23,15 @@ struct DeriveCommandOptions {
   std::string against;
   bool self = false;                 // leave-one-out over our own rules instead
   std::string mode = "lhs";          // lhs | lhs-and-rhs
-  int iter_limit = 8;                // per rule derived
-  int node_limit = 5000;             // e-nodes, per rule
-  double time_limit_s = 5;           // per rule
+  int iter_limit = 30;               // per rule derived
+  int node_limit = 10000;            // e-nodes, per rule
+  double time_limit_s = 10;          // per rule
+  // Our weight variables bind only what the optimizer lets them (weights and
+  // what is computed from them), rather than any variable of the rule.
+  bool kinds_as_declared = false;
+  // Add x+y = y+x and x*y = y*x, which TASO's generator assumes (it
+  // enumerates these operands unordered) rather than finds.
+  bool with_commutativity = false;
   std::string rules_file;            // our rules from this RuleCollection instead of the store
 };
 

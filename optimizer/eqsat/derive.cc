@@ -12,9 +12,10 @@ namespace taso::optimizer {
 namespace {
 
 // Copies `side` into `into`, its variables shared by name with what is
-// already there; returns the copies of its outputs.
+// already there (all of them weights with `as_weights`); returns the copies
+// of its outputs.
 absl::StatusOr<std::vector<TensorRef>> AppendSide(const Graph& side, Graph& into,
-                                                  std::map<std::string, TensorRef>& variables) {
+                                                  std::map<std::string, TensorRef>& variables, bool as_weights) {
   auto order = side.TopologicalOrder();
   if (!order.ok()) return order.status();
   std::vector<std::vector<TensorRef>> copied(side.num_nodes());
@@ -23,8 +24,8 @@ absl::StatusOr<std::vector<TensorRef>> AppendSide(const Graph& side, Graph& into
     if (IsInputOrWeight(n.kind)) {
       auto [it, fresh] = variables.try_emplace(n.name);
       if (fresh) {
-        it->second = n.kind == OpKind::kWeight ? into.AddWeight(n.name, n.output_types[0])
-                                               : into.AddInput(n.name, n.output_types[0]);
+        it->second = n.kind == OpKind::kWeight || as_weights ? into.AddWeight(n.name, n.output_types[0])
+                                                             : into.AddInput(n.name, n.output_types[0]);
       }
       copied[id] = {it->second};
       continue;
@@ -40,19 +41,33 @@ absl::StatusOr<std::vector<TensorRef>> AppendSide(const Graph& side, Graph& into
   return outputs;
 }
 
-// Both sides in one graph (mode lhs-and-rhs): the source's outputs, then the target's.
-absl::StatusOr<Graph> BothSides(const Graph& source, const Graph& target) {
-  Graph both;
+// The sides in one graph, their outputs in order, variables shared.
+absl::StatusOr<Graph> Joined(const std::vector<const Graph*>& sides, bool as_weights) {
+  Graph joined;
   std::map<std::string, TensorRef> variables;
-  for (const Graph* side : {&source, &target}) {
-    auto outs = AppendSide(*side, both, variables);
+  for (const Graph* side : sides) {
+    auto outs = AppendSide(*side, joined, variables, as_weights);
     if (!outs.ok()) return outs.status();
-    for (const TensorRef& t : *outs) both.AddOutput(absl::StrCat("out", both.outputs().size()), t);
+    for (const TensorRef& t : *outs) joined.AddOutput(absl::StrCat("out", joined.outputs().size()), t);
   }
-  return both;
+  return joined;
+}
+
+// a OP b => b OP a.
+RewriteRule Commutes(OpKind kind) {
+  Graph lhs, rhs;
+  const TensorType any = TensorType::RowMajor(DType::kFloat32, {1});
+  TensorRef a = lhs.AddInput("a", any), b = lhs.AddInput("b", any);
+  lhs.AddOutput("o", *lhs.AddOp1(kind, {}, {a, b}));
+  TensorRef ra = rhs.AddInput("a", any), rb = rhs.AddInput("b", any);
+  rhs.AddOutput("o", *rhs.AddOp1(kind, {}, {rb, ra}));
+  return RewriteFromSides(absl::StrCat(OpKindName(kind), "-commutes"), std::move(lhs), std::move(rhs), {},
+                          /*exact_variable_types=*/false);
 }
 
 }  // namespace
+
+std::vector<RewriteRule> CommutativityRewrites() { return {Commutes(OpKind::kEwAdd), Commutes(OpKind::kEwMul)}; }
 
 std::string DeriveOutcomeName(DeriveOutcome outcome) {
   switch (outcome) {
@@ -95,14 +110,13 @@ absl::StatusOr<Derivation> DeriveRule(const rules::Rule& rule, const std::vector
     return true;
   };
 
-  const Graph* start_from = source->num_ops() > 0 || target->num_ops() == 0 ? &*source : &*target;
-  Graph both;
-  if (options.mode == DeriveMode::kLhsAndRhs) {
-    auto g = BothSides(*source, *target);
-    if (!g.ok()) return absl::InvalidArgumentError(absl::StrCat("joining the sides: ", g.status().message()));
-    both = *std::move(g);
-    start_from = &both;
+  std::vector<const Graph*> sides = {&*source, &*target};
+  if (options.mode == DeriveMode::kLhs) {
+    sides.resize(1);
+    if (source->num_ops() == 0) sides[0] = &*target;
   }
+  auto start_from = Joined(sides, !options.kinds_as_declared);
+  if (!start_from.ok()) return absl::InvalidArgumentError(absl::StrCat("the e-graph: ", start_from.status().message()));
   EqsatOptions eqsat;
   eqsat.iteration_limit = options.iteration_limit;
   eqsat.node_limit = options.node_limit;

@@ -27,10 +27,21 @@ enum class DeriveMode {
 // Per rule derived.
 struct DeriveOptions {
   DeriveMode mode = DeriveMode::kLhs;
-  int iteration_limit = 8;
-  int node_limit = 5000;
-  absl::Duration time_limit = absl::Seconds(5);
+  int iteration_limit = 30;
+  int node_limit = 10000;
+  absl::Duration time_limit = absl::Seconds(10);
+  // false: the rule's variables are all taken as weights (constants), so
+  // every variable of our rules may bind them: derivation by the equations
+  // alone, as the prover sees them. true: as declared, so a weight variable
+  // of ours binds only what the optimizer would let it (weights and what is
+  // computed from them).
+  bool kinds_as_declared = false;
 };
+
+// x+y => y+x and x*y => y*x, both ways: what TASO's generator assumes
+// rather than finds (it enumerates these operators' operands unordered, so
+// no generated rule states them), for measuring a generated set with them.
+std::vector<RewriteRule> CommutativityRewrites();
 
 enum class DeriveOutcome {
   kDerived,

@@ -91,5 +91,32 @@ TEST(DeriveTest, ARuleWhoseSourceIsAVariableStartsFromItsTarget) {
   EXPECT_EQ(d->outcome, DeriveOutcome::kDerived) << d->stop_detail;
 }
 
+TEST(DeriveTest, WeightVariablesBindTheRulesInputsOnlyByTheEquations) {
+  // Ours distributes a matmul over a sum of weights; the rule to derive sums
+  // inputs, which the optimizer would not let a weight variable bind.
+  const auto rewrites = Rewrites({Proved("distribute", kUnrelated)});
+  const rules::Rule of_inputs =
+      Read("(matmul 0 ?x@2_4 (ewadd ?y@4_4 ?z@4_4))=>(ewadd (matmul 0 ?x@2_4 ?y@4_4) (matmul 0 ?x@2_4 ?z@4_4))");
+  auto equational = DeriveRule(of_inputs, rewrites);
+  ASSERT_TRUE(equational.ok()) << equational.status();
+  EXPECT_EQ(equational->outcome, DeriveOutcome::kDerived) << equational->stop_detail;
+  DeriveOptions as_declared;
+  as_declared.kinds_as_declared = true;
+  auto optimizer_view = DeriveRule(of_inputs, rewrites, as_declared);
+  ASSERT_TRUE(optimizer_view.ok()) << optimizer_view.status();
+  EXPECT_EQ(optimizer_view->outcome, DeriveOutcome::kSaturated);
+}
+
+TEST(DeriveTest, CommutativityRewritesDeriveSwappedOperands) {
+  const rules::Rule swapped =
+      Read("(ewmul (ewadd ?a@2_4 ?b@2_4) ?c@2_4)=>(ewmul ?c@2_4 (ewadd ?b@2_4 ?a@2_4))");
+  auto without = DeriveRule(swapped, Rewrites({Proved("fuse", kFuse)}));
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(without->outcome, DeriveOutcome::kSaturated);
+  auto with = DeriveRule(swapped, CommutativityRewrites());
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_EQ(with->outcome, DeriveOutcome::kDerived) << with->stop_detail;
+}
+
 }  // namespace
 }  // namespace taso::optimizer

@@ -61,6 +61,7 @@ ABSL_FLAG(int32_t, node_limit, taso::cli::DeriveCommandOptions().node_limit, "ru
 ABSL_FLAG(double, time_limit_s, taso::cli::DeriveCommandOptions().time_limit_s, "rules derive: seconds per rule");
 ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bind only weights and what is computed "
           "from them, as in the optimizer (default: any variable of the rule derived)");
+ABSL_FLAG(int32_t, sample, 0, "rules derive: derive only this many rules of the set, spread evenly (0: all)");
 ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
           "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
@@ -125,7 +126,7 @@ constexpr char kUsage[] =
     "              exit 1 if any instance differs\n"
     "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
     "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
-    "              [--rules FILE]: which rules of FILE (Tensat's\n"
+    "              [--sample N] [--rules FILE]: which rules of FILE (Tensat's\n"
     "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
     "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
@@ -294,6 +295,7 @@ int Rules(const Args& args) {
   options.derive.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
   options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
   options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
+  options.derive.sample = absl::GetFlag(FLAGS_sample);
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 

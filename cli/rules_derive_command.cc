@@ -142,6 +142,7 @@ absl::Status CheckDeriveOptions(const DeriveCommandOptions& o) {
   if (o.iter_limit < 1 || o.node_limit < 1 || !(o.time_limit_s > 0)) {
     return absl::InvalidArgumentError("--iter-limit, --node-limit and --time-limit-s must be positive");
   }
+  if (o.sample < 0) return absl::InvalidArgumentError("--sample must be 0 (every rule) or positive");
   return absl::OkStatus();
 }
 
@@ -175,6 +176,15 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
     auto read = ReadAgainst(options.against);
     if (!read.ok()) return fail(1, read.status().message());
     targets = *std::move(read);
+  }
+
+  if (options.sample > 0 && options.sample < static_cast<int>(targets.size())) {
+    // Every k-th rule (k fractional), so the sample spans the whole set.
+    std::vector<Target> sampled;
+    for (int i = 0; i < options.sample; ++i) {
+      sampled.push_back(std::move(targets[static_cast<size_t>(i) * targets.size() / options.sample]));
+    }
+    targets = std::move(sampled);
   }
 
   DeriveOptions derive;
@@ -211,6 +221,10 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
       }
     }
     if (!json) out << ResultLine(r) << std::flush;
+    if (json && totals.rules % 100 == 0) {
+      err << "taso rules derive: " << totals.rules << " of " << targets.size() << " rules, " << totals.derived
+          << " derived\n";
+    }
     results.push_back(std::move(r));
   }
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
@@ -233,6 +247,7 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
                           {"time_limit_s", options.time_limit_s},
                           {"kinds_as_declared", options.kinds_as_declared},
                           {"with_commutativity", options.with_commutativity},
+                          {"sample", options.sample},
                           {"seconds", seconds}};
     out << JsonLine(summary) << "\n";
     for (const Result& r : results) out << JsonLine(ResultJson(r)) << "\n";

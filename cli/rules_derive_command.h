@@ -33,6 +33,7 @@ struct DeriveCommandOptions {
   // enumerates these operands unordered) rather than finds.
   bool with_commutativity = false;
   std::string rules_file;            // our rules from this RuleCollection instead of the store
+  int sample = 0;                    // derive only this many rules, spread evenly over the set (0: all)
 };
 
 // Bad options (the message says which), before any store is opened.

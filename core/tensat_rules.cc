@@ -1,5 +1,6 @@
 #include "core/tensat_rules.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -35,8 +36,8 @@ class DimSolver {
     a = Find(a);
     b = Find(b);
     if (a == b) return absl::OkStatus();
-    Term& x = terms_[a];
-    Term& y = terms_[b];
+    const Term x = terms_[a];  // copies: unifying may add terms
+    const Term y = terms_[b];
     if (x.kind == Term::kFree || y.kind == Term::kFree) {
       const int var = x.kind == Term::kFree ? a : b;
       const int other = var == a ? b : a;
@@ -45,6 +46,7 @@ class DimSolver {
       parent_[var] = other;
       return absl::OkStatus();
     }
+    if (x.kind == Term::kSum || y.kind == Term::kSum) return UnifySums(a, b);
     if (x.kind != y.kind) return absl::InvalidArgumentError("two dimensions cannot be equal");
     switch (x.kind) {
       case Term::kConst:
@@ -106,6 +108,59 @@ class DimSolver {
   int Find(int d) const {
     while (parent_[d] != d) d = parent_[d] = parent_[parent_[d]];
     return d;
+  }
+  // The terms a sum adds up, nested sums flattened (concats nest either way).
+  void Flatten(int d, std::vector<int>& out) const {
+    d = Find(d);
+    if (terms_[d].kind != Term::kSum) {
+      out.push_back(d);
+      return;
+    }
+    Flatten(terms_[d].a, out);
+    Flatten(terms_[d].b, out);
+  }
+  // Two sums (or a sum and a term) as multisets of terms: what both have
+  // cancels; one free term left on a side takes the other side's rest;
+  // otherwise the rests are equated term by term, in order.
+  absl::Status UnifySums(int a, int b) {
+    std::vector<int> left, right;
+    Flatten(a, left);
+    Flatten(b, right);
+    for (auto it = left.begin(); it != left.end();) {
+      auto same = std::find(right.begin(), right.end(), *it);
+      if (same == right.end()) {
+        ++it;
+        continue;
+      }
+      right.erase(same);
+      it = left.erase(it);
+    }
+    if (left.empty() != right.empty()) {
+      return absl::InvalidArgumentError("a dimension would equal a sum of it and more");
+    }
+    if (!left.empty()) {
+      auto sum_of = [&](const std::vector<int>& terms) {
+        int acc = terms[0];
+        for (size_t i = 1; i < terms.size(); ++i) acc = Sum(acc, terms[i]);
+        return acc;
+      };
+      const bool free_left = left.size() == 1 && terms_[left[0]].kind == Term::kFree;
+      const bool free_right = right.size() == 1 && terms_[right[0]].kind == Term::kFree;
+      if (free_left || free_right) {
+        if (absl::Status s = Unify(free_left ? left[0] : right[0], free_left ? sum_of(right) : sum_of(left)); !s.ok()) {
+          return s;
+        }
+      } else if (left.size() == right.size()) {
+        for (size_t i = 0; i < left.size(); ++i) {
+          if (absl::Status s = Unify(left[i], right[i]); !s.ok()) return s;
+        }
+      } else {
+        return absl::InvalidArgumentError("two sums of dimensions cannot be matched up");
+      }
+    }
+    const int ra = Find(a), rb = Find(b);
+    if (ra != rb) parent_[ra] = rb;
+    return absl::OkStatus();
   }
   bool Occurs(int var, int term) const {
     term = Find(term);

@@ -62,6 +62,18 @@ TEST(TensatRulesTest, ConcatsSumTheirAxisAndNaryConcatsNest) {
   EXPECT_EQ(source->num_ops(), 2);  // concat, split
 }
 
+TEST(TensatRulesTest, ConcatsNestedEitherWayHaveOneShape) {
+  auto rules = ReadTensatRules("(concat 1 2 ?a (concat 1 2 ?b ?c))=>(concat 1 2 (concat 1 2 ?a ?b) ?c)");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_TRUE((*rules)[0].rule.has_value()) << (*rules)[0].not_expressible;
+  EXPECT_EQ((*rules)[0].sexpr,
+            "(concat 1 2 ?a@4_4 (concat 1 2 ?b@4_4 ?c@4_4))=>(concat 1 2 (concat 1 2 ?a@4_4 ?b@4_4) ?c@4_4)");
+  // A concat's axis cannot equal one of its inputs'.
+  auto wrong = ReadTensatRules("(concat 1 2 ?a ?b)=>?a");
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  EXPECT_FALSE((*wrong)[0].rule.has_value());
+}
+
 TEST(TensatRulesTest, WhatWeCannotExpressIsKeptWithItsReason) {
   auto rules = ReadTensatRules(
       "(dropout ?input_0)=>?input_0\n"

@@ -39,6 +39,18 @@ check "the composition derived, the unrelated rule saturated without it, dropout
 grep -q "derives 1 of 2 (50.0%)" "$WORK/both.txt" || fail "lhs-and-rhs: $(cat "$WORK/both.txt")"
 check "lhs-and-rhs mode and the human table"
 
+# The hand-written list in Tensat's syntax (bench/testdata) reads whole:
+# every line is derived, not derived, or not expressible with a reason.
+"$TASO" rules derive --against bench/testdata/tensat_rules.txt --store "$addr" --json >"$WORK/list.json" 2>"$WORK/list.err" ||
+  fail "derive the list: $(cat "$WORK/list.err")"
+head -1 "$WORK/list.json" >"$WORK/totals.json"
+[ "$(field rules)" = 54 ] && [ "$(field not_expressible)" = 2 ] && [ "$(field errors)" = 0 ] ||
+  fail "the list: $(cat "$WORK/totals.json")"
+grep -q '"outcome": "not_expressible", "text": "(noop' "$WORK/list.json" || fail "noop: $(cat "$WORK/list.json")"
+grep '"rule": "line 25"' "$WORK/list.json" | grep -q '"outcome": "derived"' || fail "line 25, conv+relu: $(cat "$WORK/list.json")"
+grep '"rule": "line 1"' "$WORK/list.json" | grep -q '"outcome": "derived"' || fail "line 1, x+y: $(cat "$WORK/list.json")"
+check "the checked-in Tensat list: 54 rules, 2 not expressible, $(field derived) derived by the 2 rules"
+
 # Their composition, proved too, is redundant: --self derives it from the others.
 printf '%s\n' '(ewadd (relu (conv2d 1 1 0 0 ?x@1_4_5_5 ?w@4_4_3_3)) ?b@1_4_5_5)=>(ewadd ?b@1_4_5_5 (conv2d 1 1 0 2 ?x@1_4_5_5 ?w@4_4_3_3))' \
   >"$WORK/composed.txt"

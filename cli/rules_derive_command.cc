@@ -90,11 +90,46 @@ OurRules Usable(std::vector<rules::Rule> proved) {
   return ours;
 }
 
+// What became of one rule: a derivation's outcome, or why none was tried.
+enum class Outcome { kDerived, kSaturated, kLimit, kNotExpressible, kError };
+
+Outcome OutcomeOf(DeriveOutcome d) {
+  switch (d) {
+    case DeriveOutcome::kDerived: return Outcome::kDerived;
+    case DeriveOutcome::kSaturated: return Outcome::kSaturated;
+    case DeriveOutcome::kLimit: return Outcome::kLimit;
+  }
+  return Outcome::kLimit;
+}
+
+// As JSON names it, and as the table does.
+std::string OutcomeName(Outcome o) {
+  switch (o) {
+    case Outcome::kNotExpressible: return "not_expressible";
+    case Outcome::kError: return "error";
+    case Outcome::kDerived: return optimizer::DeriveOutcomeName(DeriveOutcome::kDerived);
+    case Outcome::kSaturated: return optimizer::DeriveOutcomeName(DeriveOutcome::kSaturated);
+    case Outcome::kLimit: return optimizer::DeriveOutcomeName(DeriveOutcome::kLimit);
+  }
+  return "error";
+}
+std::string OutcomeLabel(Outcome o) {
+  switch (o) {
+    case Outcome::kDerived: return "derived";
+    case Outcome::kSaturated: return "not derived";
+    case Outcome::kLimit: return "undecided";
+    case Outcome::kNotExpressible: return "not expressible";
+    case Outcome::kError: return "error";
+  }
+  return "error";
+}
+
 struct Result {
   const Target* target;
-  std::string outcome;  // derived | saturated | limit | not_expressible | error
-  std::string detail;   // eqsat's stop, the reason it is not expressible, or the error
+  Outcome outcome = Outcome::kError;
+  std::string detail;  // eqsat's stop, the reason it is not expressible, or the error
   optimizer::Derivation derivation;
+  bool derivation_ran() const { return outcome != Outcome::kNotExpressible && outcome != Outcome::kError; }
 };
 
 struct Totals {
@@ -104,9 +139,9 @@ struct Totals {
 };
 
 Json ResultJson(const Result& r) {
-  Json json = {{"rule", r.target->name}, {"outcome", r.outcome}, {"text", r.target->text}};
+  Json json = {{"rule", r.target->name}, {"outcome", OutcomeName(r.outcome)}, {"text", r.target->text}};
   if (!r.target->as_ours.empty() && r.target->as_ours != r.target->text) json["as_ours"] = r.target->as_ours;
-  if (r.outcome == "not_expressible" || r.outcome == "error") {
+  if (!r.derivation_ran()) {
     json["reason"] = r.detail;
     return json;
   }
@@ -118,16 +153,10 @@ Json ResultJson(const Result& r) {
 }
 
 std::string ResultLine(const Result& r) {
-  if (r.outcome == "not_expressible" || r.outcome == "error") {
-    return absl::StrFormat("%-10s %-16s %s\n    (%s)\n", r.target->name, r.outcome, r.target->text, r.detail);
-  }
-  const std::string how = absl::StrFormat("%d rounds, %d e-nodes, %s", r.derivation.iterations,
-                                          r.derivation.enodes, r.detail);
-  return absl::StrFormat("%-10s %-16s %s\n    (%s)\n", r.target->name,
-                         r.outcome == "derived"     ? "derived"
-                         : r.outcome == "saturated" ? "not derived"
-                                                    : "undecided",
-                         r.target->text, how);
+  const std::string why = r.derivation_ran() ? absl::StrFormat("%d rounds, %d e-nodes, %s", r.derivation.iterations,
+                                                               r.derivation.enodes, r.detail)
+                                             : r.detail;
+  return absl::StrFormat("%-10s %-16s %s\n    (%s)\n", r.target->name, OutcomeLabel(r.outcome), r.target->text, why);
 }
 
 }  // namespace
@@ -198,22 +227,22 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
   std::vector<Result> results;
   Totals totals;
   for (const Target& t : targets) {
-    Result r{&t, "", "", {}};
+    Result r{&t};
     ++totals.rules;
     if (!t.rule) {
-      r.outcome = "not_expressible";
+      r.outcome = Outcome::kNotExpressible;
       r.detail = t.not_expressible;
       ++totals.not_expressible;
     } else {
       auto d = t.ours >= 0 ? optimizer::DeriveRule(*t.rule, ours.AllBut(t.ours), derive)
                            : optimizer::DeriveRule(*t.rule, all, derive);
       if (!d.ok()) {
-        r.outcome = "error";
+        r.outcome = Outcome::kError;
         r.detail = std::string(d.status().message());
         ++totals.errors;
       } else {
         r.derivation = *d;
-        r.outcome = optimizer::DeriveOutcomeName(d->outcome);
+        r.outcome = OutcomeOf(d->outcome);
         r.detail = d->stop_detail;
         if (d->outcome == DeriveOutcome::kDerived) ++totals.derived;
         if (d->outcome == DeriveOutcome::kSaturated) ++totals.saturated;

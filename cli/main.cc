@@ -42,6 +42,15 @@ ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a clas
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
 ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
 ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of these operators");
+ABSL_FLAG(std::vector<std::string>, op_all, {}, "rules: only rules using every one of these operators");
+ABSL_FLAG(std::vector<std::string>, only_ops, {}, "rules: only rules using no operator but these");
+ABSL_FLAG(std::string, pattern, "", "rules: only rules whose side contains this S-expression, variables matching "
+          "anything, e.g. '(relu (conv2d ?sh ?sw ?pad 0 ?x ?w))'");
+ABSL_FLAG(std::string, side, "either", "rules: the side --pattern looks at: source | target | either");
+ABSL_FLAG(std::vector<std::string>, axiom, {}, "rules: only rules whose proof used every one of these axioms");
+ABSL_FLAG(int32_t, max_sites, 5, "rules match: places listed per rule (all are counted)");
+ABSL_FLAG(bool, structural, false, "rules match: also the rewrites the searches make for the model (bias and "
+          "activation fusion, convolution and matmul merges)");
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
@@ -74,7 +83,8 @@ ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match mor
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
           "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
-ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules derive: rules file from `taso rules export --format proto -o FILE`");
+ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules derive: rules file from `taso rules export "
+          "--format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
@@ -89,6 +99,9 @@ ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the 
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
 ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
           "runtime baseline (never slower; on by default where the backend can run whole graphs)");
+ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing beyond what a runtime does itself, "
+          "return that runtime baseline re-exported (constants and batch norms folded, bias and activations fused) "
+          "instead of the input byte for byte");
 ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
           "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
@@ -120,6 +133,9 @@ constexpr char kUsage[] =
     "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
     "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
+    "              [--op-all K,..] [--only-ops K,..] [--pattern SEXPR [--side source|target|either]] [--axiom A,..]\n"
+    "              taso rules match MODEL.onnx [--rules FILE | --db DIR | --store ADDR] [--structural]\n"
+    "              [--limit N] [--max-sites N] [--json]: which proved rules apply to the model, and where\n"
     "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
     "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
@@ -137,6 +153,8 @@ constexpr char kUsage[] =
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
+    "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
+    "              fused re-export rather than the input byte for byte\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
     "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
@@ -263,19 +281,27 @@ int Verify(const Args& args) {
 
 int Rules(const Args& args) {
   if (args.size() < 3) {
-    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz or derive\n";
+    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz, match MODEL or derive\n";
     return 2;
   }
   taso::cli::RulesOptions options;
   options.subcommand = args[2];
   for (size_t i = 3; i < args.size(); ++i) {
-    options.args.emplace_back(options.subcommand == "import" ? Resolve(args[i]) : args[i]);
+    options.args.emplace_back(options.subcommand == "import" || options.subcommand == "match" ? Resolve(args[i]) : args[i]);
   }
   options.store = absl::GetFlag(FLAGS_store);
   options.db = Resolve(absl::GetFlag(FLAGS_db));
   options.job_id = absl::GetFlag(FLAGS_job);
   options.statuses = absl::GetFlag(FLAGS_status);
   options.ops = absl::GetFlag(FLAGS_op);
+  options.ops_all = absl::GetFlag(FLAGS_op_all);
+  options.only_ops = absl::GetFlag(FLAGS_only_ops);
+  options.pattern = absl::GetFlag(FLAGS_pattern);
+  options.side = absl::GetFlag(FLAGS_side);
+  options.axioms = absl::GetFlag(FLAGS_axiom);
+  options.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
+  options.max_sites = absl::GetFlag(FLAGS_max_sites);
+  options.structural = absl::GetFlag(FLAGS_structural);
   options.size = absl::GetFlag(FLAGS_size);
   options.limit = absl::GetFlag(FLAGS_limit);
   options.format = absl::GetFlag(FLAGS_format);
@@ -322,6 +348,7 @@ int Optimize(const Args& args) {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }

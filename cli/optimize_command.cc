@@ -95,6 +95,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   }
   if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
+  if (r.output_is_input()) out << "unchanged: the input is returned byte for byte (--export-baseline for the folded, fused re-export)\n";
   out << "wrote " << output << "\n";
   out << "taso " << r.taso_version() << ", rules " << r.rules_digest().substr(0, 16) << ", in sha256 "
       << r.input_sha256().substr(0, 16) << ", out sha256 " << r.output_sha256().substr(0, 16) << "\n";
@@ -145,6 +146,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
     request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
     request.mutable_options()->set_skip_measure(!options.measure);
+    request.mutable_options()->set_export_baseline(options.export_baseline);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -189,6 +191,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.check.seed = options.seed;
     oo.measure = options.measure;
     oo.measure_tolerance = options.measure_tolerance;
+    oo.export_baseline = options.export_baseline;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

@@ -23,6 +23,9 @@ struct OptimizeCommandOptions {
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
+  // Nothing found beyond the runtime baseline: return the baseline re-exported,
+  // not the input byte for byte (--export-baseline).
+  bool export_baseline = false;
   double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
   bool json = false;
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the

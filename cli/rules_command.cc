@@ -14,6 +14,8 @@
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
+#include "cli/rules_match_command.h"
+#include "cli/rules_query.h"
 #include "cli/shard_rules.h"
 #include "cli/store_set.h"
 #include "core/graph_proto.h"
@@ -79,13 +81,15 @@ class Rules {
 
   int Run() {
     const std::string& c = options_.subcommand;
-    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz" && c != "derive") {
+    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz" && c != "match" &&
+        c != "derive") {
       return Fail(2, absl::StrCat("unknown subcommand '", c,
-                                  "': use stats, list, show ID, export, import FILE, fuzz or derive"));
+                                  "': use stats, list, show ID, export, import FILE, fuzz, match MODEL or derive"));
     }
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
     if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
-    if (c != "show" && c != "import" && !options_.args.empty()) {
+    if (c == "match" && options_.args.size() != 1) return Fail(2, "match takes one ONNX model");
+    if (c != "show" && c != "import" && c != "match" && !options_.args.empty()) {
       return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
     }
     std::vector<rules::Rule> imported;
@@ -106,13 +110,8 @@ class Rules {
       }
       filter.add_statuses(status);
     }
-    for (const std::string& o : options_.ops) {
-      auto kind = OpKindFromName(o);
-      if (!kind) return Fail(2, absl::StrCat("unknown operator '", o, "'"));
-      filter.add_any_op_kinds(static_cast<ir::OpKind>(*kind));
-    }
-    filter.set_max_ops(options_.size);
-    filter.set_job_id(options_.job_id);
+    if (absl::Status s = AddQueryFilters(options_, filter); !s.ok()) return Fail(2, std::string(s.message()));
+    if (c == "match") return RunRulesMatch(options_, filter, out_, err_);
     if (c == "export" && options_.format != "sexpr" && options_.format != "json" && options_.format != "proto") {
       return Fail(2, absl::StrCat("unknown --format '", options_.format, "': use sexpr, json or proto"));
     }
@@ -383,8 +382,10 @@ class Rules {
     if (Sharded()) {
       auto u = Union();
       if (!u.ok()) return u.status();
+      auto filter = rules_db::RuleFilter::Create(request);
+      if (!filter.ok()) return filter.status();
       for (const rules::Rule& rule : (*u)->rules) {
-        if (rules_db::RuleMatches(rule, request) && !visit(rule)) break;
+        if (filter->Matches(rule) && !visit(rule)) break;
       }
       return absl::OkStatus();
     }
@@ -463,13 +464,8 @@ class Rules {
       if (exporting) {
         *out << *sexpr << "\n";
       } else {
-        int size = 0;
-        for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
-          int n = 0;
-          for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
-          size = std::max(size, n);
-        }
-        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
+        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << rules_db::KindsOf(rule).max_ops << "  "
+             << *sexpr << "\n";
       }
       return true;
     });

@@ -40,7 +40,7 @@ std::string Sexpr(const rules::Rule& rule) {
 absl::StatusOr<std::vector<Target>> ReadAgainst(const std::string& path) {
   std::vector<Target> targets;
   if (absl::EndsWith(path, ".pb") || absl::EndsWith(path, ".json")) {
-    auto collection = optimizer::ReadRuleCollection(path);
+    auto collection = optimizer::ReadRulesFile(path);
     if (!collection.ok()) return collection.status();
     for (const rules::Rule& r : collection->rules()) targets.push_back({r.id(), Sexpr(r), "", r, "", -1});
     return targets;
@@ -184,15 +184,17 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
   if (absl::Status s = CheckDeriveOptions(options); !s.ok()) return fail(2, s.message());
   const absl::Time start = absl::Now();
   if (!options.rules_file.empty()) {
-    auto collection = optimizer::ReadRuleCollection(options.rules_file);
+    auto collection = optimizer::ReadRulesFile(options.rules_file);
     if (!collection.ok()) return fail(1, collection.status().message());
     stored.assign(collection->rules().begin(), collection->rules().end());
   }
   OurRules ours = Usable(std::move(stored));
   if (options.with_commutativity) ours.extra = optimizer::CommutativityRewrites();
-  if (ours.unusable > 0) {
-    err << "taso rules derive: " << ours.unusable << " proved rule(s) not used, as nothing says where their proof "
-        << "holds (" << ours.first_unusable << ")\n";
+  optimizer::RuleSet unused;  // for the optimizer's own warning
+  unused.unusable = ours.unusable;
+  unused.first_unusable = ours.first_unusable;
+  if (std::string warning = optimizer::UnusableRulesWarning(unused); !warning.empty()) {
+    err << "taso rules derive: " << warning << "\n";
   }
   if (ours.rules.empty()) return fail(1, "no usable proved rules to derive with");
 

@@ -1,5 +1,6 @@
-// S-expressions as the rule syntaxes write them (core/rule_sexpr.h, Tensat's
-// converted.txt in core/tensat_rules.h): an atom, or a parenthesized list.
+// S-expressions as text: atoms and parenthesised lists, read from a string.
+// The syntax rules (core/rule_sexpr.h, Tensat's converted.txt in
+// core/tensat_rules.h) and rule patterns (core/rule_pattern.h) are written in.
 #ifndef TASO_CORE_SEXPR_H_
 #define TASO_CORE_SEXPR_H_
 
@@ -11,23 +12,27 @@
 
 namespace taso {
 
+// An S-expression: an atom or a list.
 struct Sexpr {
   std::string atom;
   std::vector<Sexpr> items;
   bool is_list = false;
 };
 
-// Reads one S-expression after another from `text`; errors name the column.
+// Reads S-expressions one after another from `text` (which must outlive
+// the reader). Errors give the column.
 class SexprReader {
  public:
   explicit SexprReader(std::string_view text) : text_(text) {}
+
   absl::StatusOr<Sexpr> Read();
-  // Whether only white space is left.
+  // True when only white space is left.
   bool AtEnd();
 
  private:
   void Skip();
   absl::Status Error(const std::string& what) const;
+
   std::string_view text_;
   size_t pos_ = 0;
 };

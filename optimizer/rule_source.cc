@@ -17,7 +17,7 @@
 
 namespace taso::optimizer {
 
-absl::StatusOr<rules::RuleCollection> ReadRuleCollection(const std::string& path) {
+absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read rules file ", path));
   std::stringstream bytes;
@@ -39,7 +39,7 @@ absl::StatusOr<rules::RuleCollection> ReadRuleCollection(const std::string& path
 }
 
 absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
-  auto collection = ReadRuleCollection(path);
+  auto collection = ReadRulesFile(path);
   if (!collection.ok()) return collection.status();
   auto rewrites = RewritesFromCollection(*collection);
   if (!rewrites.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", rewrites.status().message()));

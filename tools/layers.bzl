@@ -68,7 +68,7 @@ MAIN_DEPS = {
     "verifier": ["//app"],
     "profiler": ["//app"],
     "optimizer": ["//app", "//profiler"],
-    "rules_db": ["//app", "//generator", "//verifier"],
+    "rules_db": ["//app", "//generator", "//verifier", "//optimizer/backtrack"],
 }
 
 def _top_packages():

@@ -60,6 +60,19 @@ ABSL_FLAG(int64_t, max_elements, taso::verifier::FuzzOptions().max_elements,
           "rules fuzz: largest tensor of an instance (elements; variables and intermediates)");
 ABSL_FLAG(int32_t, attempts, taso::verifier::FuzzOptions().attempts,
           "rules fuzz: shape samples per instance before it counts as not found");
+ABSL_FLAG(std::string, against, "", "rules derive: the other rule set (Tensat's converted.txt syntax or ours, or a "
+          "RuleCollection .pb/.json)");
+ABSL_FLAG(bool, self, false, "rules derive: derive each of our rules from all the others (redundancy)");
+ABSL_FLAG(std::string, mode, taso::cli::DeriveCommandOptions().mode,
+          "rules derive: lhs (saturate the rule's source) or lhs-and-rhs (both sides)");
+ABSL_FLAG(int32_t, iter_limit, taso::cli::DeriveCommandOptions().iter_limit, "rules derive: rounds per rule");
+ABSL_FLAG(int32_t, node_limit, taso::cli::DeriveCommandOptions().node_limit, "rules derive: e-nodes per rule");
+ABSL_FLAG(double, time_limit_s, taso::cli::DeriveCommandOptions().time_limit_s, "rules derive: seconds per rule");
+ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bind only weights and what is computed "
+          "from them, as in the optimizer (default: any variable of the rule derived)");
+ABSL_FLAG(int32_t, sample, 0, "rules derive: derive only this many rules of the set, spread evenly (0: all)");
+ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
+          "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
@@ -70,7 +83,8 @@ ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match mor
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
           "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
-ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match: rules file from `taso rules export --format proto -o FILE`");
+ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules derive: rules file from `taso rules export "
+          "--format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
@@ -132,6 +146,11 @@ constexpr char kUsage[] =
     "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
+    "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
+    "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
+    "              [--sample N] [--rules FILE]: which rules of FILE (Tensat's\n"
+    "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
+    "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
     "              taso profile measure SIG... | graph FILE|resnet50 [--measure [--views copy|alias]] | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
@@ -269,7 +288,7 @@ int Verify(const Args& args) {
 
 int Rules(const Args& args) {
   if (args.size() < 3) {
-    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz or match MODEL\n";
+    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz, match MODEL or derive\n";
     return 2;
   }
   taso::cli::RulesOptions options;
@@ -301,6 +320,16 @@ int Rules(const Args& args) {
   options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
   options.fuzz.max_elements = absl::GetFlag(FLAGS_max_elements);
   options.fuzz.attempts = absl::GetFlag(FLAGS_attempts);
+  options.derive.against = Resolve(absl::GetFlag(FLAGS_against));
+  options.derive.self = absl::GetFlag(FLAGS_self);
+  options.derive.mode = absl::GetFlag(FLAGS_mode);
+  options.derive.iter_limit = absl::GetFlag(FLAGS_iter_limit);
+  options.derive.node_limit = absl::GetFlag(FLAGS_node_limit);
+  options.derive.time_limit_s = absl::GetFlag(FLAGS_time_limit_s);
+  options.derive.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
+  options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
+  options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
+  options.derive.sample = absl::GetFlag(FLAGS_sample);
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 

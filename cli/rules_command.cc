@@ -82,9 +82,10 @@ class Rules {
 
   int Run() {
     const std::string& c = options_.subcommand;
-    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz" && c != "match") {
+    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz" && c != "match" &&
+        c != "derive") {
       return Fail(2, absl::StrCat("unknown subcommand '", c,
-                                  "': use stats, list, show ID, export, import FILE, fuzz or match MODEL"));
+                                  "': use stats, list, show ID, export, import FILE, fuzz, match MODEL or derive"));
     }
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
     if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
@@ -126,6 +127,7 @@ class Rules {
                         options_.fuzz.attempts < 1)) {
       return Fail(2, "--instances, --max-dim, --max-elements and --attempts must be positive");
     }
+    if (c == "derive") return Derive(filter);
     if (int code = Connect(); code != 0) return code;
     if (c == "import") return Import(std::move(imported));
     if (c == "stats") return Stats();
@@ -420,6 +422,22 @@ class Rules {
     jobs_.reset();
     stores_.reset();
     return FuzzAndReport(rules, options_.fuzz, options_.json, out_);
+  }
+
+  // Our rules from the store unless --rules names a file (cli/rules_derive_command.h).
+  int Derive(const rules_db::ListRulesRequest& request) {
+    if (absl::Status s = CheckDeriveOptions(options_.derive); !s.ok()) return Fail(2, std::string(s.message()));
+    std::vector<rules::Rule> rules;
+    if (options_.derive.rules_file.empty()) {
+      if (int code = Connect(); code != 0) return code;
+      if (auto s = ForEachRule(request, [&](const rules::Rule& r) { rules.push_back(r); return true; }); !s.ok()) {
+        return FailStatus(s);
+      }
+      rules_.reset();  // as Fuzz: nothing more to ask the store
+      jobs_.reset();
+      stores_.reset();
+    }
+    return RunDerive(options_.derive, std::move(rules), options_.json, out_, err_);
   }
 
   int ListOrExport(rules_db::ListRulesRequest request) {

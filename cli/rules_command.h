@@ -1,4 +1,4 @@
-// `taso rules stats|list|show ID|export|import FILE|fuzz|match MODEL`: the rule database, from a
+// `taso rules stats|list|show ID|export|import FILE|fuzz|match MODEL|derive`: the rule database, from a
 // running store (--store) or from a database directory (--db; a temporary
 // local store is started on it for the duration of the command).
 #ifndef TASO_CLI_RULES_COMMAND_H_
@@ -8,12 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/rules_derive_command.h"
 #include "verifier/rule_fuzz.h"
 
 namespace taso::cli {
 
 struct RulesOptions {
-  std::string subcommand;            // stats | list | show | export | import | fuzz | match
+  std::string subcommand;            // stats | list | show | export | import | fuzz | match | derive
   std::vector<std::string> args;     // show: the rule id; match: the model
   std::string store;
   std::string db = "taso-db";
@@ -35,6 +36,7 @@ struct RulesOptions {
   bool json = false;
   std::string svg;                    // show: also draw the rule's two sides to this SVG file
   verifier::FuzzOptions fuzz;
+  DeriveCommandOptions derive;
 };
 
 // Exit codes: 0 ok; 1 error (fuzz: a mismatch); 2 bad options; 3 store

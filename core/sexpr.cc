@@ -47,4 +47,11 @@ absl::Status SexprReader::Error(const std::string& what) const {
   return absl::InvalidArgumentError(absl::StrCat("column ", pos_ + 1, ": ", what));
 }
 
+std::string WriteSexpr(const Sexpr& e) {
+  if (!e.is_list) return e.atom;
+  std::string out = "(";
+  for (size_t i = 0; i < e.items.size(); ++i) absl::StrAppend(&out, i > 0 ? " " : "", WriteSexpr(e.items[i]));
+  return out + ")";
+}
+
 }  // namespace taso

@@ -1,6 +1,6 @@
 // S-expressions as text: atoms and parenthesised lists, read from a string.
-// The syntax rules (core/rule_sexpr.h) and rule patterns
-// (core/rule_pattern.h) are written in.
+// The syntax rules (core/rule_sexpr.h, Tensat's converted.txt in
+// core/tensat_rules.h) and rule patterns (core/rule_pattern.h) are written in.
 #ifndef TASO_CORE_SEXPR_H_
 #define TASO_CORE_SEXPR_H_
 
@@ -36,6 +36,10 @@ class SexprReader {
   std::string_view text_;
   size_t pos_ = 0;
 };
+
+// The expression written back: atoms as they are, lists in parentheses with
+// single spaces.
+std::string WriteSexpr(const Sexpr& e);
 
 }  // namespace taso
 

@@ -10,6 +10,7 @@ StopReason StopReasonToProto(SearchStop stop) {
       return STOP_REASON_UNSPECIFIED;
     case SearchStop::kQueueExhausted:
     case SearchStop::kSaturated:
+    case SearchStop::kGoalReached:
       return STOP_REASON_CONVERGED;
     case SearchStop::kBudget:
     case SearchStop::kIterationLimit:

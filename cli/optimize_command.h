@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "profiler/ort_backend.h"
+
 namespace taso::cli {
 
 struct OptimizeCommandOptions {
@@ -31,6 +33,7 @@ struct OptimizeCommandOptions {
   std::optional<int> eqsat_match_limit;
   std::optional<int> eqsat_ban_length;
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
+  profiler::OrtBackendOptions ort;  // embedded profiler: the ort backend (--backend ort)
 };
 
 // Exit codes (stable, for CI):

@@ -76,6 +76,8 @@ std::optional<Backend> BackendFromName(const std::string& name) {
   return std::nullopt;
 }
 
+std::string BackendChoices() { return "auto, cuda, cpu, analytic or ort"; }
+
 absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path, WhenCacheInUse when_in_use) {
   storage::DatabaseOptions options;
   options.path = path;

@@ -16,9 +16,11 @@
 #ifndef TASO_PROFILER_ORT_BACKEND_H_
 #define TASO_PROFILER_ORT_BACKEND_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,7 +38,22 @@ struct OrtBackendOptions {
   OrtWorkerOptions worker;
   int threads = 1;  // intraOpNumThreads
   OrtOptimizationLevel level = OrtOptimizationLevel::kAll;
+  // An operator with weights is timed as copies with weights of their own
+  // until the weights total this many bytes (ort_model.h, SignatureGraph),
+  // at most max_copies; its cost is the time per copy. 8 MB is past a
+  // core's L2 and within a server's L3, where a model's weights are: eight
+  // 512x512 matmuls measured 1.18-1.23x slower than their 512x4096 merge in
+  // ORT with their weights there, 0.9x with one weight hot in L2.
+  int64_t weight_bytes = int64_t{8} << 20;
+  int max_copies = 16;
 };
+
+// The options as every tool's flags give them (--ort_worker, --ort_threads,
+// --ort_level, --ort_timeout_s, --ort_weight_mb); InvalidArgument naming the
+// bad flag.
+absl::StatusOr<OrtBackendOptions> OrtBackendOptionsFromFlags(const std::string& worker, int threads,
+                                                             const std::string& level, int timeout_s,
+                                                             int weight_mb);
 
 class OrtBackend : public MeasureBackend {
  public:
@@ -48,7 +65,7 @@ class OrtBackend : public MeasureBackend {
 
   Backend kind() const override { return BACKEND_ORT_CPU; }
   // "ort: onnxruntime 1.30.0 via node v20.20.2, cpu EP, 1 intra-op thread,
-  // level all; AMD EPYC, 2 cpus; timing ort1".
+  // level all; AMD EPYC, 2 cpus; timing ort2, weights 8 MiB".
   const std::string& device() const override { return device_; }
   bool splits_are_views() const override { return false; }
 
@@ -75,7 +92,9 @@ class OrtBackend : public MeasureBackend {
   OrtBackendOptions options_;
   OrtWorker worker_;
   std::string model_dir_;
-  std::string overhead_model_;  // RunOverheadGraph()'s model file
+  // RunOverheadGraph's model file for (inputs, outputs), written on first use.
+  absl::StatusOr<std::string> OverheadModel(int inputs, int outputs);
+  std::map<std::pair<int, int>, std::string> overhead_models_;
   std::string device_;
   int64_t next_model_ = 0;
 };

@@ -51,6 +51,20 @@ TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
   EXPECT_TRUE(model.ok()) << model.status();
 }
 
+TEST(OrtModelTest, CopiesBringTheWeightsToTheirTarget) {
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 16), 8);  // 1 MiB each
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 4), 4);   // capped
+  EXPECT_EQ(OrtCopies(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}), int64_t{8} << 20, 16), 1);
+  EXPECT_EQ(OrtCopies(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), int64_t{8} << 20, 16), 1);  // no weights
+  auto g = SignatureGraph(small, 3);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
+  EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
+  EXPECT_EQ(Count(*g, OpKind::kMatMul), 3);
+  EXPECT_EQ(g->outputs().size(), 3u);
+}
+
 TEST(OrtModelTest, GraphWithoutWeightValuesGetsThem) {
   GraphBuilder b;
   TensorRef x = b.In("x", {1, 4, 8, 8});

@@ -68,15 +68,27 @@ std::shared_ptr<const std::string> Values(const TensorType& type, const std::str
 
 }  // namespace
 
-absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature) {
+int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies) {
+  int64_t bytes = 0;
+  for (int i = 0; i < static_cast<int>(signature.op.inputs.size()); ++i) {
+    const TensorType& type = signature.op.inputs[i];
+    if (HeldAsWeight(signature.op.kind, i, type)) bytes += type.num_elements() * ElementBytes(type.dtype);
+  }
+  if (bytes <= 0 || weight_bytes <= bytes) return 1;
+  return static_cast<int>(std::min<int64_t>((weight_bytes + bytes - 1) / bytes, std::max(max_copies, 1)));
+}
+
+absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies) {
   const Signature& op = signature.op;
   Graph g;
   std::vector<TensorRef> operands;
+  std::vector<int> weight_operands;
   for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
     const TensorType& type = op.inputs[i];
     if (HeldAsWeight(op.kind, i, type)) {
       const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
       operands.push_back(g.AddWeight(absl::StrCat("w", i), type.Plain(), Values(type, absl::StrCat("w", i), variance)));
+      weight_operands.push_back(i);
       continue;
     }
     const std::vector<int> perm = type.is_row_major() ? std::vector<int>{} : PermutationOfRowMajor(type);
@@ -94,16 +106,32 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature) {
     if (!permuted.ok()) return permuted.status();
     operands.push_back(*permuted);
   }
-  auto outputs = g.AddOp(op.kind, op.params, operands);
-  if (!outputs.ok()) return outputs.status();
-  for (size_t i = 0; i < outputs->size(); ++i) g.AddOutput(absl::StrCat("out", i), (*outputs)[i]);
+  for (int copy = 0; copy < std::max(copies, 1); ++copy) {
+    if (copy > 0) {
+      for (int i : weight_operands) {
+        const std::string name = absl::StrCat("w", i, "_", copy);
+        const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
+        operands[i] = g.AddWeight(name, op.inputs[i].Plain(), Values(op.inputs[i], name, variance));
+      }
+    }
+    auto outputs = g.AddOp(op.kind, op.params, operands);
+    if (!outputs.ok()) return outputs.status();
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      g.AddOutput(copy == 0 ? absl::StrCat("out", i) : absl::StrCat("out", i, "_", copy), (*outputs)[i]);
+    }
+  }
   return g;
 }
 
-Graph RunOverheadGraph() {
+Graph RunOverheadGraph(int inputs, int outputs) {
   Graph g;
-  TensorRef x = g.AddInput("x", TensorType::RowMajor(DType::kFloat32, {1}));
-  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, OpParams{}, {x}));
+  std::vector<TensorRef> in;
+  for (int i = 0; i < std::max(inputs, 1); ++i) {
+    in.push_back(g.AddInput(absl::StrCat("in", i), TensorType::RowMajor(DType::kFloat32, {1})));
+  }
+  for (int j = 0; j < std::max(outputs, 1); ++j) {
+    g.AddOutput(absl::StrCat("out", j), *g.AddOp1(OpKind::kRelu, OpParams{}, {in[std::min<int>(j, in.size() - 1)]}));
+  }
   return g;
 }
 

@@ -101,13 +101,13 @@ for m in "${models[@]}"; do
   for s in "${searches[@]}"; do
     ours="$out/$m.$s.onnx"
     rm -f "$ours"
-    bench_log "$m: taso optimize --search $s --time-limit $limit"
     if ((warm_limit > 0)); then
       bench_log "$m: warming the $backend cost cache: taso optimize --search $s --time-limit $warm_limit"
       "$taso" optimize "$onnx" -o "$out/$m.$s.warm.onnx" --rules "$rules" --search "$s" --backend "$backend" \
         --cache-dir "$work/costs" --time-limit "$warm_limit" --no-measure >/dev/null 2>"$out/$m.$s.warm.err" || true
       rm -f "$out/$m.$s.warm.onnx"
     fi
+    bench_log "$m: taso optimize --search $s --time-limit $limit"
     rc=0
     "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$s" --backend "$backend" --cache-dir "$work/costs" \
       --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?

@@ -4,6 +4,8 @@
 // case that needs them skips saying which is missing).
 #include "profiler/ort_backend.h"
 
+#include <signal.h>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "profiler/ort_model.h"
@@ -119,6 +121,27 @@ class OrtMeasureTest : public ::testing::Test {
 
   std::unique_ptr<OrtBackend> backend_;
 };
+
+TEST(OrtWorkerTest, AWorkerThatDiesIsRestartedAndAnswers) {
+  OrtWorker worker(OrtWorkerOptions{});
+  auto first = worker.Call({{"cmd", "hello"}});
+  if (!first.ok() && first.status().code() == absl::StatusCode::kFailedPrecondition) {
+    GTEST_SKIP() << "ONNX Runtime is not available here: " << first.status().message();
+  }
+  ASSERT_TRUE(first.ok()) << first.status();
+  const pid_t before = worker.pid();
+  ASSERT_GT(before, 0);
+  ASSERT_EQ(kill(before, SIGKILL), 0);
+  auto second = worker.Call({{"cmd", "hello"}});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(worker.pid(), before);
+  EXPECT_EQ(second->value("ort_version", ""), first->value("ort_version", ""));
+  // A command the worker does not know is its error, not a dead worker.
+  auto unknown = worker.Call({{"cmd", "bogus"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("unknown command"));
+}
 
 TEST_F(OrtMeasureTest, DeviceNamesRuntimeThreadsLevelAndCpu) {
   const std::string& d = backend_->device();

@@ -42,7 +42,9 @@ TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
   EXPECT_EQ(Count(*g, OpKind::kInput), 1);
   ASSERT_EQ(Count(*g, OpKind::kWeight), 1);
   for (const Node& n : g->nodes()) {
-    if (n.kind == OpKind::kWeight) ASSERT_TRUE(n.data) << "the weight has no values";
+    if (n.kind == OpKind::kWeight) {
+      ASSERT_TRUE(n.data) << "the weight has no values";
+    }
   }
   // A batched, column-major left operand: an input transposed by strides.
   auto t = SignatureGraph(Canonical(OpKind::kMatMul, {}, {Strided({4, 64, 32}, {2048, 1, 64}), F32({4, 32, 16})}));

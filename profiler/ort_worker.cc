@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -62,6 +63,8 @@ absl::StatusOr<std::string> FindOrtWorker() {
 OrtWorker::~OrtWorker() {
   Stop();
   if (!stderr_path_.empty()) unlink(stderr_path_.c_str());
+  std::error_code ignored;
+  if (!profile_dir_.empty()) std::filesystem::remove_all(profile_dir_, ignored);
 }
 
 absl::Status OrtWorker::Start() {
@@ -82,6 +85,11 @@ absl::Status OrtWorker::Start() {
     if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path, ": ", strerror(errno)));
     close(fd);
     stderr_path_ = path;
+    std::string dir = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/taso-ort-profiles-XXXXXX");
+    if (mkdtemp(dir.data()) == nullptr) {
+      return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", strerror(errno)));
+    }
+    profile_dir_ = dir;
   }
   // One socket for the worker's stdin and stdout: writes to a dead worker
   // then fail with EPIPE (MSG_NOSIGNAL) instead of killing us with SIGPIPE.
@@ -94,7 +102,7 @@ absl::Status OrtWorker::Start() {
   posix_spawn_file_actions_adddup2(&actions, sockets[1], 0);
   posix_spawn_file_actions_adddup2(&actions, sockets[1], 1);
   posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_storage = {options_.node, script};
+  std::vector<std::string> argv_storage = {options_.node, script, profile_dir_};
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -59,6 +59,7 @@ class OrtWorker {
   int to_worker_ = -1;    // its stdin
   int from_worker_ = -1;  // its stdout
   std::string stderr_path_;
+  std::string profile_dir_;  // given to the worker for ORT's profiles; removed with this object
   std::string pending_;  // bytes read past the last answer
   int64_t next_id_ = 1;
 };

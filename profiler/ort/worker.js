@@ -2,6 +2,7 @@
 // The profiler's ort backend (profiler/ort_backend.h) times ONNX models in onnxruntime-node through this
 // long-lived worker. Protocol: one JSON object per line on stdin, one answer per line on stdout, echoing
 // the request's "id"; nothing else is written to stdout (ORT's own log goes to stderr).
+//   node worker.js [PROFILE_DIR]    (ORT's kernel profiles go there; default a temporary directory)
 //   {"id":1,"cmd":"hello"}
 //     -> {"id":1,"ok":true,"ort_version":"1.30.0","node_version":"v20.20.2","cpu_model":"...","cpus":2}
 //   {"id":2,"cmd":"time","models":["/tmp/a.onnx","/tmp/b.onnx"],"threads":1,"level":"all","warmup":8,
@@ -72,9 +73,12 @@ function makeFeeds(session, seed) {
   return feeds;
 }
 
+// Where ORT writes the kernel profiles: the directory the caller gives (it removes it even when this
+// process is killed), else one of our own, removed at exit.
 let sessionCounter = 0;
-const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taso-ort-worker-'));
-process.on('exit', () => fs.rmSync(profileDir, {recursive: true, force: true}));
+const givenDir = process.argv[2] || '';
+const profileDir = givenDir || fs.mkdtempSync(path.join(os.tmpdir(), 'taso-ort-worker-'));
+if (!givenDir) process.on('exit', () => fs.rmSync(profileDir, {recursive: true, force: true}));
 
 // The op types ORT ran in the profiled runs, in first-run order ("com.microsoft.nchwc" kernels show
 // as their op type, e.g. ReorderInput), and how many kernels ran in all.
@@ -99,7 +103,7 @@ function kernelsFromProfile(prefix) {
 }
 
 async function load(modelPath, r) {
-  const prefix = path.join(profileDir, `s${++sessionCounter}`);
+  const prefix = path.join(profileDir, `p${process.pid}s${++sessionCounter}`);  // unique across restarts
   const t0 = nowMs();
   const session = await ort.InferenceSession.create(modelPath, {
     executionProviders: ['cpu'],

@@ -3,7 +3,8 @@
 # `root`; `bench_log` prints with the caller's name.
 #   bench_taso        sets `taso`: $TASO, or //cli:taso built -c opt and copied (with the executables its
 #                     commands start) to $work/bin, so a concurrent build cannot swap it mid-run
-#   bench_ort_deps    npm ci in bench/ort when onnxruntime-node is missing
+#   bench_ort_deps    npm ci in bench/ort and profiler/ort (the ort backend's worker) when onnxruntime-node is
+#                     missing there
 #   bench_rules       sets `rules`: $RULES, or a size-3 rule file made once in $work (generate, verify, export)
 
 bench_log() { echo "$(basename "$0" .sh): $*" >&2; }
@@ -26,10 +27,13 @@ bench_taso() {
 }
 
 bench_ort_deps() {
-  if [[ ! -f bench/ort/node_modules/onnxruntime-node/package.json ]]; then
-    bench_log "installing onnxruntime-node (npm ci in bench/ort)"
-    (cd bench/ort && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  fi
+  local dir
+  for dir in bench/ort profiler/ort; do
+    if [[ ! -f $dir/node_modules/onnxruntime-node/package.json ]]; then
+      bench_log "installing onnxruntime-node (npm ci in $dir)"
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+  done
 }
 
 bench_rules() {

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "cli/up_command.h"
 #include "cli/verify_command.h"
 #include "net/security_flags.h"
+#include "profiler/ort_backend.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
@@ -88,7 +90,17 @@ ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules deriv
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
-ABSL_FLAG(std::string, backend, "auto", "profile: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic");
+ABSL_FLAG(std::string, backend, "auto", "profile, optimize: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic | "
+          "ort (ONNX Runtime's CPU kernels through node)");
+ABSL_FLAG(std::string, ort_worker, "", "profile, optimize (embedded), --backend ort: the worker script "
+          "(default: $TASO_ORT_WORKER, else profiler/ort/worker.js found beside this binary)");
+ABSL_FLAG(int32_t, ort_threads, 1, "profile, optimize (embedded), --backend ort: ONNX Runtime intra-op threads");
+ABSL_FLAG(std::string, ort_level, "all", "profile, optimize (embedded), --backend ort: ONNX Runtime "
+          "graphOptimizationLevel (disabled, basic, extended, layout, all)");
+ABSL_FLAG(int32_t, ort_weight_mb, 8, "profile, optimize (embedded), --backend ort: an operator with weights is "
+          "timed as copies with weights of their own until they total this many MiB, as cold as a model's (0: one)");
+ABSL_FLAG(int32_t, ort_timeout_s, 600, "profile, optimize (embedded), --backend ort: longest wait for one answer "
+          "of the ONNX Runtime worker, in seconds");
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
 ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
 ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
@@ -199,6 +211,19 @@ std::string CacheDirFlag() {
 std::string CalibrationFlag() {
   const std::string file = absl::GetFlag(FLAGS_calibration);
   return file == "none" ? file : Resolve(file);
+}
+
+// The --ort_* flags; nullopt after saying what is wrong.
+std::optional<taso::profiler::OrtBackendOptions> OrtFlags(const char* command) {
+  const std::string worker = absl::GetFlag(FLAGS_ort_worker);
+  auto options = taso::profiler::OrtBackendOptionsFromFlags(worker.empty() ? worker : Resolve(worker),
+                                                            absl::GetFlag(FLAGS_ort_threads),
+                                                            absl::GetFlag(FLAGS_ort_level),
+                                                            absl::GetFlag(FLAGS_ort_timeout_s),
+                                                            absl::GetFlag(FLAGS_ort_weight_mb));
+  if (options.ok()) return *options;
+  std::cerr << "taso " << command << ": " << options.status().message() << "\n";
+  return std::nullopt;
 }
 
 // True, after saying so, when a command that takes no arguments got one.
@@ -348,6 +373,9 @@ int Optimize(const Args& args) {
   if (Given("eqsat_match_limit")) options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
   if (Given("eqsat_ban_length")) options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
   options.calibration = CalibrationFlag();
+  auto ort = OrtFlags("optimize");
+  if (!ort) return 2;
+  options.ort = *ort;
   options.rules = Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
   options.profiler = absl::GetFlag(FLAGS_profiler);
@@ -380,6 +408,9 @@ int Profile(const Args& args) {
   options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
   options.threads = absl::GetFlag(FLAGS_cpu_threads);
   options.calibration = CalibrationFlag();
+  auto ort = OrtFlags("profile");
+  if (!ort) return 2;
+  options.ort = *ort;
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.measure = absl::GetFlag(FLAGS_measure);

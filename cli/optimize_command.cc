@@ -116,7 +116,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
   if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
-  if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
+  if (!backend) return fail(2, absl::StrCat("--backend is ", profiler::BackendChoices()));
   if (!options.diff_svg.empty()) {
     if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
     // Before the search, not after it: a missing Graphviz is found at once.
@@ -175,6 +175,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     profiler::ProfilerOptions embedded;
     embedded.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
     embedded.cpu.calibration = options.calibration;
+    embedded.ort = options.ort;
     // Two CI jobs optimizing at once on one machine share the default cache:
     // the second reads it and keeps what it measures in memory.
     embedded.when_cache_in_use = profiler::WhenCacheInUse::kReadSnapshot;

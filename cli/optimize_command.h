@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "profiler/ort_backend.h"
+
 namespace taso::cli {
 
 struct OptimizeCommandOptions {
@@ -36,6 +38,7 @@ struct OptimizeCommandOptions {
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
   std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
   int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)
+  profiler::OrtBackendOptions ort;  // embedded profiler: the ort backend (--backend ort)
 };
 
 // Exit codes (stable, for CI):

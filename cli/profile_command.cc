@@ -56,7 +56,7 @@ class Profile {
   int Run() {
     const std::string& c = options_.subcommand;
     auto backend = profiler::BackendFromName(options_.backend);
-    if (!backend) return Fail(2, absl::StrCat("--backend must be auto, cuda, cpu or analytic, got '", options_.backend, "'"));
+    if (!backend) return Fail(2, absl::StrCat("--backend must be ", profiler::BackendChoices(), ", got '", options_.backend, "'"));
     backend_ = *backend;
     if (c != "measure" && c != "graph" && c != "backends" && c != "cache") {
       return Fail(2, absl::StrCat("unknown subcommand '", c, "': use measure, graph, backends or cache"));
@@ -93,6 +93,7 @@ class Profile {
     embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
     embedded.cpu.threads = options_.threads;
     embedded.cpu.calibration = options_.calibration;
+    embedded.ort = options_.ort;
     embedded.analytic_device = options_.analytic_device;
     auto client = profiler::OpenProfiler(options_.server, embedded, &embedded_);
     if (!client.ok()) return Fail(client.status());

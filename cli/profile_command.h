@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "profiler/ort_backend.h"
+
 namespace taso::cli {
 
 struct ProfileOptions {
@@ -25,6 +27,7 @@ struct ProfileOptions {
   std::string analytic_device = "cpu";
   int threads = 0;                // embedded cpu backend threads (0: all)
   std::string calibration;        // embedded cpu backend calibration ("" compiled in, "none", FILE)
+  profiler::OrtBackendOptions ort;  // embedded ort backend (--backend ort)
   bool bypass_cache = false;
   int repetitions = 0;            // minimum timed runs (0: the profiler's default)
   std::string device;             // cache list/export/invalidate: only this device

@@ -78,10 +78,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 if command -v npm >/dev/null; then
   # onnxruntime-node (its .npmrc skips the CUDA download); only the benchmarks need it.
   npm_install bench/ort "bench/ort_compare.sh and bench/suite.sh"
+  # The same onnxruntime-node for the profiler's ort backend (--backend ort); //profiler:ort_backend_test
+  # skips its measurements without it.
+  npm_install profiler/ort "the profiler's ort backend"
   # The Kubernetes schema validator; //deploy/k8s:k8s_manifests_test fails without it.
   npm_install deploy/k8s/validate "//deploy/k8s:k8s_manifests_test"
 else
-  echo "setup: warning: npm not found; the ONNX Runtime benchmarks and the manifest test will not run" >&2
+  echo "setup: warning: npm not found; the ONNX Runtime benchmarks, the ort backend and the manifest test will not run" >&2
 fi
 # kubectl renders the manifests offline (kubectl kustomize); it is not a Debian
 # package here, so it is checked, not installed.

@@ -33,6 +33,11 @@ class MeasureBackend {
   // (graph_cost_model.h). Zero terms by default: a plain sum.
   virtual GraphCostModel graph_cost_model() const { return {}; }
 
+  // Whether a split's parts alias its input here (readers take them with
+  // strides, as in TASO: cost 0, never measured), or it is a copy kernel
+  // that Measure times (ONNX Runtime).
+  virtual bool splits_are_views() const { return true; }
+
   // Measures a canonical, validated signature (never a load-time constant).
   // UnimplementedError when this backend has no kernel for it (e.g. an
   // opaque operator, or an int32 tensor where only float32 is supported);

@@ -90,9 +90,11 @@ class CostCache {
 // measurement find each other).
 std::string EncodeCacheKey(const CacheKey& key);
 
-// Stable lower-case backend name: "cuda", "cpu", "analytic".
+// Stable lower-case backend name: "cuda", "cpu", "analytic", "ort".
 const char* BackendName(Backend backend);
 std::optional<Backend> BackendFromName(const std::string& name);
+// What a --backend flag accepts, for its error message: "auto, cuda, cpu, analytic or ort".
+std::string BackendChoices();
 
 }  // namespace taso::profiler
 

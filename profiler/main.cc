@@ -1,6 +1,7 @@
 // taso_profiler: measures operator costs and caches them.
-//   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]
+//   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic|ort]
 //                 [--threads N] [--calibration FILE|none] [--analytic_device v100|t4|a100|h100|cpu]
+//                 [--ort_worker FILE] [--ort_threads N] [--ort_level all] [--ort_weight_mb 8] [--ort_timeout_s S]
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -22,7 +23,16 @@ ABSL_FLAG(std::string, cache_dir, "",
           "cost cache directory (RocksDB); default $XDG_CACHE_HOME/taso/costs or ~/.cache/taso/costs; "
           "'none' keeps costs in memory");
 ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: auto (cuda if a GPU, else cpu), "
-          "cuda, cpu or analytic");
+          "cuda, cpu, analytic or ort (ONNX Runtime's CPU kernels through node)");
+ABSL_FLAG(std::string, ort_worker, "", "ort backend: the worker script (default: $TASO_ORT_WORKER, else "
+          "profiler/ort/worker.js in this binary's runfiles or beside it; its node_modules from deploy/setup.sh)");
+ABSL_FLAG(int32_t, ort_threads, 1, "ort backend: ONNX Runtime intra-op threads");
+ABSL_FLAG(std::string, ort_level, "all", "ort backend: ONNX Runtime graphOptimizationLevel (disabled, basic, "
+          "extended, layout, all)");
+ABSL_FLAG(int32_t, ort_weight_mb, 8, "ort backend: an operator with weights is timed as copies with weights of "
+          "their own until they total this many MiB, so they are as cold as a model's (0: one copy)");
+ABSL_FLAG(int32_t, ort_timeout_s, 600, "ort backend: longest wait for one answer of the worker, in seconds (it is "
+          "restarted after)");
 ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
 ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
 ABSL_FLAG(std::string, calibration, "", "cpu backend: graph cost model calibration JSON (default: the one compiled "
@@ -49,7 +59,7 @@ int main(int argc, char** argv) {
   std::vector<char*> args = taso::app::ParseCommandLine(
       {"taso_profiler",
        "measures operator costs (oneDNN on CPU, cuDNN/cuBLAS on GPU, or a roofline estimate) and caches them\n"
-       "  taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic]"},
+       "  taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic|ort]"},
       argc, argv);
   if (taso::app::TooManyArguments(args)) return 2;
   taso::profiler::ProfilerOptions options;
@@ -58,9 +68,17 @@ int main(int argc, char** argv) {
   const std::string backend = absl::GetFlag(FLAGS_backend);
   auto parsed = taso::profiler::BackendFromName(backend);
   if (!parsed) {
-    std::cerr << "error: --backend must be auto, cuda, cpu or analytic, got '" << backend << "'\n";
+    std::cerr << "error: --backend must be " << taso::profiler::BackendChoices() << ", got '" << backend << "'\n";
     return 2;
   }
+  auto ort = taso::profiler::OrtBackendOptionsFromFlags(absl::GetFlag(FLAGS_ort_worker), absl::GetFlag(FLAGS_ort_threads),
+                                                        absl::GetFlag(FLAGS_ort_level), absl::GetFlag(FLAGS_ort_timeout_s),
+                                                        absl::GetFlag(FLAGS_ort_weight_mb));
+  if (!ort.ok()) {
+    std::cerr << "error: " << ort.status().message() << "\n";
+    return 2;
+  }
+  options.ort = *ort;
   options.default_backend = *parsed;
   options.cpu.threads = absl::GetFlag(FLAGS_threads);
   options.cpu.pin_threads = absl::GetFlag(FLAGS_pin_threads);

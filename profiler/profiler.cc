@@ -67,7 +67,9 @@ std::string CacheDirFromFlag(const std::string& flag) {
 
 CostProfiler::CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache)
     : options_(options), cache_(std::move(cache)) {
-  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC}) measure_mu_[b] = std::make_unique<std::mutex>();
+  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC, BACKEND_ORT_CPU}) {
+    measure_mu_[b] = std::make_unique<std::mutex>();
+  }
 }
 
 CostProfiler::~CostProfiler() = default;
@@ -133,6 +135,15 @@ absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) 
       unavailable_[want] = std::string(analytic.status().message());
     }
   }
+  if (want == BACKEND_ORT_CPU && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
+    // Created on first use: it starts a node process.
+    auto ort = OrtBackend::Create(options_.ort);
+    if (ort.ok()) {
+      backends_[want] = std::move(*ort);
+    } else {
+      unavailable_[want] = std::string(ort.status().message());
+    }
+  }
   auto it = backends_.find(want);
   if (it != backends_.end()) return it->second.get();
   auto why = unavailable_.find(want);
@@ -145,13 +156,16 @@ absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) 
 std::string CostProfiler::DescribeBackends() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
-  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC}) {
+  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC, BACKEND_ORT_CPU}) {
     auto it = backends_.find(b);
     auto why = unavailable_.find(b);
     absl::StrAppend(&out, BackendName(b), " backend: ",
                     it != backends_.end()     ? it->second->device()
                     : why != unavailable_.end() ? absl::StrCat("unavailable (", why->second, ")")
                     : b == BACKEND_ANALYTIC     ? absl::StrCat("on first use (", options_.analytic_device, ")")
+                    : b == BACKEND_ORT_CPU      ? absl::StrCat("on first use (ONNX Runtime through node, ",
+                                                               options_.ort.threads, " intra-op threads, level ",
+                                                               OrtOptimizationLevelName(options_.ort.level), ")")
                                                 : std::string("unavailable"),
                     "\n");
   }
@@ -205,9 +219,11 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
   auto canonical = Canonicalize(*sig);
   if (!canonical.ok()) return ErrorResult(canonical.status());
   MeasureResult result;
-  if (IsLoadTimeConstant(canonical->op.kind) || canonical->op.kind == OpKind::kSplit) {
+  const bool split_view = canonical->op.kind == OpKind::kSplit && backend->splits_are_views();
+  if (IsLoadTimeConstant(canonical->op.kind) || split_view) {
     // Constants are materialised when the model loads. A split's parts are
-    // views into its input, as in TASO: readers take them with strides.
+    // views into its input, as in TASO, where the backend says so: readers
+    // take them with strides.
     Measurement zero;
     zero.kernel = canonical->op.kind == OpKind::kSplit ? "view: split parts alias the input" : "load-time constant";
     *result.mutable_cost() = ToCost(zero, *backend);

@@ -17,6 +17,7 @@
 #include "profiler/backend.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cpu_backend.h"
+#include "profiler/ort_backend.h"
 #include "profiler/timing.h"
 #include "proto/profiler.pb.h"
 
@@ -37,6 +38,8 @@ struct ProfilerOptions {
   bool enable_cuda = true;
   // The device the analytic backend models: v100, t4, a100, h100 or cpu.
   std::string analytic_device = "cpu";
+  // The ort backend (started on first use: it spawns a node worker).
+  OrtBackendOptions ort;
   // Whole graphs (MeasureGraph): timing defaults and request limits.
   GraphTimingOptions graph_timing;
   int max_graph_nodes = 20000;                  // per graph: INVALID_ARGUMENT above

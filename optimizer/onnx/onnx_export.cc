@@ -649,4 +649,30 @@ absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& grap
   }
 }
 
+absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset) {
+  onnx::ModelProto model;
+  model.set_ir_version(7);  // ONNX 1.7 (opset 13); every runtime of the last years reads it
+  model.set_producer_name("taso");
+  onnx::OperatorSetIdProto* import = model.add_opset_import();
+  import->set_domain("");
+  import->set_version(opset);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("taso_graph");
+  auto declare = [](onnx::ValueInfoProto* value, const std::string& name, const TensorType& type) {
+    value->set_name(name);
+    onnx::TypeProto_Tensor* t = value->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(OnnxElemType(type.dtype));
+    for (int64_t d : type.dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  for (const Node& node : graph.nodes()) {
+    if (node.kind == OpKind::kInput) declare(g->add_input(), node.name, node.output_types[0]);
+  }
+  for (const GraphOutput& o : graph.outputs()) declare(g->add_output(), o.name, graph.type(o.tensor));
+  OnnxModel standalone;
+  if (!model.SerializeToString(&standalone.model_template)) {
+    return absl::InternalError("cannot serialize the model template");
+  }
+  return ExportOnnx(standalone, graph);
+}
+
 }  // namespace taso

@@ -2,6 +2,7 @@
 #ifndef TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
 #define TASO_OPTIMIZER_ONNX_ONNX_EXPORT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -19,6 +20,11 @@ namespace taso {
 // imported. The result passes onnx::checker::check_model; a model that would
 // not is InternalError with the checker's message.
 absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph);
+
+// Serializes a graph that was not imported (a profiler's timing graph) as a
+// model of its own: opset `opset`, its inputs and outputs by the IR's names
+// and types. Every weight must carry data (InvalidArgument naming it if not).
+absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset = 13);
 
 }  // namespace taso
 

@@ -576,5 +576,36 @@ TEST(OnnxImportErrorTest, CorruptedBytesNeverCrash) {
   }
 }
 
+TEST(OnnxExportTest, StandaloneGraphRoundTripsWithItsNamesAndValues) {
+  Graph g;
+  TensorRef x = g.AddInput("x", TensorType::RowMajor(DType::kFloat32, {2, 3}));
+  const std::vector<float> w_values = Iota(12);
+  auto w_bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(w_values.data()),
+                                                     w_values.size() * sizeof(float));
+  TensorRef w = g.AddWeight("w", TensorType::RowMajor(DType::kFloat32, {3, 4}), w_bytes);
+  OpParams relu;
+  relu.activation = Activation::kRelu;
+  auto y = g.AddOp1(OpKind::kMatMul, relu, {x, w});
+  ASSERT_TRUE(y.ok()) << y.status();
+  g.AddOutput("y", *y);
+  auto bytes = ExportStandaloneOnnx(g);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto back = ImportOnnx(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const std::map<std::string, FloatTensor> feeds = {{"x", Feed({2, 3}, Iota(6, 0.3f))}};
+  const std::vector<FloatTensor> want = Eval(g, feeds), got = Eval(back->graph, feeds);
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, want[0].data);
+
+  Graph no_data;
+  TensorRef a = no_data.AddInput("a", TensorType::RowMajor(DType::kFloat32, {2, 3}));
+  TensorRef b = no_data.AddWeight("b", TensorType::RowMajor(DType::kFloat32, {3, 4}));
+  no_data.AddOutput("c", *no_data.AddOp1(OpKind::kMatMul, OpParams{}, {a, b}));
+  auto refused = ExportStandaloneOnnx(no_data);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("no data"));
+}
+
 }  // namespace
 }  // namespace taso

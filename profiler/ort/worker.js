@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// The profiler's ort backend (profiler/ort_backend.h) times ONNX models in onnxruntime-node through this
+// long-lived worker. Protocol: one JSON object per line on stdin, one answer per line on stdout, echoing
+// the request's "id"; nothing else is written to stdout (ORT's own log goes to stderr).
+//   node worker.js [PROFILE_DIR]    (ORT's kernel profiles go there; default a temporary directory)
+//   {"id":1,"cmd":"hello"}
+//     -> {"id":1,"ok":true,"ort_version":"1.30.0","node_version":"v20.20.2","cpu_model":"...","cpus":2}
+//   {"id":2,"cmd":"time","models":["/tmp/a.onnx","/tmp/b.onnx"],"threads":1,"level":"all","warmup":8,
+//    "min_runs":32,"max_runs":2000,"min_ms":50,"seed":1}
+//     -> {"id":2,"ok":true,"loadavg":[before,after],"results":[{"ok":true,"times_ms":[...],"kernels":["MatMul"],
+//         "nodes":1,"create_ms":12.5}, {"ok":false,"error":"..."}]}
+// "time" creates one session per model in the order given (cpu EP, sequential, intraOpNumThreads
+// `threads`, graphOptimizationLevel `level`), runs each `warmup` times (profiled, to name the kernels
+// ORT runs after its own graph rewrites), then times them interleaved, each round starting one model
+// later, until every model has `min_runs` runs and the rounds `min_ms` of run time, or one model has
+// `max_runs`. Inputs are deterministic normal floats (integers 0); outputs are written into the tensors
+// the first run returned, so no run allocates its outputs. A model that cannot load or run fails alone.
+// A request that cannot be parsed is answered with {"ok":false,"error":...}. If onnxruntime-node is
+// missing, every answer says so with "unavailable":true (install it with deploy/setup.sh: npm ci in
+// profiler/ort).
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const readline = require('readline');
+
+let ort = null;
+let loadError = '';
+try {
+  ort = require('onnxruntime-node');
+  ort.env.logLevel = 'error';
+} catch (e) {
+  loadError = `onnxruntime-node is not installed in ${__dirname} (${String(e.message).split('\n')[0]}); ` +
+              'run deploy/setup.sh (npm ci in profiler/ort)';
+}
+
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+
+// Deterministic normal floats: mulberry32 + Box-Muller.
+function normalSource(seed) {
+  let s = (seed >>> 0) || 1;
+  const uniform = () => {
+    s = (s + 0x6D2B79F5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
+  };
+  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+const TYPED = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, int8: Int8Array,
+  uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
+  bool: Uint8Array,
+};
+
+function makeFeeds(session, seed) {
+  const next = normalSource(seed);
+  const feeds = {};
+  for (const m of session.inputMetadata) {
+    if (!m.isTensor) throw new Error(`input ${m.name} is not a tensor`);
+    const Typed = TYPED[m.type];
+    if (!Typed) throw new Error(`input ${m.name} has element type ${m.type}, which the worker does not generate`);
+    const dims = m.shape.map((d) => (typeof d === 'number' && d > 0 ? d : 1));
+    const data = new Typed(dims.reduce((a, b) => a * b, 1));
+    if (m.type === 'float32' || m.type === 'float64') {
+      for (let i = 0; i < data.length; i++) data[i] = next();
+    }
+    feeds[m.name] = new ort.Tensor(m.type, data, dims);
+  }
+  return feeds;
+}
+
+// Where ORT writes the kernel profiles: the directory the caller gives (it removes it even when this
+// process is killed), else one of our own, removed at exit.
+let sessionCounter = 0;
+const givenDir = process.argv[2] || '';
+const profileDir = givenDir || fs.mkdtempSync(path.join(os.tmpdir(), 'taso-ort-worker-'));
+if (!givenDir) process.on('exit', () => fs.rmSync(profileDir, {recursive: true, force: true}));
+
+// The op types ORT ran in the profiled runs, in first-run order ("com.microsoft.nchwc" kernels show
+// as their op type, e.g. ReorderInput), and how many kernels ran in all.
+function kernelsFromProfile(prefix) {
+  const files = fs.readdirSync(profileDir).filter((f) => f.startsWith(`${path.basename(prefix)}_`));
+  const names = [];
+  let events = 0;
+  for (const f of files) {
+    const full = path.join(profileDir, f);
+    try {
+      for (const e of JSON.parse(fs.readFileSync(full, 'utf8'))) {
+        if (e.cat !== 'Node' || !String(e.name).endsWith('_kernel_time') || !e.args) continue;
+        events++;
+        if (!names.includes(e.args.op_name)) names.push(e.args.op_name);
+      }
+    } catch (err) {
+      // A profile we cannot read only costs the kernel names.
+    }
+    fs.rmSync(full, {force: true});
+  }
+  return {names, events};
+}
+
+async function load(modelPath, r) {
+  const prefix = path.join(profileDir, `p${process.pid}s${++sessionCounter}`);  // unique across restarts
+  const t0 = nowMs();
+  const session = await ort.InferenceSession.create(modelPath, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: r.level,
+    intraOpNumThreads: r.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    enableProfiling: true,
+    profileFilePrefix: prefix,
+  });
+  const c = {session, prefix, create_ms: nowMs() - t0, times: [], fetches: null};
+  c.feeds = makeFeeds(session, r.seed);
+  return c;
+}
+
+async function runOnce(c) {
+  if (c.fetches === null) {
+    const out = await c.session.run(c.feeds);
+    c.fetches = {};
+    for (const name of c.session.outputNames) c.fetches[name] = out[name];
+    return;
+  }
+  await c.session.run(c.feeds, c.fetches);
+}
+
+async function time(r) {
+  for (const k of ['threads', 'warmup', 'min_runs', 'max_runs', 'min_ms', 'seed']) {
+    if (typeof r[k] !== 'number' || !(r[k] >= 0)) throw new Error(`"${k}" must be a number >= 0`);
+  }
+  if (!Array.isArray(r.models) || r.models.length === 0) throw new Error('"models" must list model files');
+  if (typeof r.level !== 'string') throw new Error('"level" must be a graphOptimizationLevel');
+  const results = r.models.map(() => ({ok: true}));
+  const live = [];
+  for (let i = 0; i < r.models.length; i++) {
+    try {
+      const c = await load(r.models[i], r);
+      c.index = i;
+      const profiled = Math.max(1, r.warmup);
+      for (let w = 0; w < profiled; w++) await runOnce(c);
+      c.session.endProfiling();
+      const kernels = kernelsFromProfile(c.prefix);
+      results[i].kernels = kernels.names;
+      results[i].nodes = Math.round(kernels.events / profiled);
+      results[i].create_ms = c.create_ms;
+      live.push(c);
+    } catch (e) {
+      results[i] = {ok: false, error: String(e.message || e)};
+    }
+  }
+  const load0 = os.loadavg()[0];
+  let rounds = 0;
+  let elapsed = 0;
+  const enough = () => live.every((c) => c.times.length >= r.min_runs) && elapsed >= r.min_ms;
+  while (live.length > 0 && !enough() && !live.some((c) => c.times.length >= Math.max(1, r.max_runs))) {
+    for (let k = 0; k < live.length; k++) {
+      const c = live[(rounds + k) % live.length];
+      const s = nowMs();
+      try {
+        await c.session.run(c.feeds, c.fetches);
+      } catch (e) {
+        results[c.index] = {ok: false, error: String(e.message || e)};
+        live.splice(live.indexOf(c), 1);
+        break;
+      }
+      const ms = nowMs() - s;
+      c.times.push(ms);
+      elapsed += ms;
+    }
+    rounds++;
+  }
+  for (const c of live) {
+    results[c.index].times_ms = c.times;
+    await c.session.release();
+  }
+  return {results, loadavg: [load0, os.loadavg()[0]]};
+}
+
+function hello() {
+  const cpus = os.cpus();
+  return {ort_version: ort.env.versions.node || ort.env.versions.common, node_version: process.version,
+          cpu_model: cpus.length ? cpus[0].model.trim() : 'unknown cpu', cpus: cpus.length};
+}
+
+async function answer(line) {
+  let id = null;
+  try {
+    const r = JSON.parse(line);
+    id = r.id === undefined ? null : r.id;
+    if (ort === null) return {id, ok: false, unavailable: true, error: loadError};
+    if (r.cmd === 'hello') return {id, ok: true, ...hello()};
+    if (r.cmd === 'time') return {id, ok: true, ...(await time(r))};
+    return {id, ok: false, error: `unknown command ${JSON.stringify(r.cmd)} (hello or time)`};
+  } catch (e) {
+    return {id, ok: false, error: String(e.message || e)};
+  }
+}
+
+// One request at a time, in order: timings must not overlap.
+const rl = readline.createInterface({input: process.stdin, terminal: false});
+let queue = Promise.resolve();
+rl.on('line', (line) => {
+  if (!line.trim()) return;
+  queue = queue.then(async () => process.stdout.write(JSON.stringify(await answer(line)) + '\n'));
+});
+rl.on('close', () => queue.then(() => process.exit(0)));

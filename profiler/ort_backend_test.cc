@@ -1,0 +1,236 @@
+// The ort backend: the models it writes for signatures, its errors when node
+// or the worker is missing, and real measurements in ONNX Runtime where node
+// and profiler/ort/node_modules exist (deploy/setup.sh installs both; each
+// case that needs them skips saying which is missing).
+#include "profiler/ort_backend.h"
+
+#include <signal.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "profiler/ort_model.h"
+#include "profiler/profiler.h"
+#include "testing/graph_builder.h"
+#include "testing/op_params.h"
+#include "testing/tensor_types.h"
+
+namespace taso::profiler {
+namespace {
+
+using ::taso::testing::ConvParams;
+using ::taso::testing::F32;
+using ::taso::testing::GraphBuilder;
+using ::taso::testing::Strided;
+using ::testing::HasSubstr;
+
+CanonicalSignature Canonical(OpKind kind, OpParams params, std::vector<TensorType> inputs) {
+  auto c = Canonicalize(Signature{kind, std::move(params), std::move(inputs)});
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : CanonicalSignature{};
+}
+
+int Count(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.kind == kind;
+  return n;
+}
+
+TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
+  // A 2-D right-hand side is a weight with values (ORT pre-packs it).
+  auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
+  ASSERT_EQ(Count(*g, OpKind::kWeight), 1);
+  for (const Node& n : g->nodes()) {
+    if (n.kind == OpKind::kWeight) {
+      ASSERT_TRUE(n.data) << "the weight has no values";
+    }
+  }
+  // A batched, column-major left operand: an input transposed by strides.
+  auto t = SignatureGraph(Canonical(OpKind::kMatMul, {}, {Strided({4, 64, 32}, {2048, 1, 64}), F32({4, 32, 16})}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(Count(*t, OpKind::kInput), 2);
+  EXPECT_EQ(Count(*t, OpKind::kTranspose), 1);
+  auto model = TimingModel(*t);
+  EXPECT_TRUE(model.ok()) << model.status();
+}
+
+TEST(OrtModelTest, CopiesBringTheWeightsToTheirTarget) {
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 16), 8);  // 1 MiB each
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 4), 4);   // capped
+  EXPECT_EQ(OrtCopies(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}), int64_t{8} << 20, 16), 1);
+  EXPECT_EQ(OrtCopies(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), int64_t{8} << 20, 16), 1);  // no weights
+  auto g = SignatureGraph(small, 3);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
+  EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
+  EXPECT_EQ(Count(*g, OpKind::kMatMul), 3);
+  EXPECT_EQ(g->outputs().size(), 3u);
+}
+
+TEST(OrtModelTest, GraphWithoutWeightValuesGetsThem) {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {1, 4, 8, 8});
+  b.Out(b.Op(OpKind::kConv2D, {x, b.W("w", {4, 4, 3, 3})}, ConvParams(1, Padding::kSame, Activation::kRelu)));
+  auto model = TimingModel(b.graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_GT(model->size(), 4u * 4 * 3 * 3 * sizeof(float));  // the filled-in weight is in it
+}
+
+TEST(OrtBackendTest, MissingNodeIsAFailedPreconditionSayingWhatToInstall) {
+  OrtBackendOptions options;
+  options.worker.node = "taso-no-such-node-binary";
+  auto backend = OrtBackend::Create(options);
+  ASSERT_FALSE(backend.ok());
+  EXPECT_EQ(backend.status().code(), absl::StatusCode::kFailedPrecondition) << backend.status();
+  EXPECT_THAT(std::string(backend.status().message()), HasSubstr("install node and run deploy/setup.sh"));
+}
+
+TEST(OrtBackendTest, MissingWorkerIsAFailedPrecondition) {
+  OrtBackendOptions options;
+  options.worker.script = "/nonexistent/profiler/ort/worker.js";
+  auto backend = OrtBackend::Create(options);
+  ASSERT_FALSE(backend.ok());
+  EXPECT_EQ(backend.status().code(), absl::StatusCode::kFailedPrecondition) << backend.status();
+  EXPECT_THAT(std::string(backend.status().message()), HasSubstr("deploy/setup.sh"));
+}
+
+TEST(OrtBackendTest, BadLevelNameIsRejected) {
+  EXPECT_EQ(OrtOptimizationLevelFromName("all"), OrtOptimizationLevel::kAll);
+  EXPECT_EQ(OrtOptimizationLevelFromName("bogus"), std::nullopt);
+}
+
+// The real backend, or a skip naming what is missing.
+class OrtMeasureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto created = OrtBackend::Create(OrtBackendOptions{});
+    if (!created.ok() && created.status().code() == absl::StatusCode::kFailedPrecondition) {
+      GTEST_SKIP() << "ONNX Runtime is not available here: " << created.status().message();
+    }
+    ASSERT_TRUE(created.ok()) << created.status();
+    backend_ = std::move(*created);
+  }
+
+  TimingOptions Quick() const {
+    TimingOptions t;
+    t.warmup = 3;
+    t.repetitions = 20;
+    t.min_timed_ms = 5;
+    return t;
+  }
+
+  std::unique_ptr<OrtBackend> backend_;
+};
+
+TEST(OrtWorkerTest, AWorkerThatDiesIsRestartedAndAnswers) {
+  OrtWorker worker(OrtWorkerOptions{});
+  auto first = worker.Call({{"cmd", "hello"}});
+  if (!first.ok() && first.status().code() == absl::StatusCode::kFailedPrecondition) {
+    GTEST_SKIP() << "ONNX Runtime is not available here: " << first.status().message();
+  }
+  ASSERT_TRUE(first.ok()) << first.status();
+  const pid_t before = worker.pid();
+  ASSERT_GT(before, 0);
+  ASSERT_EQ(kill(before, SIGKILL), 0);
+  auto second = worker.Call({{"cmd", "hello"}});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(worker.pid(), before);
+  EXPECT_EQ(second->value("ort_version", ""), first->value("ort_version", ""));
+  // A command the worker does not know is its error, not a dead worker.
+  auto unknown = worker.Call({{"cmd", "bogus"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("unknown command"));
+}
+
+TEST_F(OrtMeasureTest, DeviceNamesRuntimeThreadsLevelAndCpu) {
+  const std::string& d = backend_->device();
+  EXPECT_THAT(d, HasSubstr("onnxruntime 1."));
+  EXPECT_THAT(d, HasSubstr("cpu EP"));
+  EXPECT_THAT(d, HasSubstr("1 intra-op thread"));
+  EXPECT_THAT(d, HasSubstr("level all"));
+  EXPECT_THAT(d, HasSubstr("cpus"));
+  EXPECT_EQ(backend_->kind(), BACKEND_ORT_CPU);
+}
+
+TEST_F(OrtMeasureTest, MatmulAndConvTakePositiveSaneTimes) {
+  auto mm = backend_->Measure(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), Quick());
+  ASSERT_TRUE(mm.ok()) << mm.status();
+  // 0.5 MFLOP: well above 0 and far below 50 ms on any CPU that runs the tests.
+  EXPECT_GT(mm->median_ms, 0);
+  EXPECT_LT(mm->median_ms, 50);
+  EXPECT_GE(mm->repetitions, 20);
+  EXPECT_THAT(mm->kernel, HasSubstr("MatMul"));
+
+  auto conv = backend_->Measure(Canonical(OpKind::kConv2D, ConvParams(1, Padding::kSame, Activation::kRelu),
+                                          {F32({1, 32, 28, 28}), F32({32, 32, 3, 3})}),
+                                Quick());
+  ASSERT_TRUE(conv.ok()) << conv.status();
+  EXPECT_GT(conv->median_ms, 0);
+  EXPECT_LT(conv->median_ms, 500);
+  EXPECT_THAT(conv->kernel, HasSubstr("Conv"));
+  // 14.5 MFLOP against 0.5: the conv must measure slower than the small matmul.
+  EXPECT_GT(conv->median_ms, mm->median_ms);
+}
+
+TEST_F(OrtMeasureTest, SplitIsACopyKernelAndStridedTransposeAView) {
+  EXPECT_FALSE(backend_->splits_are_views());
+  OpParams halves = testing::Axis(1);
+  halves.sizes = {256, 256};
+  auto split = backend_->Measure(Canonical(OpKind::kSplit, halves, {F32({1, 512})}), Quick());
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_GT(split->median_ms, 0);
+  EXPECT_THAT(split->kernel, HasSubstr("Split"));
+  auto view = backend_->Measure(Canonical(OpKind::kTranspose, testing::Perm({1, 0}, /*shuffle=*/false), {F32({8, 4})}),
+                                Quick());
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(view->median_ms, 0);
+}
+
+TEST_F(OrtMeasureTest, TwoGraphsTimedInterleavedWithoutWeightValues) {
+  GraphBuilder small, large;
+  for (auto* b : {&small, &large}) {
+    const int64_t n = b == &small ? 64 : 1024;
+    TensorRef x = b->In("x", {1, n});
+    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
+  }
+  GraphTimingOptions timing;
+  timing.warmup = 2;
+  timing.runs = 10;
+  timing.min_timed_ms = 5;
+  auto results = backend_->MeasureGraphs({&small.graph, &large.graph}, timing, nullptr);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 2u);
+  for (const auto& r : *results) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_GT(r->median_ms, 0);
+    EXPECT_GE(r->runs, 10);
+    EXPECT_EQ(r->kernels, 2);  // MatMul and Tanh
+    EXPECT_EQ(r->opaque_skipped, 0);
+  }
+  // 256x the multiply-adds: the large graph must be the slower one.
+  EXPECT_GT((*results)[1]->median_ms, (*results)[0]->median_ms);
+}
+
+TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  options.timing.repetitions = 10;
+  options.timing.min_timed_ms = 2;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureRequest request;
+  request.set_backend(BACKEND_ORT_CPU);
+  *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
+  auto response = (*profiler)->MeasureBatch(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_TRUE(response->results(0).has_cost()) << response->results(0).error().message();
+  EXPECT_EQ(response->results(0).cost().backend(), BACKEND_ORT_CPU);
+  EXPECT_THAT(response->results(0).cost().device(), HasSubstr("onnxruntime"));
+  EXPECT_GT(response->results(0).cost().median_ms(), 0);
+}
+
+}  // namespace
+}  // namespace taso::profiler

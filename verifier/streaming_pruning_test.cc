@@ -5,8 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "testing/graph_builder.h"
-#include "verifier/candidate.h"
+#include "verifier/random_rules.h"
 
 namespace taso::verifier {
 namespace {
@@ -57,57 +56,6 @@ class VectorSource : public PruneSource {
   std::vector<std::string> checkpoints_;
   int commits_left_ = -1;  // -1: never fail
   int commits_ = 0;
-};
-
-// Random rules over element-wise operators and matmul on three variables of
-// each of two types: many are renamings, instances, reversals or common
-// sub/supergraphs of others, and some do not decode... (none here: all are
-// well typed). Statuses are mostly proved, some pruned (as a per-shard pass
-// leaves them) and some unknown.
-class RandomRules {
- public:
-  explicit RandomRules(uint32_t seed) : rng_(seed) {}
-
-  std::vector<rules::Rule> Make(int count) {
-    std::vector<rules::Rule> out;
-    for (int i = 0; i < count; ++i) {
-      ::taso::testing::GraphBuilder a, b;
-      std::map<std::string, TensorRef> va, vb;
-      const bool square = Pick(2) == 0;
-      a.graph.AddOutput("o0", Expr(a, va, 1 + Pick(3), square));
-      b.graph.AddOutput("o0", Expr(b, vb, 1 + Pick(3), square));
-      CandidateGraphs graphs{a.graph, b.graph, {{0, 0}}};
-      rules::Rule r = RuleFromGraphs(graphs);
-      r.set_id(absl::StrCat("r", 10000 + Pick(90000), "_", i));
-      const int s = Pick(10);
-      r.set_status(s < 7 ? rules::RULE_STATUS_PROVED : s < 9 ? rules::RULE_STATUS_PRUNED : rules::RULE_STATUS_UNKNOWN);
-      if (r.status() == rules::RULE_STATUS_PRUNED) r.set_status_detail("pruned by an earlier pass");
-      out.push_back(std::move(r));
-    }
-    return out;
-  }
-
- private:
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-
-  TensorRef Var(::taso::testing::GraphBuilder& g, std::map<std::string, TensorRef>& vars, bool square) {
-    const std::string name = absl::StrCat(square ? "s" : "x", 1 + Pick(3));
-    auto it = vars.find(name);
-    if (it != vars.end()) return it->second;
-    return vars[name] = g.In(name, square ? std::vector<int64_t>{4, 4} : std::vector<int64_t>{2, 4});
-  }
-
-  TensorRef Expr(::taso::testing::GraphBuilder& g, std::map<std::string, TensorRef>& vars, int ops, bool square) {
-    if (ops == 0) return Var(g, vars, square);
-    const int kind = Pick(square ? 4 : 3);
-    if (kind == 0) return g.Op(OpKind::kRelu, {Expr(g, vars, ops - 1, square)});
-    const int left = Pick(ops);
-    TensorRef l = Expr(g, vars, left, square), r = Expr(g, vars, ops - 1 - left, square);
-    const OpKind op = kind == 1 ? OpKind::kEwAdd : kind == 2 ? OpKind::kEwMul : OpKind::kMatMul;
-    return g.Op(op, {l, r});
-  }
-
-  std::mt19937 rng_;
 };
 
 // What PruneRules gives on the same rules, read in id order as a store

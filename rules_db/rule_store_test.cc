@@ -262,11 +262,14 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   EXPECT_FALSE(one->proof().axioms_used().empty());  // the rest is the stored rule
 
   // Nothing but proved <-> pruned, and only within the job.
-  rules::Rule unknown, refuted = changed[0];
-  for (const rules::Rule& r : rules) {
-    if (r.status() == rules::RULE_STATUS_UNKNOWN || r.status() == rules::RULE_STATUS_REJECTED_PRECHECK) unknown = r;
-  }
-  ASSERT_FALSE(unknown.id().empty());
+  rules::Rule unknown = ParseRule(kFalseRule), refuted = changed[0];
+  unknown.set_status(rules::RULE_STATUS_UNKNOWN);
+  unknown.mutable_provenance()->set_job_id("j");
+  PutRulesRequest put;
+  *put.add_rules() = unknown;
+  auto stored = limited.PutRules(put);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  unknown.set_id(stored->ids(0));
   unknown.set_status(rules::RULE_STATUS_PRUNED);
   refuted.set_status(rules::RULE_STATUS_REFUTED);
   for (const rules::Rule& bad : {unknown, refuted}) {

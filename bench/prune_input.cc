@@ -6,6 +6,7 @@
 // whether a rule holds, may read this store.
 //   bazel run -c opt //bench:prune_input -- --db DIR --rules 2800000
 //   /usr/bin/time -v taso rules prune --db DIR
+#include <filesystem>
 #include <iostream>
 
 #include "absl/flags/flag.h"
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     std::cerr << "--db DIR is required\n";
     return 2;
   }
+  std::error_code made;
+  std::filesystem::create_directories(db, made);
   taso::rules_db::HashStoreOptions options;
   options.path = db + "/store-0";
   auto store = taso::rules_db::GraphHashStore::Open(options);

@@ -43,6 +43,15 @@ ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a clas
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
 ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
 ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of these operators");
+ABSL_FLAG(std::vector<std::string>, op_all, {}, "rules: only rules using every one of these operators");
+ABSL_FLAG(std::vector<std::string>, only_ops, {}, "rules: only rules using no operator but these");
+ABSL_FLAG(std::string, pattern, "", "rules: only rules whose side contains this S-expression, variables matching "
+          "anything, e.g. '(relu (conv2d ?sh ?sw ?pad 0 ?x ?w))'");
+ABSL_FLAG(std::string, side, "either", "rules: the side --pattern looks at: source | target | either");
+ABSL_FLAG(std::vector<std::string>, axiom, {}, "rules: only rules whose proof used every one of these axioms");
+ABSL_FLAG(int32_t, max_sites, 5, "rules match: places listed per rule (all are counted)");
+ABSL_FLAG(bool, structural, false, "rules match: also the rewrites the searches make for the model (bias and "
+          "activation fusion, convolution and matmul merges)");
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(int64_t, memory_limit_mb, taso::cli::PruneCommandOptions().memory_limit_mb,
@@ -57,6 +66,19 @@ ABSL_FLAG(int64_t, max_elements, taso::verifier::FuzzOptions().max_elements,
           "rules fuzz: largest tensor of an instance (elements; variables and intermediates)");
 ABSL_FLAG(int32_t, attempts, taso::verifier::FuzzOptions().attempts,
           "rules fuzz: shape samples per instance before it counts as not found");
+ABSL_FLAG(std::string, against, "", "rules derive: the other rule set (Tensat's converted.txt syntax or ours, or a "
+          "RuleCollection .pb/.json)");
+ABSL_FLAG(bool, self, false, "rules derive: derive each of our rules from all the others (redundancy)");
+ABSL_FLAG(std::string, mode, taso::cli::DeriveCommandOptions().mode,
+          "rules derive: lhs (saturate the rule's source) or lhs-and-rhs (both sides)");
+ABSL_FLAG(int32_t, iter_limit, taso::cli::DeriveCommandOptions().iter_limit, "rules derive: rounds per rule");
+ABSL_FLAG(int32_t, node_limit, taso::cli::DeriveCommandOptions().node_limit, "rules derive: e-nodes per rule");
+ABSL_FLAG(double, time_limit_s, taso::cli::DeriveCommandOptions().time_limit_s, "rules derive: seconds per rule");
+ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bind only weights and what is computed "
+          "from them, as in the optimizer (default: any variable of the rule derived)");
+ABSL_FLAG(int32_t, sample, 0, "rules derive: derive only this many rules of the set, spread evenly (0: all)");
+ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
+          "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
@@ -67,7 +89,8 @@ ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match mor
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
           "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
-ABSL_FLAG(std::string, rules, "", "optimize (embedded): rules file from `taso rules export --format proto -o FILE`");
+ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules derive: rules file from `taso rules export "
+          "--format proto -o FILE`");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
@@ -82,6 +105,9 @@ ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the 
 ABSL_FLAG(std::string, device, "", "profile cache: only entries of this device");
 ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of the result against the input's "
           "runtime baseline (never slower; on by default where the backend can run whole graphs)");
+ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing beyond what a runtime does itself, "
+          "return that runtime baseline re-exported (constants and batch norms folded, bias and activations fused) "
+          "instead of the input byte for byte");
 ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
           "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
@@ -96,6 +122,12 @@ ABSL_FLAG(std::string, worker_token_file, "", "up, with --tokens-file: token (ro
 ABSL_FLAG(int32_t, startup_timeout, 60, "up: seconds each process has to pass its health check");
 ABSL_FLAG(int32_t, stop_timeout, 30, "up, down: seconds each group has to exit after SIGTERM before SIGKILL");
 ABSL_FLAG(bool, all, false, "profile cache invalidate: every entry matching --backend/--device");
+ABSL_FLAG(std::string, svg, "", "rules show: also draw the rule's source and target side by side to this SVG file "
+          "(needs Graphviz: deploy/setup.sh)");
+ABSL_FLAG(std::string, diff_svg, "", "optimize: draw what the optimizer changed (the regions of IN before and OUT "
+          "after) to this SVG file (needs Graphviz: deploy/setup.sh)");
+ABSL_FLAG(int32_t, diff_svg_max_nodes, 2000, "optimize --diff-svg: nodes drawn at most; regions past it are counted "
+          "in the caption, not drawn");
 
 namespace {
 
@@ -111,14 +143,22 @@ constexpr char kUsage[] =
     "              [--spec FILE] [--job ID] | status --job ID --store ... | cancel --job ID --store ...\n"
     "  verify      prove a generated job's candidates and prune the rules:\n"
     "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
-    "  rules       the rule database: taso rules stats | list | show ID | export [--format sexpr|json|proto]\n"
+    "  rules       the rule database: taso rules stats | list | show ID [--svg FILE] | export [--format sexpr|json|proto]\n"
     "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
+    "              [--op-all K,..] [--only-ops K,..] [--pattern SEXPR [--side source|target|either]] [--axiom A,..]\n"
+    "              taso rules match MODEL.onnx [--rules FILE | --db DIR | --store ADDR] [--structural]\n"
+    "              [--limit N] [--max-sites N] [--json]: which proved rules apply to the model, and where\n"
     "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
     "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
     "              taso rules prune [--job ID] [--db DIR] [--memory-limit-mb N] [--batch-rules N] [--restart]:\n"
     "              prune a verified job over every store shard as one set, streaming (size 4), resumable\n"
+    "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
+    "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
+    "              [--sample N] [--rules FILE]: which rules of FILE (Tensat's\n"
+    "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
+    "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
     "              taso profile measure SIG... | graph FILE|resnet50 [--measure [--views copy|alias]] | backends\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
@@ -127,6 +167,9 @@ constexpr char kUsage[] =
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
+    "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
+    "              fused re-export rather than the input byte for byte\n"
+    "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
     "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
@@ -253,7 +296,7 @@ int Verify(const Args& args) {
 
 int Rules(const Args& args) {
   if (args.size() < 3) {
-    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz or prune\n";
+    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz, match MODEL, derive or prune\n";
     return 2;
   }
   if (std::string(args[2]) == "prune") {
@@ -274,23 +317,42 @@ int Rules(const Args& args) {
   taso::cli::RulesOptions options;
   options.subcommand = args[2];
   for (size_t i = 3; i < args.size(); ++i) {
-    options.args.emplace_back(options.subcommand == "import" ? Resolve(args[i]) : args[i]);
+    options.args.emplace_back(options.subcommand == "import" || options.subcommand == "match" ? Resolve(args[i]) : args[i]);
   }
   options.store = absl::GetFlag(FLAGS_store);
   options.db = Resolve(absl::GetFlag(FLAGS_db));
   options.job_id = absl::GetFlag(FLAGS_job);
   options.statuses = absl::GetFlag(FLAGS_status);
   options.ops = absl::GetFlag(FLAGS_op);
+  options.ops_all = absl::GetFlag(FLAGS_op_all);
+  options.only_ops = absl::GetFlag(FLAGS_only_ops);
+  options.pattern = absl::GetFlag(FLAGS_pattern);
+  options.side = absl::GetFlag(FLAGS_side);
+  options.axioms = absl::GetFlag(FLAGS_axiom);
+  options.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
+  options.max_sites = absl::GetFlag(FLAGS_max_sites);
+  options.structural = absl::GetFlag(FLAGS_structural);
   options.size = absl::GetFlag(FLAGS_size);
   options.limit = absl::GetFlag(FLAGS_limit);
   options.format = absl::GetFlag(FLAGS_format);
   options.output = Resolve(absl::GetFlag(FLAGS_o));
   options.json = absl::GetFlag(FLAGS_json);
+  options.svg = Resolve(absl::GetFlag(FLAGS_svg));
   options.fuzz.instances = absl::GetFlag(FLAGS_instances);
   options.fuzz.seed = absl::GetFlag(FLAGS_seed);
   options.fuzz.max_dim = absl::GetFlag(FLAGS_max_dim);
   options.fuzz.max_elements = absl::GetFlag(FLAGS_max_elements);
   options.fuzz.attempts = absl::GetFlag(FLAGS_attempts);
+  options.derive.against = Resolve(absl::GetFlag(FLAGS_against));
+  options.derive.self = absl::GetFlag(FLAGS_self);
+  options.derive.mode = absl::GetFlag(FLAGS_mode);
+  options.derive.iter_limit = absl::GetFlag(FLAGS_iter_limit);
+  options.derive.node_limit = absl::GetFlag(FLAGS_node_limit);
+  options.derive.time_limit_s = absl::GetFlag(FLAGS_time_limit_s);
+  options.derive.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
+  options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
+  options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
+  options.derive.sample = absl::GetFlag(FLAGS_sample);
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 
@@ -317,7 +379,10 @@ int Optimize(const Args& args) {
   options.seed = absl::GetFlag(FLAGS_seed);
   options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
+  options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));
+  options.diff_svg_max_nodes = absl::GetFlag(FLAGS_diff_svg_max_nodes);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }
 

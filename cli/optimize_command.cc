@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/command_pictures.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
@@ -95,6 +97,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   }
   if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
+  if (r.output_is_input()) out << "unchanged: the input is returned byte for byte (--export-baseline for the folded, fused re-export)\n";
   out << "wrote " << output << "\n";
   out << "taso " << r.taso_version() << ", rules " << r.rules_digest().substr(0, 16) << ", in sha256 "
       << r.input_sha256().substr(0, 16) << ", out sha256 " << r.output_sha256().substr(0, 16) << "\n";
@@ -114,6 +117,11 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, "--backend is auto, cuda, cpu or analytic");
+  if (!options.diff_svg.empty()) {
+    if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
+    // Before the search, not after it: a missing Graphviz is found at once.
+    if (auto graphviz = FindGraphviz(); !graphviz.ok()) return fail(1, std::string(graphviz.status().message()));
+  }
   std::ifstream in(options.input, std::ios::binary);
   if (!in) return fail(2, absl::StrCat("cannot read ", options.input));
   std::stringstream bytes;
@@ -121,6 +129,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
 
   std::string model;
   optimizer::Report report;
+  std::optional<Graph> graph_before, graph_after;  // embedded: the IR graphs, for --diff-svg
   if (!options.server.empty()) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(1 << 30);
@@ -145,6 +154,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
     request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
     request.mutable_options()->set_skip_measure(!options.measure);
+    request.mutable_options()->set_export_baseline(options.export_baseline);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -189,9 +199,12 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.check.seed = options.seed;
     oo.measure = options.measure;
     oo.measure_tolerance = options.measure_tolerance;
+    oo.export_baseline = options.export_baseline;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);
+    graph_before = std::move(result->input_graph);
+    graph_after = std::move(result->graph);
     report = optimizer::ReportToProto(result->report);
     report.set_cost_backend(*backend);
     if (rules.empty()) {
@@ -205,6 +218,17 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   }
   file.close();
   PrintReport(report, options.output, options.json, out);
+  if (!options.diff_svg.empty()) {
+    ModelDiffSvgOptions picture;
+    picture.svg_path = options.diff_svg;
+    picture.title = absl::StrCat("taso optimize ", options.input, " -o ", options.output);
+    picture.max_nodes = options.diff_svg_max_nodes;
+    if (!graph_after) absl::StrAppend(&picture.title, "\n(as the ONNX files have it: fused operators as ONNX spells them)");
+    auto summary = graph_after ? WriteGraphDiffSvg(*graph_before, *graph_after, picture)
+                               : WriteModelDiffSvg(bytes.str(), model, picture);
+    if (!summary.ok()) return fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
+    (options.json ? err : out) << "diff picture: " << *summary << "; wrote " << options.diff_svg << "\n";
+  }
   return report.returned_original() ? 4 : 0;
 }
 

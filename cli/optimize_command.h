@@ -23,6 +23,9 @@ struct OptimizeCommandOptions {
   std::string backend = "auto";
   uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
   bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
+  // Nothing found beyond the runtime baseline: return the baseline re-exported,
+  // not the input byte for byte (--export-baseline).
+  bool export_baseline = false;
   double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
   bool json = false;
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
@@ -31,12 +34,15 @@ struct OptimizeCommandOptions {
   std::optional<int> eqsat_match_limit;
   std::optional<int> eqsat_ban_length;
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
+  std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
+  int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)
 };
 
 // Exit codes (stable, for CI):
 //   0  OUT written: an equivalent model, optimized and checked numerically
 //      against the input (or unchanged when nothing cheaper was found)
-//   1  internal error
+//   1  internal error; or --diff-svg without Graphviz (before the search) or
+//      not drawn (after OUT was written)
 //   2  bad options, unreadable input, or not a valid ONNX model
 //   3  a server (optimizer, profiler, rule database) is unreachable
 //   4  OUT written but it is the input unchanged: the optimized graph failed

@@ -11,9 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/command_pictures.h"
 #include "cli/local_store.h"
 #include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
+#include "cli/rules_match_command.h"
+#include "cli/rules_query.h"
 #include "cli/shard_rules.h"
 #include "cli/store_set.h"
 #include "core/graph_proto.h"
@@ -79,13 +82,19 @@ class Rules {
 
   int Run() {
     const std::string& c = options_.subcommand;
-    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz") {
+    if (c != "stats" && c != "list" && c != "show" && c != "export" && c != "import" && c != "fuzz" && c != "match" &&
+        c != "derive") {
       return Fail(2, absl::StrCat("unknown subcommand '", c,
-                                  "': use stats, list, show ID, export, import FILE or fuzz"));
+                                  "': use stats, list, show ID, export, import FILE, fuzz, match MODEL or derive"));
     }
     if (c == "show" && options_.args.size() != 1) return Fail(2, "show takes one rule id");
     if (c == "import" && options_.args.size() != 1) return Fail(2, "import takes one file of rules");
-    if (c != "show" && c != "import" && !options_.args.empty()) {
+    if (c == "match" && options_.args.size() != 1) return Fail(2, "match takes one ONNX model");
+    if (!options_.svg.empty()) {
+      if (c != "show") return Fail(2, "--svg FILE goes with show ID");
+      if (auto graphviz = FindGraphviz(); !graphviz.ok()) return FailStatus(graphviz.status());
+    }
+    if (c != "show" && c != "import" && c != "match" && !options_.args.empty()) {
       return Fail(2, absl::StrCat("unexpected argument '", options_.args[0], "'"));
     }
     std::vector<rules::Rule> imported;
@@ -106,13 +115,8 @@ class Rules {
       }
       filter.add_statuses(status);
     }
-    for (const std::string& o : options_.ops) {
-      auto kind = OpKindFromName(o);
-      if (!kind) return Fail(2, absl::StrCat("unknown operator '", o, "'"));
-      filter.add_any_op_kinds(static_cast<ir::OpKind>(*kind));
-    }
-    filter.set_max_ops(options_.size);
-    filter.set_job_id(options_.job_id);
+    if (absl::Status s = AddQueryFilters(options_, filter); !s.ok()) return Fail(2, std::string(s.message()));
+    if (c == "match") return RunRulesMatch(options_, filter, out_, err_);
     if (c == "export" && options_.format != "sexpr" && options_.format != "json" && options_.format != "proto") {
       return Fail(2, absl::StrCat("unknown --format '", options_.format, "': use sexpr, json or proto"));
     }
@@ -123,6 +127,7 @@ class Rules {
                         options_.fuzz.attempts < 1)) {
       return Fail(2, "--instances, --max-dim, --max-elements and --attempts must be positive");
     }
+    if (c == "derive") return Derive(filter);
     if (int code = Connect(); code != 0) return code;
     if (c == "import") return Import(std::move(imported));
     if (c == "stats") return Stats();
@@ -309,6 +314,10 @@ class Rules {
         if (r.id() == id) rule = r;
       }
     }
+    if (!options_.svg.empty()) {
+      if (absl::Status s = WriteRuleSvg(rule, options_.svg); !s.ok()) return FailStatus(s);
+      if (options_.json) err_ << "taso rules: wrote " << options_.svg << "\n";
+    }
     if (options_.json) {
       std::string json;
       google::protobuf::util::JsonPrintOptions o;
@@ -328,6 +337,7 @@ class Rules {
          << rule.proof().axiom_set_version() << ")\n";
     out_ << "  job " << rule.provenance().job_id() << ", verified by " << rule.provenance().verifier_worker_id()
          << ", revision " << rule.revision() << "\n";
+    if (!options_.svg.empty()) out_ << "  wrote " << options_.svg << "\n";
     return 0;
   }
 
@@ -382,8 +392,10 @@ class Rules {
     if (Sharded()) {
       auto u = Union();
       if (!u.ok()) return u.status();
+      auto filter = rules_db::RuleFilter::Create(request);
+      if (!filter.ok()) return filter.status();
       for (const rules::Rule& rule : (*u)->rules) {
-        if (rules_db::RuleMatches(rule, request) && !visit(rule)) break;
+        if (filter->Matches(rule) && !visit(rule)) break;
       }
       return absl::OkStatus();
     }
@@ -410,6 +422,22 @@ class Rules {
     jobs_.reset();
     stores_.reset();
     return FuzzAndReport(rules, options_.fuzz, options_.json, out_);
+  }
+
+  // Our rules from the store unless --rules names a file (cli/rules_derive_command.h).
+  int Derive(const rules_db::ListRulesRequest& request) {
+    if (absl::Status s = CheckDeriveOptions(options_.derive); !s.ok()) return Fail(2, std::string(s.message()));
+    std::vector<rules::Rule> rules;
+    if (options_.derive.rules_file.empty()) {
+      if (int code = Connect(); code != 0) return code;
+      if (auto s = ForEachRule(request, [&](const rules::Rule& r) { rules.push_back(r); return true; }); !s.ok()) {
+        return FailStatus(s);
+      }
+      rules_.reset();  // as Fuzz: nothing more to ask the store
+      jobs_.reset();
+      stores_.reset();
+    }
+    return RunDerive(options_.derive, std::move(rules), options_.json, out_, err_);
   }
 
   int ListOrExport(rules_db::ListRulesRequest request) {
@@ -446,13 +474,8 @@ class Rules {
       if (exporting) {
         *out << *sexpr << "\n";
       } else {
-        int size = 0;
-        for (const ir::Graph* g : {&rule.source(), &rule.target()}) {
-          int n = 0;
-          for (const auto& node : g->nodes()) n += node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT;
-          size = std::max(size, n);
-        }
-        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << size << "  " << *sexpr << "\n";
+        *out << rule.id() << "  " << StatusName(rule.status()) << "  " << rules_db::KindsOf(rule).max_ops << "  "
+             << *sexpr << "\n";
       }
       return true;
     });

@@ -1,6 +1,5 @@
 #include "core/rule_sexpr.h"
 
-#include <cctype>
 #include <initializer_list>
 #include <map>
 
@@ -9,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/graph_proto.h"
+#include "core/sexpr.h"
 #include "core/side_conditions.h"
 
 namespace taso {
@@ -132,60 +132,6 @@ absl::StatusOr<std::string> RuleToSexpr(const rules::Rule& rule) {
 }
 
 namespace {
-
-// An S-expression: an atom or a list.
-struct Sexpr {
-  std::string atom;
-  std::vector<Sexpr> items;
-  bool is_list = false;
-};
-
-class SexprReader {
- public:
-  explicit SexprReader(std::string_view text) : text_(text) {}
-
-  absl::StatusOr<Sexpr> Read() {
-    Skip();
-    if (pos_ >= text_.size()) return Error("unexpected end");
-    if (text_[pos_] == ')') return Error("unexpected ')'");
-    if (text_[pos_] == '(') {
-      ++pos_;
-      Sexpr list;
-      list.is_list = true;
-      while (true) {
-        Skip();
-        if (pos_ >= text_.size()) return Error("missing ')'");
-        if (text_[pos_] == ')') {
-          ++pos_;
-          return list;
-        }
-        auto item = Read();
-        if (!item.ok()) return item.status();
-        list.items.push_back(std::move(*item));
-      }
-    }
-    const size_t start = pos_;
-    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_])) && text_[pos_] != '(' &&
-           text_[pos_] != ')') {
-      ++pos_;
-    }
-    return Sexpr{std::string(text_.substr(start, pos_ - start)), {}, false};
-  }
-  bool AtEnd() {
-    Skip();
-    return pos_ >= text_.size();
-  }
-
- private:
-  void Skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-  absl::Status Error(const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat("column ", pos_ + 1, ": ", what));
-  }
-  std::string_view text_;
-  size_t pos_ = 0;
-};
 
 // Returns the error of a StatusOr expression, or declares `var` with its value.
 #define TASO_ASSIGN_OR_RETURN(var, expr)        \

@@ -37,6 +37,7 @@ PACKAGES=(
   python3-torchvision      # ResNet-50 and friends exported to ONNX (models/export_torchvision.py)
   coinor-libcbc-dev        # CBC: ILP extraction for equality saturation
   time                     # /usr/bin/time: peak RSS in bench/extract_run.sh
+  graphviz                 # dot: `taso rules show --svg`, `taso optimize --diff-svg` (cli/svg_render)
 )
 
 if [[ "${1:-}" == "--runtime" ]]; then PACKAGES=("${RUNTIME_PACKAGES[@]}"); fi

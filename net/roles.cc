@@ -37,6 +37,7 @@ const absl::flat_hash_map<std::string, Role>& MethodRoles() {
       {"/taso.rules_db.RuleDb/ListRules", Role::kRead},
       {"/taso.rules_db.RuleDb/GetRule", Role::kRead},
       {"/taso.rules_db.RuleDb/Stats", Role::kRead},
+      {"/taso.rules_db.RuleDb/MatchRules", Role::kRead},  // a query: reads rules, writes nothing
       {"/taso.rules_db.RuleDb/LeaseCandidates", Role::kWorker},
       {"/taso.rules_db.RuleDb/ReportVerdicts", Role::kWorker},
       {"/taso.rules_db.RuleDb/PutRules", Role::kAdmin},

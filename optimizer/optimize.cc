@@ -159,6 +159,13 @@ void CostTheInputReturned(OptimizeReport& report) {
   report.operators_after = report.operators_before;
 }
 
+// Whether the search's `candidate` is the runtime baseline's own graph: it
+// found nothing a runtime does not do itself.
+bool IsBaselineGraph(const Graph& baseline, const Graph& candidate) {
+  auto baseline_hash = StructuralHash(baseline), candidate_hash = StructuralHash(candidate);
+  return baseline_hash.ok() && candidate_hash.ok() && *baseline_hash == *candidate_hash;
+}
+
 // Never slower: times `baseline` (the input's runtime baseline) and
 // `candidate` end to end in one interleaved MeasureGraph call and records the outcome in
 // `report`. False when the input must be returned instead of the candidate
@@ -214,8 +221,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
   // A candidate that is the baseline's own graph (the search found nothing
   // a runtime does not do anyway) differs from it by noise only.
-  auto baseline_hash = StructuralHash(baseline), candidate_hash = StructuralHash(candidate);
-  if (baseline_hash.ok() && candidate_hash.ok() && *baseline_hash == *candidate_hash) {
+  if (IsBaselineGraph(baseline, candidate)) {
     report.measurement = MeasureVerdict::kKeptCandidate;
     report.measurement_detail = absl::StrFormat(
         "kept the candidate: it is the baseline's own graph, so %.3f ms vs %.3f ms is noise (%s)", c.median_ms(),
@@ -309,13 +315,24 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
     report.check = CompareGraphs(model->graph, back->graph, options.check);
     if (std::string why = CheckFailure(report.check, "the exported model"); !why.empty()) {
       ReturnOriginal(report, std::move(why));
+    } else if (!options.export_baseline && IsBaselineGraph(searched->baseline, optimized->graph)) {
+      result.model = model_bytes;  // what the runtime would run anyway, without a re-export's reordering
+      report.output_is_input = true;
+      report.measurement = MeasureVerdict::kSkippedInputReturned;
+      report.measurement_detail =
+          "not measured: the search found nothing beyond what a runtime does itself (folding constants and batch "
+          "norms, fusing bias and activations, merging duplicates), so the input is returned byte for byte";
+      report.operators_after = report.operators_before;
     } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph, profiler, options, report)) {
       result.model = std::move(*exported);
+      result.graph = std::move(optimized->graph);
     } else {
       result.model = model_bytes;  // the baseline was faster: what came in, byte for byte
     }
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
+  if (result.model == model_bytes) result.graph = model->graph;  // the input came back
+  result.input_graph = std::move(model->graph);
   report.taso_version = kVersion;
   report.rules_digest = RuleSetDigest(rules);
   report.input_sha256 = net::Sha256Hex(model_bytes);

@@ -33,6 +33,7 @@ enum class MeasureVerdict {
   kSkippedDisabled,          // OptimizerOptions::measure false (--no-measure)
   kSkippedBackendCannotRun,  // the profiler's backend cannot run whole graphs (cuda, analytic)
   kFailed,                   // the measurement failed: the checked candidate is returned
+  kSkippedInputReturned,     // the result is the baseline's own graph: the input is returned
 };
 
 struct OptimizerOptions {
@@ -53,6 +54,13 @@ struct OptimizerOptions {
   // is measured slower by more than `measure_tolerance` (a fraction).
   bool measure = true;
   double measure_tolerance = 0.01;
+  // When the search's result is the runtime baseline's own graph (it found
+  // nothing a runtime does not do itself), OptimizeOnnx returns the input
+  // byte for byte: a re-export only reorders and renames what the runtime
+  // runs (ORT measured such a re-export 1.4 % slower on the RNN cell). Set
+  // to get the baseline re-exported instead (folded constants and batch
+  // norms, for a runtime without those passes).
+  bool export_baseline = false;
   // Polled inside both searches; once true the search stops and the call
   // returns CANCELLED without the check or the measurement (the service sets
   // it to "the caller went away", which a SIGTERM drain's end also causes).
@@ -101,6 +109,9 @@ struct OptimizeReport {
   // be exported and read back) and the original was returned; `error` says why.
   bool returned_original = false;
   std::string error;
+  // The search's result was the runtime baseline's own graph, so the input
+  // came back byte for byte (not an error; OptimizerOptions::export_baseline).
+  bool output_is_input = false;
   // The end-to-end measurement (MeasureVerdict), in ms; 0 when not run.
   double measured_baseline_ms = 0;
   double measured_after_ms = 0;
@@ -112,6 +123,11 @@ struct OptimizeReport {
 struct OptimizeResult {
   std::string model;  // serialized ONNX
   OptimizeReport report;
+  // The graphs behind the models, for pictures of what changed: the input as
+  // imported, and `model` in the IR before export (a fusion that ONNX spells
+  // as several nodes is one node here); the input again when it is returned.
+  Graph input_graph;
+  Graph graph;
 };
 
 // The search on an IR graph (batch norms folded first, constants after),

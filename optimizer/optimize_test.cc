@@ -384,6 +384,56 @@ TEST(NeverSlowerTest, NoMeasureSkipsIt) {
   EXPECT_NE(result->model, ConvReluModel());
 }
 
+// x -> MatMul(w) -> y: nothing for a search to do that a runtime does not.
+std::string LoneMatMulModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("lone_matmul");
+  *g->add_input() = Value("x", {8, 16});
+  *g->add_output() = Value("y", {8, 4});
+  *g->add_initializer() = Weight("w", {16, 4});
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type("MatMul");
+  n->add_input("x");
+  n->add_input("w");
+  n->add_output("y");
+  return m.SerializeAsString();
+}
+
+// A result that is the runtime baseline's own graph comes back as the input
+// itself, not re-exported (a re-export only reorders what the runtime runs),
+// unless export_baseline asks for the re-export; neither is measured as a
+// comparison there is nothing to compare.
+TEST(OutputIsInputTest, NothingBeyondTheBaselineReturnsTheInputByteForByte) {
+  const std::string input = LoneMatMulModel();
+  FixedGraphTimes times(1.0, 1.0);
+  auto result = OptimizeOnnx(input, {}, times, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const OptimizeReport& r = result->report;
+  EXPECT_TRUE(r.output_is_input);
+  EXPECT_FALSE(r.returned_original) << "nothing found is no failure";
+  EXPECT_EQ(result->model, input);
+  EXPECT_EQ(r.input_sha256, r.output_sha256);
+  EXPECT_EQ(r.measurement, MeasureVerdict::kSkippedInputReturned) << r.measurement_detail;
+  EXPECT_EQ(times.graph_calls, 0);
+  EXPECT_TRUE(r.check.ran && r.check.equal) << r.check.reason;
+  EXPECT_EQ(r.cost_after_ms, r.cost_baseline_ms);
+  const Report proto = ReportToProto(r);
+  EXPECT_TRUE(proto.output_is_input());
+  EXPECT_EQ(proto.measurement(), SKIPPED_INPUT_RETURNED);
+
+  OptimizerOptions reexport;
+  reexport.export_baseline = true;
+  FixedGraphTimes again(1.0, 1.0);
+  auto exported = OptimizeOnnx(input, {}, again, reexport);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  EXPECT_FALSE(exported->report.output_is_input);
+  EXPECT_NE(exported->model, input) << "re-exported by our exporter";
+  EXPECT_EQ(exported->report.measurement, MeasureVerdict::kKeptCandidate) << exported->report.measurement_detail;
+}
+
 TEST_F(OptimizeTest, AnalyticBackendCannotRunGraphsAndSaysSo) {
   auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, {});
   ASSERT_TRUE(result.ok()) << result.status();

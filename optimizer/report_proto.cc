@@ -10,6 +10,7 @@ StopReason StopReasonToProto(SearchStop stop) {
       return STOP_REASON_UNSPECIFIED;
     case SearchStop::kQueueExhausted:
     case SearchStop::kSaturated:
+    case SearchStop::kGoalReached:
       return STOP_REASON_CONVERGED;
     case SearchStop::kBudget:
     case SearchStop::kIterationLimit:
@@ -50,6 +51,7 @@ MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
     case MeasureVerdict::kSkippedDisabled: return SKIPPED_DISABLED;
     case MeasureVerdict::kSkippedBackendCannotRun: return SKIPPED_BACKEND_CANNOT_RUN;
     case MeasureVerdict::kFailed: return FAILED;
+    case MeasureVerdict::kSkippedInputReturned: return SKIPPED_INPUT_RETURNED;
   }
   return MEASUREMENT_OUTCOME_UNSPECIFIED;
 }
@@ -108,6 +110,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_measured_runs(r.measured_runs);
   out.set_measurement(MeasurementToProto(r.measurement));
   out.set_measurement_detail(r.measurement_detail);
+  out.set_output_is_input(r.output_is_input);
   out.set_exploration_ms(absl::ToInt64Milliseconds(r.exploration_time));
   out.set_costing_ms(absl::ToInt64Milliseconds(r.costing_time));
   out.set_extraction_ms(absl::ToInt64Milliseconds(r.extraction_time));

@@ -17,7 +17,7 @@
 
 namespace taso::optimizer {
 
-absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
+absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read rules file ", path));
   std::stringstream bytes;
@@ -35,7 +35,13 @@ absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, " has rule format version ", collection.format_version(), "; this build reads up to 1"));
   }
-  auto rewrites = RewritesFromCollection(collection);
+  return collection;
+}
+
+absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
+  auto collection = ReadRulesFile(path);
+  if (!collection.ok()) return collection.status();
+  auto rewrites = RewritesFromCollection(*collection);
   if (!rewrites.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", rewrites.status().message()));
   return rewrites;
 }

@@ -16,6 +16,8 @@ namespace taso::optimizer {
 // A binary RuleCollection (or, by extension .json, its JSON form).
 // InvalidArgument naming the file when it does not parse.
 absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
+// The same file's rules as stored, every status.
+absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path);
 
 // Proved rules from taso_rules_db at `address` whose larger side has at most
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.

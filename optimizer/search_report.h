@@ -19,6 +19,7 @@ enum class SearchStop {
   kIterationLimit,  // eqsat: its limit of rounds
   kNodeLimit,       // eqsat: its limit of e-nodes
   kTimeLimit,
+  kGoalReached,     // eqsat: the caller's goal held (EqsatOptions::goal)
 };
 
 // How equality saturation chose its program from the e-graph; kNotRun for

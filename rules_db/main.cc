@@ -1,19 +1,24 @@
 // taso_rules_db: the hash store and the rule database as one service.
 //   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "app/startup.h"
 #include "generator/recheck.h"
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "optimizer/backtrack/rule_matches.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
@@ -38,6 +43,8 @@ ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are 
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
+ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
+          "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
 
 namespace {
 
@@ -146,6 +153,7 @@ int main(int argc, char** argv) {
   StoreRuleChecker checker;
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = PruneWithVerifier;
+  rule_options.matcher = taso::optimizer::MatchProvedRules;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;
@@ -155,6 +163,22 @@ int main(int argc, char** argv) {
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  // Rules stored before the operator index existed are indexed while the
+  // store serves (queries scan until it is done); resumes after a restart.
+  std::atomic<bool> stop_indexing{false};
+  std::thread indexing([&] {
+    if (!absl::GetFlag(FLAGS_op_index)) return;
+    const absl::Time start = absl::Now();
+    if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
+      std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
+                << "\n";
+    } else if (!stop_indexing) {
+      std::cerr << "taso_rules_db: the operator index is ready ("
+                << absl::StrFormat("%.1f", absl::ToDoubleSeconds(absl::Now() - start)) << " s)\n";
+    }
+  });
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
+  stop_indexing = true;
+  indexing.join();
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

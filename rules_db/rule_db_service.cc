@@ -42,4 +42,9 @@ grpc::Status RuleDbService::Stats(grpc::ServerContext*, const StatsRequest* requ
   return Reply(store_->Stats(*request), response);
 }
 
+grpc::Status RuleDbService::MatchRules(grpc::ServerContext*, const MatchRulesRequest* request,
+                                       MatchRulesResponse* response) {
+  return Reply(store_->MatchRules(*request), response);
+}
+
 }  // namespace taso::rules_db

@@ -19,6 +19,8 @@ class RuleDbService final : public RuleDb::Service {
   grpc::Status ReportVerdicts(grpc::ServerContext*, const ReportVerdictsRequest* request,
                               ReportVerdictsResponse* response) override;
   grpc::Status Stats(grpc::ServerContext*, const StatsRequest* request, StatsResponse* response) override;
+  grpc::Status MatchRules(grpc::ServerContext*, const MatchRulesRequest* request,
+                          MatchRulesResponse* response) override;
 
  private:
   RuleStore* store_;

@@ -10,8 +10,9 @@
 #include "core/hash.h"
 #include "records/encoding.h"
 #include "rocksdb/db.h"
-#include "rules_db/rule_filter.h"
 #include "rocksdb/write_batch.h"
+#include "rules_db/match_response.h"
+#include "rules_db/op_index.h"
 #include "storage/database.h"
 #include "storage/rocks_status.h"
 
@@ -21,6 +22,11 @@ namespace {
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 constexpr int kMaxClassesPerLease = 100;
+// MatchRules: sites listed per rule direction by default, and proved rules
+// handed to the matcher at a time (bounding the memory a query holds).
+constexpr int kDefaultMatchSites = 20;
+constexpr size_t kMatchChunk = 5000;
+
 // Provenance of a rule the store proved itself (PutRules), in place of a
 // verifier worker's id.
 constexpr char kStoreCheckerId[] = "taso_rules_db";
@@ -107,7 +113,14 @@ absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
   if (!verified.ok()) return verified.status();
   auto prune = database->Family(kPruneFamily);
   if (!prune.ok()) return prune.status();
-  return Families{database->db(), *rules, *verified, *prune};
+  auto by_op = database->Family(OpIndex::kFamily);
+  if (!by_op.ok()) return by_op.status();
+  return Families{database->db(), *rules, *verified, *prune, *by_op};
+}
+
+void RuleStore::PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch) {
+  batch.Put(f.rules, rule.id(), rule.SerializeAsString());
+  OpIndex(f.db, f.by_op).Add(rule, batch);
 }
 
 absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
@@ -260,7 +273,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     p->set_verifier_worker_id(request.worker_id());
     if (!p->has_discovered_at()) storage::SetTime(now, p->mutable_discovered_at());
     storage::SetTime(now, p->mutable_status_changed_at());
-    batch.Put(f.rules, *id, rule.SerializeAsString());
+    PutRule(f, rule, batch);
   }
   if (request.complete()) batch.Put(f.verified, queue.prefix + fingerprint, rocksdb::Slice());
   rocksdb::WriteOptions wo;
@@ -395,7 +408,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   rocksdb::WriteBatch batch;
   for (size_t i = 0; i < rules.size(); ++i) {
     const rules::Rule& r = rules[i];
-    if (r.status() != before[i]) batch.Put(families->rules, r.id(), r.SerializeAsString());
+    if (r.status() != before[i]) PutRule(*families, r, batch);
     tally(r);
   }
   s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
@@ -458,7 +471,7 @@ absl::Status RuleStore::StorePruning(const std::string& job_id, const std::vecto
     // Only the verdict changes; the rest is the stored rule.
     stored.set_status(rule.status());
     stored.set_status_detail(rule.status_detail());
-    batch.Put(f.rules, rule.id(), stored.SerializeAsString());
+    PutRule(f, stored, batch);
   }
   batch.Put(f.prune, job_id, checkpoint);
   return storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
@@ -492,12 +505,55 @@ absl::Status RuleStore::RecordPruning(const std::string& job_id, const PruneCoun
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 
+absl::StatusOr<bool> RuleStore::ForEachCandidate(uint64_t index_kinds,
+                                                 const std::function<bool(const RuleKinds&)>& accept,
+                                                 const std::string& after,
+                                                 const std::function<bool(const rules::Rule&)>& visit, int64_t& read) {
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const OpIndex index(families->db, families->by_op);
+  if (!op_index_built_ && index_kinds != 0) {
+    auto built = index.Built();
+    if (!built.ok()) return built.status();
+    op_index_built_ = *built;
+  }
+  if (index_kinds == 0 || !op_index_built_) {
+    absl::Status s = ForEachRule(
+        [&](const rules::Rule& rule) {
+          ++read;
+          return !accept(KindsOf(rule)) || visit(rule);
+        },
+        after);
+    if (!s.ok()) return s;
+    return false;
+  }
+  absl::Status inner;
+  absl::Status s = index.ForEachCandidate(index_kinds, accept, after, [&](const std::string& id) {
+    auto rule = GetRule(id);
+    if (!rule.ok()) {
+      inner = rule.status().code() == absl::StatusCode::kNotFound
+                  ? absl::DataLossError(absl::StrCat("the operator index names rule ", id, ", which is not stored"))
+                  : rule.status();
+      return false;
+    }
+    ++read;
+    return visit(*rule);
+  });
+  if (!s.ok()) return s;
+  if (!inner.ok()) return inner;
+  return true;
+}
+
 absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& request) {
   const int page = request.page_size() <= 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+  auto filter = RuleFilter::Create(request);
+  if (!filter.ok()) return filter.status();
   ListRulesResponse response;
-  absl::Status s = ForEachRule(
+  int64_t read = 0;
+  auto used_index = ForEachCandidate(
+      filter->IndexKinds(), [&](const RuleKinds& kinds) { return filter->KindsPass(kinds); }, request.page_token(),
       [&](const rules::Rule& rule) {
-        if (!RuleMatches(rule, request)) return true;
+        if (!filter->Matches(rule)) return true;
         if (response.rules_size() == page) {
           response.set_next_page_token(response.rules(page - 1).id());
           return false;
@@ -505,9 +561,95 @@ absl::StatusOr<ListRulesResponse> RuleStore::ListRules(const ListRulesRequest& r
         *response.add_rules() = rule;
         return true;
       },
-      request.page_token());
-  if (!s.ok()) return s;
+      read);
+  if (!used_index.ok()) return used_index.status();
+  response.set_rules_read(read);
+  response.set_used_op_index(*used_index);
   return response;
+}
+
+absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest& request) {
+  if (!options_.matcher) {
+    return absl::UnimplementedError("this store was started without a rule matcher (taso_rules_db has one)");
+  }
+  ListRulesRequest only_proved = request.filter();
+  only_proved.clear_statuses();  // the default: PROVED
+  auto filter = RuleFilter::Create(only_proved);
+  if (!filter.ok()) return filter.status();
+  // A rule can match only if one of its sides uses nothing but operators
+  // the graph has; every such rule uses one of them.
+  uint64_t graph_kinds = 0;
+  for (const auto& node : request.graph().nodes()) {
+    if (node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT) graph_kinds |= uint64_t{1} << node.kind();
+  }
+  auto fits = [&](const RuleKinds& k) {
+    return filter->KindsPass(k) && ((k.source & ~graph_kinds) == 0 || (k.target & ~graph_kinds) == 0);
+  };
+  const int max_sites = request.max_sites() > 0 ? request.max_sites() : kDefaultMatchSites;
+  MatchRulesResponse response;
+  std::vector<rules::Rule> chunk;
+  absl::Status matched;
+  auto flush = [&] {
+    if (chunk.empty()) return true;
+    auto part = options_.matcher(request.graph(), chunk, max_sites);
+    chunk.clear();
+    if (!part.ok()) {
+      matched = part.status();
+      return false;
+    }
+    MergeMatchResponse(*std::move(part), response);
+    return true;
+  };
+  int64_t read = 0;
+  auto used_index = ForEachCandidate(graph_kinds, fits, "", [&](const rules::Rule& rule) {
+    if (!filter->Matches(rule)) return true;
+    chunk.push_back(rule);
+    return chunk.size() < kMatchChunk || flush();
+  }, read);
+  if (!used_index.ok()) return used_index.status();
+  if (matched.ok()) flush();
+  if (!matched.ok()) return matched;
+  response.set_rules_read(read);  // the matcher's parts leave these unset
+  response.set_used_op_index(*used_index);
+  return response;
+}
+
+absl::Status RuleStore::BuildOpIndex(const std::atomic<bool>* stop) {
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
+  const OpIndex index(f.db, f.by_op);
+  auto built = index.Built();
+  if (!built.ok()) return built.status();
+  auto cursor = index.Cursor();
+  if (!cursor.ok()) return cursor.status();
+  std::string after = *cursor;
+  const int chunk = std::max(1, options_.op_index_chunk);
+  while (!*built) {
+    rocksdb::WriteBatch batch;
+    int n = 0;
+    std::string last;
+    absl::Status s = ForEachRule(
+        [&](const rules::Rule& rule) {
+          index.Add(rule, batch);
+          last = rule.id();
+          return ++n < chunk;
+        },
+        after);
+    if (!s.ok()) return s;
+    if (n < chunk) {
+      index.MarkBuilt(batch);
+      *built = true;
+    } else {
+      index.SetCursor(last, batch);
+      after = last;
+    }
+    s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "building the operator index");
+    if (!s.ok()) return s;
+    if (!*built && stop != nullptr && *stop) return absl::OkStatus();
+  }
+  op_index_built_ = true;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<rules::Rule> RuleStore::GetRule(const std::string& id) {
@@ -598,7 +740,7 @@ absl::StatusOr<PutRulesResponse> RuleStore::PutRules(const PutRulesRequest& requ
       storage::SetTime(now, rule.mutable_provenance()->mutable_discovered_at());
     }
     response.add_ids(rule.id());
-    batch.Put(f.rules, rule.id(), rule.SerializeAsString());
+    PutRule(f, rule, batch);
   }
   absl::Status stored = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing rules");
   if (!stored.ok()) return stored;

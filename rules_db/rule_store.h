@@ -28,6 +28,7 @@
 #ifndef TASO_RULES_DB_RULE_STORE_H_
 #define TASO_RULES_DB_RULE_STORE_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -43,10 +44,12 @@
 #include "proto/rules_db.pb.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
+#include "rules_db/rule_filter.h"
 
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace taso::rules_db {
@@ -70,6 +73,12 @@ struct PruneCounts {
 // reason in status_detail), leaving every other rule alone.
 using RulePruner = std::function<PruneCounts(std::vector<rules::Rule>& rules)>;
 
+// Where proved rules match a graph (MatchRules): the optimizer's matcher,
+// handed in by taso_rules_db (optimizer/backtrack/rule_matches.h). Fills
+// the matches and the unusable-rule counts of the response.
+using RuleGraphMatcher = std::function<absl::StatusOr<MatchRulesResponse>(
+    const ir::Graph& graph, const std::vector<rules::Rule>& rules, int max_sites)>;
+
 struct RuleStoreOptions {
   int64_t default_lease_ms = 60'000;
   int64_t max_lease_ms = 3'600'000;
@@ -82,6 +91,10 @@ struct RuleStoreOptions {
   // Prunes each finished job's proved rules. Unset: jobs end unpruned, and
   // say so.
   RulePruner pruner;
+  // Serves MatchRules. Unset: MatchRules is UNIMPLEMENTED.
+  RuleGraphMatcher matcher;
+  // BuildOpIndex: rules indexed per committed chunk.
+  int op_index_chunk = 10000;
 };
 
 // A stable id for a rule, from its two graphs and output pairs: "r" and 16
@@ -98,6 +111,14 @@ class RuleStore {
   absl::StatusOr<rules::Rule> GetRule(const std::string& id);
   absl::StatusOr<PutRulesResponse> PutRules(const PutRulesRequest& request);
   absl::StatusOr<StatsResponse> Stats(const StatsRequest& request);
+  absl::StatusOr<MatchRulesResponse> MatchRules(const MatchRulesRequest& request);
+
+  // Indexes the rules stored before the operator index existed (op_index.h),
+  // in chunks, each committed with its progress, so it resumes after a
+  // restart; returns once the index is built, or after the chunk during
+  // which `stop` was set. Until it is built queries scan every rule.
+  // taso_rules_db runs it in the background.
+  absl::Status BuildOpIndex(const std::atomic<bool>* stop = nullptr);
 
   // Pruning a finished job from outside (`taso rules prune`, which prunes
   // the union of the store shards a batch at a time; its pruner is the
@@ -164,6 +185,14 @@ class RuleStore {
   // Visits stored rules in id order, starting after `after` (all when empty),
   // until `visit` returns false.
   absl::Status ForEachRule(const std::function<bool(const rules::Rule&)>& visit, const std::string& after = "");
+  // Visits the stored rules whose kinds `accept` (RuleFilter::KindsPass and
+  // the like), in id order after `after`: through the operator index's lists
+  // of `index_kinds` when it is built and they are given (every such rule
+  // uses one of them), else by a scan. Counts the rules read (decoded) in
+  // `read`; says whether the index was used.
+  absl::StatusOr<bool> ForEachCandidate(uint64_t index_kinds, const std::function<bool(const RuleKinds&)>& accept,
+                                        const std::string& after,
+                                        const std::function<bool(const rules::Rule&)>& visit, int64_t& read);
   // This store's column families, from the shared database (created on
   // first use).
   struct Families {
@@ -171,14 +200,18 @@ class RuleStore {
     rocksdb::ColumnFamilyHandle* rules;
     rocksdb::ColumnFamilyHandle* verified;
     rocksdb::ColumnFamilyHandle* prune;  // job id -> the pruner's checkpoint
+    rocksdb::ColumnFamilyHandle* by_op;  // OpIndex
   };
   absl::StatusOr<Families> OwnFamilies();
+  // Puts a rule (with its id) and its operator index postings into `batch`.
+  static void PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
 
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<JobQueue>> queues_;
   int64_t next_lease_ = 1;
+  std::atomic<bool> op_index_built_{false};  // cached once OpIndex::Built says so
 };
 
 }  // namespace taso::rules_db

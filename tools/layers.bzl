@@ -24,6 +24,8 @@ LAYERS = {
     "gpu": struct(layer = 1, deps = []),
     "models": struct(layer = 1, deps = _VOCABULARY),
     "testing": struct(layer = 1, deps = _VOCABULARY),
+    # IR graphs, rules and graph diffs as Graphviz DOT text (cli renders it).
+    "pictures": struct(layer = 1, deps = _VOCABULARY),
     # layer 2: the stages, peers that never include each other; the
     # optimizer calls the profiler only through its client interface.
     "generator": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
@@ -68,7 +70,7 @@ MAIN_DEPS = {
     "verifier": ["//app"],
     "profiler": ["//app"],
     "optimizer": ["//app", "//profiler"],
-    "rules_db": ["//app", "//generator", "//verifier"],
+    "rules_db": ["//app", "//generator", "//verifier", "//optimizer/backtrack"],
 }
 
 def _top_packages():

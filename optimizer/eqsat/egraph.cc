@@ -27,6 +27,12 @@ int EGraph::InternOp(const EOp& op) {
   return it->second;
 }
 
+std::optional<int> EGraph::FindOp(const EOp& op) const {
+  auto it = op_index_.find(OpKey(op));
+  if (it == op_index_.end()) return std::nullopt;
+  return it->second;
+}
+
 bool EGraph::YieldsTuple(int op) const {
   const EOp& o = ops_[op];
   return o.role == EOp::Role::kOpaque || (o.role == EOp::Role::kOperator && o.kind == OpKind::kSplit);
@@ -249,25 +255,13 @@ absl::StatusOr<GraphEGraph> EGraphFromGraph(const Graph& graph) {
   };
   for (int id : *order) {
     const Node& n = graph.node(id);
-    EOp op;
-    op.kind = n.kind;
     ENode enode;
-    if (IsInputOrWeight(n.kind)) {
-      op.role = EOp::Role::kVariable;
-      op.name = n.name;
-      op.type = n.output_types[0];
-      op.data = n.data;
-    } else {
-      op.role = n.kind == OpKind::kOpaque ? EOp::Role::kOpaque : EOp::Role::kOperator;
-      op.params = n.params;
-      op.source_node = n.id;
-      for (const TensorRef& in : n.inputs) {
-        auto c = tensor_class(in);
-        if (!c.ok()) return c.status();
-        enode.children.push_back(*c);
-      }
+    for (const TensorRef& in : n.inputs) {
+      auto c = tensor_class(in);
+      if (!c.ok()) return c.status();
+      enode.children.push_back(*c);
     }
-    enode.op = eg.InternOp(op);
+    enode.op = eg.InternOp(EOpOfNode(n));
     is_tuple[id] = eg.YieldsTuple(enode.op);
     auto cls = eg.Add(std::move(enode));
     if (!cls.ok()) {
@@ -282,6 +276,63 @@ absl::StatusOr<GraphEGraph> EGraphFromGraph(const Graph& graph) {
   }
   eg.Rebuild();
   return out;
+}
+
+}  // namespace taso::optimizer
+
+namespace taso::optimizer {
+
+EOp EOpOfNode(const Node& n) {
+  EOp op;
+  op.kind = n.kind;
+  if (IsInputOrWeight(n.kind)) {
+    op.role = EOp::Role::kVariable;
+    op.name = n.name;
+    op.type = n.output_types[0];
+    op.data = n.data;
+  } else {
+    op.role = n.kind == OpKind::kOpaque ? EOp::Role::kOpaque : EOp::Role::kOperator;
+    op.params = n.params;
+    op.source_node = n.id;
+  }
+  return op;
+}
+
+std::optional<std::vector<EClassId>> LookupGraph(const EGraph& egraph, const Graph& graph) {
+  auto order = graph.TopologicalOrder();
+  if (!order.ok()) return std::nullopt;
+  std::vector<EClassId> node_class(graph.num_nodes(), -1);
+  auto tensor_class = [&](TensorRef t) -> std::optional<EClassId> {
+    const EClassId c = node_class[t.node];
+    if (!egraph.eclass(c).tuple) return c;
+    EOp item;
+    item.role = EOp::Role::kGetItem;
+    item.item = t.index;
+    auto op = egraph.FindOp(item);
+    if (!op) return std::nullopt;
+    return egraph.Lookup(ENode{*op, {c}});
+  };
+  for (int id : *order) {
+    const Node& n = graph.node(id);
+    auto op = egraph.FindOp(EOpOfNode(n));
+    if (!op) return std::nullopt;
+    ENode enode{*op, {}};
+    for (const TensorRef& in : n.inputs) {
+      auto c = tensor_class(in);
+      if (!c) return std::nullopt;
+      enode.children.push_back(*c);
+    }
+    auto cls = egraph.Lookup(std::move(enode));
+    if (!cls) return std::nullopt;
+    node_class[id] = *cls;
+  }
+  std::vector<EClassId> outputs;
+  for (const GraphOutput& o : graph.outputs()) {
+    auto c = tensor_class(o.tensor);
+    if (!c) return std::nullopt;
+    outputs.push_back(egraph.Find(*c));
+  }
+  return outputs;
 }
 
 }  // namespace taso::optimizer

@@ -68,6 +68,8 @@ class EGraph {
   // The index of an operation; equal operations (same role and kind, equal
   // canonical parameters, same variable name or item) share one index.
   int InternOp(const EOp& op);
+  // The index of an equal operation already interned, if any.
+  std::optional<int> FindOp(const EOp& op) const;
   const EOp& op(int index) const { return ops_[index]; }
   // Whether e-nodes of this operation yield a tuple class.
   bool YieldsTuple(int op) const;
@@ -136,6 +138,14 @@ struct GraphEGraph {
   std::vector<EClassId> outputs;
 };
 absl::StatusOr<GraphEGraph> EGraphFromGraph(const Graph& graph);
+
+// The operation of graph node `n`'s e-node (its children aside).
+EOp EOpOfNode(const Node& n);
+
+// The classes of `graph`'s outputs when every node of it is already in the
+// e-graph (variables by name), else nullopt: whether the e-graph holds the
+// graph, without adding to it.
+std::optional<std::vector<EClassId>> LookupGraph(const EGraph& egraph, const Graph& graph);
 
 }  // namespace taso::optimizer
 

@@ -457,7 +457,10 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
   RuleScheduler scheduler(static_cast<int>(compiled.size()), SchedulerOptions(options));
   SaturationRound round(sat, options, start);
   while (!round.stopped()) {
-    if (sat.iterations >= options.iteration_limit) {
+    if (options.goal && options.goal(eg)) {
+      sat.stop_reason = SearchStop::kGoalReached;
+      sat.stop_detail = "goal reached";
+    } else if (sat.iterations >= options.iteration_limit) {
       sat.stop_reason = SearchStop::kIterationLimit;
       sat.stop_detail = absl::StrCat("iteration limit ", options.iteration_limit);
     } else if (round.OverTime()) {

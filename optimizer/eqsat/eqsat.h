@@ -53,6 +53,9 @@ struct EqsatOptions {
   // Polled with the time limit: true ends exploration as the limit would
   // (the caller went away; the service's SIGTERM drain ran out).
   std::function<bool()> cancelled;
+  // Polled before each round: true ends saturation (kGoalReached), e.g. once
+  // the two sides of a rule being derived share a class.
+  std::function<bool(const EGraph&)> goal;
   double exploration_share = 0.5;
   // Kept for the ILP: costing stops (what is not costed is not chosen) when
   // only this share of the time limit is left.

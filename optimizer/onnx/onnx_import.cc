@@ -503,8 +503,15 @@ absl::StatusOr<OnnxModel> Importer::Run(onnx::ModelProto model) {
   if (absl::Status s = InferTypes(); !s.ok()) return s;
   if (absl::Status s = AddGraphInputsAndConstants(); !s.ok()) return s;
   for (int i = 0; i < g.node_size(); ++i) {
+    const size_t mark = nodes_.size();
     if (absl::Status s = ImportNode(g.node(i), i); !s.ok()) return s;
+    result_.node_origins.resize(nodes_.size());
+    const std::string origin = g.node(i).name().empty() ? absl::StrCat(g.node(i).op_type(), "#", i) : g.node(i).name();
+    for (size_t id = mark; id < nodes_.size(); ++id) {
+      if (!IsInputOrWeight(nodes_[id].kind)) result_.node_origins[id] = origin;
+    }
   }
+  result_.node_origins.resize(nodes_.size());
   std::vector<GraphOutput> outputs;
   for (const auto& out : g.output()) {
     auto it = values_.find(out.name());

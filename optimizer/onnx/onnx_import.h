@@ -54,6 +54,10 @@ struct OnnxModel {
   std::set<std::string> initializer_inputs;
   // "domain::OpType" of the opaque nodes, sorted and unique, for reports.
   std::vector<std::string> opaque_ops_seen;
+  // The ONNX node each IR operator came from, by IR node id: its name, or
+  // "OpType#index" when it has none; "" for inputs and weights. For tools
+  // that say where in the model something is (`taso rules match`).
+  std::vector<std::string> node_origins;
   // What import could not do but worked around (e.g. shape inference that
   // failed after folding shape arithmetic, leaving some shapes unknown).
   std::vector<std::string> import_notes;

@@ -1,0 +1,97 @@
+#include "cli/svg_render.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/processes.h"
+
+namespace taso::cli {
+namespace {
+
+// A private directory for the DOT input and Graphviz's messages, removed
+// when this goes out of scope.
+class ScratchDir {
+ public:
+  static absl::StatusOr<ScratchDir> Make() {
+    std::error_code error;
+    std::string pattern = (std::filesystem::temp_directory_path(error) / "taso-svg-XXXXXX").string();
+    if (error || mkdtemp(pattern.data()) == nullptr) {
+      return absl::PermissionDeniedError("cannot make a temporary directory for Graphviz (check TMPDIR)");
+    }
+    return ScratchDir(pattern);
+  }
+  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::string> FindGraphviz(const SvgRenderOptions& options) {
+  const std::string& program = options.program;
+  if (program.find('/') != std::string::npos) {
+    if (access(program.c_str(), X_OK) == 0) return program;
+  } else if (const char* path = std::getenv("PATH")) {
+    for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+      std::string candidate = absl::StrCat(dir, "/", program);
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Graphviz's '", program, "' is not on PATH, and pictures need it: install graphviz (deploy/setup.sh)"));
+}
+
+absl::Status RenderSvg(const std::string& dot_text, const std::string& svg_path, const SvgRenderOptions& options) {
+  auto program = FindGraphviz(options);
+  if (!program.ok()) return program.status();
+  auto scratch = ScratchDir::Make();
+  if (!scratch.ok()) return scratch.status();
+  const std::string input = scratch->File("picture.dot"), log = scratch->File("graphviz.log");
+  const std::string partial = svg_path + ".partial";
+  {
+    std::ofstream out(input, std::ios::binary);
+    if (!(out << dot_text)) return absl::PermissionDeniedError(absl::StrCat("cannot write ", input));
+  }
+  auto pid = Spawn(*program, {"-Tsvg", "-o", partial, input}, log);
+  if (!pid.ok()) return pid.status();
+  const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(options.time_limit);
+  std::optional<int> code;
+  while (!(code = PollExit(*pid))) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      Stop(*pid, SIGKILL, 1000);
+      std::remove(partial.c_str());
+      return absl::DeadlineExceededError(absl::StrCat("Graphviz took longer than ", absl::FormatDuration(options.time_limit),
+                                                      " on ", svg_path, "; draw fewer nodes"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (*code != 0) {
+    std::remove(partial.c_str());
+    return absl::InternalError(absl::StrCat(*program, " exited with ", *code, " drawing ", svg_path, ": ", TailFile(log, 5)));
+  }
+  if (std::rename(partial.c_str(), svg_path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("cannot write ", svg_path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace taso::cli

@@ -17,6 +17,7 @@
 #include "cli/ir_command.h"
 #include "cli/optimize_command.h"
 #include "cli/profile_command.h"
+#include "cli/prune_command.h"
 #include "cli/rules_command.h"
 #include "cli/up_command.h"
 #include "cli/verify_command.h"
@@ -55,6 +56,11 @@ ABSL_FLAG(bool, structural, false, "rules match: also the rewrites the searches 
           "activation fusion, convolution and matmul merges)");
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
+ABSL_FLAG(int64_t, memory_limit_mb, taso::cli::PruneCommandOptions().memory_limit_mb,
+          "rules prune: memory the pruner may use (MiB); it stops with a message rather than pass it");
+ABSL_FLAG(int64_t, batch_rules, taso::cli::PruneCommandOptions().batch_rules,
+          "rules prune: rules fetched, judged and written back (with a checkpoint) at a time");
+ABSL_FLAG(bool, restart, false, "rules prune: start over instead of resuming from the stored checkpoint");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
 ABSL_FLAG(int32_t, instances, taso::verifier::FuzzOptions().instances, "rules fuzz: random instances per rule");
 ABSL_FLAG(int64_t, max_dim, taso::verifier::FuzzOptions().max_dim, "rules fuzz: largest sampled dimension");
@@ -158,6 +164,8 @@ constexpr char kUsage[] =
     "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
     "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
     "              exit 1 if any instance differs\n"
+    "              taso rules prune [--job ID] [--db DIR] [--memory-limit-mb N] [--batch-rules N] [--restart]:\n"
+    "              prune a verified job over every store shard as one set, streaming (size 4), resumable\n"
     "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
     "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
     "              [--sample N] [--rules FILE]: which rules of FILE (Tensat's\n"
@@ -313,8 +321,23 @@ int Verify(const Args& args) {
 
 int Rules(const Args& args) {
   if (args.size() < 3) {
-    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz, match MODEL or derive\n";
+    std::cerr << "taso rules: give a subcommand: stats, list, show ID, export, import FILE, fuzz, match MODEL, derive or prune\n";
     return 2;
+  }
+  if (std::string(args[2]) == "prune") {
+    if (args.size() > 3) {
+      std::cerr << "taso rules prune: takes no arguments (--job ID chooses the job)\n";
+      return 2;
+    }
+    taso::cli::PruneCommandOptions prune;
+    prune.db = Resolve(absl::GetFlag(FLAGS_db));
+    prune.store = absl::GetFlag(FLAGS_store);
+    prune.job_id = absl::GetFlag(FLAGS_job);
+    prune.memory_limit_mb = absl::GetFlag(FLAGS_memory_limit_mb);
+    prune.batch_rules = absl::GetFlag(FLAGS_batch_rules);
+    prune.restart = absl::GetFlag(FLAGS_restart);
+    prune.json = absl::GetFlag(FLAGS_json);
+    return taso::cli::RunRulesPrune(prune, std::cout, std::cerr);
   }
   taso::cli::RulesOptions options;
   options.subcommand = args[2];

@@ -12,9 +12,16 @@
 namespace taso::cli {
 namespace {
 
-// Jobs in state DONE on every shard: their pruning is final.
-absl::StatusOr<std::set<std::string>> JobsDoneEverywhere(const StoreSet& stores) {
-  std::map<std::string, size_t> done;
+struct JobsEverywhere {
+  std::set<std::string> done;  // DONE on every shard: their pruning is final
+  // Pruned as one set by `taso rules prune` on every shard: the stored
+  // statuses are the union's already, with this table.
+  std::map<std::string, verifier::ReductionTable> pruned_as_union;
+};
+
+absl::StatusOr<JobsEverywhere> ListJobsEverywhere(const StoreSet& stores) {
+  std::map<std::string, size_t> done, union_pruned;
+  std::map<std::string, rules_db::Verification> verification;
   for (const records::StoreShard& shard : stores.shards()) {
     auto stub = rules_db::HashStore::NewStub(shard.channel);
     grpc::ClientContext context;
@@ -24,11 +31,25 @@ absl::StatusOr<std::set<std::string>> JobsDoneEverywhere(const StoreSet& stores)
     rules_db::ListJobsResponse jobs;
     absl::Status s = net::FromGrpc(stub->ListJobs(&context, request, &jobs), "store " + shard.address);
     if (!s.ok()) return s;
-    for (const auto& job : jobs.jobs()) done[job.id()] += job.state() == rules_db::JOB_STATE_DONE;
+    for (const auto& job : jobs.jobs()) {
+      done[job.id()] += job.state() == rules_db::JOB_STATE_DONE;
+      union_pruned[job.id()] += job.verification().pruned_store_shards() == static_cast<int>(stores.size());
+      verification[job.id()] = job.verification();
+    }
   }
-  std::set<std::string> out;
+  JobsEverywhere out;
   for (const auto& [id, n] : done) {
-    if (n == stores.size()) out.insert(id);
+    if (n != stores.size()) continue;
+    out.done.insert(id);
+    if (union_pruned[id] != stores.size()) continue;
+    const rules_db::Verification& v = verification[id];
+    verifier::ReductionTable& t = out.pruned_as_union[id];
+    t.proved = v.after_renaming() + v.pruned_renaming();
+    t.after_renaming = v.after_renaming();
+    t.after_common_subgraph = v.after_common_subgraph();
+    t.pruned_renaming = v.pruned_renaming();
+    t.pruned_subgraph = v.pruned_common_subgraph();
+    t.pruned_supergraph = v.pruned_common_supergraph();
   }
   return out;
 }
@@ -64,12 +85,13 @@ absl::StatusOr<ShardRules> FetchPrunedUnion(const StoreSet& stores, const std::s
   result.rules.erase(std::unique(result.rules.begin(), result.rules.end(),
                                  [](const rules::Rule& a, const rules::Rule& b) { return a.id() == b.id(); }),
                      result.rules.end());
-  auto done = JobsDoneEverywhere(stores);
-  if (!done.ok()) return done.status();
+  auto jobs = ListJobsEverywhere(stores);
+  if (!jobs.ok()) return jobs.status();
+  for (const auto& [job, table] : jobs->pruned_as_union) result.tables[job] = table;
   std::map<std::string, std::vector<size_t>> by_job;
   for (size_t i = 0; i < result.rules.size(); ++i) {
     const std::string& job = result.rules[i].provenance().job_id();
-    if (done->count(job)) by_job[job].push_back(i);
+    if (jobs->done.count(job) && !jobs->pruned_as_union.count(job)) by_job[job].push_back(i);
   }
   for (const auto& [job, indices] : by_job) {
     // Pruning is a function of the proved set: start from it afresh, in id

@@ -11,6 +11,9 @@
 // write into a store. What the stores persist is their per-shard view; the
 // union view is what `taso rules list|export|stats` print for several
 // shards (export it to give an optimizer the pruned set as --rules FILE).
+// A job `taso rules prune` pruned as one set (every shard says so:
+// Verification.pruned_store_shards) is not pruned again: its stored
+// statuses are the union's already.
 #ifndef TASO_CLI_SHARD_RULES_H_
 #define TASO_CLI_SHARD_RULES_H_
 
@@ -32,7 +35,8 @@ struct ShardRules {
 };
 
 // Every rule of `job_id` (all jobs when empty) from every shard; the rules
-// of each job that is DONE on every shard are pruned again as one set.
+// of each job that is DONE on every shard are pruned again as one set,
+// unless `taso rules prune` did so already.
 absl::StatusOr<ShardRules> FetchPrunedUnion(const StoreSet& stores, const std::string& job_id);
 
 }  // namespace taso::cli

@@ -33,6 +33,11 @@ constexpr char kStoreCheckerId[] = "taso_rules_db";
 // Column family names: part of the on-disk format.
 constexpr char kRulesFamily[] = "rules";
 constexpr char kVerifiedFamily[] = "verified";
+constexpr char kPruneFamily[] = "prune";
+
+bool ExchangedByPruning(rules::RuleStatus s) {
+  return s == rules::RULE_STATUS_PROVED || s == rules::RULE_STATUS_PRUNED;
+}
 
 // The id of a rule from its graphs: the same whether they come from a
 // client's proto or are decoded from a class's members.
@@ -106,9 +111,11 @@ absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
   if (!rules.ok()) return rules.status();
   auto verified = database->Family(kVerifiedFamily);
   if (!verified.ok()) return verified.status();
+  auto prune = database->Family(kPruneFamily);
+  if (!prune.ok()) return prune.status();
   auto by_op = database->Family(OpIndex::kFamily);
   if (!by_op.ok()) return by_op.status();
-  return Families{database->db(), *rules, *verified, *by_op};
+  return Families{database->db(), *rules, *verified, *prune, *by_op};
 }
 
 void RuleStore::PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch) {
@@ -378,7 +385,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
   if (!prune) {
     v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
-                            options_.prune_max_rules));
+                            options_.prune_max_rules, " (prune them with `taso rules prune`)"));
     return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
   }
   if (!options_.pruner) {
@@ -411,6 +418,90 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   v.set_pruned_renaming(pruned.pruned_renaming);
   v.set_pruned_common_subgraph(pruned.pruned_subgraph);
   v.set_pruned_common_supergraph(pruned.pruned_supergraph);
+  return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
+}
+
+absl::Status RuleStore::ForEachJobRule(const std::string& job_id,
+                                       const std::function<absl::Status(const rules::Rule&)>& visit) {
+  absl::Status inner;
+  absl::Status s = ForEachRule([&](const rules::Rule& r) {
+    if (r.provenance().job_id() != job_id) return true;
+    inner = visit(r);
+    return inner.ok();
+  });
+  return s.ok() ? inner : s;
+}
+
+absl::Status RuleStore::GetRules(const std::vector<std::string>& ids, std::vector<rules::Rule>& out) {
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  std::vector<rocksdb::Slice> keys(ids.begin(), ids.end());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles(ids.size(), families->rules);
+  std::vector<std::string> values;
+  const std::vector<rocksdb::Status> found = families->db->MultiGet(rocksdb::ReadOptions(), handles, keys, &values);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (found[i].IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", ids[i], "'"));
+    if (!found[i].ok()) return storage::FromRocks(found[i], "reading rules");
+    rules::Rule& rule = out.emplace_back();
+    if (!rule.ParseFromString(values[i])) return absl::DataLossError(absl::StrCat("stored rule ", ids[i], " is corrupt"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RuleStore::StorePruning(const std::string& job_id, const std::vector<rules::Rule>& changed,
+                                     const std::string& checkpoint) {
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
+  rocksdb::WriteBatch batch;
+  for (const rules::Rule& rule : changed) {
+    std::string existing;
+    rules::Rule stored;
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
+    if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", rule.id(), "' to prune"));
+    if (!s.ok()) return storage::FromRocks(s, "reading a rule");
+    if (!stored.ParseFromString(existing)) return absl::DataLossError(absl::StrCat("stored rule ", rule.id(), " is corrupt"));
+    if (stored.provenance().job_id() != job_id || !ExchangedByPruning(stored.status()) ||
+        !ExchangedByPruning(rule.status())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rule ", rule.id(), " of job '", stored.provenance().job_id(), "' is ",
+          rules::RuleStatus_Name(stored.status()), " and would become ", rules::RuleStatus_Name(rule.status()),
+          ": pruning job '", job_id, "' only moves its rules between proved and pruned"));
+    }
+    // Only the verdict changes; the rest is the stored rule.
+    stored.set_status(rule.status());
+    stored.set_status_detail(rule.status_detail());
+    PutRule(f, stored, batch);
+  }
+  batch.Put(f.prune, job_id, checkpoint);
+  return storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
+}
+
+absl::StatusOr<std::string> RuleStore::PruneCheckpoint(const std::string& job_id) {
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  std::string value;
+  rocksdb::Status s = families->db->Get(rocksdb::ReadOptions(), families->prune, job_id, &value);
+  if (s.IsNotFound()) return std::string();
+  if (!s.ok()) return storage::FromRocks(s, "reading the pruning checkpoint");
+  return value;
+}
+
+absl::Status RuleStore::RecordPruning(const std::string& job_id, const PruneCounts& counts, int store_shards) {
+  auto job = hash_store_->GetJob(job_id);
+  if (!job.ok()) return job.status();
+  if (job->state() != JOB_STATE_DONE) {
+    return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(job->state()),
+                                                      ", not DONE: finish `taso verify` before pruning it"));
+  }
+  Verification v = job->verification();
+  v.set_after_renaming(counts.after_renaming);
+  v.set_after_common_subgraph(counts.after_common_subgraph);
+  v.set_pruned_renaming(counts.pruned_renaming);
+  v.set_pruned_common_subgraph(counts.pruned_subgraph);
+  v.set_pruned_common_supergraph(counts.pruned_supergraph);
+  v.set_pruned_store_shards(store_shards);
+  v.clear_note();
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 

@@ -1,8 +1,9 @@
 // The rule database: verified rules keyed by a stable id, and the work queue
 // verifiers lease candidate classes from. It shares the hash store's RocksDB
 // (storage/database.h), with column families of its own: `rules` (rule id ->
-// taso.rules.Rule) and `verified` (<job number:4><fingerprint> -> "" once a
-// class has verdicts).
+// taso.rules.Rule), `verified` (<job number:4><fingerprint> -> "" once a
+// class has verdicts) and `prune` (job id -> a pruner's checkpoint, `taso
+// rules prune`).
 //
 // Leases live in memory: a class is pending until a verifier reports it
 // complete, and a lease that expires (its worker died or stalled) puts the
@@ -16,7 +17,8 @@
 // When the last class of a job is verified, the store prunes the job's
 // proved rules with the pruner its binary hands it (taso_rules_db: the
 // verifier's, verifier/pruning.h), records the reduction table in the job,
-// and the job is DONE.
+// and the job is DONE. A job above prune_max_rules, or spread over several
+// store shards, is pruned as a whole by `taso rules prune` instead.
 //
 // Trust: a rule is PROVED only by a proof someone the store trusts made. A
 // verifier's verdict counts only for a pair of a class it holds a lease on;
@@ -118,6 +120,27 @@ class RuleStore {
   // taso_rules_db runs it in the background.
   absl::Status BuildOpIndex(const std::atomic<bool>* stop = nullptr);
 
+  // Pruning a finished job from outside (`taso rules prune`, which prunes
+  // the union of the store shards a batch at a time; its pruner is the
+  // verifier's, which this store does not include). The process doing it
+  // opens the database itself, so it is as trusted as the store.
+  //
+  // Every rule of `job_id`, in id order.
+  absl::Status ForEachJobRule(const std::string& job_id,
+                              const std::function<absl::Status(const rules::Rule&)>& visit);
+  // The rules with these ids, in the same order (NotFound naming a missing one).
+  absl::Status GetRules(const std::vector<std::string>& ids, std::vector<rules::Rule>& out);
+  // Stores new pruning verdicts for rules of `job_id` together with the
+  // pruner's checkpoint, in one write. Only PROVED and PRUNED are exchanged:
+  // a rule stored with another status, or given one, is refused.
+  absl::Status StorePruning(const std::string& job_id, const std::vector<rules::Rule>& changed,
+                            const std::string& checkpoint);
+  // The checkpoint StorePruning last stored for `job_id`; empty if none.
+  absl::StatusOr<std::string> PruneCheckpoint(const std::string& job_id);
+  // Records the reduction table of a pruning over `store_shards` shards in
+  // the job (a DONE job: pruning is the end of verification).
+  absl::Status RecordPruning(const std::string& job_id, const PruneCounts& counts, int store_shards);
+
  private:
   // What a verdict for one pair of a leased class must be about.
   struct ExpectedPair {
@@ -176,6 +199,7 @@ class RuleStore {
     rocksdb::DB* db;
     rocksdb::ColumnFamilyHandle* rules;
     rocksdb::ColumnFamilyHandle* verified;
+    rocksdb::ColumnFamilyHandle* prune;  // job id -> the pruner's checkpoint
     rocksdb::ColumnFamilyHandle* by_op;  // OpIndex
   };
   absl::StatusOr<Families> OwnFamilies();

@@ -212,6 +212,85 @@ TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
   EXPECT_EQ(counts[rules::RULE_STATUS_UNKNOWN], v.rules_unknown());
 }
 
+// A job left unpruned (above the limit) is pruned from outside, as `taso
+// rules prune` does: its rules read back, verdicts and a checkpoint written
+// in one go, the table recorded; only proved/pruned ever change.
+TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExchanged) {
+  RuleStoreOptions options;
+  options.prune_max_rules = 5;
+  RuleStore limited(store_.get(), options);
+  while (true) {
+    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
+  }
+  std::vector<rules::Rule> rules;
+  ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
+    rules.push_back(r);
+    return absl::OkStatus();
+  }).ok());
+  int64_t none = 0;
+  ASSERT_TRUE(limited.ForEachJobRule("other", [&](const rules::Rule&) {
+    ++none;
+    return absl::OkStatus();
+  }).ok());
+  EXPECT_EQ(none, 0);
+  std::vector<rules::Rule> fetched;
+  ASSERT_TRUE(limited.GetRules({rules[2].id(), rules[0].id()}, fetched).ok());
+  ASSERT_EQ(fetched.size(), 2u);
+  EXPECT_EQ(fetched[0].id(), rules[2].id());
+  EXPECT_EQ(fetched[1].id(), rules[0].id());
+  std::vector<rules::Rule> missing;
+  EXPECT_EQ(limited.GetRules({"rnothere"}, missing).code(), absl::StatusCode::kNotFound);
+
+  std::vector<rules::Rule> pruned = rules;
+  const verifier::ReductionTable table = verifier::PruneRules(pruned);
+  std::vector<rules::Rule> changed;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (pruned[i].status() != rules[i].status()) changed.push_back(pruned[i]);
+  }
+  ASSERT_FALSE(changed.empty());
+  EXPECT_EQ(limited.PruneCheckpoint("j").value(), "");
+  ASSERT_TRUE(limited.StorePruning("j", changed, "checkpoint 1").ok());
+  EXPECT_EQ(limited.PruneCheckpoint("j").value(), "checkpoint 1");
+  auto counts = CountByListing(limited);
+  EXPECT_EQ(counts[rules::RULE_STATUS_PROVED], table.after_common_subgraph);
+  auto one = limited.GetRule(changed[0].id());
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->status_detail(), changed[0].status_detail());
+  EXPECT_FALSE(one->proof().axioms_used().empty());  // the rest is the stored rule
+
+  // Nothing but proved <-> pruned, and only within the job.
+  rules::Rule unknown = ParseRule(kFalseRule), refuted = changed[0];
+  unknown.set_status(rules::RULE_STATUS_UNKNOWN);
+  unknown.mutable_provenance()->set_job_id("j");
+  PutRulesRequest put;
+  *put.add_rules() = unknown;
+  auto stored = limited.PutRules(put);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  unknown.set_id(stored->ids(0));
+  unknown.set_status(rules::RULE_STATUS_PRUNED);
+  refuted.set_status(rules::RULE_STATUS_REFUTED);
+  for (const rules::Rule& bad : {unknown, refuted}) {
+    absl::Status s = limited.StorePruning("j", {bad}, "checkpoint 2");
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << bad.id();
+    EXPECT_THAT(s.message(), HasSubstr("only moves its rules between proved and pruned"));
+  }
+  EXPECT_EQ(limited.StorePruning("other", {changed[0]}, "x").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(limited.PruneCheckpoint("j").value(), "checkpoint 1");
+
+  ASSERT_TRUE(limited.RecordPruning("j", PruneCounts{table.after_renaming, table.after_common_subgraph,
+                                                     table.pruned_renaming, table.pruned_subgraph,
+                                                     table.pruned_supergraph}, 1).ok());
+  auto job = store_->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->verification().after_common_subgraph(), table.after_common_subgraph);
+  EXPECT_EQ(job->verification().pruned_store_shards(), 1);
+  EXPECT_EQ(job->verification().note(), "");
+  EXPECT_EQ(job->state(), JOB_STATE_DONE);
+}
+
 TEST_F(RuleStoreTest, AnExpiredLeaseGoesToAnotherWorkerAndTheLateReportIsRefused) {
   auto first = rules_->LeaseCandidates(LeaseRequest("slow", 1));
   ASSERT_TRUE(first.ok());

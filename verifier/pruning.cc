@@ -4,12 +4,14 @@
 #include <map>
 #include <optional>
 #include <functional>
+#include <memory>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
+#include "core/hash.h"
 #include "core/side_conditions.h"
 
 namespace taso::verifier {
@@ -131,9 +133,9 @@ Form MakeForm(const PairView& p) {
 
 // Whether `specific`'s variable pattern is an instance of `general`'s: every
 // two occurrences that share a variable in `general` share one in `specific`.
-bool IsInstance(const std::vector<int>& general, const std::vector<int>& specific) {
+bool IsInstance(const std::string& general, const std::string& specific) {
   if (general.size() != specific.size()) return false;
-  std::map<int, int> mapping;
+  std::map<char, char> mapping;
   for (size_t i = 0; i < general.size(); ++i) {
     auto [it, inserted] = mapping.emplace(general[i], specific[i]);
     if (!inserted && it->second != specific[i]) return false;
@@ -165,18 +167,42 @@ std::optional<Decoded> Decode(const rules::Rule& rule) {
   return d;
 }
 
+struct Hash128Hasher {
+  size_t operator()(const Hash128& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 0x9e3779b97f4a7c15ULL)); }
+};
+
+// 128-bit keys stand in for the side and skeleton texts, so millions of rules
+// fit in memory; at 128 bits a chance collision among them is negligible.
+Hash128 TextKey(const std::string& text) {
+  Hasher h(0x7072756e65ULL);  // "prune"
+  h.AddString(text);
+  return h.Finish();
+}
+
+// The pattern as bytes (occurrence -> first occurrence; rules have far fewer
+// than 256 variable occurrences).
+std::string PackPattern(const std::vector<int>& pattern) {
+  std::string out;
+  out.reserve(pattern.size());
+  for (int v : pattern) out.push_back(static_cast<char>(std::min(v, 255)));
+  return out;
+}
+
 // What is known equal so far: proved rules' sides, by name, joined in a
 // union-find (so equalities compose through shared sides), and proved rules'
 // skeletons (so a rule whose variables merge a general one's is found).
+// Sides and skeletons are kept as 128-bit hashes and rules as ordinals, so a
+// rule costs about a hundred bytes here, whatever its size.
 class Knowledge {
  public:
-  explicit Knowledge(std::map<std::string, std::vector<std::string>> universe) : universe_(std::move(universe)) {}
+  void SetUniverse(std::map<std::string, std::vector<std::string>> universe) { universe_ = std::move(universe); }
 
   void AddRule(const PairView& p, const Form& form, const std::string& id) {
-    const int a = Node(SideText(*p.a, p.ra, p.sa, &identity_, nullptr), id);
-    const int b = Node(SideText(*p.b, p.rb, p.sb, &identity_, nullptr), id);
+    const int32_t rule = RuleOrdinal(id);
+    const int a = Node(TextKey(SideText(*p.a, p.ra, p.sa, &identity_, nullptr)), rule);
+    const int b = Node(TextKey(SideText(*p.b, p.rb, p.sb, &identity_, nullptr)), rule);
     parent_[Find(a)] = Find(b);
-    by_skeleton_[form.skeleton].emplace_back(form.pattern, id);
+    by_skeleton_[TextKey(form.skeleton)].push_back(SkeletonEntry{PackPattern(form.pattern), rule});
   }
 
   // A reason the two sides of `p` are already known equal, if one is.
@@ -185,25 +211,43 @@ class Knowledge {
     if (auto g = FromSkeleton(forward)) return g;
     if (auto g = FromSkeleton(MakeForm(p.Reversed()))) return g;
     for (const Renaming& r : Renamings(forward)) {
-      auto a = ids_.find(SideText(*p.a, p.ra, p.sa, &r, nullptr));
+      auto a = ids_.find(TextKey(SideText(*p.a, p.ra, p.sa, &r, nullptr)));
       if (a == ids_.end()) continue;
-      auto b = ids_.find(SideText(*p.b, p.rb, p.sb, &r, nullptr));
+      auto b = ids_.find(TextKey(SideText(*p.b, p.rb, p.sb, &r, nullptr)));
       if (b == ids_.end()) continue;
       if (Find(a->second) == Find(b->second)) {
-        const std::string& x = introduced_by_[a->second];
-        const std::string& y = introduced_by_[b->second];
+        const std::string x = RuleId(introduced_by_[a->second]);
+        const std::string y = RuleId(introduced_by_[b->second]);
         return x == y ? x : absl::StrCat(x, " and ", y, " (with the proved rules joining them)");
       }
     }
     return std::nullopt;
   }
 
+  int64_t ApproxBytes() const {
+    // Hash tables at their capacity, with a vector and a short pattern per skeleton entry.
+    const int64_t nodes = static_cast<int64_t>(ids_.capacity()) * (sizeof(Hash128) + sizeof(int32_t) + 1);
+    const int64_t skeletons = static_cast<int64_t>(by_skeleton_.capacity()) *
+                              (sizeof(Hash128) + sizeof(std::vector<SkeletonEntry>) + 1);
+    const int64_t entries = static_cast<int64_t>(rule_offsets_.size()) * (sizeof(SkeletonEntry) + 16);
+    const int64_t arrays = static_cast<int64_t>(parent_.capacity() + introduced_by_.capacity() +
+                                                rule_offsets_.capacity()) * sizeof(int32_t) +
+                           static_cast<int64_t>(rule_ids_.capacity());
+    return nodes + skeletons + entries + arrays;
+  }
+
  private:
+  struct SkeletonEntry {
+    std::string pattern;  // PackPattern
+    int32_t rule;
+  };
+
   std::optional<std::string> FromSkeleton(const Form& form) const {
-    auto it = by_skeleton_.find(form.skeleton);
+    auto it = by_skeleton_.find(TextKey(form.skeleton));
     if (it == by_skeleton_.end()) return std::nullopt;
-    for (const auto& [pattern, id] : it->second) {
-      if (IsInstance(pattern, form.pattern)) return id;
+    const std::string specific = PackPattern(form.pattern);
+    for (const SkeletonEntry& entry : it->second) {
+      if (IsInstance(entry.pattern, specific)) return RuleId(entry.rule);
     }
     return std::nullopt;
   }
@@ -221,7 +265,6 @@ class Knowledge {
       std::vector<std::string> targets = u->second;
       std::sort(targets.begin(), targets.end());
       // Every ordered choice of names.size() distinct targets.
-      std::vector<int> pick(names.size(), 0);
       std::function<void(size_t, std::vector<bool>&, Renaming&)> choose = [&](size_t k, std::vector<bool>& used,
                                                                               Renaming& partial) {
         if (next.size() >= kMaxRenamings) return;
@@ -251,11 +294,25 @@ class Knowledge {
     return out;
   }
 
-  int Node(const std::string& text, const std::string& rule_id) {
-    auto [it, inserted] = ids_.emplace(text, static_cast<int>(parent_.size()));
+  // Rule ids, packed into one string (most are 17 characters).
+  int32_t RuleOrdinal(const std::string& id) {
+    rule_offsets_.push_back(static_cast<int64_t>(rule_ids_.size()));
+    rule_ids_ += id;
+    return static_cast<int32_t>(rule_offsets_.size() - 1);
+  }
+  std::string RuleId(int32_t ordinal) const {
+    const int64_t begin = rule_offsets_[ordinal];
+    const int64_t end = ordinal + 1 < static_cast<int32_t>(rule_offsets_.size())
+                            ? rule_offsets_[ordinal + 1]
+                            : static_cast<int64_t>(rule_ids_.size());
+    return rule_ids_.substr(begin, end - begin);
+  }
+
+  int Node(const Hash128& key, int32_t rule) {
+    auto [it, inserted] = ids_.emplace(key, static_cast<int>(parent_.size()));
     if (inserted) {
       parent_.push_back(it->second);
-      introduced_by_.push_back(rule_id);
+      introduced_by_.push_back(rule);
     }
     return it->second;
   }
@@ -266,10 +323,12 @@ class Knowledge {
 
   std::map<std::string, std::vector<std::string>> universe_;  // type group -> variable names
   const Renaming identity_;
-  absl::flat_hash_map<std::string, int> ids_;
+  absl::flat_hash_map<Hash128, int, Hash128Hasher> ids_;  // side -> union-find node
   std::vector<int> parent_;
-  std::vector<std::string> introduced_by_;  // per side: the rule that first named it
-  std::map<std::string, std::vector<std::pair<std::vector<int>, std::string>>> by_skeleton_;
+  std::vector<int32_t> introduced_by_;  // per side: the rule that first named it
+  absl::flat_hash_map<Hash128, std::vector<SkeletonEntry>, Hash128Hasher> by_skeleton_;
+  std::string rule_ids_;
+  std::vector<int64_t> rule_offsets_;
 };
 
 bool IsVariable(const Graph& g, TensorRef r) {
@@ -349,75 +408,111 @@ std::string RuleRenamingKey(const rules::Rule& rule) {
   return std::min(key(MakeForm(p)), key(MakeForm(p.Reversed())));
 }
 
-ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
-  ReductionTable table;
-  struct Item {
-    size_t index;
-    Decoded decoded;
-    Form form;
-    int distinct_variables;
-  };
-  std::vector<Item> items;
-  std::map<std::string, std::set<std::string>> universe;
-  for (size_t i = 0; i < rules.size(); ++i) {
-    if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
-    ++table.proved;
-    auto d = Decode(rules[i]);
-    if (!d) continue;
-    Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
-    for (const auto& [name, group] : f.groups) universe[group].insert(name);
-    const int distinct = static_cast<int>(f.groups.size());
-    items.push_back({i, std::move(*d), std::move(f), distinct});
+void ReductionTable::Count(PruneReason reason) {
+  switch (reason) {
+    case PruneReason::kRenaming: ++pruned_renaming; break;
+    case PruneReason::kCommonSubgraph: ++pruned_subgraph; break;
+    case PruneReason::kCommonSupergraph: ++pruned_supergraph; break;
   }
-  std::map<std::string, std::vector<std::string>> names;
-  for (const auto& [group, set] : universe) names[group].assign(set.begin(), set.end());
+  after_renaming = proved - pruned_renaming;
+  after_common_subgraph = after_renaming - pruned_subgraph - pruned_supergraph;
+}
+
+bool PrunedBefore(const PruneOrderKey& x, const PruneOrderKey& y) {
   // Smaller rules first; among equal sizes, more general (more distinct
   // variables) first, so an instance finds its general rule already known.
-  std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    if (x.decoded.size != y.decoded.size) return x.decoded.size < y.decoded.size;
-    return x.distinct_variables > y.distinct_variables;
-  });
-  Knowledge known(std::move(names));
-  for (Item& item : items) {
-    rules::Rule& rule = rules[item.index];
-    const Decoded& d = item.decoded;
-    const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
-    auto prune = [&](const std::string& why) {
-      rule.set_status(rules::RULE_STATUS_PRUNED);
-      rule.set_status_detail(why);
-    };
-    if (auto by = known.Implied(whole)) {
-      prune(absl::StrCat("renaming or instance of ", *by));
-      ++table.pruned_renaming;
-    } else {
-      bool done = false;
-      std::vector<PairView> reductions;
-      if (auto r = DropIdenticalOutputs(whole)) reductions.push_back(*r);
-      for (const PairView& r : CommonSubgraphReductions(d)) {
-        reductions.push_back(r);
-        if (auto smaller = DropIdenticalOutputs(r)) reductions.push_back(*smaller);
+  if (x.size != y.size) return x.size < y.size;
+  return x.distinct_variables > y.distinct_variables;
+}
+
+struct PruneEngine::State {
+  std::map<std::string, std::set<std::string>> universe;  // type group -> variable names (Survey)
+  Knowledge known;
+};
+
+PruneEngine::PruneEngine() : state_(std::make_unique<State>()) {}
+PruneEngine::~PruneEngine() = default;
+
+PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) {
+  auto d = Decode(rule);
+  if (!d) return PruneOrderKey{};
+  const Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
+  for (const auto& [name, group] : f.groups) state_->universe[group].insert(name);
+  return PruneOrderKey{true, d->size, static_cast<int>(f.groups.size())};
+}
+
+void PruneEngine::Seal() {
+  std::map<std::string, std::vector<std::string>> names;
+  for (const auto& [group, set] : state_->universe) names[group].assign(set.begin(), set.end());
+  state_->universe.clear();
+  state_->known.SetUniverse(std::move(names));
+}
+
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) {
+  auto decoded = Decode(rule);
+  if (!decoded) return std::nullopt;
+  const Decoded& d = *decoded;
+  const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
+  std::optional<PruneVerdict> verdict;
+  if (auto by = state_->known.Implied(whole)) {
+    verdict = PruneVerdict{PruneReason::kRenaming, absl::StrCat("renaming or instance of ", *by)};
+  } else {
+    std::vector<PairView> reductions;
+    if (auto r = DropIdenticalOutputs(whole)) reductions.push_back(*r);
+    for (const PairView& r : CommonSubgraphReductions(d)) {
+      reductions.push_back(r);
+      if (auto smaller = DropIdenticalOutputs(r)) reductions.push_back(*smaller);
+    }
+    for (const PairView& r : reductions) {
+      if (auto by = state_->known.Implied(r)) {
+        verdict = PruneVerdict{PruneReason::kCommonSubgraph, absl::StrCat("common subgraph: follows from ", *by)};
+        break;
       }
-      for (const PairView& r : reductions) {
-        if (auto by = known.Implied(r)) {
-          prune(absl::StrCat("common subgraph: follows from ", *by));
-          ++table.pruned_subgraph;
-          done = true;
-          break;
-        }
-      }
-      if (!done) {
-        if (auto r = CommonSupergraphReduction(d)) {
-          if (auto by = known.Implied(*r)) {
-            prune(absl::StrCat("common supergraph: follows from ", *by));
-            ++table.pruned_supergraph;
-          }
+    }
+    if (!verdict) {
+      if (auto r = CommonSupergraphReduction(d)) {
+        if (auto by = state_->known.Implied(*r)) {
+          verdict =
+              PruneVerdict{PruneReason::kCommonSupergraph, absl::StrCat("common supergraph: follows from ", *by)};
         }
       }
     }
-    known.AddRule(whole, item.form, rule.id());
   }
-  table.after_renaming = table.proved - table.pruned_renaming;
-  table.after_common_subgraph = table.after_renaming - table.pruned_subgraph - table.pruned_supergraph;
+  state_->known.AddRule(whole, MakeForm(whole), rule.id());
+  return verdict;
+}
+
+void PruneEngine::Learn(const rules::Rule& rule) {
+  auto d = Decode(rule);
+  if (!d) return;
+  const PairView whole{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
+  state_->known.AddRule(whole, MakeForm(whole), rule.id());
+}
+
+int64_t PruneEngine::ApproxBytes() const { return state_->known.ApproxBytes(); }
+
+ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
+  ReductionTable table;
+  PruneEngine engine;
+  std::vector<std::pair<size_t, PruneOrderKey>> order;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
+    ++table.proved;
+    const PruneOrderKey key = engine.Survey(rules[i]);
+    if (key.decodes) order.emplace_back(i, key);
+  }
+  engine.Seal();
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& x, const auto& y) { return PrunedBefore(x.second, y.second); });
+  table.after_renaming = table.after_common_subgraph = table.proved;
+  for (const auto& [index, key] : order) {
+    rules::Rule& rule = rules[index];
+    if (auto verdict = engine.Judge(rule)) {
+      rule.set_status(rules::RULE_STATUS_PRUNED);
+      rule.set_status_detail(verdict->detail);
+      table.Count(verdict->reason);
+    }
+  }
   return table;
 }
 

@@ -19,12 +19,17 @@
 #ifndef TASO_VERIFIER_PRUNING_H_
 #define TASO_VERIFIER_PRUNING_H_
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "proto/rules.pb.h"
 
 namespace taso::verifier {
+
+// Why a proved rule is redundant.
+enum class PruneReason { kRenaming, kCommonSubgraph, kCommonSupergraph };
 
 struct ReductionTable {
   int64_t proved = 0;              // PROVED rules before pruning
@@ -33,6 +38,8 @@ struct ReductionTable {
   int64_t pruned_renaming = 0;
   int64_t pruned_subgraph = 0;
   int64_t pruned_supergraph = 0;
+  // One more rule pruned for `reason`; the "after" counts follow.
+  void Count(PruneReason reason);
 };
 
 // Marks redundant PROVED rules in `rules` as PRUNED, with status_detail
@@ -41,6 +48,49 @@ struct ReductionTable {
 // statuses are left alone and never used as the general rule. Rules whose
 // graphs do not decode are left alone.
 ReductionTable PruneRules(std::vector<rules::Rule>& rules);
+
+// Where a proved rule comes in pruning order.
+struct PruneOrderKey {
+  bool decodes = false;  // rules whose graphs do not decode are left alone
+  int size = 0;          // operators in its larger side
+  int distinct_variables = 0;
+};
+// Whether `x` is pruned before `y`: smaller first, then more general (more
+// distinct variables). Neither: the callers' order decides (id order).
+bool PrunedBefore(const PruneOrderKey& x, const PruneOrderKey& y);
+
+struct PruneVerdict {
+  PruneReason reason;
+  std::string detail;  // the status_detail: the reason and the rule(s) implying it
+};
+
+// PruneRules one rule at a time, for callers that cannot hold every rule
+// (verifier/streaming_pruning.h). What it keeps per rule seen is compact
+// (hashes of its sides and skeleton, an id): about 200 bytes.
+//   1. Survey every proved rule once, in any order (variable names by type,
+//      which renamings range over; the rule's place in the order), then Seal.
+//   2. Judge the decoding ones in pruning order (PrunedBefore, ties in id
+//      order); a resumed run Learns the ones it judged before instead.
+class PruneEngine {
+ public:
+  PruneEngine();
+  ~PruneEngine();
+  PruneEngine(const PruneEngine&) = delete;
+  PruneEngine& operator=(const PruneEngine&) = delete;
+
+  PruneOrderKey Survey(const rules::Rule& rule);
+  void Seal();
+  // Why `rule` is redundant given the rules judged or learned before it, if
+  // it is; it is learned either way.
+  std::optional<PruneVerdict> Judge(const rules::Rule& rule);
+  void Learn(const rules::Rule& rule);
+  // What the known rules take in memory, roughly.
+  int64_t ApproxBytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The renaming-invariant key of a rule (both directions give the same key);
 // empty if the graphs do not decode.

@@ -1,0 +1,32 @@
+// `taso rules prune [--job ID] [--db DIR] [--memory-limit-mb N] [--batch-rules N] [--restart] [--json]`:
+// prunes a finished job's proved rules over every store shard as one set, a
+// batch at a time (verifier/streaming_pruning.h), for jobs the stores do not
+// prune themselves: more rules than `taso_rules_db --prune_max_rules` (size
+// 4: 2.8M), or spread over several shards. Resumes where a killed run
+// stopped. Prints TASO's reduction table, the time and the peak RSS.
+#ifndef TASO_CLI_PRUNE_COMMAND_H_
+#define TASO_CLI_PRUNE_COMMAND_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace taso::cli {
+
+struct PruneCommandOptions {
+  std::string db = "taso-db";  // the store-N databases, opened in this process
+  std::string store;           // refused: the databases are opened directly
+  std::string job_id;          // empty: the one DONE job
+  int64_t memory_limit_mb = 4096;
+  int64_t batch_rules = 20'000;
+  bool restart = false;        // ignore a stored checkpoint
+  bool json = false;
+};
+
+// Exit codes: 0 pruned; 1 error (a run stopped midway resumes on rerun); 2 bad
+// options, no database, or no finished job.
+int RunRulesPrune(const PruneCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace taso::cli
+
+#endif  // TASO_CLI_PRUNE_COMMAND_H_

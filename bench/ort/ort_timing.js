@@ -6,44 +6,9 @@
 const os = require('os');
 const ort = require('onnxruntime-node');
 
-// Deterministic inputs: mulberry32 + Box-Muller, standard normal floats.
-function normalSource(seed) {
-  let s = (seed >>> 0) || 1;
-  const uniform = () => {
-    s = (s + 0x6D2B79F5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
-  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-}
-
-const TYPED = {
-  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, int8: Int8Array,
-  uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-};
-
-function makeFeeds(session, seed) {
-  const next = normalSource(seed);
-  const feeds = {};
-  const shapes = {};
-  for (const m of session.inputMetadata) {
-    if (!m.isTensor) throw new Error(`input ${m.name} is not a tensor`);
-    const Typed = TYPED[m.type];
-    if (!Typed) throw new Error(`input ${m.name} has type ${m.type}, which run.js does not generate`);
-    // Symbolic or unknown dimensions (batch) become 1.
-    const dims = m.shape.map((d) => (typeof d === 'number' && d > 0 ? d : 1));
-    const n = dims.reduce((a, b) => a * b, 1);
-    const data = new Typed(n);
-    if (m.type === 'float32' || m.type === 'float64') {
-      for (let i = 0; i < n; i++) data[i] = next();
-    }  // integer inputs stay 0 (index-like inputs are not generated)
-    feeds[m.name] = new ort.Tensor(m.type, data, dims);
-    shapes[m.name] = dims;
-  }
-  return {feeds, shapes};
-}
+// Deterministic random inputs, the same the profiler's ort worker feeds.
+const {randomFeeds} = require('../../profiler/ort/random_feeds');
+const makeFeeds = (session, seed) => randomFeeds(ort, session, seed, 'run.js');
 
 // Feeds for another model: by name when every name is present, by position otherwise.
 function feedsFor(session, feeds) {

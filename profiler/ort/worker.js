@@ -37,41 +37,8 @@ try {
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-// Deterministic normal floats: mulberry32 + Box-Muller.
-function normalSource(seed) {
-  let s = (seed >>> 0) || 1;
-  const uniform = () => {
-    s = (s + 0x6D2B79F5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
-  };
-  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-}
-
-const TYPED = {
-  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, int8: Int8Array,
-  uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-  bool: Uint8Array,
-};
-
-function makeFeeds(session, seed) {
-  const next = normalSource(seed);
-  const feeds = {};
-  for (const m of session.inputMetadata) {
-    if (!m.isTensor) throw new Error(`input ${m.name} is not a tensor`);
-    const Typed = TYPED[m.type];
-    if (!Typed) throw new Error(`input ${m.name} has element type ${m.type}, which the worker does not generate`);
-    const dims = m.shape.map((d) => (typeof d === 'number' && d > 0 ? d : 1));
-    const data = new Typed(dims.reduce((a, b) => a * b, 1));
-    if (m.type === 'float32' || m.type === 'float64') {
-      for (let i = 0; i < data.length; i++) data[i] = next();
-    }
-    feeds[m.name] = new ort.Tensor(m.type, data, dims);
-  }
-  return feeds;
-}
+const {randomFeeds} = require('./random_feeds');
+const makeFeeds = (session, seed) => randomFeeds(ort, session, seed, 'the worker').feeds;
 
 // Where ORT writes the kernel profiles: the directory the caller gives (it removes it even when this
 // process is killed), else one of our own, removed at exit.

@@ -428,13 +428,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
     });
   });
   if (!s.ok()) return s;
-  for (int i = 0; i < n; ++i) {
-    if (!results[i].ok()) continue;
-    const Measurement m = Summarize(samples[i]);
-    results[i]->median_ms = m.median_ms;
-    results[i]->min_ms = m.min_ms;
-    results[i]->runs = m.repetitions;
-  }
+  SummarizeGraphTimings(samples, results);
   return results;
 }
 

@@ -27,4 +27,15 @@ bool EnoughRepetitions(const TimingOptions& options, int done, double elapsed_ms
   return elapsed_ms >= options.min_timed_ms;
 }
 
+void SummarizeGraphTimings(const std::vector<std::vector<double>>& samples,
+                           std::vector<absl::StatusOr<GraphTiming>>& results) {
+  for (size_t i = 0; i < results.size() && i < samples.size(); ++i) {
+    if (!results[i].ok()) continue;
+    const Measurement m = Summarize(samples[i]);
+    results[i]->median_ms = m.median_ms;
+    results[i]->min_ms = m.min_ms;
+    results[i]->runs = m.repetitions;
+  }
+}
+
 }  // namespace taso::profiler

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace taso::profiler {
 
 // How long to run a kernel. A backend runs `warmup` untimed repetitions,
@@ -68,6 +70,11 @@ struct GraphTiming {
 
 // Statistics over per-repetition times in milliseconds.
 Measurement Summarize(std::vector<double> samples_ms);
+
+// Sets each successful timing's median, min and runs from its samples
+// (samples[i] for results[i]), as every whole-graph backend reports them.
+void SummarizeGraphTimings(const std::vector<std::vector<double>>& samples,
+                           std::vector<absl::StatusOr<GraphTiming>>& results);
 
 // Whether a timing loop that has run `done` repetitions for `elapsed_ms`
 // should stop.

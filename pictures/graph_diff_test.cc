@@ -134,7 +134,9 @@ TEST(GraphDiffTest, AnOperatorBetweenTwoRewritesIsKept) {
   EXPECT_EQ(diff->removed, 4);
   EXPECT_EQ(diff->added, 2);
   for (const Node& n : before.nodes()) {
-    if (n.kind == OpKind::kPoolMax) EXPECT_EQ(diff->before_change[n.id], NodeChange::kKept);
+    if (n.kind == OpKind::kPoolMax) {
+      EXPECT_EQ(diff->before_change[n.id], NodeChange::kKept);
+    }
   }
   EXPECT_EQ(ChangedRegions(before, after, *diff).size(), 2u);
 }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
@@ -166,13 +167,50 @@ bool IsBaselineGraph(const Graph& baseline, const Graph& candidate) {
   return baseline_hash.ok() && candidate_hash.ok() && *baseline_hash == *candidate_hash;
 }
 
+// The files a user would run, for a backend that times ONNX models itself.
+struct ModelFiles {
+  const std::string* input = nullptr;   // as the user gave it
+  const std::string* output = nullptr;  // the candidate as exported
+};
+
+// Under the ort backend the never-slower step times the input file against
+// the candidate's exported file as ORT reads them: ORT runs a re-exported IR
+// graph differently from the file it is given, and the user runs the file.
+// Nullopt when the files cannot be timed (another backend, or a profiler
+// that does not take models): the IR graphs are timed instead.
+std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles& files,
+                                                                profiler::ProfilerClient& profiler,
+                                                                const OptimizerOptions& options,
+                                                                absl::Status& failed) {
+  if (options.backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
+    return std::nullopt;
+  }
+  profiler::MeasureGraphRequest request;
+  request.add_onnx_models(*files.input);
+  request.add_onnx_models(*files.output);
+  request.set_backend(options.backend);
+  // Twice a graph comparison's runs: ORT's run-to-run spread on small models
+  // is of the order of the 1 % margin.
+  request.set_min_runs(40);
+  auto response = profiler.MeasureGraph(request);
+  if (response.ok()) return *response;
+  const absl::StatusCode code = response.status().code();
+  if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kResourceExhausted &&
+      code != absl::StatusCode::kInvalidArgument) {
+    failed = response.status();
+  }
+  return std::nullopt;
+}
+
 // Never slower: times `baseline` (the input's runtime baseline) and
-// `candidate` end to end in one interleaved MeasureGraph call and records the outcome in
+// `candidate` end to end in one interleaved MeasureGraph call (or, under the
+// ort backend, the input and output files) and records the outcome in
 // `report`. False when the input must be returned instead of the candidate
 // (measured slower beyond the tolerance); true otherwise, including when no
 // measurement could be made (the candidate is checked and predicted faster).
-bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, profiler::ProfilerClient& profiler,
-                                 const OptimizerOptions& options, OptimizeReport& report) {
+bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, const ModelFiles& files,
+                                 profiler::ProfilerClient& profiler, const OptimizerOptions& options,
+                                 OptimizeReport& report) {
   if (!options.measure) {
     report.measurement = MeasureVerdict::kSkippedDisabled;
     report.measurement_detail = "not measured: disabled (--no-measure)";
@@ -183,6 +221,9 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
     report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
     return true;
   };
+  absl::Status files_failed;
+  std::optional<profiler::MeasureGraphResponse> timed_files = MeasureModelFiles(files, profiler, options, files_failed);
+  if (!files_failed.ok()) return fail(std::string(files_failed.message()));
   profiler::MeasureGraphRequest request;
   *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
@@ -193,7 +234,8 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   request.set_views(profiler::GRAPH_VIEW_POLICY_MATERIALIZE);
   // More runs than a lone graph gets: the decision rests on a 1 % margin.
   request.set_min_runs(20);
-  auto response = profiler.MeasureGraph(request);
+  auto response = timed_files ? absl::StatusOr<profiler::MeasureGraphResponse>(std::move(*timed_files))
+                              : profiler.MeasureGraph(request);
   if (!response.ok()) {
     const absl::StatusCode code = response.status().code();
     if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
@@ -215,7 +257,9 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   report.measured_after_ms = c.median_ms();
   report.measured_runs = std::min(b.runs(), c.runs());
   const std::string how = absl::StrFormat(
-      "%d interleaved runs each on %s%s", report.measured_runs, c.device(),
+      "%s, %d interleaved runs each on %s%s",
+      timed_files ? "the input and output files as the runtime reads them" : "the baseline and candidate graphs",
+      report.measured_runs, c.device(),
       c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
                              : "");
   const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
@@ -263,7 +307,8 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   if (std::string why = CheckFailure(result->report.check, "the optimized graph"); !why.empty()) {
     ReturnOriginal(result->report, std::move(why));
     result->graph = input;
-  } else if (!KeepCandidateAfterMeasuring(searched->baseline, result->graph, profiler, options, result->report)) {
+  } else if (!KeepCandidateAfterMeasuring(searched->baseline, result->graph, ModelFiles{}, profiler, options,
+                                          result->report)) {
     result->graph = input;
   }
   return std::move(*result);
@@ -323,7 +368,9 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
           "not measured: the search found nothing beyond what a runtime does itself (folding constants and batch "
           "norms, fusing bias and activations, merging duplicates), so the input is returned byte for byte";
       report.operators_after = report.operators_before;
-    } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph, profiler, options, report)) {
+    } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph,
+                                           ModelFiles{&model_bytes, &*exported}, profiler,
+                                           options, report)) {
       result.model = std::move(*exported);
       result.graph = std::move(optimized->graph);
     } else {

@@ -300,14 +300,22 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   FixedGraphTimes(double baseline_ms, double candidate_ms)
       : costs_(testing::AnalyticProfiler()), baseline_ms_(baseline_ms), candidate_ms_(candidate_ms) {}
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
-    return costs_->MeasureBatch(r);
+    profiler::MeasureRequest analytic = r;  // costs stand in for whichever backend the test names
+    analytic.set_backend(profiler::BACKEND_ANALYTIC);
+    return costs_->MeasureBatch(analytic);
   }
   absl::StatusOr<profiler::MeasureGraphResponse> MeasureGraph(const profiler::MeasureGraphRequest& r) override {
     ++graph_calls;
     graphs_per_call = r.graphs_size();
+    models_per_call = r.onnx_models_size();
+    if (r.onnx_models_size() > 0) {
+      first_model = r.onnx_models(0);
+      if (refuse_models) return absl::UnimplementedError("this profiler does not take ONNX models");
+    }
     profiler::MeasureGraphResponse response;
-    response.set_interleaved(r.graphs_size() > 1);
-    for (int i = 0; i < r.graphs_size(); ++i) {
+    const int n = r.graphs_size() + r.onnx_models_size();
+    response.set_interleaved(n > 1);
+    for (int i = 0; i < n; ++i) {
       profiler::GraphMeasurement* m = response.add_results()->mutable_measurement();
       m->set_median_ms(i == 0 ? baseline_ms_ : candidate_ms_);
       m->set_min_ms(m->median_ms());
@@ -326,6 +334,9 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   std::string Describe() const override { return "fixed graph times"; }
   int graph_calls = 0;
   int graphs_per_call = 0;
+  int models_per_call = 0;
+  std::string first_model;
+  bool refuse_models = false;
 
  private:
   std::unique_ptr<profiler::ProfilerClient> costs_;
@@ -370,6 +381,37 @@ TEST(NeverSlowerTest, CandidateWithinTheToleranceIsKept) {
   auto kept_input = OptimizeOnnx(ConvReluModel(), {}, again, strict);
   ASSERT_TRUE(kept_input.ok()) << kept_input.status();
   EXPECT_EQ(kept_input->report.measurement, MeasureVerdict::kKeptBaseline);
+}
+
+// Under the ort backend the files themselves are timed: the input as the
+// user gave it against the exported candidate, since ORT runs a re-exported
+// graph differently from the file. A profiler that cannot take models gets
+// the IR graphs instead.
+TEST(NeverSlowerTest, OrtBackendTimesTheInputAndOutputFiles) {
+  OptimizerOptions ort;
+  ort.backend = profiler::BACKEND_ORT_CPU;
+  FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
+  const std::string input = ConvReluModel();
+  auto result = OptimizeOnnx(input, {}, slower, ort);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(slower.graph_calls, 1);
+  EXPECT_EQ(slower.models_per_call, 2);
+  EXPECT_EQ(slower.graphs_per_call, 0);
+  EXPECT_EQ(slower.first_model, input) << "the input file as the user gave it";
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kKeptBaseline) << result->report.measurement_detail;
+  EXPECT_EQ(result->model, input);
+  EXPECT_NE(result->report.measurement_detail.find("input and output files"), std::string::npos)
+      << result->report.measurement_detail;
+
+  FixedGraphTimes old_profiler(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  old_profiler.refuse_models = true;
+  auto fallback = OptimizeOnnx(input, {}, old_profiler, ort);
+  ASSERT_TRUE(fallback.ok()) << fallback.status();
+  EXPECT_EQ(old_profiler.graph_calls, 2) << "models refused, then the graphs";
+  EXPECT_EQ(old_profiler.graphs_per_call, 2);
+  EXPECT_EQ(fallback->report.measurement, MeasureVerdict::kKeptCandidate) << fallback->report.measurement_detail;
+  EXPECT_NE(fallback->report.measurement_detail.find("baseline and candidate graphs"), std::string::npos)
+      << fallback->report.measurement_detail;
 }
 
 TEST(NeverSlowerTest, NoMeasureSkipsIt) {

@@ -57,6 +57,17 @@ class MeasureBackend {
     return absl::UnimplementedError(absl::StrCat("the ", Backend_Name(kind()),
                                                  " backend does not run whole graphs; use the cpu backend"));
   }
+
+  // Times whole ONNX models (serialized ModelProtos, as a runtime reads
+  // them) as MeasureGraphs times graphs. Only a backend that runs ONNX itself
+  // can; the others answer UNIMPLEMENTED.
+  virtual absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureModels(
+      const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
+      const std::function<bool()>& cancelled) {
+    (void)onnx_models, (void)options, (void)cancelled;
+    return absl::UnimplementedError(absl::StrCat("the ", Backend_Name(kind()),
+                                                 " backend does not run ONNX models; use --backend ort"));
+  }
 };
 
 }  // namespace taso::profiler

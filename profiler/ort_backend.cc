@@ -209,6 +209,30 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureGrap
     if (!path.ok()) return path.status();
     paths[i] = *path;
   }
+  absl::Status timed = TimeInterleaved(paths, options, cancelled, results);
+  if (!timed.ok()) return timed;
+  return results;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureModels(
+    const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
+    const std::function<bool()>& cancelled) {
+  std::vector<absl::StatusOr<GraphTiming>> results(onnx_models.size(), GraphTiming{});
+  std::vector<std::string> paths;
+  for (const std::string& model : onnx_models) {
+    auto path = WriteModel(model);
+    if (!path.ok()) return path.status();
+    paths.push_back(*path);
+  }
+  absl::Status timed = TimeInterleaved(paths, options, cancelled, results);
+  if (!timed.ok()) return timed;
+  return results;
+}
+
+absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, const GraphTimingOptions& options,
+                                         const std::function<bool()>& cancelled,
+                                         std::vector<absl::StatusOr<GraphTiming>>& results) {
+  const int n = static_cast<int>(paths.size());
   std::vector<std::vector<double>> samples(n);
   // One pass for one graph; two for a comparison, the second creating and
   // running them in reverse order.
@@ -251,7 +275,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureGrap
   }
   if (!failed.ok()) return failed;
   SummarizeGraphTimings(samples, results);
-  return results;
+  return absl::OkStatus();
 }
 
 }  // namespace taso::profiler

@@ -75,6 +75,10 @@ class OrtBackend : public MeasureBackend {
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphs(
       const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
       const std::function<bool()>& cancelled) override;
+  // The models' own bytes, written to files and timed as MeasureGraphs does.
+  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureModels(
+      const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
+      const std::function<bool()>& cancelled) override;
 
  private:
   struct Timed {
@@ -88,6 +92,12 @@ class OrtBackend : public MeasureBackend {
   // One worker "time" call over `paths` in this order.
   absl::StatusOr<std::vector<absl::StatusOr<Timed>>> Time(const std::vector<std::string>& paths, int warmup,
                                                           int min_runs, int max_runs, double min_ms);
+  // Times the model files at `paths` interleaved, in two passes (the second
+  // in reverse order) when there are several, into `results` (entries
+  // already failed are skipped); removes the files.
+  absl::Status TimeInterleaved(const std::vector<std::string>& paths, const GraphTimingOptions& options,
+                               const std::function<bool()>& cancelled,
+                               std::vector<absl::StatusOr<GraphTiming>>& results);
 
   OrtBackendOptions options_;
   OrtWorker worker_;

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "core/graph_proto.h"
 #include "profiler/ort_model.h"
 #include "profiler/profiler.h"
 #include "testing/graph_builder.h"
@@ -230,6 +231,65 @@ TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {
   EXPECT_EQ(response->results(0).cost().backend(), BACKEND_ORT_CPU);
   EXPECT_THAT(response->results(0).cost().device(), HasSubstr("onnxruntime"));
   EXPECT_GT(response->results(0).cost().median_ms(), 0);
+}
+
+// The never-slower check under --backend ort times the files a user runs:
+// ONNX models given as bytes are timed interleaved, a model ORT cannot load
+// fails alone, and graphs and models in one request are refused.
+TEST_F(OrtMeasureTest, OnnxModelsAreTimedAsFilesThroughMeasureGraph) {
+  GraphBuilder small, large;
+  for (auto* b : {&small, &large}) {
+    const int64_t n = b == &small ? 64 : 1024;
+    TensorRef x = b->In("x", {1, n});
+    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
+  }
+  auto small_model = TimingModel(small.graph), large_model = TimingModel(large.graph);
+  ASSERT_TRUE(small_model.ok()) << small_model.status();
+  ASSERT_TRUE(large_model.ok()) << large_model.status();
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureGraphRequest request;
+  request.set_backend(BACKEND_ORT_CPU);
+  request.add_onnx_models(*small_model);
+  request.add_onnx_models(*large_model);
+  request.add_onnx_models("not an ONNX model");
+  request.set_min_runs(10);
+  auto response = (*profiler)->MeasureGraph(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->results_size(), 3);
+  EXPECT_TRUE(response->interleaved());
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(response->results(i).has_measurement()) << response->results(i).error().message();
+    const GraphMeasurement& m = response->results(i).measurement();
+    EXPECT_GT(m.median_ms(), 0);
+    EXPECT_GE(m.runs(), 10);
+    EXPECT_EQ(m.backend(), BACKEND_ORT_CPU);
+    EXPECT_FALSE(m.from_cache());
+  }
+  EXPECT_GT(response->results(1).measurement().median_ms(), response->results(0).measurement().median_ms());
+  ASSERT_TRUE(response->results(2).has_error());
+  EXPECT_THAT(response->results(2).error().message(), HasSubstr("ONNX Runtime cannot run it"));
+
+  *request.add_graphs() = GraphToProto(small.graph, /*weight_data=*/false);
+  auto both = (*profiler)->MeasureGraph(request);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(OrtBackendTest, OtherBackendsRefuseOnnxModelsAsUnimplemented) {
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureGraphRequest request;
+  request.set_backend(BACKEND_CPU);
+  request.add_onnx_models("bytes");
+  auto response = (*profiler)->MeasureGraph(request);
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kUnimplemented) << response.status();
+  EXPECT_THAT(response.status().message(), HasSubstr("--backend ort"));
 }
 
 }  // namespace

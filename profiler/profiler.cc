@@ -330,10 +330,13 @@ absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph, 
 
 absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGraphRequest& request,
                                                                const std::function<bool()>& cancelled) {
-  if (request.graphs_size() == 0) return absl::InvalidArgumentError("MeasureGraph: no graphs given");
-  if (request.graphs_size() > options_.max_graphs_per_request) {
-    return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", request.graphs_size(),
-                                                   " graphs in one request, over the limit of ",
+  const int given = request.graphs_size() + request.onnx_models_size();
+  if (given == 0) return absl::InvalidArgumentError("MeasureGraph: no graphs or ONNX models given");
+  if (request.graphs_size() > 0 && request.onnx_models_size() > 0) {
+    return absl::InvalidArgumentError("MeasureGraph: give graphs or ONNX models, not both");
+  }
+  if (given > options_.max_graphs_per_request) {
+    return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", given, " graphs in one request, over the limit of ",
                                                    options_.max_graphs_per_request));
   }
   auto backend = ResolveBackend(request.backend());
@@ -353,6 +356,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
                                                      static_cast<int>(request.views()),
                                                      " (GRAPH_VIEW_POLICY_MATERIALIZE or GRAPH_VIEW_POLICY_ALIAS)"));
   }
+  if (request.onnx_models_size() > 0) return MeasureOnnxModels(request, **backend, timing, cancelled);
   const bool interleaved = request.graphs_size() > 1;
 
   MeasureGraphResponse response;
@@ -430,6 +434,40 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
     absl::Status stored = cache_->PutGraph(m.backend(), m.device(), keys[i], m);
     if (!stored.ok()) std::cerr << "taso_profiler: warning: " << stored.message() << "\n";
     *result->mutable_measurement() = std::move(m);
+  }
+  return response;
+}
+
+absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureOnnxModels(const MeasureGraphRequest& request,
+                                                                    MeasureBackend& backend,
+                                                                    const GraphTimingOptions& timing,
+                                                                    const std::function<bool()>& cancelled) {
+  const std::vector<std::string> models(request.onnx_models().begin(), request.onnx_models().end());
+  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
+  {
+    std::lock_guard<std::mutex> measuring(*measure_mu_[backend.kind()]);
+    ++measurements_;
+    timings = backend.MeasureModels(models, timing, cancelled);
+  }
+  if (!timings.ok()) return timings.status();
+  MeasureGraphResponse response;
+  response.set_interleaved(models.size() > 1);
+  for (const absl::StatusOr<GraphTiming>& t : *timings) {
+    GraphMeasureResult* result = response.add_results();
+    if (!t.ok()) {
+      ++errors_;
+      result->mutable_error()->set_code(static_cast<int>(t.status().code()));
+      result->mutable_error()->set_message(std::string(t.status().message()));
+      continue;
+    }
+    GraphMeasurement* m = result->mutable_measurement();
+    m->set_median_ms(t->median_ms);
+    m->set_min_ms(t->min_ms);
+    m->set_runs(t->runs);
+    m->set_kernels(t->kernels);
+    m->set_backend(backend.kind());
+    m->set_device(backend.device());
+    storage::SetTime(absl::Now(), m->mutable_measured_at());
   }
   return response;
 }

@@ -23,6 +23,7 @@
 #include "cli/verify_command.h"
 #include "net/security_flags.h"
 #include "profiler/ort_backend.h"
+#include "profiler/ort_flags.h"
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
@@ -98,15 +99,6 @@ ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory;
           "'none': memory only");
 ABSL_FLAG(std::string, backend, "auto", "profile, optimize: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic | "
           "ort (ONNX Runtime's CPU kernels through node)");
-ABSL_FLAG(std::string, ort_worker, "", "profile, optimize (embedded), --backend ort: the worker script "
-          "(default: $TASO_ORT_WORKER, else profiler/ort/worker.js found beside this binary)");
-ABSL_FLAG(int32_t, ort_threads, 1, "profile, optimize (embedded), --backend ort: ONNX Runtime intra-op threads");
-ABSL_FLAG(std::string, ort_level, "all", "profile, optimize (embedded), --backend ort: ONNX Runtime "
-          "graphOptimizationLevel (disabled, basic, extended, layout, all)");
-ABSL_FLAG(int32_t, ort_weight_mb, 8, "profile, optimize (embedded), --backend ort: an operator with weights is "
-          "timed as copies with weights of their own until they total this many MiB, as cold as a model's (0: one)");
-ABSL_FLAG(int32_t, ort_timeout_s, 600, "profile, optimize (embedded), --backend ort: longest wait for one answer "
-          "of the ONNX Runtime worker, in seconds");
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
 ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
 ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
@@ -223,12 +215,7 @@ std::string CalibrationFlag() {
 
 // The --ort_* flags; nullopt after saying what is wrong.
 std::optional<taso::profiler::OrtBackendOptions> OrtFlags(const char* command) {
-  const std::string worker = absl::GetFlag(FLAGS_ort_worker);
-  auto options = taso::profiler::OrtBackendOptionsFromFlags(worker.empty() ? worker : Resolve(worker),
-                                                            absl::GetFlag(FLAGS_ort_threads),
-                                                            absl::GetFlag(FLAGS_ort_level),
-                                                            absl::GetFlag(FLAGS_ort_timeout_s),
-                                                            absl::GetFlag(FLAGS_ort_weight_mb));
+  auto options = taso::profiler::OrtBackendOptionsFromFlags(Resolve);
   if (options.ok()) return *options;
   std::cerr << "taso " << command << ": " << options.status().message() << "\n";
   return std::nullopt;

@@ -1,5 +1,6 @@
 // taso_optimizer: ONNX model in, faster equivalent ONNX model out, over gRPC.
 //   taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR | --cache_dir DIR]
+//                  [--ort_* (the embedded profiler's ort backend, profiler/ort_flags.h)]
 #include <iostream>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
 #include "profiler/open_client.h"
+#include "profiler/ort_flags.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
@@ -72,6 +74,12 @@ int main(int argc, char** argv) {
   taso::profiler::ProfilerOptions embedded;
   embedded.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
   embedded.cpu.calibration = absl::GetFlag(FLAGS_calibration);
+  auto ort = taso::profiler::OrtBackendOptionsFromFlags();
+  if (!ort.ok()) {
+    std::cerr << "taso_optimizer: " << ort.status().message() << "\n";
+    return 2;
+  }
+  embedded.ort = *ort;
   auto opened = taso::profiler::OpenProfiler(absl::GetFlag(FLAGS_profiler), embedded);
   // A profiler server that does not answer is unreachable (3); an embedded one that cannot start, an error.
   if (!opened.ok()) return taso::app::Error(opened.status().message(), absl::GetFlag(FLAGS_profiler).empty() ? 1 : 3);

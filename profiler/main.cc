@@ -14,6 +14,7 @@
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "profiler/ort_flags.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_service.h"
 
@@ -24,15 +25,6 @@ ABSL_FLAG(std::string, cache_dir, "",
           "'none' keeps costs in memory");
 ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: auto (cuda if a GPU, else cpu), "
           "cuda, cpu, analytic or ort (ONNX Runtime's CPU kernels through node)");
-ABSL_FLAG(std::string, ort_worker, "", "ort backend: the worker script (default: $TASO_ORT_WORKER, else "
-          "profiler/ort/worker.js in this binary's runfiles or beside it; its node_modules from deploy/setup.sh)");
-ABSL_FLAG(int32_t, ort_threads, 1, "ort backend: ONNX Runtime intra-op threads");
-ABSL_FLAG(std::string, ort_level, "all", "ort backend: ONNX Runtime graphOptimizationLevel (disabled, basic, "
-          "extended, layout, all)");
-ABSL_FLAG(int32_t, ort_weight_mb, 8, "ort backend: an operator with weights is timed as copies with weights of "
-          "their own until they total this many MiB, so they are as cold as a model's (0: one copy)");
-ABSL_FLAG(int32_t, ort_timeout_s, 600, "ort backend: longest wait for one answer of the worker, in seconds (it is "
-          "restarted after)");
 ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
 ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
 ABSL_FLAG(std::string, calibration, "", "cpu backend: graph cost model calibration JSON (default: the one compiled "
@@ -71,9 +63,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: --backend must be " << taso::profiler::BackendChoices() << ", got '" << backend << "'\n";
     return 2;
   }
-  auto ort = taso::profiler::OrtBackendOptionsFromFlags(absl::GetFlag(FLAGS_ort_worker), absl::GetFlag(FLAGS_ort_threads),
-                                                        absl::GetFlag(FLAGS_ort_level), absl::GetFlag(FLAGS_ort_timeout_s),
-                                                        absl::GetFlag(FLAGS_ort_weight_mb));
+  auto ort = taso::profiler::OrtBackendOptionsFromFlags();
   if (!ort.ok()) {
     std::cerr << "error: " << ort.status().message() << "\n";
     return 2;

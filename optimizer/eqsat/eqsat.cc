@@ -284,17 +284,27 @@ class SaturationRound {
       }
       if (OverTime()) break;
     }
-    if (options_.backoff_scheduler) KeepWithinRoom(found, scheduler);
+    const int enodes_before = eg.num_enodes();
+    // The room is what the matches' estimated sizes may take; the estimate
+    // (past e-nodes per application) can fall short, so the round also stops
+    // applying once it has really added that much, and the rules it did not
+    // finish sit out a ban as those held for room do.
+    const int room = options_.backoff_scheduler ? KeepWithinRoom(found, scheduler) : -1;
     bool changed = false;
     int applications = 0;
-    for (const Found& f : found) {
-      for (const EMatch& m : f.matches) {
-        changed = ApplyOne(*f.compiled, m) || changed;
+    for (size_t k = 0; k < found.size() && !stopped(); ++k) {
+      const Found& f = found[k];
+      for (size_t i = 0; i < f.matches.size(); ++i) {
+        if (room >= 0 && eg.num_enodes() - enodes_before >= room) {
+          HoldUnfinished(found, k, i, scheduler);
+          k = found.size();
+          break;
+        }
+        changed = ApplyOne(*f.compiled, f.matches[i]) || changed;
         if (eg.num_enodes() > options_.node_limit) StopForNodes();
         if (++applications % 64 == 0 && OverTime()) StopForTime();
         if (stopped()) break;
       }
-      if (stopped()) break;
     }
     if (!stopped() && OverTime()) StopForTime();
     eg.Rebuild();
@@ -309,6 +319,7 @@ class SaturationRound {
     const CompiledRule* compiled;
     std::vector<EMatch> matches;
     bool may_ban;  // false: a multi-output rule of few rounds, cut short instead
+    bool held = false;  // banned this round for room already
   };
 
   // The rules that match least go first, and a rule whose matches could add
@@ -317,11 +328,13 @@ class SaturationRound {
   // so the e-graph never reaches its limit, and what a few prolific rules
   // would fill it with does not crowd out the rewrites that match few places
   // (merges, fusions), which the next rounds still have room for.
-  void KeepWithinRoom(std::vector<Found>& found, RuleScheduler& scheduler) {
-    const double room_left = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
+  // Returns the round's room (e-nodes).
+  int KeepWithinRoom(std::vector<Found>& found, RuleScheduler& scheduler) {
+    const int round_room = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
+    const double room_left = round_room;
     double total = 0;
     for (const Found& f : found) total += PerMatch(f) * static_cast<double>(f.matches.size());
-    if (total <= room_left) return;  // all fit: rules apply in their own order, as without room
+    if (total <= room_left) return round_room;  // all fit: rules apply in their own order, as without room
     std::stable_sort(found.begin(), found.end(),
                      [](const Found& a, const Found& b) { return a.matches.size() < b.matches.size(); });
     double room = room_left;
@@ -335,6 +348,7 @@ class SaturationRound {
         // rule again on the same e-graph), and the rule sits out a ban.
         f.matches.resize(static_cast<size_t>(std::max(0.0, room / per_match)));
         if (f.may_ban) {
+          f.held = true;
           scheduler.Hold(f.rule, sat_.iterations);
           ++activity.bans;
           ++held_;
@@ -344,6 +358,19 @@ class SaturationRound {
       kept.push_back(std::move(f));
     }
     found = std::move(kept);
+    return round_room;
+  }
+
+  // The round's room ran out at match `i` of found[k]: that rule and every
+  // later one with matches left sit out a ban (those that may be banned).
+  void HoldUnfinished(const std::vector<Found>& found, size_t k, size_t i, RuleScheduler& scheduler) {
+    for (size_t j = k; j < found.size(); ++j) {
+      const Found& f = found[j];
+      if ((j == k && i >= f.matches.size()) || (j > k && f.matches.empty()) || !f.may_ban || f.held) continue;
+      scheduler.Hold(f.rule, sat_.iterations);
+      ++sat_.activity[f.compiled->rule->name].bans;
+      ++held_;
+    }
   }
 
   // E-nodes per match: as the rule's applications so far added (most

@@ -645,6 +645,34 @@ TEST_F(EqsatTest, ARuleWithoutRoomIsBannedBeforeTheNodeLimit) {
             << " e-nodes: " << MostProlificRules(*sat, 4) << "\n";
 }
 
+// A round's room is kept even where the rules' past e-nodes per application
+// underestimate what their matches add (seen on an unrolled RNN cell with
+// the size-3 rules: 9,424 e-nodes added in a round whose room was 6,024, and
+// the next round stopped at the node limit): the limit ends saturation only
+// when no rule's matches fit at all ("no room"), never by overshooting.
+TEST_F(EqsatTest, ARoundNeverAddsMoreThanItsRoom) {
+  Graph host = MatMulsInALongSum();
+  std::vector<RewriteRule> rules = ProlificAddRules();
+  for (RewriteRule& r : BothWays(SharedInputMatMuls())) rules.push_back(std::move(r));
+  int overshoots = 0;
+  for (int limit : {150, 435, 1200}) {
+    EqsatOptions options;
+    options.node_limit = limit;
+    options.iteration_limit = 40;
+    options.max_matches_per_rule = 1000000;  // only room holds rules back
+    auto sat = Saturate(host, rules, options);
+    ASSERT_TRUE(sat.ok()) << sat.status();
+    EXPECT_LE(sat->egraph.num_enodes(), limit) << sat->stop_detail;
+    if (sat->stop_reason == SearchStop::kNodeLimit &&
+        sat->stop_detail == absl::StrCat("node limit ", limit)) {
+      ++overshoots;
+      ADD_FAILURE() << "limit " << limit << ": a round overshot its room to " << sat->egraph.num_enodes()
+                    << " e-nodes (" << MostProlificRules(*sat, 3) << ")";
+    }
+  }
+  EXPECT_EQ(overshoots, 0);
+}
+
 TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {
   const Graph host = ConvRelu();
   CostModel cost(client_.get());

@@ -117,6 +117,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, absl::StrCat("--backend is ", profiler::BackendChoices()));
+  std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
+  if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
+  if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
   if (!options.diff_svg.empty()) {
     if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
     // Before the search, not after it: a missing Graphviz is found at once.
@@ -154,6 +157,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
     request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
     request.mutable_options()->set_skip_measure(!options.measure);
+    request.mutable_options()->set_measure_backend(*measure_backend);
     request.mutable_options()->set_export_baseline(options.export_baseline);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
@@ -200,6 +204,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.check.seed = options.seed;
     oo.measure = options.measure;
     oo.measure_tolerance = options.measure_tolerance;
+    oo.measure_backend = *measure_backend;
     oo.export_baseline = options.export_baseline;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));

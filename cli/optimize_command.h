@@ -29,6 +29,7 @@ struct OptimizeCommandOptions {
   // not the input byte for byte (--export-baseline).
   bool export_baseline = false;
   double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
+  std::string measure_backend;      // never slower's backend by name ("": the cost backend)
   bool json = false;
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
   // default (embedded: EqsatOptions'; with --server: the server's).

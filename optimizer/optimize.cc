@@ -1,5 +1,6 @@
 #include "optimizer/optimize.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -178,17 +179,39 @@ struct ModelFiles {
 // graph differently from the file it is given, and the user runs the file.
 // Nullopt when the files cannot be timed (another backend, or a profiler
 // that does not take models): the IR graphs are timed instead.
+// The backend the never-slower step measures on.
+profiler::Backend MeasureBackend(const OptimizerOptions& options) {
+  return options.measure_backend != profiler::BACKEND_UNSPECIFIED ? options.measure_backend : options.backend;
+}
+
+// Baseline over candidate: the geometric mean of the per-pass ratios where
+// both were timed in the same passes (each pass another creation order, so
+// the mean cancels the order's bias), else the ratio of the medians.
+double MeasuredSpeedup(const profiler::GraphMeasurement& baseline, const profiler::GraphMeasurement& candidate) {
+  const int passes = baseline.pass_median_ms_size();
+  if (passes > 0 && passes == candidate.pass_median_ms_size()) {
+    double log_sum = 0;
+    bool usable = true;
+    for (int p = 0; p < passes; ++p) {
+      usable = usable && baseline.pass_median_ms(p) > 0 && candidate.pass_median_ms(p) > 0;
+      if (usable) log_sum += std::log(baseline.pass_median_ms(p) / candidate.pass_median_ms(p));
+    }
+    if (usable) return std::exp(log_sum / passes);
+  }
+  return candidate.median_ms() > 0 ? baseline.median_ms() / candidate.median_ms() : 1.0;
+}
+
 std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles& files,
                                                                 profiler::ProfilerClient& profiler,
                                                                 const OptimizerOptions& options,
                                                                 absl::Status& failed) {
-  if (options.backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
+  if (MeasureBackend(options) != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
     return std::nullopt;
   }
   profiler::MeasureGraphRequest request;
   request.add_onnx_models(*files.input);
   request.add_onnx_models(*files.output);
-  request.set_backend(options.backend);
+  request.set_backend(profiler::BACKEND_ORT_CPU);
   // Twice a graph comparison's runs: ORT's run-to-run spread on small models
   // is of the order of the 1 % margin.
   request.set_min_runs(40);
@@ -227,7 +250,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   profiler::MeasureGraphRequest request;
   *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
-  request.set_backend(options.backend);
+  request.set_backend(MeasureBackend(options));
   // Views run as copies, as the runtime users run (ONNX Runtime) runs its
   // Splits and Transposes: a candidate that adds views must not pass on
   // aliases the runtime does not have.
@@ -256,13 +279,15 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   report.measured_baseline_ms = b.median_ms();
   report.measured_after_ms = c.median_ms();
   report.measured_runs = std::min(b.runs(), c.runs());
+  report.measured_backend = c.backend();
+  const double ratio = MeasuredSpeedup(b, c);
+  report.measured_speedup = ratio;
   const std::string how = absl::StrFormat(
       "%s, %d interleaved runs each on %s%s",
       timed_files ? "the input and output files as the runtime reads them" : "the baseline and candidate graphs",
       report.measured_runs, c.device(),
       c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
                              : "");
-  const double ratio = c.median_ms() > 0 ? b.median_ms() / c.median_ms() : 1.0;
   // A candidate that is the baseline's own graph (the search found nothing
   // a runtime does not do anyway) differs from it by noise only.
   if (IsBaselineGraph(baseline, candidate)) {
@@ -272,7 +297,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
         b.median_ms(), how);
     return true;
   }
-  if (c.median_ms() <= b.median_ms() * (1 + options.measure_tolerance)) {
+  if (ratio * (1 + options.measure_tolerance) >= 1) {
     report.measurement = MeasureVerdict::kKeptCandidate;
     report.measurement_detail =
         absl::StrFormat("kept the candidate: %.3f ms vs the baseline's %.3f ms (%.3fx; %s)", c.median_ms(),
@@ -281,9 +306,9 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   }
   report.measurement = MeasureVerdict::kKeptBaseline;
   report.measurement_detail = absl::StrFormat(
-      "returned the input: the candidate measured %.3f ms, %.1f%% slower than the baseline's %.3f ms (tolerance "
-      "%.1f%%; predicted %.3f ms vs %.3f ms; %s)",
-      c.median_ms(), 100 * (c.median_ms() / b.median_ms() - 1), b.median_ms(), 100 * options.measure_tolerance,
+      "returned the input: the candidate measured %.3f ms, %.1f%% slower than the baseline's %.3f ms (%.3fx; "
+      "tolerance %.1f%%; predicted %.3f ms vs %.3f ms; %s)",
+      c.median_ms(), 100 * (1 / ratio - 1), b.median_ms(), ratio, 100 * options.measure_tolerance,
       report.cost_after_ms, report.cost_baseline_ms, how);
   CostTheInputReturned(report);
   return false;

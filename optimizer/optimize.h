@@ -54,6 +54,11 @@ struct OptimizerOptions {
   // is measured slower by more than `measure_tolerance` (a fraction).
   bool measure = true;
   double measure_tolerance = 0.01;
+  // What the end-to-end measurement runs on; unspecified: `backend`. The ort
+  // backend times the input and output files as ONNX Runtime reads them, so
+  // cpu (oneDNN) costs can guide the search while the runtime users run
+  // decides what is returned.
+  profiler::Backend measure_backend = profiler::BACKEND_UNSPECIFIED;
   // When the search's result is the runtime baseline's own graph (it found
   // nothing a runtime does not do itself), OptimizeOnnx returns the input
   // byte for byte: a re-export only reorders and renames what the runtime
@@ -113,8 +118,13 @@ struct OptimizeReport {
   // came back byte for byte (not an error; OptimizerOptions::export_baseline).
   bool output_is_input = false;
   // The end-to-end measurement (MeasureVerdict), in ms; 0 when not run.
+  // measured_speedup is baseline over result, as decided: the geometric mean
+  // of the per-pass ratios where the backend timed both orders (which cancels
+  // the bias of the order), else the ratio of the medians.
   double measured_baseline_ms = 0;
   double measured_after_ms = 0;
+  double measured_speedup = 0;
+  profiler::Backend measured_backend = profiler::BACKEND_UNSPECIFIED;
   int measured_runs = 0;  // timed runs per graph
   MeasureVerdict measurement = MeasureVerdict::kUnspecified;
   std::string measurement_detail;

@@ -308,6 +308,7 @@ class FixedGraphTimes : public profiler::ProfilerClient {
     ++graph_calls;
     graphs_per_call = r.graphs_size();
     models_per_call = r.onnx_models_size();
+    backend_asked = r.backend();
     if (r.onnx_models_size() > 0) {
       first_model = r.onnx_models(0);
       if (refuse_models) return absl::UnimplementedError("this profiler does not take ONNX models");
@@ -321,6 +322,8 @@ class FixedGraphTimes : public profiler::ProfilerClient {
       m->set_min_ms(m->median_ms());
       m->set_runs(10);
       m->set_device("fixed test times");
+      m->set_backend(r.backend());
+      for (double ms : i == 0 ? baseline_passes : candidate_passes) m->add_pass_median_ms(ms);
     }
     return response;
   }
@@ -337,6 +340,9 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   int models_per_call = 0;
   std::string first_model;
   bool refuse_models = false;
+  profiler::Backend backend_asked = profiler::BACKEND_UNSPECIFIED;
+  // Per-pass medians reported beside the fixed medians (none by default).
+  std::vector<double> baseline_passes, candidate_passes;
 
  private:
   std::unique_ptr<profiler::ProfilerClient> costs_;
@@ -412,6 +418,62 @@ TEST(NeverSlowerTest, OrtBackendTimesTheInputAndOutputFiles) {
   EXPECT_EQ(fallback->report.measurement, MeasureVerdict::kKeptCandidate) << fallback->report.measurement_detail;
   EXPECT_NE(fallback->report.measurement_detail.find("baseline and candidate graphs"), std::string::npos)
       << fallback->report.measurement_detail;
+}
+
+// The decision takes the geometric mean of the per-pass ratios where both
+// orders were timed: here the pooled medians say the candidate is 2 % slower,
+// but the passes (each favouring whichever session was created second) say
+// it is faster in both orders.
+TEST(NeverSlowerTest, PerPassRatiosCancelTheOrderBias) {
+  FixedGraphTimes passes(/*baseline_ms=*/1.00, /*candidate_ms=*/1.02);
+  passes.baseline_passes = {1.10, 0.95};
+  passes.candidate_passes = {1.05, 0.94};
+  auto result = OptimizeOnnx(ConvReluModel(), {}, passes, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  const OptimizeReport& r = result->report;
+  EXPECT_EQ(r.measurement, MeasureVerdict::kKeptCandidate) << r.measurement_detail;
+  EXPECT_NEAR(r.measured_speedup, std::sqrt(1.10 / 1.05 * 0.95 / 0.94), 1e-9);
+  EXPECT_NEAR(ReportToProto(r).measured_speedup(), r.measured_speedup, 1e-12);
+
+  // Slower in both orders: the input comes back, whatever the pooled medians say.
+  FixedGraphTimes slower(/*baseline_ms=*/1.00, /*candidate_ms=*/0.99);
+  slower.baseline_passes = {1.00, 0.90};
+  slower.candidate_passes = {1.06, 0.96};
+  auto kept_input = OptimizeOnnx(ConvReluModel(), {}, slower, {});
+  ASSERT_TRUE(kept_input.ok()) << kept_input.status();
+  EXPECT_EQ(kept_input->report.measurement, MeasureVerdict::kKeptBaseline) << kept_input->report.measurement_detail;
+  EXPECT_LT(kept_input->report.measured_speedup, 0.95);
+  EXPECT_EQ(kept_input->model, ConvReluModel());
+}
+
+// --measure-backend ort: costs from one backend, the never-slower step in
+// ONNX Runtime on the files themselves; the report names the backend.
+TEST(NeverSlowerTest, MeasureBackendTimesTheFilesInOrtWhateverTheCostBackend) {
+  OptimizerOptions options;
+  options.backend = profiler::BACKEND_CPU;
+  options.measure_backend = profiler::BACKEND_ORT_CPU;
+  FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
+  const std::string input = ConvReluModel();
+  auto result = OptimizeOnnx(input, {}, slower, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(slower.models_per_call, 2) << "the input and output files";
+  EXPECT_EQ(slower.graphs_per_call, 0);
+  EXPECT_EQ(slower.backend_asked, profiler::BACKEND_ORT_CPU);
+  EXPECT_EQ(slower.first_model, input);
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kKeptBaseline) << result->report.measurement_detail;
+  EXPECT_EQ(result->report.measured_backend, profiler::BACKEND_ORT_CPU);
+  EXPECT_EQ(ReportToProto(result->report).measured_backend(), profiler::BACKEND_ORT_CPU);
+  EXPECT_EQ(result->model, input);
+
+  // Unset, the cost backend measures, on the IR graphs (cpu runs no files).
+  options.measure_backend = profiler::BACKEND_UNSPECIFIED;
+  FixedGraphTimes faster(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  auto on_costs = OptimizeOnnx(input, {}, faster, options);
+  ASSERT_TRUE(on_costs.ok()) << on_costs.status();
+  EXPECT_EQ(faster.backend_asked, profiler::BACKEND_CPU);
+  EXPECT_EQ(faster.graphs_per_call, 2);
+  EXPECT_EQ(on_costs->report.measurement, MeasureVerdict::kKeptCandidate);
+  EXPECT_DOUBLE_EQ(on_costs->report.measured_speedup, 2.0);
 }
 
 TEST(NeverSlowerTest, NoMeasureSkipsIt) {

@@ -61,6 +61,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.check.seed = in.seed();
   options.measure = limits_.measure && !in.skip_measure();
   options.measure_tolerance = limits_.measure_tolerance;
+  options.measure_backend = in.measure_backend();
   options.export_baseline = in.export_baseline();
   options.import.max_model_bytes = limits_.max_model_bytes;
   options.cancelled = [context] { return context->IsCancelled(); };

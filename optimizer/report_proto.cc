@@ -108,6 +108,8 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_measured_baseline_ms(r.measured_baseline_ms);
   out.set_measured_after_ms(r.measured_after_ms);
   out.set_measured_runs(r.measured_runs);
+  out.set_measured_speedup(r.measured_speedup);
+  out.set_measured_backend(r.measured_backend);
   out.set_measurement(MeasurementToProto(r.measurement));
   out.set_measurement_detail(r.measurement_detail);
   out.set_output_is_input(r.output_is_input);

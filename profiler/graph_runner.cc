@@ -367,10 +367,10 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
     const std::function<bool()>& cancelled) {
   const int n = static_cast<int>(graphs.size());
   std::vector<absl::StatusOr<GraphTiming>> results(n, GraphTiming{});
-  std::vector<std::vector<double>> samples(n);
   // One pass for one graph; two for a comparison, the second in reverse
   // creation and run order (shared/notes/measuring.md: position bias).
   const int passes = n > 1 ? 2 : 1;
+  std::vector<std::vector<std::vector<double>>> samples(n, std::vector<std::vector<double>>(passes));
   const int runs = std::max(1, (options.runs + passes - 1) / passes);
   const int max_runs = std::max(runs, options.max_runs / passes);
   const double min_ms = options.min_timed_ms / passes;
@@ -419,7 +419,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
             const auto start = std::chrono::steady_clock::now();
             loaded[i]->Run(stream);
             const double ms = ElapsedMs(start);
-            samples[i].push_back(ms);
+            samples[i][pass].push_back(ms);
             elapsed[i] += ms;
           }
         }

@@ -2,6 +2,7 @@
 // cache rules (a single graph is answered from the cache, bypass re-measures,
 // an interleaved comparison is measured and stored), the limits, and what
 // backends that cannot run whole graphs say.
+#include <algorithm>
 #include <filesystem>
 
 #include "core/graph_proto.h"
@@ -100,7 +101,16 @@ TEST(MeasureGraphTest, InterleavedComparisonIsMeasuredAndStored) {
     ASSERT_TRUE(r.has_measurement()) << r.error().message();
     EXPECT_FALSE(r.measurement().from_cache()) << "a comparison must be measured in one run";
     EXPECT_GT(r.measurement().median_ms(), 0);
+    // Two passes, one per creation order, each with its own median, so a
+    // comparison can take the ratio per pass (optimizer's never slower).
+    ASSERT_EQ(r.measurement().pass_median_ms_size(), 2);
+    for (double ms : r.measurement().pass_median_ms()) EXPECT_GT(ms, 0);
+    EXPECT_GE(r.measurement().median_ms(),
+              std::min(r.measurement().pass_median_ms(0), r.measurement().pass_median_ms(1)));
+    EXPECT_LE(r.measurement().median_ms(),
+              std::max(r.measurement().pass_median_ms(0), r.measurement().pass_median_ms(1)));
   }
+  EXPECT_EQ(single->results(0).measurement().pass_median_ms_size(), 1) << "a lone graph: one pass";
   EXPECT_NE(both->results(0).measurement().graph_key(), both->results(1).measurement().graph_key());
   auto b_alone = (*profiler)->MeasureGraph(Request({b}));
   ASSERT_TRUE(b_alone.ok()) << b_alone.status();

@@ -233,10 +233,10 @@ absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, 
                                          const std::function<bool()>& cancelled,
                                          std::vector<absl::StatusOr<GraphTiming>>& results) {
   const int n = static_cast<int>(paths.size());
-  std::vector<std::vector<double>> samples(n);
   // One pass for one graph; two for a comparison, the second creating and
   // running them in reverse order.
   const int passes = n > 1 ? 2 : 1;
+  std::vector<std::vector<std::vector<double>>> samples(n, std::vector<std::vector<double>>(passes));
   const int runs = std::max(1, (options.runs + passes - 1) / passes);
   const int max_runs = std::max(runs, options.max_runs / passes);
   absl::Status failed;
@@ -265,7 +265,7 @@ absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, 
         results[i] = (*timed)[k].status();
         continue;
       }
-      samples[i].insert(samples[i].end(), (*timed)[k]->times_ms.begin(), (*timed)[k]->times_ms.end());
+      samples[i][pass] = (*timed)[k]->times_ms;
       results[i]->kernels = (*timed)[k]->nodes;
     }
   }

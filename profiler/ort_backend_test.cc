@@ -210,9 +210,13 @@ TEST_F(OrtMeasureTest, TwoGraphsTimedInterleavedWithoutWeightValues) {
     EXPECT_GE(r->runs, 10);
     EXPECT_EQ(r->kernels, 2);  // MatMul and Tanh
     EXPECT_EQ(r->opaque_skipped, 0);
+    EXPECT_EQ(r->pass_median_ms.size(), 2u) << "one median per creation order";
   }
-  // 256x the multiply-adds: the large graph must be the slower one.
+  // 256x the multiply-adds: the large graph must be the slower one, in each order.
   EXPECT_GT((*results)[1]->median_ms, (*results)[0]->median_ms);
+  for (size_t pass = 0; pass < (*results)[0]->pass_median_ms.size(); ++pass) {
+    EXPECT_GT((*results)[1]->pass_median_ms[pass], (*results)[0]->pass_median_ms[pass]) << "pass " << pass;
+  }
 }
 
 TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {

@@ -52,6 +52,18 @@ Cost ToCost(const Measurement& m, const MeasureBackend& backend) {
   return c;
 }
 
+// What a whole-graph timing says of the run times, for either request form.
+void SetTiming(const GraphTiming& t, Backend backend, const std::string& device, GraphMeasurement& m) {
+  m.set_median_ms(t.median_ms);
+  m.set_min_ms(t.min_ms);
+  m.set_runs(t.runs);
+  m.set_kernels(t.kernels);
+  m.set_backend(backend);
+  m.set_device(device);
+  m.clear_pass_median_ms();
+  for (double ms : t.pass_median_ms) m.add_pass_median_ms(ms);
+}
+
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -418,17 +430,12 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
       continue;
     }
     GraphMeasurement m = partial[i];
-    m.set_median_ms(t->median_ms);
-    m.set_min_ms(t->min_ms);
-    m.set_runs(t->runs);
+    SetTiming(*t, (*backend)->kind(), (*backend)->device(), m);
     m.set_opaque_skipped(t->opaque_skipped);
-    m.set_kernels(t->kernels);
     m.set_reorders(t->reorders);
     m.set_load_time_nodes(t->load_time_nodes);
     m.set_views_materialized(t->views_materialized);
     m.set_views(request.views());
-    m.set_backend((*backend)->kind());
-    m.set_device((*backend)->device());
     m.set_graph_key(keys[i]);
     storage::SetTime(absl::Now(), m.mutable_measured_at());
     absl::Status stored = cache_->PutGraph(m.backend(), m.device(), keys[i], m);
@@ -461,12 +468,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureOnnxModels(const Measu
       continue;
     }
     GraphMeasurement* m = result->mutable_measurement();
-    m->set_median_ms(t->median_ms);
-    m->set_min_ms(t->min_ms);
-    m->set_runs(t->runs);
-    m->set_kernels(t->kernels);
-    m->set_backend(backend.kind());
-    m->set_device(backend.device());
+    SetTiming(*t, backend.kind(), backend.device(), *m);
     storage::SetTime(absl::Now(), m->mutable_measured_at());
   }
   return response;

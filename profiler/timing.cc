@@ -27,11 +27,18 @@ bool EnoughRepetitions(const TimingOptions& options, int done, double elapsed_ms
   return elapsed_ms >= options.min_timed_ms;
 }
 
-void SummarizeGraphTimings(const std::vector<std::vector<double>>& samples,
+void SummarizeGraphTimings(const std::vector<std::vector<std::vector<double>>>& samples,
                            std::vector<absl::StatusOr<GraphTiming>>& results) {
   for (size_t i = 0; i < results.size() && i < samples.size(); ++i) {
     if (!results[i].ok()) continue;
-    const Measurement m = Summarize(samples[i]);
+    std::vector<double> all;
+    results[i]->pass_median_ms.clear();
+    for (const std::vector<double>& pass : samples[i]) {
+      if (pass.empty()) continue;
+      all.insert(all.end(), pass.begin(), pass.end());
+      results[i]->pass_median_ms.push_back(Summarize(pass).median_ms);
+    }
+    const Measurement m = Summarize(std::move(all));
     results[i]->median_ms = m.median_ms;
     results[i]->min_ms = m.min_ms;
     results[i]->runs = m.repetitions;

@@ -66,14 +66,20 @@ struct GraphTiming {
   int reorders = 0;         // activation reorders between operators, part of the time
   int load_time_nodes = 0;  // operators computed once at load from weights (not timed)
   int views_materialized = 0;  // of `kernels`, views run as copies (ViewPolicy::kMaterialize)
+  // Graphs timed together are timed in passes, each creating and running them
+  // in another order (the first as given, the second reversed): the median of
+  // each pass, so a comparison can take the ratio per pass and cancel the
+  // bias of the order (shared/notes/measuring.md). One entry for a lone graph.
+  std::vector<double> pass_median_ms;
 };
 
 // Statistics over per-repetition times in milliseconds.
 Measurement Summarize(std::vector<double> samples_ms);
 
-// Sets each successful timing's median, min and runs from its samples
-// (samples[i] for results[i]), as every whole-graph backend reports them.
-void SummarizeGraphTimings(const std::vector<std::vector<double>>& samples,
+// Sets each successful timing's median, min and runs from its samples over
+// all passes, and its per-pass medians (samples[i][pass] for results[i]), as
+// every whole-graph backend reports them.
+void SummarizeGraphTimings(const std::vector<std::vector<std::vector<double>>>& samples,
                            std::vector<absl::StatusOr<GraphTiming>>& results);
 
 // Whether a timing loop that has run `done` repetitions for `elapsed_ms`

@@ -19,6 +19,8 @@
 #     BACKEND=cpu        taso optimize --backend: cpu (oneDNN) or ort (ONNX Runtime's kernels, through the node
 #                        worker profiler/ort/worker.js, 1 intra-op thread, level all); whole graphs are still
 #                        measured on cpu (our runner) for the whole-graph column
+#     MEASURE_BACKEND=B  taso optimize --measure-backend: what the never-slower step times the result on (default:
+#                        the cost backend; ort: the input and output files in ONNX Runtime, whatever the costs)
 #     WARM_LIMIT=S       first run each search once with this --time-limit (--no-measure, output dropped) so
 #                        the cost cache is filled and the timed run's limit goes to searching; default 90 for
 #                        BACKEND=ort (a signature costs a session and ~50 ms of runs there), 0 (none) for cpu
@@ -110,7 +112,7 @@ for m in "${models[@]}"; do
     bench_log "$m: taso optimize --search $s --time-limit $limit"
     rc=0
     "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$s" --backend "$backend" --cache-dir "$work/costs" \
-      --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?
+      ${MEASURE_BACKEND:+--measure-backend "$MEASURE_BACKEND"} --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?
     opt_rc[$s]=$rc
     errors[$s]=""
     if [[ ($rc -eq 0 || $rc -eq 4) && -f "$ours" ]]; then
@@ -166,7 +168,7 @@ list_json() { local a="" x; for x in "$@"; do a+="${a:+,}$(json_str "$x")"; done
 node bench/suite_report.js --manifest "$manifest" --json "$work/suite.json" --svg "$work/suite.svg" \
   --set "time_limit=$limit" --set "threads=$(list_json "${threads[@]}")" \
   --set "searches=$(list_json "${searches[@]}")" --set "min_runs=$min_runs" --set "min_seconds=$min_seconds" \
-  --set "cost_backend=$backend" --set "warm_limit=$warm_limit" \
+  --set "cost_backend=$backend" --set "measure_backend=${MEASURE_BACKEND:-$backend}" --set "warm_limit=$warm_limit" \
   --set "warmup=$warmup" --set "work=$work" --set "rules=$rules" --set "taso=$taso" \
   --set "cpus=$(nproc)" --set "cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
   --set "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" --set "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)" || status=1

@@ -111,9 +111,13 @@ function entryFrom(line) {
   // interleaved run in both orders); else two separate `taso profile graph --measure` runs of input and output.
   const reportBase = num(field(report, 'measured_baseline_ms', 'measuredBaselineMs'));
   const reportAfter = num(field(report, 'measured_after_ms', 'measuredAfterMs'));
+  // The optimizer's ratio is the geometric mean over its passes (creation orders), where it reports one.
+  const reportSpeedup = num(field(report, 'measured_speedup', 'measuredSpeedup'));
   if (reportBase && reportAfter) {
-    e.whole_graph = {input_ms: reportBase, output_ms: reportAfter, speedup: reportBase / reportAfter,
-                     source: 'report measured_baseline_ms / measured_after_ms',
+    e.whole_graph = {input_ms: reportBase, output_ms: reportAfter, speedup: reportSpeedup || reportBase / reportAfter,
+                     source: reportSpeedup ? 'report measured_speedup (per-pass geometric mean)'
+                                           : 'report measured_baseline_ms / measured_after_ms',
+                     backend: field(report, 'measured_backend', 'measuredBackend') || null,
                      detail: field(report, 'measurement_detail', 'measurementDetail') || null};
   } else {
     const base = measuredMs(line.profile_input);

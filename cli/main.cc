@@ -115,6 +115,9 @@ ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing
 ABSL_FLAG(std::string, measure_backend, "", "optimize: the backend the never-slower step times the result and the "
           "input on (default: the cost backend; ort: the input and output files in ONNX Runtime, whatever the costs "
           "came from)");
+ABSL_FLAG(double, min_gain, -1, "optimize: a result predicted faster than the input's runtime baseline by less than "
+          "this fraction comes back as the input, byte for byte (default: 0.01 embedded, the server's with --server; "
+          "0 keeps any predicted gain)");
 ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
           "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
@@ -175,6 +178,7 @@ constexpr char kUsage[] =
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
     "              [--measure-backend ort]: time that end to end in ONNX Runtime whatever the cost backend\n"
+    "              [--min-gain F]: return the input unless the result is predicted faster by F (0.01)\n"
     "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
     "              fused re-export rather than the input byte for byte\n"
     "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
@@ -399,6 +403,7 @@ int Optimize(const Args& args) {
   options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   options.measure_backend = absl::GetFlag(FLAGS_measure_backend);
+  if (Given("min_gain")) options.min_gain = absl::GetFlag(FLAGS_min_gain);
   options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
   options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));

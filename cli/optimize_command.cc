@@ -120,6 +120,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
   if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
   if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
+  if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
+    return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
+  }
   if (!options.diff_svg.empty()) {
     if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
     // Before the search, not after it: a missing Graphviz is found at once.
@@ -158,6 +161,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
     request.mutable_options()->set_skip_measure(!options.measure);
     request.mutable_options()->set_measure_backend(*measure_backend);
+    if (options.min_gain) request.mutable_options()->set_min_gain(*options.min_gain);
     request.mutable_options()->set_export_baseline(options.export_baseline);
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
@@ -205,6 +209,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.measure = options.measure;
     oo.measure_tolerance = options.measure_tolerance;
     oo.measure_backend = *measure_backend;
+    oo.min_gain = options.min_gain.value_or(oo.min_gain);
     oo.export_baseline = options.export_baseline;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));

@@ -30,6 +30,7 @@ struct OptimizeCommandOptions {
   bool export_baseline = false;
   double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
   std::string measure_backend;      // never slower's backend by name ("": the cost backend)
+  std::optional<double> min_gain;   // unset: OptimizerOptions' default (embedded) or the server's
   bool json = false;
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
   // default (embedded: EqsatOptions'; with --server: the server's).

@@ -43,6 +43,9 @@ ABSL_FLAG(bool, measure, true, "never slower: time the result against the input'
           "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
 ABSL_FLAG(double, measure_tolerance, 0.01, "never slower: keep the result unless measured slower than the baseline "
           "by more than this fraction");
+ABSL_FLAG(double, min_gain, taso::optimizer::OptimizerOptions().min_gain,
+          "a result predicted faster than the runtime baseline by less than this fraction comes back as the input, "
+          "byte for byte (requests may set their own)");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -96,6 +99,8 @@ int main(int argc, char** argv) {
   }
   limits.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   if (!(limits.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
+  limits.min_gain = absl::GetFlag(FLAGS_min_gain);
+  if (!(limits.min_gain >= 0 && limits.min_gain < 1)) return taso::app::Error("--min_gain must be in [0, 1)", 2);
   limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
                                             : taso::optimizer::SearchKind::kBacktrack;
   limits.default_eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);

@@ -161,6 +161,13 @@ void CostTheInputReturned(OptimizeReport& report) {
   report.operators_after = report.operators_before;
 }
 
+// Whether the search's result is predicted faster than the runtime baseline
+// by less than `min_gain` (a fraction); never for costs that are not positive.
+bool PredictedGainBelow(const OptimizeReport& report, double min_gain) {
+  if (!(min_gain > 0) || !(report.cost_after_ms > 0) || !(report.cost_baseline_ms > 0)) return false;
+  return report.cost_baseline_ms < report.cost_after_ms * (1 + min_gain);
+}
+
 // Whether the search's `candidate` is the runtime baseline's own graph: it
 // found nothing a runtime does not do itself.
 bool IsBaselineGraph(const Graph& baseline, const Graph& candidate) {
@@ -393,6 +400,16 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
           "not measured: the search found nothing beyond what a runtime does itself (folding constants and batch "
           "norms, fusing bias and activations, merging duplicates), so the input is returned byte for byte";
       report.operators_after = report.operators_before;
+    } else if (!options.export_baseline && PredictedGainBelow(report, options.min_gain)) {
+      result.model = model_bytes;
+      report.output_is_input = true;
+      report.measurement = MeasureVerdict::kSkippedBelowMinGain;
+      report.measurement_detail = absl::StrFormat(
+          "not measured: the result is predicted %.2f%% faster than the runtime baseline (%.3f ms vs %.3f ms), "
+          "less than the minimum gain of %.2f%% (--min-gain), so the input is returned byte for byte",
+          100 * (report.cost_baseline_ms / report.cost_after_ms - 1), report.cost_after_ms, report.cost_baseline_ms,
+          100 * options.min_gain);
+      CostTheInputReturned(report);
     } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph,
                                            ModelFiles{&model_bytes, &*exported}, profiler,
                                            options, report)) {

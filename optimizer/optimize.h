@@ -34,6 +34,7 @@ enum class MeasureVerdict {
   kSkippedBackendCannotRun,  // the profiler's backend cannot run whole graphs (cuda, analytic)
   kFailed,                   // the measurement failed: the checked candidate is returned
   kSkippedInputReturned,     // the result is the baseline's own graph: the input is returned
+  kSkippedBelowMinGain,      // predicted faster by less than min_gain: the input is returned
 };
 
 struct OptimizerOptions {
@@ -66,6 +67,13 @@ struct OptimizerOptions {
   // to get the baseline re-exported instead (folded constants and batch
   // norms, for a runtime without those passes).
   bool export_baseline = false;
+  // A result predicted faster than the runtime baseline by less than this
+  // fraction comes back as the input, byte for byte, unmeasured: below ~1 %
+  // a measurement cannot tell it from noise on these machines (ORT timed
+  // such re-exports 0.93-1.02x, A/A 0.99-1.01x, bench/suite.sh), and a
+  // rewritten model that gains nothing is only a risk to its user. Not with
+  // export_baseline. 0 keeps any predicted gain.
+  double min_gain = 0.01;
   // Polled inside both searches; once true the search stops and the call
   // returns CANCELLED without the check or the measurement (the service sets
   // it to "the caller went away", which a SIGTERM drain's end also causes).

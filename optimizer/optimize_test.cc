@@ -111,6 +111,7 @@ TEST(RuleSetDigestTest, IsTheSha256OfTheSortedRuleIdsWithBothDirectionsCountedOn
 TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
   for (SearchKind search : {SearchKind::kBacktrack, SearchKind::kEqsat}) {
     OptimizerOptions options;
+    options.min_gain = 0;  // the result fuses no more than the runtime baseline: still exported
     options.search = search;
     options.time_limit = absl::Seconds(20);
     auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, options);
@@ -293,6 +294,15 @@ TEST_F(OptimizeTest, MalformedModelsAreInvalidArgument) {
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument) << empty.status();
 }
 
+// Options for tests of the never-slower mechanics on ConvReluModel, whose
+// result is predicted no faster than its runtime baseline (bias and relu
+// fused in both): any predicted gain is kept, so the result is measured.
+OptimizerOptions AnyGain() {
+  OptimizerOptions options;
+  options.min_gain = 0;
+  return options;
+}
+
 // Costs from the analytic model; whole graphs "measured" with fixed medians,
 // so a test can say which of baseline and candidate is faster.
 class FixedGraphTimes : public profiler::ProfilerClient {
@@ -354,7 +364,7 @@ class FixedGraphTimes : public profiler::ProfilerClient {
 TEST(NeverSlowerTest, CandidateMeasuredSlowerReturnsTheInput) {
   FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
   const std::string input = ConvReluModel();
-  auto result = OptimizeOnnx(input, {}, slower, {});
+  auto result = OptimizeOnnx(input, {}, slower, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   const OptimizeReport& r = result->report;
   EXPECT_EQ(slower.graph_calls, 1);
@@ -375,13 +385,13 @@ TEST(NeverSlowerTest, CandidateMeasuredSlowerReturnsTheInput) {
 
 TEST(NeverSlowerTest, CandidateWithinTheToleranceIsKept) {
   FixedGraphTimes within(/*baseline_ms=*/1.0, /*candidate_ms=*/1.005);
-  auto result = OptimizeOnnx(ConvReluModel(), {}, within, {});
+  auto result = OptimizeOnnx(ConvReluModel(), {}, within, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report.measurement, MeasureVerdict::kKeptCandidate) << result->report.measurement_detail;
   EXPECT_NE(result->model, ConvReluModel());
   EXPECT_LT(result->report.operators_after, result->report.operators_before);
 
-  OptimizerOptions strict;
+  OptimizerOptions strict = AnyGain();
   strict.measure_tolerance = 0;
   FixedGraphTimes again(1.0, 1.005);
   auto kept_input = OptimizeOnnx(ConvReluModel(), {}, again, strict);
@@ -394,7 +404,7 @@ TEST(NeverSlowerTest, CandidateWithinTheToleranceIsKept) {
 // graph differently from the file. A profiler that cannot take models gets
 // the IR graphs instead.
 TEST(NeverSlowerTest, OrtBackendTimesTheInputAndOutputFiles) {
-  OptimizerOptions ort;
+  OptimizerOptions ort = AnyGain();
   ort.backend = profiler::BACKEND_ORT_CPU;
   FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
   const std::string input = ConvReluModel();
@@ -428,7 +438,7 @@ TEST(NeverSlowerTest, PerPassRatiosCancelTheOrderBias) {
   FixedGraphTimes passes(/*baseline_ms=*/1.00, /*candidate_ms=*/1.02);
   passes.baseline_passes = {1.10, 0.95};
   passes.candidate_passes = {1.05, 0.94};
-  auto result = OptimizeOnnx(ConvReluModel(), {}, passes, {});
+  auto result = OptimizeOnnx(ConvReluModel(), {}, passes, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   const OptimizeReport& r = result->report;
   EXPECT_EQ(r.measurement, MeasureVerdict::kKeptCandidate) << r.measurement_detail;
@@ -439,7 +449,7 @@ TEST(NeverSlowerTest, PerPassRatiosCancelTheOrderBias) {
   FixedGraphTimes slower(/*baseline_ms=*/1.00, /*candidate_ms=*/0.99);
   slower.baseline_passes = {1.00, 0.90};
   slower.candidate_passes = {1.06, 0.96};
-  auto kept_input = OptimizeOnnx(ConvReluModel(), {}, slower, {});
+  auto kept_input = OptimizeOnnx(ConvReluModel(), {}, slower, AnyGain());
   ASSERT_TRUE(kept_input.ok()) << kept_input.status();
   EXPECT_EQ(kept_input->report.measurement, MeasureVerdict::kKeptBaseline) << kept_input->report.measurement_detail;
   EXPECT_LT(kept_input->report.measured_speedup, 0.95);
@@ -449,7 +459,7 @@ TEST(NeverSlowerTest, PerPassRatiosCancelTheOrderBias) {
 // --measure-backend ort: costs from one backend, the never-slower step in
 // ONNX Runtime on the files themselves; the report names the backend.
 TEST(NeverSlowerTest, MeasureBackendTimesTheFilesInOrtWhateverTheCostBackend) {
-  OptimizerOptions options;
+  OptimizerOptions options = AnyGain();
   options.backend = profiler::BACKEND_CPU;
   options.measure_backend = profiler::BACKEND_ORT_CPU;
   FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
@@ -476,9 +486,44 @@ TEST(NeverSlowerTest, MeasureBackendTimesTheFilesInOrtWhateverTheCostBackend) {
   EXPECT_DOUBLE_EQ(on_costs->report.measured_speedup, 2.0);
 }
 
+// A result predicted faster than the runtime baseline by less than the
+// minimum gain comes back as the input, byte for byte and unmeasured; 0
+// keeps any predicted gain.
+TEST(NeverSlowerTest, AResultBelowTheMinimumGainReturnsTheInput) {
+  const std::string input = ProjectionsModel();  // its Q/K/V merge is predicted faster
+  FixedGraphTimes first(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  auto kept = OptimizeOnnx(input, {}, first, AnyGain());
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  const double predicted = kept->report.cost_baseline_ms / kept->report.cost_after_ms;
+  ASSERT_GT(predicted, 1.0) << "the test needs a result predicted faster";
+  ASSERT_EQ(kept->report.measurement, MeasureVerdict::kKeptCandidate) << kept->report.measurement_detail;
+
+  OptimizerOptions demanding;
+  demanding.min_gain = (predicted - 1) * 1.5;  // more than it is predicted to gain
+  FixedGraphTimes second(1.0, 0.5);
+  auto below = OptimizeOnnx(input, {}, second, demanding);
+  ASSERT_TRUE(below.ok()) << below.status();
+  const OptimizeReport& r = below->report;
+  EXPECT_EQ(r.measurement, MeasureVerdict::kSkippedBelowMinGain) << r.measurement_detail;
+  EXPECT_EQ(second.graph_calls, 0) << "not measured";
+  EXPECT_EQ(below->model, input) << "byte for byte";
+  EXPECT_TRUE(r.output_is_input);
+  EXPECT_FALSE(r.returned_original);
+  EXPECT_EQ(r.cost_after_ms, r.cost_baseline_ms);
+  EXPECT_NE(r.measurement_detail.find("minimum gain"), std::string::npos) << r.measurement_detail;
+  EXPECT_EQ(ReportToProto(r).measurement(), SKIPPED_BELOW_MIN_GAIN);
+
+  demanding.min_gain = (predicted - 1) * 0.5;  // less than it gains: kept
+  FixedGraphTimes third(1.0, 0.5);
+  auto above = OptimizeOnnx(input, {}, third, demanding);
+  ASSERT_TRUE(above.ok()) << above.status();
+  EXPECT_EQ(above->report.measurement, MeasureVerdict::kKeptCandidate) << above->report.measurement_detail;
+  EXPECT_NE(above->model, input);
+}
+
 TEST(NeverSlowerTest, NoMeasureSkipsIt) {
   FixedGraphTimes slower(1.0, 1.5);
-  OptimizerOptions options;
+  OptimizerOptions options = AnyGain();
   options.measure = false;
   auto result = OptimizeOnnx(ConvReluModel(), {}, slower, options);
   ASSERT_TRUE(result.ok()) << result.status();
@@ -513,7 +558,7 @@ std::string LoneMatMulModel() {
 TEST(OutputIsInputTest, NothingBeyondTheBaselineReturnsTheInputByteForByte) {
   const std::string input = LoneMatMulModel();
   FixedGraphTimes times(1.0, 1.0);
-  auto result = OptimizeOnnx(input, {}, times, {});
+  auto result = OptimizeOnnx(input, {}, times, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   const OptimizeReport& r = result->report;
   EXPECT_TRUE(r.output_is_input);
@@ -539,7 +584,7 @@ TEST(OutputIsInputTest, NothingBeyondTheBaselineReturnsTheInputByteForByte) {
 }
 
 TEST_F(OptimizeTest, AnalyticBackendCannotRunGraphsAndSaysSo) {
-  auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, {});
+  auto result = OptimizeOnnx(ConvReluModel(), {}, *client_, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->report.measurement, MeasureVerdict::kSkippedBackendCannotRun);
   EXPECT_NE(result->report.measurement_detail.find("whole graphs"), std::string::npos)
@@ -556,7 +601,7 @@ TEST(NeverSlowerTest, EmbeddedCpuMeasuresBothGraphs) {
   cpu.timing.min_timed_ms = 1;
   auto client = profiler::OpenProfiler("", cpu);
   ASSERT_TRUE(client.ok()) << client.status();
-  auto result = OptimizeOnnx(ConvReluModel(), {}, **client, {});
+  auto result = OptimizeOnnx(ConvReluModel(), {}, **client, AnyGain());
   ASSERT_TRUE(result.ok()) << result.status();
   const OptimizeReport& r = result->report;
   EXPECT_TRUE(r.measurement == MeasureVerdict::kKeptCandidate || r.measurement == MeasureVerdict::kKeptBaseline)

@@ -62,6 +62,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.measure = limits_.measure && !in.skip_measure();
   options.measure_tolerance = limits_.measure_tolerance;
   options.measure_backend = in.measure_backend();
+  options.min_gain = in.has_min_gain() ? in.min_gain() : limits_.min_gain;
   options.export_baseline = in.export_baseline();
   options.import.max_model_bytes = limits_.max_model_bytes;
   options.cancelled = [context] { return context->IsCancelled(); };

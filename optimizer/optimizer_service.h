@@ -32,6 +32,7 @@ struct ServiceLimits {
   int max_concurrent = 2;
   int max_queued = 16;
   double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
+  double min_gain = 0.01;           // OptimizerOptions::min_gain, when a request leaves it unset
 };
 
 // EQSAT's rule scheduling for a request: what it sets, the server's

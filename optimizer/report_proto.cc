@@ -52,6 +52,7 @@ MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
     case MeasureVerdict::kSkippedBackendCannotRun: return SKIPPED_BACKEND_CANNOT_RUN;
     case MeasureVerdict::kFailed: return FAILED;
     case MeasureVerdict::kSkippedInputReturned: return SKIPPED_INPUT_RETURNED;
+    case MeasureVerdict::kSkippedBelowMinGain: return SKIPPED_BELOW_MIN_GAIN;
   }
   return MEASUREMENT_OUTCOME_UNSPECIFIED;
 }

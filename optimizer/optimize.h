@@ -70,7 +70,7 @@ struct OptimizerOptions {
   // A result predicted faster than the runtime baseline by less than this
   // fraction comes back as the input, byte for byte, unmeasured: below ~1 %
   // a measurement cannot tell it from noise on these machines (ORT timed
-  // such re-exports 0.93-1.02x, A/A 0.99-1.01x, bench/suite.sh), and a
+  // such re-exports 0.93-1.01x, A/A 0.99-1.02x, bench/suite.sh), and a
   // rewritten model that gains nothing is only a risk to its user. Not with
   // export_baseline. 0 keeps any predicted gain.
   double min_gain = 0.01;

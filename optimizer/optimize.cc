@@ -161,6 +161,15 @@ void CostTheInputReturned(OptimizeReport& report) {
   report.operators_after = report.operators_before;
 }
 
+// Makes `report` describe the input coming back byte for byte, unmeasured,
+// for `why` (Report.output_is_input): nothing worth a comparison was found.
+void InputReturnedUnmeasured(MeasureVerdict why, std::string detail, OptimizeReport& report) {
+  report.output_is_input = true;
+  report.measurement = why;
+  report.measurement_detail = std::move(detail);
+  report.operators_after = report.operators_before;
+}
+
 // Whether the search's result is predicted faster than the runtime baseline
 // by less than `min_gain` (a fraction); never for costs that are not positive.
 bool PredictedGainBelow(const OptimizeReport& report, double min_gain) {
@@ -394,21 +403,21 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
       ReturnOriginal(report, std::move(why));
     } else if (!options.export_baseline && IsBaselineGraph(searched->baseline, optimized->graph)) {
       result.model = model_bytes;  // what the runtime would run anyway, without a re-export's reordering
-      report.output_is_input = true;
-      report.measurement = MeasureVerdict::kSkippedInputReturned;
-      report.measurement_detail =
+      InputReturnedUnmeasured(
+          MeasureVerdict::kSkippedInputReturned,
           "not measured: the search found nothing beyond what a runtime does itself (folding constants and batch "
-          "norms, fusing bias and activations, merging duplicates), so the input is returned byte for byte";
-      report.operators_after = report.operators_before;
+          "norms, fusing bias and activations, merging duplicates), so the input is returned byte for byte",
+          report);
     } else if (!options.export_baseline && PredictedGainBelow(report, options.min_gain)) {
       result.model = model_bytes;
-      report.output_is_input = true;
-      report.measurement = MeasureVerdict::kSkippedBelowMinGain;
-      report.measurement_detail = absl::StrFormat(
-          "not measured: the result is predicted %.2f%% faster than the runtime baseline (%.3f ms vs %.3f ms), "
-          "less than the minimum gain of %.2f%% (--min-gain), so the input is returned byte for byte",
-          100 * (report.cost_baseline_ms / report.cost_after_ms - 1), report.cost_after_ms, report.cost_baseline_ms,
-          100 * options.min_gain);
+      InputReturnedUnmeasured(
+          MeasureVerdict::kSkippedBelowMinGain,
+          absl::StrFormat("not measured: the result is predicted %.2f%% faster than the runtime baseline (%.3f ms vs "
+                          "%.3f ms), less than the minimum gain of %.2f%% (--min-gain), so the input is returned "
+                          "byte for byte",
+                          100 * (report.cost_baseline_ms / report.cost_after_ms - 1), report.cost_after_ms,
+                          report.cost_baseline_ms, 100 * options.min_gain),
+          report);
       CostTheInputReturned(report);
     } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph,
                                            ModelFiles{&model_bytes, &*exported}, profiler,

@@ -291,13 +291,14 @@ class SaturationRound {
     // finish sit out a ban as those held for room do.
     const int room = options_.backoff_scheduler ? KeepWithinRoom(found, scheduler) : -1;
     bool changed = false;
+    bool room_used = false;
     int applications = 0;
-    for (size_t k = 0; k < found.size() && !stopped(); ++k) {
+    for (size_t k = 0; k < found.size() && !stopped() && !room_used; ++k) {
       const Found& f = found[k];
       for (size_t i = 0; i < f.matches.size(); ++i) {
-        if (room >= 0 && eg.num_enodes() - enodes_before >= room) {
-          HoldUnfinished(found, k, i, scheduler);
-          k = found.size();
+        room_used = room >= 0 && eg.num_enodes() - enodes_before >= room;
+        if (room_used) {
+          HoldUnfinished(found, k, scheduler);
           break;
         }
         changed = ApplyOne(*f.compiled, f.matches[i]) || changed;
@@ -331,7 +332,7 @@ class SaturationRound {
   // Returns the round's room (e-nodes).
   int KeepWithinRoom(std::vector<Found>& found, RuleScheduler& scheduler) {
     const int round_room = RoundRoom(sat_.egraph.num_enodes(), options_.node_limit);
-    const double room_left = round_room;
+    const double room_left = round_room;  // the estimates below are fractional
     double total = 0;
     for (const Found& f : found) total += PerMatch(f) * static_cast<double>(f.matches.size());
     if (total <= room_left) return round_room;  // all fit: rules apply in their own order, as without room
@@ -361,12 +362,12 @@ class SaturationRound {
     return round_room;
   }
 
-  // The round's room ran out at match `i` of found[k]: that rule and every
+  // The round's room ran out within found[k]'s matches: that rule and every
   // later one with matches left sit out a ban (those that may be banned).
-  void HoldUnfinished(const std::vector<Found>& found, size_t k, size_t i, RuleScheduler& scheduler) {
+  void HoldUnfinished(const std::vector<Found>& found, size_t k, RuleScheduler& scheduler) {
     for (size_t j = k; j < found.size(); ++j) {
       const Found& f = found[j];
-      if ((j == k && i >= f.matches.size()) || (j > k && f.matches.empty()) || !f.may_ban || f.held) continue;
+      if (f.matches.empty() || !f.may_ban || f.held) continue;
       scheduler.Hold(f.rule, sat_.iterations);
       ++sat_.activity[f.compiled->rule->name].bans;
       ++held_;

@@ -31,10 +31,12 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "absl/strings/match.h"
+#include "optimizer/eqsat/egraph_json.h"
 #include "optimizer/eqsat/extract.h"
 
 ABSL_FLAG(std::string, problem, "",
-          "extraction problem written by TASO_ILP_DUMP; several, comma-separated, are solved as one (their disjoint "
+          "extraction problem written by TASO_ILP_DUMP, or an e-graph as egraph-serialize JSON (FILE.json); several, comma-separated, are solved as one (their disjoint "
           "union: a larger problem)");
 ABSL_FLAG(double, cost_noise, 0, "multiply each e-node's cost by a random factor in [1 - x, 1 + x] (a harder problem)");
 ABSL_FLAG(int, seed, 1, "for --cost_noise");
@@ -174,7 +176,14 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   std::optional<ExtractionProblem> problem;
   for (const std::string& path : std::vector<std::string>(absl::StrSplit(absl::GetFlag(FLAGS_problem), ','))) {
-    auto part = ReadExtractionProblem(path);
+    // egraph-serialize JSON (`taso optimize --dump-egraph`, anyone's) or the dump's text format.
+    auto part = absl::EndsWith(path, ".json")
+                    ? [&]() -> absl::StatusOr<ExtractionProblem> {
+                        auto g = ReadEGraphJson(path);
+                        if (!g.ok()) return g.status();
+                        return std::move(g->problem);
+                      }()
+                    : ReadExtractionProblem(path);
     if (!part.ok()) {
       std::fprintf(stderr, "error: %s\n", std::string(part.status().message()).c_str());
       return 1;

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "app/startup.h"
+#include "cli/egraph_command.h"
 #include "cli/generate_command.h"
 #include "cli/job_command.h"
 #include "cli/ir_command.h"
@@ -86,7 +87,7 @@ ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
 ABSL_FLAG(std::string, search, "backtrack", "optimize: backtrack (TASO) or eqsat (Tensat)");
-ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds");
+ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds; egraph extract: the ILP's per file");
 ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match more than their limit in a "
           "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
@@ -136,6 +137,12 @@ ABSL_FLAG(std::string, svg, "", "rules show: also draw the rule's source and tar
           "(needs Graphviz: deploy/setup.sh)");
 ABSL_FLAG(std::string, diff_svg, "", "optimize: draw what the optimizer changed (the regions of IN before and OUT "
           "after) to this SVG file (needs Graphviz: deploy/setup.sh)");
+ABSL_FLAG(std::string, dump_egraph, "", "optimize (embedded, --search eqsat): write the costed e-graph to this file "
+          "as egraph-serialize JSON, for `taso egraph extract` and other extractors");
+ABSL_FLAG(std::string, extractor, "all", "egraph extract: greedy, greedy-dag, ilp (comma-separated, in that order) "
+          "or all");
+ABSL_FLAG(int64_t, max_enodes, taso::cli::EGraphCommandOptions().max_nodes,
+          "egraph extract: refuse files with more e-nodes than this");
 ABSL_FLAG(int32_t, diff_svg_max_nodes, 2000, "optimize --diff-svg: nodes drawn at most; regions past it are counted "
           "in the caption, not drawn");
 
@@ -182,7 +189,11 @@ constexpr char kUsage[] =
     "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
     "              fused re-export rather than the input byte for byte\n"
     "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
+    "              [--dump-egraph FILE.json]: eqsat's costed e-graph as egraph-serialize JSON\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
+    "  egraph      taso egraph extract FILE.json... [--extractor greedy,greedy-dag,ilp|all] [--time-limit S]\n"
+    "              [--max-enodes N] [--json]: extract e-graphs in egraph-serialize JSON (ours from --dump-egraph,\n"
+    "              or anyone's): tree and DAG cost, time, and what the ILP proved (its bound and gap)\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
     "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
     "              [--tls-cert C --tls-key K --tls-ca CA [--tokens-file T --optimizer-token-file O\n"
@@ -408,7 +419,19 @@ int Optimize(const Args& args) {
   options.json = absl::GetFlag(FLAGS_json);
   options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));
   options.diff_svg_max_nodes = absl::GetFlag(FLAGS_diff_svg_max_nodes);
+  options.dump_egraph = Resolve(absl::GetFlag(FLAGS_dump_egraph));
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
+}
+
+int EGraph(const Args& args) {
+  taso::cli::EGraphCommandOptions options;
+  if (args.size() > 2) options.subcommand = args[2];
+  for (size_t i = 3; i < args.size(); ++i) options.files.push_back(Resolve(args[i]));
+  options.extractors = absl::GetFlag(FLAGS_extractor);
+  options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
+  options.max_nodes = absl::GetFlag(FLAGS_max_enodes);
+  options.json = absl::GetFlag(FLAGS_json);
+  return taso::cli::RunEGraph(options, std::cout, std::cerr);
 }
 
 int Profile(const Args& args) {
@@ -487,7 +510,7 @@ constexpr Command kCommands[] = {
     {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
     {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile}, {"job", Job},
     {"up", Cluster<taso::cli::RunUp>}, {"status", Cluster<taso::cli::RunStatus>},
-    {"down", Cluster<taso::cli::RunDown>}, {"health", HealthCheck},
+    {"down", Cluster<taso::cli::RunDown>}, {"health", HealthCheck}, {"egraph", EGraph},
 };
 
 }  // namespace

@@ -54,6 +54,10 @@ void PrintEqsatBudget(const optimizer::Report& r, std::ostream& out) {
     default:
       out << "  ilp: no result, greedy's program used (" << r.extraction_detail() << ")\n";
   }
+  if (r.extraction_cost_ms() > 0) {
+    out << absl::StrFormat("  extraction cost: %.4f ms (the chosen e-nodes' costs, each once)\n",
+                           r.extraction_cost_ms());
+  }
 }
 
 void PrintReport(const optimizer::Report& r, const std::string& output, bool json, std::ostream& out) {
@@ -122,6 +126,14 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
   if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
     return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
+  }
+  if (!options.dump_egraph.empty()) {
+    if (options.search != "eqsat") return fail(2, "--dump-egraph writes eqsat's e-graph: add --search eqsat");
+    if (!options.server.empty()) {
+      return fail(2, "--dump-egraph needs the embedded optimizer (the e-graph is built in this process): drop --server");
+    }
+    // Before the search, not after it: an unwritable path is found at once.
+    if (!std::ofstream(options.dump_egraph)) return fail(2, absl::StrCat("--dump-egraph: cannot write ", options.dump_egraph));
   }
   if (!options.diff_svg.empty()) {
     if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
@@ -211,6 +223,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.measure_backend = *measure_backend;
     oo.min_gain = options.min_gain.value_or(oo.min_gain);
     oo.export_baseline = options.export_baseline;
+    oo.eqsat.dump_egraph = options.dump_egraph;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

@@ -40,6 +40,7 @@ struct OptimizeCommandOptions {
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
   std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
   int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)
+  std::string dump_egraph;  // embedded eqsat: write the costed e-graph here (egraph-serialize JSON); "" none
   profiler::OrtBackendOptions ort;  // embedded profiler: the ort backend (--backend ort)
 };
 

@@ -89,6 +89,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
     report.ilp_incumbent_ms = r->report.ilp_incumbent_ms;
     report.ilp_bound_ms = r->report.ilp_bound_ms;
     report.ilp_gap = r->report.ilp_gap;
+    report.extraction_cost_ms = r->report.extraction_cost_ms;
     report.ilp_time_limit = r->report.ilp_time_limit;
     report.exploration_time = r->report.exploration_time;
     report.costing_time = r->report.costing_time;

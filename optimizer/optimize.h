@@ -113,6 +113,7 @@ struct OptimizeReport {
   // search time was spent (SearchReport's fields).
   IlpVerdict ilp = IlpVerdict::kNotApplicable;
   double ilp_incumbent_ms = 0, ilp_bound_ms = 0, ilp_gap = 0;
+  double extraction_cost_ms = 0;
   absl::Duration ilp_time_limit, exploration_time, costing_time, extraction_time;
   NumericCheck check;
   // Provenance (Report 47-50): version, rule-set digest, model bytes in and out.

@@ -119,6 +119,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_extraction_ms(absl::ToInt64Milliseconds(r.extraction_time));
   out.set_ilp_outcome(IlpOutcomeToProto(r.ilp));
   out.set_ilp_incumbent_ms(r.ilp_incumbent_ms);
+  out.set_extraction_cost_ms(r.extraction_cost_ms);
   out.set_ilp_bound_ms(r.ilp_bound_ms);
   out.set_ilp_gap(r.ilp_gap);
   out.set_ilp_time_limit_ms(absl::ToInt64Milliseconds(r.ilp_time_limit));

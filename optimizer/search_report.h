@@ -68,6 +68,10 @@ struct SearchReport {
   double ilp_bound_ms = 0;
   double ilp_gap = 0;
   absl::Duration ilp_time_limit;
+  // eqsat: what the extraction chose costs in its own terms (the chosen
+  // e-nodes' costs, each once): what extractors of a --dump-egraph file
+  // are compared with.
+  double extraction_cost_ms = 0;
   // eqsat: how `elapsed` was spent: growing the e-graph, costing its
   // e-nodes (profiling new operators), and extraction (greedy and the ILP).
   absl::Duration exploration_time, costing_time, extraction_time;

@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "core/op_registry.h"
 #include "optimizer/eqsat/egraph.h"
+#include "optimizer/eqsat/egraph_json.h"
 #include "optimizer/eqsat/ematch.h"
 #include "optimizer/eqsat/extract.h"
 #include "optimizer/eqsat/rule_scheduler.h"
@@ -536,9 +537,17 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
           : deadline - options.time_limit * std::clamp(options.ilp_share, 0.0, 1.0);
   auto costs = ENodeCosts(sat.egraph, cost, costing_deadline, &out.unpriced, sat.input_enodes);
   if (!costs.ok()) return costs.status();
+  if (!options.dump_egraph.empty()) {
+    const ExtractionProblem problem = MakeExtractionProblem(sat.egraph, sat.roots, *costs, /*labels=*/true);
+    if (absl::Status s = WriteEGraphJson(problem, options.dump_egraph); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--dump-egraph: ", s.message()));
+    }
+  }
   const absl::Time costed = absl::Now();
   out.costing_time = costed - start;
-  auto greedy = ExtractGreedy(sat.egraph, sat.roots, *costs);
+  // DAG greedy: never dearer than greedy, the ILP's starting point, and the
+  // program when the ILP is not run or fails.
+  auto greedy = ExtractGreedyDag(sat.egraph, sat.roots, *costs, deadline);
   std::string ilp_error;
   if (options.use_ilp) {
     out.ilp = IlpVerdict::kNoResult;
@@ -610,6 +619,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
                                                                     " operators not costed in time, not chosen");
   report.ilp = program->ilp;
   report.ilp_incumbent_ms = program->ilp_incumbent_ms;
+  report.extraction_cost_ms = program->used ? program->used->cost_ms : 0;
   report.ilp_bound_ms = program->ilp_bound_ms;
   report.ilp_gap = program->ilp_gap;
   report.ilp_time_limit = program->ilp_time_limit;

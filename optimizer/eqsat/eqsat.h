@@ -89,6 +89,10 @@ struct EqsatOptions {
   bool backoff_scheduler = true;
   int max_matches_per_rule = 1000;
   int backoff_ban_length = 5;
+  // When set, Extract writes the costed e-graph here first, as egraph-serialize
+  // JSON (egraph_json.h): the problem its extractors solve, for `taso egraph
+  // extract` and other people's extractors.
+  std::string dump_egraph;
 };
 
 // What one rule did over a saturation: how often it was searched, the
@@ -136,7 +140,7 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
 // The program extraction chose from an e-graph.
 struct ExtractedProgram {
   std::optional<Graph> graph;      // none when no program could be built
-  std::optional<Extraction> used;  // the extraction `graph` was built from
+  std::optional<Extraction> used;  // the extraction `graph` was built from (its cost_ms: the objective)
   ExtractionOutcome status = ExtractionOutcome::kNotRun;
   // "ilp optimal", "ilp (time limit, best found)", "ilp (best found)",
   // "greedy (ilp failed: ...)", "greedy" or "none (...)".

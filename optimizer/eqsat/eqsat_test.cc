@@ -480,19 +480,25 @@ TEST_F(EqsatTest, IlpMatchesBruteForceOnRandomCyclicProblems) {
   EXPECT_GE(cyclic, 20);   // cycles were there to avoid
 }
 
-TEST_F(EqsatTest, IlpWithoutTimeReturnsItsWarmStart) {
+TEST_F(EqsatTest, IlpWithoutTimeReturnsTheBestStartingPoint) {
   const ExtractionProblem p = MakeProblem(3, {{0, 0.0, {1}}, {0, 10.0, {}}, {1, 0.0, {0}}, {1, 5.0, {}}, {2, 1.0, {1}}},
                                           {0, 2});
   ProblemChoice warm;
-  warm.pick = {1, 3, 4};  // a = leaf, b = leaf, c = h(b): 16
-  warm.cost_ms = 16;
+  warm.pick = {0, 3, 4};  // a = f(b), b = leaf, c = h(b): 6, the optimum
+  warm.cost_ms = 6;
   auto ilp = SolveIlp(p, absl::ZeroDuration(), &warm);
   ASSERT_TRUE(ilp.ok()) << ilp.status();
   EXPECT_EQ(ilp->pick, warm.pick);
-  EXPECT_DOUBLE_EQ(ilp->cost_ms, 16.0);
+  EXPECT_DOUBLE_EQ(ilp->cost_ms, 6.0);
   EXPECT_TRUE(ilp->time_limited);
   EXPECT_FALSE(ilp->optimal);
-  // A cyclic "warm start" is not trusted: greedy's is used instead.
+  // A dearer warm start loses to DAG greedy's choice, even without time.
+  ProblemChoice dear;
+  dear.pick = {1, 3, 4};  // a = leaf, b = leaf, c = h(b): 16
+  auto from_dear = SolveIlp(p, absl::ZeroDuration(), &dear);
+  ASSERT_TRUE(from_dear.ok()) << from_dear.status();
+  EXPECT_DOUBLE_EQ(from_dear->cost_ms, 6.0);
+  // A cyclic "warm start" is not trusted: DAG greedy's is used instead.
   ProblemChoice cyclic;
   cyclic.pick = {0, 2, 4};
   auto from_cyclic = SolveIlp(p, absl::Seconds(10), &cyclic);

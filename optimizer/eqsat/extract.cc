@@ -250,6 +250,11 @@ ExtractionProblem MakeExtractionProblem(const EGraph& egraph, const std::vector<
     if (dense[c] >= 0) continue;
     dense[c] = static_cast<int>(p.class_id.size());
     p.class_id.push_back(c);
+    if (labels) {
+      std::string types;
+      for (const TensorType& t : egraph.eclass(c).types) absl::StrAppend(&types, types.empty() ? "" : ", ", t.ToString());
+      p.class_label.push_back(std::move(types));
+    }
     for (ENodeId id : egraph.eclass(c).nodes) {
       if (costs[id] == kInfinity) continue;
       candidates.push_back(id);
@@ -377,17 +382,35 @@ absl::StatusOr<ProblemChoice> SolveGreedy(const ExtractionProblem& problem) {
   return out;
 }
 
+namespace {
+
+// The e-graph's choice for a problem's.
+Extraction ToExtraction(const ExtractionProblem& problem, const ProblemChoice& chosen,
+                        const std::vector<double>& costs) {
+  Extraction out;
+  for (size_t c = 0; c < chosen.pick.size(); ++c) {
+    if (chosen.pick[c] >= 0) out.choice[problem.class_id[c]] = problem.node_id[chosen.pick[c]];
+  }
+  out.cost_ms = ExtractionCost(out, costs);
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector<EClassId>& roots,
                                          const std::vector<double>& costs) {
   const ExtractionProblem problem = MakeExtractionProblem(egraph, roots, costs);
   auto greedy = SolveGreedy(problem);
   if (!greedy.ok()) return greedy.status();
-  Extraction out;
-  for (size_t c = 0; c < greedy->pick.size(); ++c) {
-    if (greedy->pick[c] >= 0) out.choice[problem.class_id[c]] = problem.node_id[greedy->pick[c]];
-  }
-  out.cost_ms = ExtractionCost(out, costs);
-  return out;
+  return ToExtraction(problem, *greedy, costs);
+}
+
+absl::StatusOr<Extraction> ExtractGreedyDag(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                            const std::vector<double>& costs, absl::Time deadline) {
+  const ExtractionProblem problem = MakeExtractionProblem(egraph, roots, costs);
+  auto dag = SolveGreedyDag(problem, deadline);
+  if (!dag.ok()) return dag.status();
+  return ToExtraction(problem, *dag, costs);
 }
 
 absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EClassId>& roots,
@@ -417,11 +440,7 @@ absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EC
   }
   auto solved = SolveIlp(problem, time_limit, warm ? &*warm : nullptr, settings, stats);
   if (!solved.ok()) return solved.status();
-  Extraction out;
-  for (size_t c = 0; c < solved->pick.size(); ++c) {
-    if (solved->pick[c] >= 0) out.choice[problem.class_id[c]] = problem.node_id[solved->pick[c]];
-  }
-  out.cost_ms = ExtractionCost(out, costs);
+  Extraction out = ToExtraction(problem, *solved, costs);
   out.optimal = solved->optimal;
   out.time_limited = solved->time_limited;
   out.lower_bound_ms = out.optimal ? out.cost_ms : std::min(solved->lower_bound_ms, out.cost_ms);

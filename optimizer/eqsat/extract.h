@@ -5,6 +5,11 @@
 // its children's), fast but blind to sharing: a subexpression used twice is
 // counted twice, so it can miss a cheaper program that shares more.
 //
+// DAG greedy (extract_dag.cc): each class takes the e-node whose program
+// (the e-node and everything below it, each e-node once) costs least, so a
+// subexpression two operands share is counted once. It sees sharing inside
+// one e-node's operands, not across the choices of unrelated classes.
+//
 // ILP (CBC): a binary x per e-node; each needed class chooses one e-node
 // (the outputs' classes are needed; a chosen e-node needs its children's
 // classes); the objective is the sum of the chosen e-nodes' costs, so shared
@@ -98,6 +103,11 @@ double ExtractionCost(const Extraction& extraction, const std::vector<double>& c
 absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector<EClassId>& roots,
                                          const std::vector<double>& costs);
 
+// SolveGreedyDag on the e-graph's problem (never dearer than ExtractGreedy).
+absl::StatusOr<Extraction> ExtractGreedyDag(const EGraph& egraph, const std::vector<EClassId>& roots,
+                                            const std::vector<double>& costs,
+                                            absl::Time deadline = absl::InfiniteFuture());
+
 // The extraction problem apart from the e-graph: the classes the outputs
 // reach through e-nodes of finite cost (numbered from 0), their e-nodes of
 // finite cost (numbered from 0, in e-node id order) and the outputs' classes.
@@ -110,6 +120,7 @@ struct ExtractionProblem {
   std::vector<std::vector<int>> node_children;  // per e-node: the classes it reads, sorted, distinct
   std::vector<int> roots;                       // the outputs' classes, in output order
   std::vector<std::string> node_label;          // per e-node: what it computes, or empty
+  std::vector<std::string> class_label;         // per class: its type(s), or empty
 };
 
 // With `labels`, node_label too (else it stays empty).
@@ -128,6 +139,9 @@ struct ProblemChoice {
   bool optimal = false;
   bool time_limited = false;
   double lower_bound_ms = 0;  // the ILP's best bound (Extraction::lower_bound_ms)
+  // A heuristic's own choice was dearer than one it started from (DAG greedy
+  // keeps greedy's then), so that one is returned.
+  bool kept_earlier = false;
 };
 
 // How the ILP is built and solved. The defaults are what EqsatSearch uses;
@@ -182,8 +196,27 @@ struct IlpStats {
 // no acyclic choice of finite cost.
 absl::StatusOr<ProblemChoice> SolveGreedy(const ExtractionProblem& problem);
 
+// Per class, the e-node whose program (it and every e-node below it, each
+// counted once) costs least, relaxed to a fixpoint; an e-node whose operands'
+// programs contain its own class is skipped (it would be a cycle). The
+// result is never dearer than SolveGreedy's, which it returns (kept_earlier)
+// when its own choice is dearer, incomplete or cyclic, or when `deadline`
+// passes first. NotFound when neither finds an acyclic choice.
+absl::StatusOr<ProblemChoice> SolveGreedyDag(const ExtractionProblem& problem,
+                                             absl::Time deadline = absl::InfiniteFuture());
+
+// What the choice costs written out as a tree: each root's e-node plus, for
+// every operand read, that operand's tree cost again (a subexpression used
+// twice counts twice), summed over the roots. `uses` (per e-node, parallel
+// to node_children: how often it reads each class) counts repeated operands;
+// without it each distinct operand counts once. +infinity when `pick` lacks
+// a class the roots need or is cyclic.
+double TreeCost(const ExtractionProblem& problem, const std::vector<int>& pick,
+                const std::vector<std::vector<int>>* uses = nullptr);
+
 // The ILP on the problem, from `warm_start` (an acyclic choice, e.g.
-// greedy's; when null or not acyclic, SolveGreedy's where there is one),
+// greedy's) or the better of SolveGreedy's and SolveGreedyDag's when that is
+// cheaper, null or not acyclic,
 // within `time_limit` (pruning and building the model included; CBC may
 // overrun it by a fraction of a second). The result is acyclic and never
 // dearer than the warm start, which it is when CBC finds nothing better.

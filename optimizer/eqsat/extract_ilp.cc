@@ -40,22 +40,29 @@ struct CbcDeleter {
   void operator()(Cbc_Model* model) const { Cbc_deleteModel(model); }
 };
 
-// The best acyclic choice known: the warm start, else greedy's; none when
-// that is incomplete or cyclic.
+// Whether `choice` is a complete acyclic choice of the problem; restricts it
+// to the classes the roots need and recomputes its cost.
+bool Acyclic(const ExtractionProblem& p, ProblemChoice& choice) {
+  choice.optimal = choice.time_limited = false;
+  if (choice.pick.size() != p.class_id.size() || !RestrictPick(p, choice.pick).ok() ||
+      !FindCycles(p, choice.pick, 1).empty()) {
+    return false;
+  }
+  choice.cost_ms = PickCost(p, choice.pick);
+  return true;
+}
+
+// The best acyclic choice known: the cheapest of the warm start and DAG
+// greedy's (never dearer than greedy's); none when neither has one.
 std::optional<ProblemChoice> StartingPoint(const ExtractionProblem& p, const ProblemChoice* warm_start) {
   std::optional<ProblemChoice> best;
   if (warm_start != nullptr) {
-    best = *warm_start;
-  } else if (auto greedy = SolveGreedy(p); greedy.ok()) {
-    best = *std::move(greedy);
+    ProblemChoice warm = *warm_start;
+    if (Acyclic(p, warm)) best = std::move(warm);
   }
-  if (!best.has_value()) return best;
-  best->optimal = best->time_limited = false;
-  if (best->pick.size() != p.class_id.size() || !RestrictPick(p, best->pick).ok() ||
-      !FindCycles(p, best->pick, 1).empty()) {
-    return std::nullopt;
+  if (auto dag = SolveGreedyDag(p); dag.ok() && Acyclic(p, *dag) && (!best || dag->cost_ms < best->cost_ms)) {
+    best = *std::move(dag);
   }
-  best->cost_ms = PickCost(p, best->pick);
   return best;
 }
 

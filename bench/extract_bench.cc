@@ -9,7 +9,8 @@
 // A config is a comma-separated list of tokens, applied in order (the
 // defaults are IlpSettings'): acyclicity "lo" (linear order), "lazy" (cycle
 // cuts) or "order" (Tensat's order variables); "cycles=N" (cycle cuts up
-// front); "noprune"; "dense" (no class variables); "noneeded" (no needed
+// front); "noprune"; "dense" (no class variables); "nocollapse" (no class
+// collapsing); "noneeded" (no needed
 // rows); "cutoff", "mipstart" or "nostart" (how CBC gets greedy's choice);
 // "old" (the model and CBC settings ExtractIlp had before: order variables,
 // nothing pruned, dense, MIP start, CBC's defaults); "log" (CBC's log); and
@@ -118,6 +119,8 @@ int RunConfig(const ExtractionProblem& problem, const ProblemChoice& greedy, con
       settings.warm_start = IlpSettings::WarmStart::kCutoff;
     } else if (token == "nostart") {
       settings.warm_start = IlpSettings::WarmStart::kNone;
+    } else if (token == "nocollapse") {
+      settings.collapse_classes = false;
     } else if (token == "noneeded") {
       settings.needed_rows = false;
     } else if (token == "dense") {
@@ -144,11 +147,11 @@ int RunConfig(const ExtractionProblem& problem, const ProblemChoice& greedy, con
     return 1;
   }
   std::printf("  %-40s %6.1f s  %.4f ms (greedy %.4f, %+.2f%%, bound %.4f)  %s  prep %.2f s, %d solves, %d cuts, %d cyclic  "
-              "pruned %d+%d, model %d classes %d e-nodes, %d must, %d implied, %d ordered, %d cycles up front%s -> %d cols %d rows %d nz\n",
+              "pruned %d+%d, model %d classes %d e-nodes (%d collapsed), %d must, %d implied, %d ordered, %d cycles up front%s -> %d cols %d rows %d nz\n",
               config.c_str(), seconds, result->cost_ms, greedy.cost_ms,
               100 * (result->cost_ms - greedy.cost_ms) / greedy.cost_ms, stats.lower_bound_ms, stats.outcome.c_str(),
               stats.prepare_seconds, stats.solves, stats.cycle_cuts, stats.cyclic_solutions, stats.pruned_by_bound, stats.pruned_by_dominance,
-              stats.model_classes, stats.model_enodes, stats.must_classes, stats.needed_rows, stats.ordered_components,
+              stats.model_classes, stats.model_enodes, stats.collapsed_classes, stats.must_classes, stats.needed_rows, stats.ordered_components,
               stats.upfront_cycles, stats.all_cycles_upfront ? " (all)" : "",
               stats.columns, stats.rows, stats.nonzeros);
   if (absl::GetFlag(FLAGS_diff)) {

@@ -164,6 +164,9 @@ struct IlpSettings {
   bool class_variables = true;
   // With class variables: the needed rows.
   bool needed_rows = true;
+  // With class variables: a class of one e-node that one e-node alone reads
+  // (outside cycles, not an output) shares that reader's column.
+  bool collapse_classes = true;
   // How CBC learns of the best choice known: as its cutoff (only better
   // solutions count), or as a MIP start (can crash CBC with preprocessing).
   enum class WarmStart { kCutoff, kMipStart, kNone };
@@ -180,6 +183,7 @@ struct IlpStats {
   int model_classes = 0, model_enodes = 0;    // after pruning
   int pruned_by_bound = 0, pruned_by_dominance = 0;
   int must_classes = 0, needed_rows = 0;      // classes fixed to 1, implication rows
+  int collapsed_classes = 0;                  // sharing their reader's column
   int ordered_components = 0;                 // given a linear order
   int upfront_cycles = 0;                     // cycles forbidden before the first solve
   bool all_cycles_upfront = false;            // ... and they were all there are

@@ -143,8 +143,9 @@ bool ReadSolution(const ExtractionProblem& p, const IlpDomain& domain, const Ilp
     return false;
   }
   std::vector<int> pick(p.class_id.size(), -1);
-  for (size_t col = 0; col < model.columns_node.size(); ++col) {
-    if (solution[col] > 0.5) pick[p.node_class[model.columns_node[col]]] = model.columns_node[col];
+  // Every e-node of a chosen column: collapsed classes share their reader's.
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    if (model.column[n] >= 0 && solution[model.column[n]] > 0.5) pick[p.node_class[n]] = static_cast<int>(n);
   }
   if (absl::Status s = RestrictPick(p, pick); !s.ok()) {
     state.failure = absl::StrCat("CBC's solution is incomplete: ", s.message());

@@ -96,7 +96,9 @@ class LinearProgram {
 // added between solves.
 struct IlpModel {
   LinearProgram base;
-  std::vector<int> column;        // per e-node: its column, -1 outside the model
+  // Per e-node: its column, -1 outside the model; a collapsed class's e-node
+  // shares its reader's.
+  std::vector<int> column;
   std::vector<int> columns_node;  // per e-node column (the first ones): its e-node
   std::vector<std::vector<int>> cuts;  // cycles to forbid, as classes
   std::set<std::vector<int>> cut_set;

@@ -12,6 +12,11 @@ namespace {
 
 std::vector<double> Ones(size_t k) { return std::vector<double>(k, 1.0); }
 
+// a <= b; nothing when they are one column (a collapsed class and its reader).
+void AddImplication(LinearProgram& lp, int a, int b) {
+  if (a != b) lp.AddRow({a, b}, {1.0, -1.0}, -kInfinity, 0);
+}
+
 // Elementary cycles of a directed graph among vertices of one strongly
 // connected component, each from its least vertex; at most `limit` cycles
 // and `max_steps` search steps (`complete` says whether all were found).
@@ -97,7 +102,7 @@ void AddNeededRows(const ExtractionProblem& p, const IlpDomain& domain, const st
     for (size_t w = 0; w < implied.size(); ++w) implied[w] &= ~needed.must()[w];
     implied[c / 64] &= ~(uint64_t{1} << (c % 64));
     needed.ForEach(implied.data(), [&](int g) {
-      lp.AddRow({class_col[c], class_col[g]}, {1.0, -1.0}, -kInfinity, 0);
+      AddImplication(lp, class_col[c], class_col[g]);
       ++st.needed_rows;
     });
   }
@@ -131,12 +136,12 @@ void AddClassVariableRows(const ExtractionProblem& p, const IlpDomain& domain, c
     std::vector<int> common;
     if (domain.class_alive[c].size() >= 2) {
       common = CommonChildren(p, domain, static_cast<int>(c));
-      for (int d : common) base.AddRow({class_col[c], class_col[d]}, {1.0, -1.0}, -kInfinity, 0);
+      for (int d : common) AddImplication(base, class_col[c], class_col[d]);
     }
     for (int n : domain.class_alive[c]) {
       for (int d : p.node_children[n]) {
         if (std::binary_search(common.begin(), common.end(), d)) continue;
-        base.AddRow({model.column[n], class_col[d]}, {1.0, -1.0}, -kInfinity, 0);
+        AddImplication(base, model.column[n], class_col[d]);
       }
     }
   }
@@ -292,6 +297,37 @@ void AddOrdersAndCycleCuts(const ExtractionProblem& p, const IlpDomain& domain, 
   st.all_cycles_upfront = complete;
 }
 
+// Class collapsing: a class of one e-node, not an output, on no cycle of
+// the class graph, that one e-node alone reads, is chosen exactly when that
+// reader is (nothing else needs it; the reader cannot do without it), so its
+// e-node shares the reader's column, which pays both costs. Per e-node: the
+// e-node whose column it takes (chains followed), or -1.
+std::vector<int> CollapseInto(const ExtractionProblem& p, const IlpDomain& domain, const std::vector<int>& comp) {
+  const size_t num_classes = p.class_id.size();
+  const std::vector<int> comp_size = ComponentSizes(domain, comp);
+  std::vector<int> reader(num_classes, -1);  // the one alive e-node reading the class; -2: several
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    if (!domain.alive[n]) continue;
+    for (int d : p.node_children[n]) reader[d] = reader[d] == -1 ? static_cast<int>(n) : -2;
+  }
+  std::vector<bool> root(num_classes, false);
+  for (int r : p.roots) root[r] = true;
+  std::vector<int> into(p.node_id.size(), -1);
+  for (size_t c = 0; c < num_classes; ++c) {
+    if (!domain.in_model[c] || root[c] || domain.class_alive[c].size() != 1 || reader[c] < 0) continue;
+    if (comp_size[comp[c]] != 1 || p.node_class[reader[c]] == static_cast<int>(c)) continue;
+    into[domain.class_alive[c][0]] = reader[c];
+  }
+  // Chains end: each step goes to a reader, and a chain has no cycle (its
+  // classes are on none).
+  for (size_t n = 0; n < into.size(); ++n) {
+    int t = into[n];
+    while (t >= 0 && into[t] >= 0) t = into[t];
+    into[n] = t;
+  }
+  return into;
+}
+
 }  // namespace
 
 int LinearProgram::AddColumn(double lower, double upper, double objective, bool integer) {
@@ -351,10 +387,25 @@ IlpModel BuildIlpModel(const ExtractionProblem& p, const IlpDomain& domain, cons
   // absolute tolerances far below real differences).
   IlpModel model;
   model.column.assign(p.node_id.size(), -1);
+  // Cycles can only run inside a strongly connected component of the class
+  // graph (through the model's e-nodes).
+  const std::vector<int> comp = ClassComponents(p, domain.alive);
+  std::vector<int> into(p.node_id.size(), -1);
+  if (settings.collapse_classes && settings.class_variables) into = CollapseInto(p, domain, comp);
+  std::vector<double> cost(p.node_id.size(), 0);
   for (size_t n = 0; n < p.node_id.size(); ++n) {
-    if (!domain.alive[n]) continue;
-    model.column[n] = model.base.AddColumn(0, 1, p.node_cost[n] * 1000, /*integer=*/true);
+    if (domain.alive[n]) cost[into[n] >= 0 ? into[n] : n] += p.node_cost[n];
+  }
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    if (!domain.alive[n] || into[n] >= 0) continue;
+    model.column[n] = model.base.AddColumn(0, 1, cost[n] * 1000, /*integer=*/true);
     model.columns_node.push_back(static_cast<int>(n));
+  }
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    if (domain.alive[n] && into[n] >= 0) {
+      model.column[n] = model.column[into[n]];
+      ++st.collapsed_classes;
+    }
   }
   st.model_enodes = static_cast<int>(model.columns_node.size());
   if (settings.class_variables) {
@@ -362,9 +413,6 @@ IlpModel BuildIlpModel(const ExtractionProblem& p, const IlpDomain& domain, cons
   } else {
     AddSumRows(p, domain, model);
   }
-  // Cycles can only run inside a strongly connected component of the class
-  // graph (through the model's e-nodes).
-  const std::vector<int> comp = ClassComponents(p, domain.alive);
   if (settings.acyclicity == IlpSettings::Acyclicity::kOrderVariables) {
     AddOrderVariables(p, domain, comp, model);
   } else {

@@ -10,7 +10,8 @@
 // defaults are IlpSettings'): acyclicity "lo" (linear order), "lazy" (cycle
 // cuts) or "order" (Tensat's order variables); "cycles=N" (cycle cuts up
 // front); "noprune"; "dense" (no class variables); "nocollapse" (no class
-// collapsing); "noneeded" (no needed
+// collapsing); "noacyclicrows" (child rows not strengthened in cyclic
+// components); "noneeded" (no needed
 // rows); "cutoff", "mipstart" or "nostart" (how CBC gets greedy's choice);
 // "old" (the model and CBC settings ExtractIlp had before: order variables,
 // nothing pruned, dense, MIP start, CBC's defaults); "log" (CBC's log); and
@@ -21,7 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <random>
 #include <cstdio>
@@ -41,6 +44,8 @@ ABSL_FLAG(std::string, problem, "",
           "union: a larger problem)");
 ABSL_FLAG(double, cost_noise, 0, "multiply each e-node's cost by a random factor in [1 - x, 1 + x] (a harder problem)");
 ABSL_FLAG(int, seed, 1, "for --cost_noise");
+ABSL_FLAG(bool, relaxation, false, "first solve the ILP's linear relaxation and print, per operator, what it pays "
+          "against greedy's choice (where the bound is weak)");
 ABSL_FLAG(bool, diff, false, "print the e-nodes where each config's choice differs from greedy's");
 ABSL_FLAG(std::string, configs, "order,noprune;lazy,noprune;order;lazy", "';'-separated configs (see the top)");
 ABSL_FLAG(double, time_limit, 20, "ILP time limit in seconds (the optimizer's)");
@@ -51,6 +56,42 @@ using namespace taso::optimizer;
 namespace {
 
 constexpr int kExitOffset = 10;  // a child's exit status when it ran to the end
+
+// The operator of an e-node's label ("matmul[act=none]" -> "matmul").
+std::string OpOf(const ExtractionProblem& p, int n) {
+  if (n >= static_cast<int>(p.node_label.size())) return "?";
+  const std::string& label = p.node_label[n];
+  return label.substr(0, label.find_first_of("[(:"));
+}
+
+// The relaxation's cost per operator beside greedy's, and how fractional it is.
+void PrintRelaxation(const ExtractionProblem& p, const ProblemChoice& greedy) {
+  IlpStats stats;
+  auto x = SolveIlpRelaxation(p, {}, &stats);
+  if (!x.ok()) {
+    std::printf("relaxation: %s\n", std::string(x.status().message()).c_str());
+    return;
+  }
+  std::map<std::string, std::pair<double, double>> by_op;  // op -> (relaxation, greedy)
+  int fractional = 0;
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    by_op[OpOf(p, static_cast<int>(n))].first += (*x)[n] * p.node_cost[n];
+    fractional += (*x)[n] > 0.01 && (*x)[n] < 0.99;
+  }
+  for (int n : greedy.pick) {
+    if (n >= 0) by_op[OpOf(p, n)].second += p.node_cost[n];
+  }
+  std::printf("relaxation: %.4f ms (greedy %.4f), %d fractional e-nodes; per operator (relaxation / greedy ms):\n",
+              stats.lower_bound_ms, greedy.cost_ms, fractional);
+  std::vector<std::pair<std::string, std::pair<double, double>>> rows(by_op.begin(), by_op.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.second - a.second.first > b.second.second - b.second.first;
+  });
+  for (const auto& [op, costs] : rows) {
+    if (costs.first < 1e-6 && costs.second < 1e-6) continue;
+    std::printf("  %-28s %9.4f / %9.4f\n", op.c_str(), costs.first, costs.second);
+  }
+}
 
 // `b` beside `a`, its classes and e-nodes renumbered after a's.
 void Append(ExtractionProblem& a, const ExtractionProblem& b) {
@@ -119,6 +160,8 @@ int RunConfig(const ExtractionProblem& problem, const ProblemChoice& greedy, con
       settings.warm_start = IlpSettings::WarmStart::kCutoff;
     } else if (token == "nostart") {
       settings.warm_start = IlpSettings::WarmStart::kNone;
+    } else if (token == "noacyclicrows") {
+      settings.acyclic_child_rows = false;
     } else if (token == "nocollapse") {
       settings.collapse_classes = false;
     } else if (token == "noneeded") {
@@ -147,11 +190,11 @@ int RunConfig(const ExtractionProblem& problem, const ProblemChoice& greedy, con
     return 1;
   }
   std::printf("  %-40s %6.1f s  %.4f ms (greedy %.4f, %+.2f%%, bound %.4f)  %s  prep %.2f s, %d solves, %d cuts, %d cyclic  "
-              "pruned %d+%d, model %d classes %d e-nodes (%d collapsed), %d must, %d implied, %d ordered, %d cycles up front%s -> %d cols %d rows %d nz\n",
+              "pruned %d+%d, model %d classes %d e-nodes (%d collapsed), %d acyclic child rows, %d must, %d implied, %d ordered, %d cycles up front%s -> %d cols %d rows %d nz\n",
               config.c_str(), seconds, result->cost_ms, greedy.cost_ms,
               100 * (result->cost_ms - greedy.cost_ms) / greedy.cost_ms, stats.lower_bound_ms, stats.outcome.c_str(),
               stats.prepare_seconds, stats.solves, stats.cycle_cuts, stats.cyclic_solutions, stats.pruned_by_bound, stats.pruned_by_dominance,
-              stats.model_classes, stats.model_enodes, stats.collapsed_classes, stats.must_classes, stats.needed_rows, stats.ordered_components,
+              stats.model_classes, stats.model_enodes, stats.collapsed_classes, stats.acyclic_child_rows, stats.must_classes, stats.needed_rows, stats.ordered_components,
               stats.upfront_cycles, stats.all_cycles_upfront ? " (all)" : "",
               stats.columns, stats.rows, stats.nonzeros);
   if (absl::GetFlag(FLAGS_diff)) {
@@ -212,6 +255,7 @@ int main(int argc, char** argv) {
   std::printf("greedy: %.4f ms in %.2f s\n", greedy->cost_ms,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   std::fflush(stdout);
+  if (absl::GetFlag(FLAGS_relaxation)) PrintRelaxation(*problem, *greedy);
   const std::vector<std::string> configs = absl::StrSplit(absl::GetFlag(FLAGS_configs), ';', absl::SkipEmpty());
   for (const std::string& config : configs) {
     const pid_t child = fork();

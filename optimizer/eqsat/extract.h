@@ -167,6 +167,10 @@ struct IlpSettings {
   // With class variables: a class of one e-node that one e-node alone reads
   // (outside cycles, not an output) shares that reader's column.
   bool collapse_classes = true;
+  // With class variables: inside cyclic components, a chosen e-node needs
+  // the child's e-nodes that cannot close a cycle through it, not just the
+  // child class (ilp_model.cc, AcyclicChildColumns).
+  bool acyclic_child_rows = true;
   // How CBC learns of the best choice known: as its cutoff (only better
   // solutions count), or as a MIP start (can crash CBC with preprocessing).
   enum class WarmStart { kCutoff, kMipStart, kNone };
@@ -184,6 +188,7 @@ struct IlpStats {
   int pruned_by_bound = 0, pruned_by_dominance = 0;
   int must_classes = 0, needed_rows = 0;      // classes fixed to 1, implication rows
   int collapsed_classes = 0;                  // sharing their reader's column
+  int acyclic_child_rows = 0;                 // child rows inside cyclic components, strengthened
   int ordered_components = 0;                 // given a linear order
   int upfront_cycles = 0;                     // cycles forbidden before the first solve
   bool all_cycles_upfront = false;            // ... and they were all there are
@@ -229,6 +234,13 @@ double TreeCost(const ExtractionProblem& problem, const std::vector<int>& pick,
 absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& problem, absl::Duration time_limit,
                                        const ProblemChoice* warm_start, const IlpSettings& settings = {},
                                        IlpStats* stats = nullptr);
+
+// The ILP's linear relaxation (the model SolveIlp builds, every column
+// continuous, no cuts): per e-node its value (a collapsed class's e-node
+// takes its reader's), and its objective in stats->lower_bound_ms. For
+// studying where the relaxation is weak (bench/extract_bench --relaxation).
+absl::StatusOr<std::vector<double>> SolveIlpRelaxation(const ExtractionProblem& problem,
+                                                       const IlpSettings& settings = {}, IlpStats* stats = nullptr);
 
 // SolveIlp on the e-graph's problem. `warm_start` may be null.
 absl::StatusOr<Extraction> ExtractIlp(const EGraph& egraph, const std::vector<EClassId>& roots,

@@ -252,4 +252,28 @@ absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duratio
   return *state.best;
 }
 
+absl::StatusOr<std::vector<double>> SolveIlpRelaxation(const ExtractionProblem& p, const IlpSettings& settings,
+                                                       IlpStats* stats) {
+  IlpStats local_stats;
+  IlpStats& st = stats != nullptr ? *stats : local_stats;
+  st = IlpStats{};
+  std::optional<ProblemChoice> best = StartingPoint(p, nullptr);
+  auto domain = ilp_internal::ChooseDomain(p, best.has_value() ? &*best : nullptr, settings, st);
+  if (!domain.ok()) return domain.status();
+  IlpModel model = ilp_internal::BuildIlpModel(p, *domain, settings, st);
+  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
+  if (cbc == nullptr) return absl::InternalError("CBC could not create a model");
+  Cbc_setLogLevel(cbc.get(), settings.log_level);
+  model.base.LoadInto(cbc.get(), /*relaxed=*/true);
+  Cbc_solve(cbc.get());
+  const double* solution = Cbc_getColSolution(cbc.get());
+  if (solution == nullptr || Cbc_isProvenOptimal(cbc.get()) == 0) return absl::InternalError("the relaxation was not solved");
+  st.lower_bound_ms = Cbc_getObjValue(cbc.get()) / 1000;
+  std::vector<double> x(p.node_id.size(), 0.0);
+  for (size_t n = 0; n < p.node_id.size(); ++n) {
+    if (model.column[n] >= 0) x[n] = solution[model.column[n]];
+  }
+  return x;
+}
+
 }  // namespace taso::optimizer

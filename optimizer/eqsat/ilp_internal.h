@@ -79,7 +79,8 @@ class LinearProgram {
   int AddColumn(double lower, double upper, double objective, bool integer);
   void AddRow(const std::vector<int>& cols, const std::vector<double>& coefs, double lower, double upper);
   void SetLower(int col, double lower) { col_lower_[col] = lower; }
-  void LoadInto(Cbc_Model* model) const;
+  // `relaxed`: every column continuous (the LP relaxation).
+  void LoadInto(Cbc_Model* model, bool relaxed = false) const;
   int columns() const { return static_cast<int>(entries_.size()); }
   int rows() const { return static_cast<int>(row_lower_.size()); }
   int nonzeros() const { return nonzeros_; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 
 #include "optimizer/eqsat/ilp_internal.h"
 
@@ -83,9 +84,8 @@ std::vector<int> CommonChildren(const ExtractionProblem& p, const IlpDomain& dom
 // classes: y = 1 for the former, y_c <= y_g for the latter (except what c's
 // common children already imply). Cycles can fake a class's children in the
 // relaxation, not these.
-void AddNeededRows(const ExtractionProblem& p, const IlpDomain& domain, const std::vector<int>& class_col,
-                   LinearProgram& lp, IlpStats& st) {
-  const NeededSets needed(p, domain.alive);
+void AddNeededRows(const ExtractionProblem& p, const IlpDomain& domain, const NeededSets& needed,
+                   const std::vector<int>& class_col, LinearProgram& lp, IlpStats& st) {
   std::vector<uint64_t> implied(needed.words());
   for (size_t c = 0; c < p.class_id.size(); ++c) {
     if (!domain.in_model[c]) continue;
@@ -108,13 +108,37 @@ void AddNeededRows(const ExtractionProblem& p, const IlpDomain& domain, const st
   }
 }
 
+// Inside a cyclic component, what "c needs its child d" may count on: d's
+// e-nodes none of whose operands needs c in every acyclic choice (such an
+// e-node would close a cycle through c). Without this, the relaxation lets a
+// class pay half its cost and get the other half from a cycle at 1/2, and
+// its operands then half of theirs: along an unrolled RNN the bound fell to
+// a few percent of the optimum. Returns the columns, or none when every
+// e-node of d qualifies (then y_d serves).
+std::optional<std::vector<int>> AcyclicChildColumns(const ExtractionProblem& p, const IlpDomain& domain,
+                                                    const IlpModel& model, const NeededSets& needed,
+                                                    const std::vector<int>& comp, int c, int d) {
+  if (comp[c] != comp[d]) return std::nullopt;  // no cycle runs through both
+  std::vector<int> cols;
+  for (int m : domain.class_alive[d]) {
+    bool closes = false;
+    for (int e : p.node_children[m]) closes = closes || NeededSets::Has(needed.of(e), c);
+    if (!closes) cols.push_back(model.column[m]);
+  }
+  if (cols.size() == domain.class_alive[d].size()) return std::nullopt;
+  return cols;
+}
+
 // With class variables, y_c = sum of c's x (a class of one e-node uses that
 // x), roots have y = 1 and a chosen e-node needs its children: x <= y_child,
-// or y_c <= y_child for a child every e-node of c reads.
+// or y_c <= y_child for a child every e-node of c reads; inside cyclic
+// components, the child's e-nodes that cannot close a cycle through c
+// (AcyclicChildColumns) in place of y_child.
 void AddClassVariableRows(const ExtractionProblem& p, const IlpDomain& domain, const IlpSettings& settings,
-                          IlpModel& model, IlpStats& st) {
+                          const std::vector<int>& comp, IlpModel& model, IlpStats& st) {
   const size_t num_classes = p.class_id.size();
   LinearProgram& base = model.base;
+  const NeededSets needed(p, domain.alive);
   std::vector<int> class_col(num_classes, -1);
   for (size_t c = 0; c < num_classes; ++c) {
     if (!domain.in_model[c]) continue;
@@ -130,18 +154,32 @@ void AddClassVariableRows(const ExtractionProblem& p, const IlpDomain& domain, c
     base.AddRow(cols, coefs, 0, 0);
   }
   for (int r : std::set<int>(p.roots.begin(), p.roots.end())) base.SetLower(class_col[r], 1);
-  if (settings.needed_rows) AddNeededRows(p, domain, class_col, base, st);
+  if (settings.needed_rows) AddNeededRows(p, domain, needed, class_col, base, st);
+  // lhs <= what class d offers c.
+  auto needs = [&](int lhs, int c, int d) {
+    std::optional<std::vector<int>> cols;
+    if (settings.acyclic_child_rows) cols = AcyclicChildColumns(p, domain, model, needed, comp, c, d);
+    if (!cols) {
+      AddImplication(base, lhs, class_col[d]);
+      return;
+    }
+    ++st.acyclic_child_rows;
+    std::vector<double> coefs(cols->size(), -1.0);
+    cols->push_back(lhs);
+    coefs.push_back(1.0);
+    base.AddRow(*cols, coefs, -kInfinity, 0);
+  };
   for (size_t c = 0; c < num_classes; ++c) {
     if (!domain.in_model[c]) continue;
     std::vector<int> common;
     if (domain.class_alive[c].size() >= 2) {
       common = CommonChildren(p, domain, static_cast<int>(c));
-      for (int d : common) AddImplication(base, class_col[c], class_col[d]);
+      for (int d : common) needs(class_col[c], static_cast<int>(c), d);
     }
     for (int n : domain.class_alive[c]) {
       for (int d : p.node_children[n]) {
         if (std::binary_search(common.begin(), common.end(), d)) continue;
-        AddImplication(base, model.column[n], class_col[d]);
+        needs(model.column[n], static_cast<int>(c), d);
       }
     }
   }
@@ -348,7 +386,7 @@ void LinearProgram::AddRow(const std::vector<int>& cols, const std::vector<doubl
   nonzeros_ += static_cast<int>(cols.size());
 }
 
-void LinearProgram::LoadInto(Cbc_Model* model) const {
+void LinearProgram::LoadInto(Cbc_Model* model, bool relaxed) const {
   std::vector<CoinBigIndex> start = {0};
   std::vector<int> index;
   std::vector<double> value;
@@ -362,7 +400,7 @@ void LinearProgram::LoadInto(Cbc_Model* model) const {
   Cbc_loadProblem(model, static_cast<int>(entries_.size()), static_cast<int>(row_lower_.size()), start.data(),
                   index.data(), value.data(), col_lower_.data(), col_upper_.data(), objective_.data(),
                   row_lower_.data(), row_upper_.data());
-  for (size_t col = 0; col < integer_.size(); ++col) {
+  for (size_t col = 0; col < integer_.size() && !relaxed; ++col) {
     if (integer_[col]) Cbc_setInteger(model, static_cast<int>(col));
   }
 }
@@ -409,7 +447,7 @@ IlpModel BuildIlpModel(const ExtractionProblem& p, const IlpDomain& domain, cons
   }
   st.model_enodes = static_cast<int>(model.columns_node.size());
   if (settings.class_variables) {
-    AddClassVariableRows(p, domain, settings, model, st);
+    AddClassVariableRows(p, domain, settings, comp, model, st);
   } else {
     AddSumRows(p, domain, model);
   }

@@ -399,7 +399,7 @@ TEST_F(EqsatTest, LazyCycleCutsNeverReturnACycle) {
   IlpSettings settings;
   settings.acyclicity = IlpSettings::Acyclicity::kLazyCycleCuts;
   settings.cycle_limit = 0;
-  settings.acyclic_child_rows = false;  // they forbid these cycles up front
+  settings.acyclic_child_rows = false;  // (the default) they would forbid these cycles up front
   IlpStats stats;
   auto ilp = SolveIlp(p, absl::Seconds(20), nullptr, settings, &stats);
   ASSERT_TRUE(ilp.ok()) << ilp.status();

@@ -57,9 +57,7 @@ absl::StatusOr<TensorType> TensorTypeFromProto(const ir::TensorType& p) {
     return absl::InvalidArgumentError("tensor type without a valid dtype");
   }
   std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
-  for (int64_t d : dims) {
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension in ", DimsToString(dims)));
-  }
+  if (absl::Status s = CheckDims(dims); !s.ok()) return s;
   TensorType t = TensorType::RowMajor(static_cast<DType>(p.dtype()), dims);
   if (p.strides_size() > 0) {
     if (p.strides_size() != static_cast<int>(dims.size())) {

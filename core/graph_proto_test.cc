@@ -116,6 +116,8 @@ TEST(GraphProto, MalformedGraphsAreErrors) {
       {R"pb(nodes { id: 0 kind: OP_UNSPECIFIED })pb", "no valid operator kind"},
       {R"pb(nodes { id: 0 kind: OP_INPUT type { dtype: DTYPE_FLOAT32 dims: 2 } })pb", "without a name"},
       {R"pb(nodes { id: 0 kind: OP_INPUT name: "x" type { dims: 2 } })pb", "valid dtype"},
+      {R"pb(nodes { id: 0 kind: OP_INPUT name: "x" type { dtype: DTYPE_FLOAT32 dims: 4294967296 dims: 4294967296 } })pb",
+       "elements"},
       {R"pb(nodes { id: 0 kind: OP_INPUT name: "x" type { dtype: DTYPE_FLOAT32 dims: 2 strides: 1 strides: 1 } })pb",
        "2 strides for rank 1"},
       {R"pb(nodes { id: 0 kind: OP_INPUT name: "x" type { dtype: DTYPE_FLOAT32 dims: 2 split { left_size: 5 } } })pb",

@@ -1,5 +1,7 @@
 #include "core/tensor_type.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -45,12 +47,36 @@ std::string SplitTreeToString(const SplitTree& t) {
                       SplitTreeToString(t->right), ")");
 }
 
+namespace {
+
+// a * b, or the int64 limit of its sign when that overflows.
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (!__builtin_mul_overflow(a, b, &out)) return out;
+  return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+}
+
+}  // namespace
+
+absl::Status CheckDims(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension in ", DimsToString(dims)));
+    if (d > 0 && n > kMaxTensorElements / d) {
+      return absl::InvalidArgumentError(absl::StrCat("shape ", DimsToString(dims), " has more than ",
+                                                     kMaxTensorElements, " elements"));
+    }
+    n *= d;
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size());
   int64_t s = 1;
   for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
     strides[i] = s;
-    s *= dims[i];
+    s = SaturatingMul(s, dims[i]);
   }
   return strides;
 }
@@ -70,7 +96,7 @@ TensorType TensorType::RowMajor(DType dtype, std::vector<int64_t> dims) {
 
 int64_t TensorType::num_elements() const {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims) n = SaturatingMul(n, d);
   return n;
 }
 

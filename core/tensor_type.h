@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "core/hash.h"
 
 namespace taso {
@@ -32,6 +33,15 @@ void HashSplitTree(const SplitTree& t, Hasher& h);
 // "(2:(1:.,.),.)" style; "." is a leaf.
 std::string SplitTreeToString(const SplitTree& t);
 
+// The largest element count a tensor may have: far past any model, and small
+// enough that products of dims, strides and byte sizes stay inside int64.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// InvalidArgument when a dimension is negative or the dims hold more than
+// kMaxTensorElements elements (checked before any product can overflow):
+// what every reader of shapes from outside calls first.
+absl::Status CheckDims(const std::vector<int64_t>& dims);
+
 struct TensorType {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> dims;
@@ -42,6 +52,8 @@ struct TensorType {
   // One entry per dimension (nullptr when nothing is recorded).
   std::vector<SplitTree> split;
 
+  // Row-major strides; a product past int64 saturates (CheckDims keeps
+  // such types out of graphs).
   static TensorType RowMajor(DType dtype, std::vector<int64_t> dims);
 
   int rank() const { return static_cast<int>(dims.size()); }

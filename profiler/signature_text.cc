@@ -93,6 +93,9 @@ absl::StatusOr<TensorType> ParseType(const std::string& text) {
   }
   auto dims = Ints(text.substr(open + 1, close - open - 1), ',');
   if (!dims.ok()) return dims.status();
+  if (absl::Status s = CheckDims(*dims); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("'", text, "': ", s.message()));
+  }
   TensorType t = TensorType::RowMajor(dtype == "f32" ? DType::kFloat32 : DType::kInt32, *dims);
   absl::string_view rest = absl::string_view(text).substr(close + 1);
   if (rest.empty()) return t;

@@ -84,6 +84,8 @@ TEST(SignatureTextTest, ErrorsSayWhat) {
            {"relu(f64[2])", "element type 'f64'"},
            {"relu(f32[2,x])", "not a list of integers"},
            {"relu(f32[2,3]{strides=1})", "has 2 dims but 1 strides"},
+           // Found by fuzz/signature_text_fuzz: the strides' product overflowed.
+           {"matmul(f32[6,5555555555555555128],f32[128,256])", "elements"},
        }) {
     auto sig = ParseSignature(text);
     ASSERT_FALSE(sig.ok()) << text;

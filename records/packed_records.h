@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
 namespace taso::records {
 
 inline constexpr int kFingerprintBytes = 16;
@@ -15,6 +18,28 @@ inline void AppendPackedRecord(const std::string& fingerprint_bytes, std::string
   out.append(fingerprint_bytes);
   out.push_back(static_cast<char>(encoding.size()));
   out.append(encoding.data(), encoding.size());
+}
+
+// Calls `f(fingerprint, encoding)` for each record of `packed`, in order;
+// InvalidArgument (naming the byte) when the batch is truncated or a record
+// has an empty or overlong encoding. Nothing is called for a record after a
+// bad one, but records before it were: callers that must be all-or-nothing
+// collect first.
+template <typename F>
+absl::Status ForEachPackedRecord(std::string_view packed, F f) {
+  for (size_t pos = 0; pos < packed.size();) {
+    if (pos + kFingerprintBytes + 1 > packed.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("packed batch truncated at byte ", pos));
+    }
+    const size_t length = static_cast<unsigned char>(packed[pos + kFingerprintBytes]);
+    const size_t end = pos + kFingerprintBytes + 1 + length;
+    if (end > packed.size() || length == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("packed record at byte ", pos, " is malformed"));
+    }
+    f(packed.substr(pos, kFingerprintBytes), packed.substr(pos + kFingerprintBytes + 1, length));
+    pos = end;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace taso::records

@@ -354,22 +354,15 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   std::string key;
   const std::string& packed = batch.packed();
   int64_t records = 0;
-  for (size_t pos = 0; pos < packed.size();) {
-    if (pos + records::kFingerprintBytes + 1 > packed.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("packed batch truncated at byte ", pos));
-    }
-    size_t length = static_cast<unsigned char>(packed[pos + records::kFingerprintBytes]);
-    size_t end = pos + records::kFingerprintBytes + 1 + length;
-    if (end > packed.size() || length == 0) {
-      return absl::InvalidArgumentError(absl::StrCat("packed record at byte ", pos, " is malformed"));
-    }
+  // Into the write batch only: nothing is written unless every record parses.
+  absl::Status parsed = records::ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
     key.assign(prefix);
-    key.append(packed, pos, records::kFingerprintBytes);
-    key.append(packed, pos + records::kFingerprintBytes + 1, length);
+    key.append(fingerprint);
+    key.append(encoding);
     wb.Put(graphs_, key, rocksdb::Slice());
     ++records;
-    pos = end;
-  }
+  });
+  if (!parsed.ok()) return parsed;
 
   ShardState& shard = *state->shards[batch.shard()];
   std::lock_guard<std::mutex> lock(shard.mu);

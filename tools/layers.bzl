@@ -49,6 +49,7 @@ LAYERS = {
     # layer 3: what users run and what tests the whole
     "cli": struct(layer = 3, deps = ["//..."]),
     "bench": struct(layer = 3, deps = ["//..."]),
+    "fuzz": struct(layer = 3, deps = ["//..."]),
     "tests": struct(layer = 3, deps = ["//..."]),
     "deploy": struct(layer = 3, deps = ["//..."]),
 }

@@ -100,6 +100,9 @@ absl::StatusOr<std::string> TensorBytes(const onnx::TensorProto& tensor) {
   if (HasExternalData(tensor)) {
     return absl::UnimplementedError(absl::StrCat("tensor '", tensor.name(), "' keeps its data in an external file"));
   }
+  if (absl::Status s = CheckDims({tensor.dims().begin(), tensor.dims().end()}); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", tensor.name(), "': ", s.message()));
+  }
   const int64_t n = NumElements(tensor);
   const int64_t width = DTypeBytes(*dtype);
   if (tensor.has_raw_data()) {

@@ -180,7 +180,7 @@ const char* TypeCaseName(const onnx::TypeProto& type) {
 
 bool InferredType::FullyKnown() const {
   if (!is_tensor || !has_shape || !DTypeFromOnnx(elem_type)) return false;
-  return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; });
+  return CheckDims(dims).ok();
 }
 
 TensorType InferredType::ToIr() const {

@@ -1,6 +1,7 @@
 #include "optimizer/onnx/onnx_shape_folding.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -72,13 +73,16 @@ Folded FoldArithmetic(const std::string& op, const FoldedInts& a, const FoldedIn
   for (size_t i = 0; i < n; ++i) {
     const int64_t x = a.values[a.values.size() == 1 ? 0 : i];
     const int64_t y = b.values[b.values.size() == 1 ? 0 : i];
-    if (op == "Add") out.values.push_back(x + y);
-    if (op == "Sub") out.values.push_back(x - y);
-    if (op == "Mul") out.values.push_back(x * y);
+    // Overflow (or INT64_MIN / -1) is not folded: the value stays unknown.
+    int64_t v = 0;
+    if (op == "Add" && __builtin_add_overflow(x, y, &v)) return std::nullopt;
+    if (op == "Sub" && __builtin_sub_overflow(x, y, &v)) return std::nullopt;
+    if (op == "Mul" && __builtin_mul_overflow(x, y, &v)) return std::nullopt;
     if (op == "Div") {
-      if (y == 0) return std::nullopt;
-      out.values.push_back(x / y);
+      if (y == 0 || (y == -1 && x == std::numeric_limits<int64_t>::min())) return std::nullopt;
+      v = x / y;
     }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") out.values.push_back(v);
   }
   return out;
 }

@@ -13,6 +13,7 @@ work=${2:-$(mktemp -d)}
 shift $(( $# > 2 ? 2 : $# ))
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+mkdir -p "$work"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(egraph_json graph onnx_import packed_records rule_sexpr signature_text)
 base="${TASO_FUZZ_OUTPUT_BASE:-$HOME/.cache/taso-fuzz-bazel}"

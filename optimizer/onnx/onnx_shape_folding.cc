@@ -65,7 +65,8 @@ int64_t Rank(const FoldedInts& f) { return static_cast<int64_t>(f.dims.size()); 
 // Elementwise integer arithmetic where one side has a single element or both
 // have the same shape (what shape computations use).
 Folded FoldArithmetic(const std::string& op, const FoldedInts& a, const FoldedInts& b) {
-  const bool same = a.dims == b.dims;
+  const bool same = a.dims == b.dims && a.values.size() == b.values.size();
+  if (a.values.empty() || b.values.empty()) return std::nullopt;  // e.g. the shape of a scalar
   if (!same && a.values.size() != 1 && b.values.size() != 1) return std::nullopt;
   const FoldedInts& shaped = (same || b.values.size() == 1) && Rank(a) >= Rank(b) ? a : b;
   FoldedInts out{a.elem_type, shaped.dims, {}};
@@ -122,7 +123,10 @@ Folded FoldUnsqueezeOrSqueeze(const onnx::NodeProto& node, const FoldedInts& x, 
   std::vector<int64_t> axes = axes_input ? axes_input->values : IntsAttribute(node, "axes");
   const bool unsqueeze = node.op_type() == "Unsqueeze";
   const int64_t out_rank = unsqueeze ? Rank(x) + static_cast<int64_t>(axes.size()) : Rank(x);
-  for (int64_t& a : axes) a = a < 0 ? a + out_rank : a;
+  for (int64_t& a : axes) {
+    a = a < 0 ? a + out_rank : a;
+    if (a < 0 || a >= out_rank) return std::nullopt;  // an invalid model: left to shape inference to reject
+  }
   FoldedInts out{x.elem_type, {}, x.values};
   if (unsqueeze) {
     std::set<int64_t> at(axes.begin(), axes.end());

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -77,6 +78,19 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << absl::StrFormat("cost %.3f ms (raw input) / %.3f ms (runtime baseline) -> %.3f ms, %d -> %d operators\n",
                          r.cost_raw_ms(), r.cost_baseline_ms(), r.cost_after_ms(), r.nodes_before(), r.nodes_after());
   if (!r.cost_model().empty()) out << "cost model: " << r.cost_model() << "\n";
+  if (r.unmeasured_operators_size() > 0) {
+    // Sorted, so the text is the same run to run.
+    std::map<std::string, std::string> unmeasured(r.unmeasured_operators().begin(), r.unmeasured_operators().end());
+    out << "warning: " << unmeasured.size() << " operator(s) could not be measured and cost 0 in these predictions:\n";
+    int shown = 0;
+    for (const auto& [signature, why] : unmeasured) {
+      if (++shown > 5) {
+        out << "  ... (all in --json: unmeasured_operators)\n";
+        break;
+      }
+      out << "  " << signature << ": " << why << "\n";
+    }
+  }
   out << absl::StrFormat("%s search: %.1f s, %s; %d rewrites available\n", r.search(), r.search_time_ms() / 1000.0,
                          r.stop_detail(), r.rules_available());
   for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";

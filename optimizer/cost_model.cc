@@ -65,6 +65,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
         if (device_.empty()) device_ = r.cost().device();
       } else {
         ++unmeasured_;
+        unmeasured_signatures_[asked[i]] = r.has_error() ? r.error().message() : "no cost and no reason";
       }
     }
   }

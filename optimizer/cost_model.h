@@ -41,6 +41,9 @@ class CostModel {
   int64_t requests() const { return requests_; }
   int64_t signatures() const { return static_cast<int64_t>(costs_.size()); }
   int64_t unmeasured() const { return unmeasured_; }
+  // The signatures the profiler could not measure (they cost 0), by key,
+  // with its reason.
+  const std::map<std::string, std::string>& unmeasured_signatures() const { return unmeasured_signatures_; }
   bool any_estimate() const { return any_estimate_; }
   // The device the costs came from ("" before the first measurement).
   const std::string& device() const { return device_; }
@@ -62,6 +65,7 @@ class CostModel {
   bool model_known_ = false;
   int64_t requests_ = 0;
   int64_t unmeasured_ = 0;
+  std::map<std::string, std::string> unmeasured_signatures_;
   bool any_estimate_ = false;
   std::string device_;
 };

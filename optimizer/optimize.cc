@@ -140,6 +140,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   }
   report.cost_model = cost.Describe();
   report.costs_are_estimates = cost.any_estimate();
+  report.unmeasured_operators = cost.unmeasured_signatures();
   report.cost_device = cost.device();
   report.operators_after = result.graph.num_ops();
   outcome.baseline = std::move(baseline->graph);

@@ -89,6 +89,9 @@ struct OptimizeReport {
   double cost_baseline_ms = 0;
   std::string cost_model;      // how operator times became these costs (CostModel::Describe)
   bool costs_are_estimates = false;
+  // IR operators the profiler could not measure: they cost 0 in every
+  // prediction (signature text: the profiler's reason).
+  std::map<std::string, std::string> unmeasured_operators;
   std::string cost_device;     // the hardware (or model) the costs are for
   absl::Duration search_time;
   absl::Duration total_time;

@@ -551,6 +551,42 @@ std::string LoneMatMulModel() {
   return m.SerializeAsString();
 }
 
+// A profiler that cannot measure matmuls (analytic costs for the rest): the
+// report names them and why, instead of their costing 0 unsaid.
+class NoMatMuls : public FixedGraphTimes {
+ public:
+  NoMatMuls() : FixedGraphTimes(1.0, 1.0) {}
+  absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
+    auto response = FixedGraphTimes::MeasureBatch(r);
+    if (!response.ok()) return response;
+    for (int i = 0; i < r.signatures_size() && i < response->results_size(); ++i) {
+      if (r.signatures(i).kind() != ir::OP_MATMUL) continue;
+      profiler::MeasureError* e = response->mutable_results(i)->mutable_error();
+      e->set_code(12);
+      e->set_message("no matmul kernel here");
+    }
+    return response;
+  }
+};
+
+TEST(UnmeasuredTest, OperatorsTheProfilerCannotMeasureAreReported) {
+  NoMatMuls profiler;
+  auto result = OptimizeOnnx(LoneMatMulModel(), {}, profiler, AnyGain());
+  ASSERT_TRUE(result.ok()) << result.status();
+  const auto& unmeasured = result->report.unmeasured_operators;
+  ASSERT_EQ(unmeasured.size(), 1u);
+  EXPECT_EQ(unmeasured.begin()->first.rfind("matmul", 0), 0u) << unmeasured.begin()->first;
+  EXPECT_EQ(unmeasured.begin()->second, "no matmul kernel here");
+  const Report proto = ReportToProto(result->report);
+  ASSERT_EQ(proto.unmeasured_operators_size(), 1);
+  EXPECT_EQ(proto.unmeasured_operators().begin()->second, "no matmul kernel here");
+  // Measured everywhere: nothing to report.
+  FixedGraphTimes all(1.0, 1.0);
+  auto measured = OptimizeOnnx(LoneMatMulModel(), {}, all, AnyGain());
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  EXPECT_TRUE(measured->report.unmeasured_operators.empty());
+}
+
 // A result that is the runtime baseline's own graph comes back as the input
 // itself, not re-exported (a re-export only reorders what the runtime runs),
 // unless export_baseline asks for the re-export; neither is measured as a

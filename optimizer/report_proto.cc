@@ -95,6 +95,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_returned_original(r.returned_original);
   out.set_error(r.error);
   out.set_costs_are_estimates(r.costs_are_estimates);
+  for (const auto& [signature, why] : r.unmeasured_operators) (*out.mutable_unmeasured_operators())[signature] = why;
   out.set_cost_device(r.cost_device);
   out.set_batchnorms_folded(r.batchnorms_folded);
   out.set_constants_folded(r.constants_folded);

@@ -17,7 +17,8 @@ mkdir -p "$work"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(egraph_json graph onnx_import packed_records rule_sexpr signature_text)
 base="${TASO_FUZZ_OUTPUT_BASE:-$HOME/.cache/taso-fuzz-bazel}"
-bazel --output_base="$base" build --config=fuzz //fuzz:all_fuzzers >"$work/build.log" 2>&1 ||
+# --symlink_prefix=/: no bazel-bin links, which would point the workspace's at this output base.
+bazel --output_base="$base" build --config=fuzz --symlink_prefix=/ //fuzz:all_fuzzers >"$work/build.log" 2>&1 ||
   { tail -20 "$work/build.log"; exit 1; }
 bin="$(bazel --output_base="$base" info --config=fuzz bazel-bin 2>/dev/null)/fuzz"
 printf '%-16s %12s %10s %10s %8s\n' target executions corpus_in corpus_out crashes

@@ -13,6 +13,7 @@
 #include "optimizer/onnx/onnx_common.h"
 #include "optimizer/onnx/onnx_import_internal.h"
 #include "optimizer/onnx/onnx_shape_folding.h"
+#include "core/isolated_call.h"
 #include "core/op_registry.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/defs/schema.h"
@@ -126,14 +127,27 @@ InferredType InferredFromProto(const onnx::TypeProto& type) {
 }
 
 // Runs shape inference; InferenceError and anything else thrown become a status.
+// In a child process (core/isolated_call.h): ONNX 1.12's shape inference
+// crashes with SIGSEGV on some malformed models (fuzz/onnx_import found one
+// that our shape folding produces), and the optimizer service must answer
+// those with an error. The copy it works on has its large weights stripped
+// (CopyForInference), so sending the result back is cheap.
 absl::Status InferShapesNoThrow(onnx::ModelProto& model, const onnx::ShapeInferenceOptions& options) {
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const onnx::InferenceError& e) {
-    return absl::InvalidArgumentError(e.what());
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(e.what());
+  auto inferred = RunIsolated(
+      [&]() -> absl::StatusOr<std::string> {
+        try {
+          onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+        } catch (const std::exception& e) {
+          return absl::InvalidArgumentError(e.what());
+        }
+        return model.SerializeAsString();
+      },
+      absl::Seconds(120), "ONNX shape inference");
+  if (!inferred.ok()) {
+    if (inferred.status().code() == absl::StatusCode::kInvalidArgument) return inferred.status();
+    return absl::InvalidArgumentError(absl::StrCat(inferred.status().message(), " on this model"));
   }
+  if (!model.ParseFromString(*inferred)) return absl::InternalError("ONNX shape inference: its result did not parse");
   return absl::OkStatus();
 }
 

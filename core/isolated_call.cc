@@ -43,6 +43,9 @@ absl::StatusOr<std::string> RunIsolated(const std::function<absl::StatusOr<std::
     // The child: one status byte (the absl::StatusCode), then the result or
     // the message. _exit: no destructors or atexit handlers of the parent's.
     close(fds[0]);
+    // The child dies by the signal, as the parent expects: no handler this
+    // process installed (a sanitizer's, libFuzzer's) reports it as ours.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
     absl::StatusOr<std::string> result = work();
     std::string out(1, static_cast<char>(result.ok() ? 0 : static_cast<int>(result.status().code())));
     out += result.ok() ? *result : std::string(result.status().message());

@@ -100,6 +100,10 @@ absl::Status RestrictPick(const ExtractionProblem& p, std::vector<int>& pick) {
   return absl::OkStatus();
 }
 
+bool RestrictAcyclic(const ExtractionProblem& p, std::vector<int>& pick) {
+  return RestrictPick(p, pick).ok() && FindCycles(p, pick, 1).empty();
+}
+
 double PickCost(const ExtractionProblem& p, const std::vector<int>& pick) {
   double total = 0;
   for (int n : pick) total += n >= 0 ? p.node_cost[n] : 0;

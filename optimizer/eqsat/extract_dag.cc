@@ -19,9 +19,8 @@
 
 namespace taso::optimizer {
 
-using extract_internal::FindCycles;
 using extract_internal::PickCost;
-using extract_internal::RestrictPick;
+using extract_internal::RestrictAcyclic;
 
 namespace {
 
@@ -95,8 +94,7 @@ std::vector<int> DagPick(const ExtractionProblem& p, absl::Time deadline) {
 absl::StatusOr<ProblemChoice> SolveGreedyDag(const ExtractionProblem& problem, absl::Time deadline) {
   auto greedy = SolveGreedy(problem);
   std::vector<int> pick = DagPick(problem, deadline);
-  const bool usable = RestrictPick(problem, pick).ok() && FindCycles(problem, pick, 1).empty();
-  if (!usable) {
+  if (!RestrictAcyclic(problem, pick)) {
     if (!greedy.ok()) return greedy.status();
     greedy->kept_earlier = true;
     return greedy;

@@ -21,6 +21,7 @@ namespace taso::optimizer {
 using extract_internal::FindCycles;
 using extract_internal::GreedyPick;
 using extract_internal::PickCost;
+using extract_internal::RestrictAcyclic;
 using extract_internal::RestrictPick;
 using ilp_internal::IlpDomain;
 using ilp_internal::IlpModel;
@@ -44,10 +45,7 @@ struct CbcDeleter {
 // to the classes the roots need and recomputes its cost.
 bool Acyclic(const ExtractionProblem& p, ProblemChoice& choice) {
   choice.optimal = choice.time_limited = false;
-  if (choice.pick.size() != p.class_id.size() || !RestrictPick(p, choice.pick).ok() ||
-      !FindCycles(p, choice.pick, 1).empty()) {
-    return false;
-  }
+  if (choice.pick.size() != p.class_id.size() || !RestrictAcyclic(p, choice.pick)) return false;
   choice.cost_ms = PickCost(p, choice.pick);
   return true;
 }
@@ -69,7 +67,7 @@ std::optional<ProblemChoice> StartingPoint(const ExtractionProblem& p, const Pro
 // Keeps `candidate` as the best choice when it is complete, acyclic and
 // cheaper.
 void KeepIfBetter(const ExtractionProblem& p, std::vector<int> candidate, std::optional<ProblemChoice>& best) {
-  if (!RestrictPick(p, candidate).ok() || !FindCycles(p, candidate, 1).empty()) return;
+  if (!RestrictAcyclic(p, candidate)) return;
   const double cost = PickCost(p, candidate);
   if (!best.has_value() || cost < best->cost_ms) best = ProblemChoice{std::move(candidate), cost, false, false};
 }
@@ -211,14 +209,16 @@ absl::Status SolveLoop(const ExtractionProblem& p, const IlpDomain& domain, cons
   return absl::OkStatus();
 }
 
-}  // namespace
+// What a solve starts from: the best choice known, the e-nodes CBC sees and
+// the model over them.
+struct Prepared {
+  std::optional<ProblemChoice> best;
+  IlpDomain domain;
+  IlpModel model;
+};
 
-absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duration time_limit,
-                                       const ProblemChoice* warm_start, const IlpSettings& settings,
-                                       IlpStats* stats) {
-  const absl::Time deadline = absl::Now() + time_limit;
-  IlpStats local_stats;
-  IlpStats& st = stats != nullptr ? *stats : local_stats;
+absl::StatusOr<Prepared> Prepare(const ExtractionProblem& p, const ProblemChoice* warm_start,
+                                 const IlpSettings& settings, IlpStats& st) {
   st = IlpStats{};
   st.classes = static_cast<int>(p.class_id.size());
   st.enodes = static_cast<int>(p.node_id.size());
@@ -227,13 +227,31 @@ absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duratio
       return absl::NotFoundError(absl::StrCat("output class ", p.class_id[r], " has no e-node of known cost"));
     }
   }
-  SolveState state;
-  state.best = StartingPoint(p, warm_start);
-  auto domain = ilp_internal::ChooseDomain(p, state.best.has_value() ? &*state.best : nullptr, settings, st);
+  Prepared out;
+  out.best = StartingPoint(p, warm_start);
+  auto domain = ilp_internal::ChooseDomain(p, out.best.has_value() ? &*out.best : nullptr, settings, st);
   if (!domain.ok()) return domain.status();
-  IlpModel model = ilp_internal::BuildIlpModel(p, *domain, settings, st);
+  out.domain = *std::move(domain);
+  out.model = ilp_internal::BuildIlpModel(p, out.domain, settings, st);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duration time_limit,
+                                       const ProblemChoice* warm_start, const IlpSettings& settings,
+                                       IlpStats* stats) {
+  const absl::Time deadline = absl::Now() + time_limit;
+  IlpStats local_stats;
+  IlpStats& st = stats != nullptr ? *stats : local_stats;
+  auto prepared = Prepare(p, warm_start, settings, st);
+  if (!prepared.ok()) return prepared.status();
+  SolveState state;
+  state.best = std::move(prepared->best);
   st.prepare_seconds = absl::ToDoubleSeconds(time_limit - (deadline - absl::Now()));
-  if (absl::Status s = SolveLoop(p, *domain, settings, deadline, model, state, st); !s.ok()) return s;
+  if (absl::Status s = SolveLoop(p, prepared->domain, settings, deadline, prepared->model, state, st); !s.ok()) {
+    return s;
+  }
 
   st.outcome = state.proved      ? "optimal"
                : state.timed_out ? "time limit"
@@ -256,11 +274,9 @@ absl::StatusOr<std::vector<double>> SolveIlpRelaxation(const ExtractionProblem& 
                                                        IlpStats* stats) {
   IlpStats local_stats;
   IlpStats& st = stats != nullptr ? *stats : local_stats;
-  st = IlpStats{};
-  std::optional<ProblemChoice> best = StartingPoint(p, nullptr);
-  auto domain = ilp_internal::ChooseDomain(p, best.has_value() ? &*best : nullptr, settings, st);
-  if (!domain.ok()) return domain.status();
-  IlpModel model = ilp_internal::BuildIlpModel(p, *domain, settings, st);
+  auto prepared = Prepare(p, nullptr, settings, st);
+  if (!prepared.ok()) return prepared.status();
+  const IlpModel& model = prepared->model;
   std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
   if (cbc == nullptr) return absl::InternalError("CBC could not create a model");
   Cbc_setLogLevel(cbc.get(), settings.log_level);

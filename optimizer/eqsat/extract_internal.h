@@ -22,6 +22,10 @@ std::vector<int> StronglyConnectedComponents(const std::vector<std::vector<int>>
 // NotFound when a needed class has none.
 absl::Status RestrictPick(const ExtractionProblem& p, std::vector<int>& pick);
 
+// RestrictPick, and whether the result has no cycle: a choice the roots can
+// be built from.
+bool RestrictAcyclic(const ExtractionProblem& p, std::vector<int>& pick);
+
 // The picked e-nodes' costs, each counted once.
 double PickCost(const ExtractionProblem& p, const std::vector<int>& pick);
 

@@ -111,10 +111,9 @@ void AddNeededRows(const ExtractionProblem& p, const IlpDomain& domain, const Ne
 // Inside a cyclic component, what "c needs its child d" may count on: d's
 // e-nodes none of whose operands needs c in every acyclic choice (such an
 // e-node would close a cycle through c). Without this, the relaxation lets a
-// class pay half its cost and get the other half from a cycle at 1/2, and
-// its operands then half of theirs: along an unrolled RNN the bound fell to
-// a few percent of the optimum. Returns the columns, or none when every
-// e-node of d qualifies (then y_d serves).
+// class pay half its cost and get the other half from a cycle at 1/2 (a
+// two-cycle's bound is half its optimum). Returns the columns, or none when
+// every e-node of d qualifies (then y_d serves).
 std::optional<std::vector<int>> AcyclicChildColumns(const ExtractionProblem& p, const IlpDomain& domain,
                                                     const IlpModel& model, const NeededSets& needed,
                                                     const std::vector<int>& comp, int c, int d) {
@@ -138,7 +137,9 @@ void AddClassVariableRows(const ExtractionProblem& p, const IlpDomain& domain, c
                           const std::vector<int>& comp, IlpModel& model, IlpStats& st) {
   const size_t num_classes = p.class_id.size();
   LinearProgram& base = model.base;
-  const NeededSets needed(p, domain.alive);
+  // Built only for the rows that read it (bits per class per class).
+  std::optional<NeededSets> needed;
+  if (settings.needed_rows || settings.acyclic_child_rows) needed.emplace(p, domain.alive);
   std::vector<int> class_col(num_classes, -1);
   for (size_t c = 0; c < num_classes; ++c) {
     if (!domain.in_model[c]) continue;
@@ -154,11 +155,11 @@ void AddClassVariableRows(const ExtractionProblem& p, const IlpDomain& domain, c
     base.AddRow(cols, coefs, 0, 0);
   }
   for (int r : std::set<int>(p.roots.begin(), p.roots.end())) base.SetLower(class_col[r], 1);
-  if (settings.needed_rows) AddNeededRows(p, domain, needed, class_col, base, st);
+  if (settings.needed_rows) AddNeededRows(p, domain, *needed, class_col, base, st);
   // lhs <= what class d offers c.
   auto needs = [&](int lhs, int c, int d) {
     std::optional<std::vector<int>> cols;
-    if (settings.acyclic_child_rows) cols = AcyclicChildColumns(p, domain, model, needed, comp, c, d);
+    if (settings.acyclic_child_rows) cols = AcyclicChildColumns(p, domain, model, *needed, comp, c, d);
     if (!cols) {
       AddImplication(base, lhs, class_col[d]);
       return;

@@ -1,9 +1,9 @@
 #include "cli/command_pictures.h"
 
-#include <fstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/file_write.h"
 #include "optimizer/onnx/onnx_import.h"
 #include "pictures/diff_picture.h"
 #include "pictures/rule_picture.h"
@@ -15,9 +15,7 @@ namespace {
 // else the SVG.
 absl::Status WritePicture(const std::string& dot, const std::string& path, const SvgRenderOptions& render) {
   if (!absl::EndsWith(path, ".dot")) return RenderSvg(dot, path, render);
-  std::ofstream out(path, std::ios::binary);
-  if (!(out << dot)) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFileAtomically(path, dot);
 }
 
 }  // namespace

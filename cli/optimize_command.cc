@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command_pictures.h"
+#include "core/file_write.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
@@ -250,11 +251,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
              "were used\n";
     }
   }
-  std::ofstream file(options.output, std::ios::binary);
-  if (!file || !file.write(model.data(), static_cast<std::streamsize>(model.size()))) {
-    return fail(1, absl::StrCat("cannot write ", options.output));
+  if (absl::Status written = WriteFileAtomically(options.output, model); !written.ok()) {
+    return fail(1, std::string(written.message()));
   }
-  file.close();
   PrintReport(report, options.output, options.json, out);
   if (!options.diff_svg.empty()) {
     ModelDiffSvgOptions picture;

@@ -1,5 +1,7 @@
 #include "cli/profile_command.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <memory>
@@ -291,6 +293,10 @@ class Profile {
               << CostLine(e.cost()) << "\n  on " << e.cost().device() << "\n";
       }
       *sink << all.entries_size() << " entries\n";
+    }
+    if (file.is_open()) {
+      file.close();  // a full disk shows here, when the buffer is written
+      if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output, ": ", std::strerror(errno)));
     }
     if (what == "export" && !options_.output.empty()) {
       err_ << "taso profile cache export: " << all.entries_size() << " entries written to " << options_.output << "\n";

@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cli/processes.h"
+#include "core/file_write.h"
 #include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/client_unary_call.h"
@@ -180,14 +181,7 @@ absl::StatusOr<std::optional<Cluster>> ReadCluster(const std::string& dir) {
 }
 
 absl::Status WriteCluster(const std::string& dir, const Cluster& cluster) {
-  const std::string path = ClusterFile(dir), temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    out << ToJson(cluster).dump(2) << "\n";
-    if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", temp));
-  }
-  if (rename(temp.c_str(), path.c_str()) != 0) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFileAtomically(ClusterFile(dir), ToJson(cluster).dump(2) + "\n");
 }
 
 // Health checks go over TLS when the cluster has it (no token: they are open).

@@ -7,6 +7,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
 #include "net/grpc_status.h"
+#include "net/retry.h"
 #include "proto/profiler.grpc.pb.h"
 
 namespace taso::profiler {
@@ -53,11 +54,15 @@ class Remote final : public ProfilerClient {
  private:
   template <typename Response, typename Request, typename Method>
   absl::StatusOr<Response> Call(const Request& request, Method method) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(options_.call_timeout));
     Response response;
-    grpc::Status s = (stub_.get()->*method)(&context, request, &response);
-    if (!s.ok()) return net::FromGrpc(s, Describe());
+    net::RetryPolicy policy;
+    policy.retry_for = options_.retry_for;
+    absl::Status s = net::RetryWithBackoff(policy, [&]() -> absl::Status {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(options_.call_timeout));
+      return net::FromGrpc((stub_.get()->*method)(&context, request, &response), Describe());
+    });
+    if (!s.ok()) return s;
     return response;
   }
 

@@ -24,6 +24,9 @@ struct RemoteOptions {
   absl::Duration connect_timeout = absl::Seconds(10);
   // Deadline of each call; a cold batch on a slow device can take minutes.
   absl::Duration call_timeout = absl::Minutes(30);
+  // A call that fails as Unavailable (the profiler restarting, a connection
+  // reset) is made again for this long; every profiler call is idempotent.
+  absl::Duration retry_for = absl::Seconds(30);
 };
 
 // A client of the taso_profiler at `address`. Unavailable (saying which

@@ -1,12 +1,75 @@
 #include "storage/database.h"
 
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "rocksdb/listener.h"
 #include "storage/rocks_status.h"
 
 namespace taso::storage {
+namespace {
+
+// RocksDB 7.8 as Debian ships it is built with assertions on, and its writers
+// assert that nothing is written to a file after a write to it failed. Two
+// of its own paths do exactly that on a full disk, so a full disk would abort
+// the service: its info LOG (the next line after one that failed) and its
+// automatic recovery once space looks free (which writes through the WAL
+// writer that failed; fixed upstream in 9.x). Hence our own LOG writer, which
+// drops lines it cannot write, and no automatic recovery: after a disk error
+// the database stays stopped, writes fail with the error (RESOURCE_EXHAUSTED
+// to clients), reads go on, and a restart recovers from a WAL that holds every
+// write acknowledged before the failure.
+class NoAutomaticRecovery : public rocksdb::EventListener {
+ public:
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status bg_error, bool* auto_recovery) override {
+    bg_error.PermitUncheckedError();
+    *auto_recovery = false;
+  }
+};
+
+class TolerantLogFile : public rocksdb::Logger {
+ public:
+  explicit TolerantLogFile(std::FILE* file) : rocksdb::Logger(rocksdb::InfoLogLevel::INFO_LEVEL), file_(file) {}
+  ~TolerantLogFile() override { std::fclose(file_); }
+
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    char line[2048];
+    std::vsnprintf(line, sizeof(line), format, ap);
+    const std::string stamp = absl::FormatTime("%Y/%m/%d-%H:%M:%E6S", absl::Now(), absl::LocalTimeZone());
+    std::lock_guard<std::mutex> lock(mu_);
+    // Errors ignored on purpose: a log line is not worth stopping the database.
+    std::fprintf(file_, "%s %s\n", stamp.c_str(), line);
+    std::fflush(file_);
+  }
+
+ private:
+  std::FILE* file_;
+  std::mutex mu_;
+};
+
+// The database's LOG, started afresh once it passes 64 MiB; null (RocksDB's
+// own logger) if the file cannot be opened.
+std::shared_ptr<rocksdb::Logger> OpenLogFile(const std::string& db_path) {
+  std::error_code ignored;
+  std::filesystem::create_directories(db_path, ignored);
+  const std::string path = db_path + "/LOG";
+  const bool too_big = std::filesystem::file_size(path, ignored) > (64u << 20) && !ignored;
+  std::FILE* file = std::fopen(path.c_str(), too_big ? "w" : "a");
+  if (file == nullptr) return nullptr;
+  return std::make_shared<TolerantLogFile>(file);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
   std::unique_ptr<Database> database(new Database(options));
@@ -18,6 +81,9 @@ absl::Status Database::Init() {
   rocksdb::DBOptions db_options = options_.db;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
+  db_options.listeners.push_back(std::make_shared<NoAutomaticRecovery>());
+  // A read-only opener leaves the writer's LOG alone.
+  if (!options_.read_only && db_options.info_log == nullptr) db_options.info_log = OpenLogFile(options_.path);
 
   std::map<std::string, rocksdb::ColumnFamilyOptions> to_open = options_.families;
   to_open.emplace(rocksdb::kDefaultColumnFamilyName, options_.family_defaults);

@@ -18,14 +18,16 @@ namespace taso::storage {
 
 // `what` says what was being done ("storing a batch"). A full disk (or a
 // file-size limit, EFBIG, which is the same situation for the user) is
-// ResourceExhausted with what to do about it.
+// ResourceExhausted with what to do about it. The database stays stopped
+// until a restart (database.cc says why).
 inline absl::Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return absl::OkStatus();
   if (s.IsNoSpace() || absl::StrContains(s.ToString(), "No space left") ||
       absl::StrContains(s.ToString(), "File too large")) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        what, ": the store's disk is full (", s.ToString(),
-        "); free space and rerun: the job resumes from what the store holds"));
+        what, ": the disk is full (", s.ToString(),
+        "); free space and restart the service (every write acknowledged before this one is kept); "
+        "a rerun resumes from what it holds"));
   }
   return absl::InternalError(absl::StrCat(what, ": RocksDB: ", s.ToString()));
 }

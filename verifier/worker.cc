@@ -90,7 +90,7 @@ class Worker {
     if (!prover.ok()) return prover.status();
     const std::string worker_id = absl::StrCat(options_.worker_id, "/", thread);
     size_t next = static_cast<size_t>(thread) % shards_.size();
-    while (true) {
+    while (!Stopping()) {
       bool leased = false;
       for (size_t tried = 0; tried < shards_.size() && !leased; ++tried) {
         Shard& shard = shards_[next];
@@ -111,6 +111,7 @@ class Worker {
         if (!s.ok()) return s;
         leased = !leases.leases().empty();
         for (const rules_db::Lease& lease : leases.leases()) {
+          if (Stopping()) break;
           if (absl::Status v = VerifyClass(**prover, shard, worker_id, lease); !v.ok()) return v;
         }
       }
@@ -118,7 +119,10 @@ class Worker {
       if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
       absl::SleepFor(options_.poll_interval);
     }
+    return absl::OkStatus();
   }
+
+  bool Stopping() const { return options_.stop != nullptr && options_.stop->load(); }
 
   // No store shard has a job generated-but-unfinished: every class has a
   // verdict (or the job we were asked for is done everywhere).

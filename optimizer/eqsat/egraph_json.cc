@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/file_write.h"
 #include "nlohmann/json.hpp"
 
 namespace taso::optimizer {
@@ -222,13 +223,7 @@ absl::StatusOr<std::string> EGraphJson(const ExtractionProblem& p) {
 absl::Status WriteEGraphJson(const ExtractionProblem& problem, const std::string& path) {
   auto text = EGraphJson(problem);
   if (!text.ok()) return text.status();
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !out.write(text->data(), static_cast<std::streamsize>(text->size()))) {
-    return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  }
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  return absl::OkStatus();
+  return WriteFileAtomically(path, *text);
 }
 
 }  // namespace taso::optimizer

@@ -1,0 +1,23 @@
+// Writing a whole file so that a reader finds the old content or the new,
+// never a part: the bytes go to a temporary file beside it, are flushed to
+// disk, and are renamed over the path. A full disk or any other failure
+// leaves no partial file behind and says why; a model cut short by a full
+// disk must never look like an optimized model.
+#ifndef TASO_CORE_FILE_WRITE_H_
+#define TASO_CORE_FILE_WRITE_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace taso {
+
+// ResourceExhausted when the disk is full (ENOSPC, EDQUOT, EFBIG),
+// PermissionDenied when the directory cannot be written, Internal otherwise;
+// the message names the path and the system's reason.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
+
+}  // namespace taso
+
+#endif  // TASO_CORE_FILE_WRITE_H_

@@ -1,0 +1,51 @@
+# Fault injection for the fault-matrix tests (after tests/generate/lib.sh):
+# a proxy whose connections can be dropped mid-RPC, and a disk that can be
+# made full under a running process. Both are real: the proxy forwards real
+# TCP between real processes, and the full disk is ENOSPC from write(2).
+PROXY_PY="$PWD/tests/faults/tcp_proxy.py"
+FULL_DISK_SO="$PWD/tests/faults/libfull_disk.so"
+# Under ASan the preloaded library comes before the runtime; that is fine here.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+FAULT_PIDS=()
+trap 'for p in "${FAULT_PIDS[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill -9 "$p" 2>/dev/null || true; done' EXIT
+
+# start_proxy NAME HOST:PORT: a proxy to HOST:PORT; sets PROXY_ADDR and PROXY_PID.
+start_proxy() {
+  local name=$1 to=$2
+  rm -f "$WORK/$name.port"
+  /usr/bin/python3 "$PROXY_PY" --to "$to" --port-file "$WORK/$name.port" --log "$WORK/$name.log" &
+  PROXY_PID=$!
+  FAULT_PIDS+=("$PROXY_PID")
+  for _ in $(seq 1 100); do [ -s "$WORK/$name.port" ] && break; sleep 0.1; done
+  [ -s "$WORK/$name.port" ] || fail "proxy $name did not start: $(cat "$WORK/$name.log" 2>/dev/null)"
+  PROXY_ADDR="127.0.0.1:$(cat "$WORK/$name.port")"
+}
+
+# drop_connections NAME PID: resets every connection through the proxy;
+# prints how many were open.
+drop_connections() {
+  local name=$1 pid=$2 before
+  before=$(grep -c "^dropped" "$WORK/$name.log" || true)
+  kill -USR1 "$pid"
+  for _ in $(seq 1 50); do
+    [ "$(grep -c "^dropped" "$WORK/$name.log" || true)" -gt "$before" ] && break
+    sleep 0.1
+  done
+  grep "^dropped" "$WORK/$name.log" | tail -1 | cut -d' ' -f2
+}
+
+# full_disk_env DIR FLAG: the environment under which a process finds the
+# disk under DIR full while the file FLAG exists.
+full_disk_env() {
+  echo "LD_PRELOAD=$FULL_DISK_SO TASO_FULL_DISK_DIR=$1 TASO_FULL_DISK_FLAG=$2"
+}
+
+# wait_for_line FILE PATTERN [TENTHS]: waits until FILE has a line matching PATTERN.
+wait_for_line() {
+  local file=$1 pattern=$2 tenths=${3:-300}
+  for _ in $(seq 1 "$tenths"); do
+    grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}

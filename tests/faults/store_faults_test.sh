@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The store (taso_rules_db) in the fault matrix, at size 3 of TASO's default
+# spec with real generators streaming to it: SIGTERM mid-job and a restart,
+# every connection reset mid-stream, and a disk that fills mid-job and is
+# freed. After each, the job's candidate set equals an undisturbed run's:
+# nothing acknowledged was lost and nothing was stored twice. (kill -9 of the
+# store: tests/generate/generate_fault_test.sh.)
+source tests/generate/lib.sh
+source tests/faults/lib.sh
+
+"$TASO" generate --max-ops 3 --shards 2 --db "$WORK/ref" --job job --json >"$WORK/ref.json" 2>"$WORK/ref.err" ||
+  fail "reference run: $(cat "$WORK/ref.err")"
+dump "$WORK/ref" job >"$WORK/ref.pairs"
+[ -s "$WORK/ref.pairs" ] || fail "reference run found no pairs"
+check "undisturbed: $(wc -l <"$WORK/ref.pairs") pairs"
+
+same_as_reference() {  # same_as_reference DB_ROOT WHAT
+  dump "$1" job >"$1.pairs"
+  diff -q "$WORK/ref.pairs" "$1.pairs" >/dev/null || {
+    diff "$WORK/ref.pairs" "$1.pairs" | head -5
+    fail "$2: the candidate set differs from the undisturbed run"
+  }
+}
+
+# wait_stored LOG: until a shard has told the store of stored batches (the
+# stream itself is logged when it ends).
+wait_stored() {
+  wait_for_line "$1" "ReportProgress OK" 600 || fail "no shard reported progress to the store: $(tail -3 "$1")"
+}
+
+# SIGTERM: the store drains and exits 0; generators retry until it is back.
+mkdir -p "$WORK/term"
+start_store "$WORK/term/store"
+port=$STORE_PORT
+"$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/term" --job job \
+  >"$WORK/term.out" 2>&1 &
+cli=$!
+wait_stored "$WORK/term/store.log"
+kill -TERM "$STORE_PID"
+wait "$STORE_PID" || fail "the store exited $? on SIGTERM: $(tail -3 "$WORK/term/store.log")"
+kill -0 "$cli" 2>/dev/null || fail "the job ended before the store was back: $(tail -3 "$WORK/term.out")"
+check "SIGTERM mid-job: the store exited 0"
+sleep 1
+start_store "$WORK/term/store" "$port"
+wait "$cli" || fail "the job failed across the store's restart: $(tail -5 "$WORK/term.out")"
+kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
+same_as_reference "$WORK/term" "SIGTERM"
+check "restarted on port $port: the job finished with the undisturbed run's pairs"
+
+# Dropped connections: every connection to the store reset, three times.
+mkdir -p "$WORK/drop"
+start_store "$WORK/drop/store"
+start_proxy store-proxy "127.0.0.1:$STORE_PORT"
+"$TASO" generate --max-ops 3 --shards 2 --store "$PROXY_ADDR" --db "$WORK/drop" --job job \
+  >"$WORK/drop.out" 2>&1 &
+cli=$!
+wait_stored "$WORK/drop/store.log"
+dropped=0
+for _ in 1 2 3; do
+  kill -0 "$cli" 2>/dev/null || break
+  dropped=$((dropped + $(drop_connections store-proxy "$PROXY_PID")))
+  sleep 1
+done
+[ "$dropped" -gt 0 ] || fail "no connection was open to drop (the job finished too fast?)"
+wait "$cli" || fail "the job failed after dropped connections: $(tail -5 "$WORK/drop.out")"
+kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
+same_as_reference "$WORK/drop" "dropped connections"
+check "$dropped connections reset mid-stream: the job finished with the undisturbed run's pairs"
+
+# A full disk (ENOSPC) mid-job: the job stops with a clear error, the store
+# stays up for reads, and after space is freed and the store restarted the
+# same command finishes the job.
+mkdir -p "$WORK/full"
+FLAG="$WORK/disk-full"
+(
+  export $(full_disk_env "$WORK/full/store" "$FLAG")
+  exec "$STORE_BIN" --db "$WORK/full/store" --listen 127.0.0.1:0 --port_file "$WORK/full/store.port" \
+    --write_buffer_mb 8 >"$WORK/full/store.log" 2>&1
+) &
+STORE_PID=$!
+FAULT_PIDS+=("$STORE_PID")
+wait_for_line "$WORK/full/store.port" . 300 || fail "store did not start: $(tail -3 "$WORK/full/store.log")"
+port=$(cat "$WORK/full/store.port")
+"$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/full" --job job \
+  >"$WORK/full.out" 2>&1 &
+cli=$!
+wait_stored "$WORK/full/store.log"
+touch "$FLAG"
+set +e
+wait "$cli"
+code=$?
+set -e
+[ "$code" = 1 ] || fail "full disk: exit $code, want 1: $(tail -5 "$WORK/full.out")"
+grep -q "disk is full" "$WORK/full.out" || fail "full disk message: $(tail -5 "$WORK/full.out")"
+kill -0 "$STORE_PID" 2>/dev/null || fail "the store died on a full disk: $(tail -3 "$WORK/full/store.log")"
+"$TASO" rules stats --store "127.0.0.1:$port" >"$WORK/full.stats" 2>&1 ||
+  fail "the store with a full disk does not answer reads: $(cat "$WORK/full.stats")"
+check "full disk: exit 1 ($(grep -m1 -o "disk is full[^;]*" "$WORK/full.out")); the store is up and reads work"
+rm -f "$FLAG"
+kill -TERM "$STORE_PID"
+wait "$STORE_PID" || fail "the store exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/full/store.log")"
+start_store "$WORK/full/store" "$port"
+"$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/full" --job job \
+  >"$WORK/resumed.out" 2>&1 || fail "resuming after the full disk: $(tail -5 "$WORK/resumed.out")"
+kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
+same_as_reference "$WORK/full" "full disk"
+check "space freed, store restarted: the job finished with the undisturbed run's pairs"
+echo "PASS"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The verifier in the fault matrix, at size 3 of TASO's default spec: one
+# verification job disturbed in turn by every connection to the store reset
+# mid-RPC, SIGTERM of a verifier, and the store's disk filling up under a
+# verifier's report; then finished by `taso verify`. The rule set (every rule,
+# status and the reduction table) equals an undisturbed run's. (kill -9 of a
+# verifier: tests/verify/verify_fault_test.sh.)
+source tests/generate/lib.sh
+source tests/faults/lib.sh
+VERIFIER_BIN="$PWD/verifier/taso_verifier"
+ALL=proved,pruned,unknown,timeout,refuted,rejected_precheck
+
+"$TASO" generate --max-ops 3 --shards 2 --db "$WORK/gen" --job job >/dev/null 2>"$WORK/gen.err" ||
+  fail "generation: $(cat "$WORK/gen.err")"
+cp -r "$WORK/gen" "$WORK/ref"
+mv "$WORK/gen" "$WORK/dist"
+"$TASO" verify --db "$WORK/ref" --json >"$WORK/ref.json" 2>"$WORK/ref.err" || fail "reference verify: $(cat "$WORK/ref.err")"
+"$TASO" rules list --db "$WORK/ref" --status "$ALL" >"$WORK/ref.rules" || fail "listing the reference rules"
+check "undisturbed: $(json_field "$WORK/ref.json" proved) proved, $(wc -l <"$WORK/ref.rules") rules"
+
+# classes_verified ADDR: how many classes of the job have verdicts.
+classes_verified() {
+  "$TASO" rules stats --store "$1" 2>/dev/null | sed -n 's/.* \([0-9]*\) \/ [0-9]* classes verified.*/\1/p' | head -1
+}
+# wait_progress ADDR ABOVE: until more than ABOVE classes are verified.
+wait_progress() {
+  for _ in $(seq 1 300); do
+    [ "$(classes_verified "$1" || echo 0)" -gt "$2" ] 2>/dev/null && return 0
+    sleep 0.2
+  done
+  fail "no verification progress past $2 classes"
+}
+
+FLAG="$WORK/disk-full"
+(
+  export $(full_disk_env "$WORK/dist/store-0" "$FLAG")
+  exec "$STORE_BIN" --db "$WORK/dist/store-0" --listen 127.0.0.1:0 --port_file "$WORK/store.port" \
+    >"$WORK/store.log" 2>&1
+) &
+STORE_PID=$!
+FAULT_PIDS+=("$STORE_PID")
+wait_for_line "$WORK/store.port" . 300 || fail "store did not start: $(tail -3 "$WORK/store.log")"
+port=$(cat "$WORK/store.port")
+store="127.0.0.1:$port"
+start_proxy store-proxy "$store"
+
+# 1. Connections reset mid-RPC: the verifier retries and keeps going.
+"$VERIFIER_BIN" --store "$PROXY_ADDR" --job job --threads 1 --lease_ms 3000 --worker_id a >"$WORK/a.log" 2>&1 &
+a=$!
+FAULT_PIDS+=("$a")
+wait_progress "$store" 0
+dropped=0
+for _ in 1 2 3; do
+  dropped=$((dropped + $(drop_connections store-proxy "$PROXY_PID")))
+  sleep 0.5
+done
+[ "$dropped" -gt 0 ] || fail "no connection was open to drop"
+before=$(classes_verified "$store")
+wait_progress "$store" "$before"
+kill -0 "$a" 2>/dev/null || fail "the verifier died on dropped connections: $(tail -3 "$WORK/a.log")"
+check "$dropped connections reset: the verifier went on ($(classes_verified "$store") classes verified)"
+
+# 2. SIGTERM: the verifier reports the class in hand and exits 0.
+kill -TERM "$a"
+wait "$a" || fail "the verifier exited $? on SIGTERM: $(tail -3 "$WORK/a.log")"
+grep -q "stopped by a signal" "$WORK/a.log" || fail "no orderly stop: $(tail -3 "$WORK/a.log")"
+check "SIGTERM: the verifier finished its class and exited 0"
+
+# 3. The store's disk fills: a verifier's report fails with a clear error,
+# the store stays up; space freed and the store restarted, nothing is lost.
+touch "$FLAG"
+set +e
+timeout 120 "$VERIFIER_BIN" --store "$store" --job job --threads 1 --lease_ms 3000 --worker_id b >"$WORK/b.log" 2>&1
+code=$?
+set -e
+[ "$code" = 1 ] || fail "verifier on a full store: exit $code, want 1: $(tail -3 "$WORK/b.log")"
+grep -q "disk is full" "$WORK/b.log" || fail "no full-disk message: $(tail -3 "$WORK/b.log")"
+kill -0 "$STORE_PID" 2>/dev/null || fail "the store died on a full disk: $(tail -3 "$WORK/store.log")"
+check "full disk: the verifier stopped with exit 1 ($(grep -m1 -o "disk is full" "$WORK/b.log")), the store is up"
+rm -f "$FLAG"
+kill -TERM "$STORE_PID"
+wait "$STORE_PID" || fail "the store exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/store.log")"
+start_store "$WORK/dist/store-0" "$port"
+
+"$TASO" verify --store "$store" --db "$WORK/dist" --lease-ms 3000 --json >"$WORK/dist.json" 2>"$WORK/dist.err" ||
+  fail "finishing the job: $(cat "$WORK/dist.err")"
+"$TASO" rules list --store "$store" --status "$ALL" >"$WORK/dist.rules" || fail "listing the rules"
+diff -q "$WORK/ref.rules" "$WORK/dist.rules" >/dev/null || {
+  diff "$WORK/ref.rules" "$WORK/dist.rules" | head -5
+  fail "the rule set after the faults differs from the undisturbed run"
+}
+for field in proved unknown rejected_precheck after_renaming after_common_subgraph; do
+  [ "$(json_field "$WORK/ref.json" "$field")" = "$(json_field "$WORK/dist.json" "$field")" ] ||
+    fail "$field differs: $(json_field "$WORK/ref.json" "$field") vs $(json_field "$WORK/dist.json" "$field")"
+done
+check "after all three faults: the same $(wc -l <"$WORK/dist.rules") rules, statuses and reduction table"
+echo "PASS"

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -46,7 +48,18 @@ absl::StatusOr<std::string> RunIsolated(const std::function<absl::StatusOr<std::
     // The child dies by the signal, as the parent expects: no handler this
     // process installed (a sanitizer's, libFuzzer's) reports it as ours.
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) signal(sig, SIG_DFL);
-    absl::StatusOr<std::string> result = work();
+    // Nothing may leave the child but its answer: an exception escaping
+    // `work` would unwind into the parent's code running in this copy.
+    absl::StatusOr<std::string> result = absl::InternalError(absl::StrCat(what, " failed"));
+    try {
+      result = work();
+    } catch (const std::bad_alloc&) {
+      result = absl::ResourceExhaustedError(absl::StrCat(what, " ran out of memory"));
+    } catch (const std::exception& e) {
+      result = absl::InternalError(absl::StrCat(what, " threw: ", e.what()));
+    } catch (...) {
+      result = absl::InternalError(absl::StrCat(what, " threw an exception"));
+    }
     std::string out(1, static_cast<char>(result.ok() ? 0 : static_cast<int>(result.status().code())));
     out += result.ok() ? *result : std::string(result.status().message());
     _exit(WriteAll(fds[1], out) ? 0 : 1);

@@ -22,7 +22,9 @@
 
 namespace taso {
 
-// `work`'s result, its error (code and message, as the child returned it),
+// `work`'s result, its error (code and message, as the child returned it;
+// ResourceExhausted when it threw std::bad_alloc, Internal for any other
+// exception),
 // Aborted naming the signal when the child died by one, DeadlineExceeded
 // past `timeout` (the child is killed), or Internal when the fork or the pipe
 // fails. `what` names the work in messages ("ONNX shape inference").

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -35,6 +37,17 @@ TEST(RunIsolatedTest, ACrashIsAnErrorNotTheEndOfThisProcess) {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kAborted);
   EXPECT_NE(out.status().message().find("ONNX shape inference crashed (signal 11"), std::string::npos)
       << out.status();
+}
+
+// An exception must not unwind into this process's code running in the
+// child (a test framework would go on running tests there).
+TEST(RunIsolatedTest, AnExceptionIsAnErrorAndStaysInTheChild) {
+  auto out = RunIsolated([]() -> absl::StatusOr<std::string> { throw std::bad_alloc(); }, absl::Seconds(30), "CBC");
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted) << out.status();
+  EXPECT_EQ(out.status().message(), "CBC ran out of memory");
+  out = RunIsolated([]() -> absl::StatusOr<std::string> { throw std::runtime_error("no"); }, absl::Seconds(30), "CBC");
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal) << out.status();
+  EXPECT_EQ(out.status().message(), "CBC threw: no");
 }
 
 TEST(RunIsolatedTest, AHangIsKilledAtTheTimeout) {

@@ -30,6 +30,11 @@ ABSL_FLAG(int32_t, max_concurrent, taso::optimizer::ServiceLimits().max_concurre
           "searches run at once (each takes a core for up to its time limit)");
 ABSL_FLAG(int32_t, max_queued, taso::optimizer::ServiceLimits().max_queued,
           "calls that wait for a free search; beyond them a call is refused with RESOURCE_EXHAUSTED");
+ABSL_FLAG(int64_t, ilp_memory_mb, taso::optimizer::ServiceLimits().ilp_memory_mb,
+          "eqsat: memory the extraction ILP's child process may add (0: no cap); past it the greedy program is used");
+ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::ServiceLimits().max_check_bytes >> 20,
+          "largest total of a model's tensors (at its declared shapes) the numerical check may hold; larger models "
+          "are refused (INVALID_ARGUMENT)");
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
 ABSL_FLAG(bool, eqsat_backoff, taso::optimizer::EqsatOptions().backoff_scheduler,
           "eqsat default: ban rules that match more than their limit in a round (requests may override)");
@@ -93,6 +98,8 @@ int main(int argc, char** argv) {
   limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
   limits.measure = absl::GetFlag(FLAGS_measure);
   limits.max_concurrent = absl::GetFlag(FLAGS_max_concurrent);
+  limits.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
+  limits.max_check_bytes = absl::GetFlag(FLAGS_max_check_mb) << 20;
   limits.max_queued = absl::GetFlag(FLAGS_max_queued);
   if (limits.max_concurrent < 1 || limits.max_queued < 0) {
     return taso::app::Error("--max_concurrent must be >= 1 and --max_queued >= 0", 2);

@@ -116,9 +116,27 @@ uint64_t ResolveSeed(uint64_t seed) { return seed == 0 ? kDefaultCheckSeed : see
 
 }  // namespace
 
+int64_t CheckBytes(const Graph& g) {
+  int64_t bytes = 0;
+  for (int id = 0; id < g.num_nodes(); ++id) {
+    for (const TensorType& t : g.node(id).output_types) {
+      int64_t elements = 1;
+      for (int64_t d : t.dims) elements = d <= 0 ? elements : (elements > (int64_t{1} << 60) / d ? int64_t{1} << 60 : elements * d);
+      bytes = std::min<int64_t>(int64_t{1} << 62, bytes + elements * static_cast<int64_t>(sizeof(float)));
+    }
+  }
+  return bytes;
+}
+
 NumericCheck CompareGraphs(const Graph& original, const Graph& optimized, const NumericCheckOptions& options) {
   NumericCheck check;
   check.seed = ResolveSeed(options.seed);
+  const int64_t bytes = std::max(CheckBytes(original), CheckBytes(optimized));
+  if (bytes > options.max_bytes) {
+    check.reason = absl::StrCat("not run: its tensors would take ", bytes >> 20, " MiB, above the limit of ",
+                                options.max_bytes >> 20, " MiB");
+    return check;
+  }
   const int64_t flops = std::max(ApproxFlops(original), ApproxFlops(optimized));
   if (flops > options.max_flops) {
     check.reason = absl::StrCat("not run: about ", flops / 1e9, " GFLOP per run is above the limit of ",

@@ -25,7 +25,14 @@ struct NumericCheckOptions {
   uint64_t seed = 0;             // the input sets derive from it alone; 0: kDefaultCheckSeed
   double tolerance = 1e-3;       // |a - b| <= tolerance * (1 + |a|)
   int64_t max_flops = 50e9;      // larger graphs are not run (the check would take minutes)
+  // Nor graphs whose tensors, all held at once as the check holds them,
+  // take more than this (CheckBytes): a small file may declare huge inputs.
+  int64_t max_bytes = int64_t{4} << 30;
 };
+
+// The bytes the check holds to run `g` once: every node's float outputs.
+// Unknown dimensions count as 1.
+int64_t CheckBytes(const Graph& g);
 
 struct NumericCheck {
   bool ran = false;       // false: could not run (reason says why); no verdict

@@ -377,6 +377,15 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   const absl::Time start = absl::Now();
   auto model = ImportOnnx(model_bytes, options.import);
   if (!model.ok()) return model.status();
+  // A result that cannot be checked is never returned, so a model too large
+  // to check is refused before costing or measuring allocates its tensors.
+  if (const int64_t bytes = CheckBytes(model->graph); bytes > options.check.max_bytes) {
+    // InvalidArgument, as for a file above --max_model_mb: the same model
+    // will not fit on a retry.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model's tensors take ", bytes >> 20, " MiB at its declared shapes, above the limit of ",
+        options.check.max_bytes >> 20, " MiB for checking a result (--max_check_mb); nothing was optimized"));
+  }
   auto searched = SearchGraph(model->graph, rules, profiler, options);
   if (!searched.ok()) return searched.status();
   if (options.cancelled && options.cancelled()) {

@@ -95,6 +95,25 @@ TEST_F(OptimizeTest, ACancelledCallStopsBothSearchesAndReturnsCancelled) {
   }
 }
 
+// A few bytes of ONNX may declare an input of billions of elements: the
+// model is refused, saying why, before anything allocates its tensors.
+TEST_F(OptimizeTest, AModelDeclaringHugeTensorsIsRefusedBeforeAnyAllocation) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("huge");
+  *g->add_input() = Value("x", {100000, 100000});
+  *g->add_output() = Value("y", {100000, 100000});
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->add_input("x");
+  n->add_output("y");
+  auto result = OptimizeOnnx(m.SerializeAsString(), {}, *client_, OptimizerOptions());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
+  EXPECT_NE(result.status().message().find("above the limit of 4096 MiB"), std::string::npos) << result.status();
+}
+
 TEST(RuleSetDigestTest, IsTheSha256OfTheSortedRuleIdsWithBothDirectionsCountedOnce) {
   RewriteRule a, a_back, b;
   a.name = "r01";

@@ -16,6 +16,7 @@ EqsatOptions EqsatOptionsFor(const OptimizeOptions& in, const ServiceLimits& lim
                                                                       : limits.default_eqsat_backoff;
   eqsat.max_matches_per_rule = in.eqsat_match_limit() > 0 ? in.eqsat_match_limit() : limits.default_eqsat_match_limit;
   eqsat.backoff_ban_length = in.eqsat_ban_length() > 0 ? in.eqsat_ban_length() : limits.default_eqsat_ban_length;
+  eqsat.ilp_memory_mb = limits.ilp_memory_mb;
   return eqsat;
 }
 
@@ -44,6 +45,7 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
                         "time_limit_s, alpha, budget, eqsat_match_limit and eqsat_ban_length must not be negative");
   }
   options.eqsat = EqsatOptionsFor(in, limits_);
+  options.check.max_bytes = limits_.max_check_bytes;
   absl::Duration limit = in.time_limit_s() > 0 ? absl::Seconds(in.time_limit_s()) : limits_.default_time_limit;
   limit = std::min(limit, limits_.max_time_limit);
   // Leave part of the caller's deadline for import, the check and export.

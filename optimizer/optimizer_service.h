@@ -33,6 +33,10 @@ struct ServiceLimits {
   int max_queued = 16;
   double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
   double min_gain = 0.01;           // OptimizerOptions::min_gain, when a request leaves it unset
+  int64_t ilp_memory_mb = EqsatOptions().ilp_memory_mb;
+  // A model whose tensors take more than this at its declared shapes is
+  // refused with INVALID_ARGUMENT (its result could not be checked).
+  int64_t max_check_bytes = NumericCheckOptions().max_bytes;
 };
 
 // EQSAT's rule scheduling for a request: what it sets, the server's

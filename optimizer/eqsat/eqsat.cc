@@ -429,7 +429,9 @@ absl::StatusOr<Extraction> IlpExtraction(const Saturation& sat, const std::vecto
                                                     " of the time limit left, it needs at least ",
                                                     absl::FormatDuration(options.ilp_min_time)));
   }
-  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, time_limit, greedy.ok() ? &*greedy : nullptr);
+  IlpSettings settings;
+  settings.child_memory_mb = options.ilp_memory_mb;
+  auto ilp = ExtractIlp(sat.egraph, sat.roots, costs, time_limit, greedy.ok() ? &*greedy : nullptr, settings);
   if (ilp.ok() && !ilp->optimal && greedy.ok() && greedy->cost_ms < ilp->cost_ms) {
     // CBC stopped before reaching even its starting point's cost.
     return absl::DeadlineExceededError(absl::StrCat(ilp->time_limited ? "time limit" : "stopped", ", its best (",

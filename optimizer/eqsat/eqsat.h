@@ -73,6 +73,10 @@ struct EqsatOptions {
   // model before it returned greedy's choice at 20 s, and at 60 s grew CBC
   // to 10 GB (~170 MB/s) on ResNet-50 (bench/extract_run.sh).
   int ilp_max_enodes = 60000;
+  // The ILP runs in a child process whose memory may grow by at most this
+  // much (IlpSettings::child_memory_mb; 0: no cap); past it the greedy
+  // program is used and the report says why.
+  int64_t ilp_memory_mb = IlpSettings().child_memory_mb;
   // Rule scheduling (rule_scheduler.h): each rule may have
   // `max_matches_per_rule` matches in a round at first. With the backoff
   // scheduler, a rule with more is not applied and is banned for

@@ -182,6 +182,13 @@ struct IlpSettings {
   // (elapsed time, no zero-half cuts).
   std::vector<std::pair<std::string, std::string>> cbc_parameters;
   int log_level = 0;  // CBC's
+  // Solve in a forked child (core/isolated_call.h) whose address space may
+  // grow by at most `child_memory_mb` (0: no cap). CBC calls exit() when an
+  // allocation fails and has crashed on some models; in a child that is an
+  // error (ResourceExhausted for the cap, Aborted for a crash), after which
+  // the caller keeps the greedy choice, instead of the end of a service.
+  bool isolate = true;
+  int64_t child_memory_mb = 4096;
 };
 
 // What the ILP did (for benchmarks and tests).

@@ -244,6 +244,7 @@ absl::StatusOr<ProblemChoice> SolveIlp(const ExtractionProblem& p, absl::Duratio
   const absl::Time deadline = absl::Now() + time_limit;
   IlpStats local_stats;
   IlpStats& st = stats != nullptr ? *stats : local_stats;
+  if (settings.isolate) return ilp_internal::SolveIlpIsolated(p, time_limit, warm_start, settings, st);
   auto prepared = Prepare(p, warm_start, settings, st);
   if (!prepared.ok()) return prepared.status();
   SolveState state;

@@ -112,6 +112,60 @@ TEST(ExtractorsTest, KnownOptimumOfTheSmallFile) {
   EXPECT_DOUBLE_EQ(TreeCost(p, ilp->pick, &g.child_uses), 23 + 23);
 }
 
+// The ILP runs in a child process by default (IlpSettings::isolate): the
+// same choice and stats come back as when it runs here.
+TEST(ExtractorsTest, IsolatedIlpGivesWhatTheInProcessIlpGives) {
+  const SerializedEGraph g = ReadTestFile();
+  IlpSettings here;
+  here.isolate = false;
+  IlpStats here_stats, child_stats;
+  auto in_process = SolveIlp(g.problem, absl::Seconds(20), nullptr, here, &here_stats);
+  auto isolated = SolveIlp(g.problem, absl::Seconds(20), nullptr, {}, &child_stats);
+  ASSERT_TRUE(in_process.ok()) << in_process.status();
+  ASSERT_TRUE(isolated.ok()) << isolated.status();
+  EXPECT_EQ(isolated->pick, in_process->pick);
+  EXPECT_DOUBLE_EQ(isolated->cost_ms, 26);
+  EXPECT_EQ(isolated->optimal, in_process->optimal);
+  EXPECT_DOUBLE_EQ(isolated->lower_bound_ms, in_process->lower_bound_ms);
+  EXPECT_EQ(child_stats.outcome, here_stats.outcome);
+  EXPECT_EQ(child_stats.columns, here_stats.columns);
+  EXPECT_EQ(child_stats.rows, here_stats.rows);
+}
+
+// A child that runs out of its memory cap is an error for the caller (which
+// keeps greedy's choice), not the end of this process.
+TEST(ExtractorsTest, IlpChildOverItsMemoryCapIsAnError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizer's allocator maps its heap up front, so an address-space cap does not bite";
+#endif
+  // A layered e-graph large enough that building the model needs megabytes.
+  ExtractionProblem p;
+  const int classes = 20000;
+  p.class_nodes.resize(classes);
+  for (int c = 0; c < classes; ++c) {
+    p.class_id.push_back(c);
+    for (int k = 0; k < 3; ++k) {
+      const int n = static_cast<int>(p.node_id.size());
+      p.node_id.push_back(n);
+      p.node_class.push_back(c);
+      p.node_cost.push_back(1 + (c * 7 + k * 3) % 5);
+      p.node_children.push_back(c == 0 ? std::vector<int>{} : std::vector<int>{(c * 13 + k) % c, c - 1});
+      std::sort(p.node_children.back().begin(), p.node_children.back().end());
+      p.node_children.back().erase(std::unique(p.node_children.back().begin(), p.node_children.back().end()),
+                                   p.node_children.back().end());
+      p.class_nodes[c].push_back(n);
+    }
+  }
+  p.roots = {classes - 1};
+  IlpSettings starved;
+  starved.child_memory_mb = 1;
+  IlpStats stats;
+  auto ilp = SolveIlp(p, absl::Seconds(20), nullptr, starved, &stats);
+  ASSERT_FALSE(ilp.ok());
+  EXPECT_EQ(ilp.status().code(), absl::StatusCode::kResourceExhausted) << ilp.status();
+  EXPECT_NE(ilp.status().message().find("memory cap"), std::string::npos) << ilp.status();
+}
+
 TEST(ExtractorsTest, TreeCostOfAnIncompleteOrCyclicChoiceIsInfinite) {
   const SerializedEGraph g = ReadTestFile();
   std::vector<int> none(g.problem.class_id.size(), -1);

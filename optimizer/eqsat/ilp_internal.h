@@ -113,6 +113,12 @@ struct IlpModel {
 IlpModel BuildIlpModel(const ExtractionProblem& p, const IlpDomain& domain, const IlpSettings& settings,
                        IlpStats& stats);
 
+// SolveIlp in a forked child with settings.child_memory_mb as its memory cap
+// (ilp_isolated.cc); the child's result and stats come back through a pipe.
+absl::StatusOr<ProblemChoice> SolveIlpIsolated(const ExtractionProblem& p, absl::Duration time_limit,
+                                               const ProblemChoice* warm_start, const IlpSettings& settings,
+                                               IlpStats& stats);
+
 }  // namespace taso::optimizer::ilp_internal
 
 #endif  // TASO_OPTIMIZER_EQSAT_ILP_INTERNAL_H_

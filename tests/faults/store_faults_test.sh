@@ -8,19 +8,7 @@
 source tests/generate/lib.sh
 source tests/faults/lib.sh
 
-"$TASO" generate --max-ops 3 --shards 2 --db "$WORK/ref" --job job --json >"$WORK/ref.json" 2>"$WORK/ref.err" ||
-  fail "reference run: $(cat "$WORK/ref.err")"
-dump "$WORK/ref" job >"$WORK/ref.pairs"
-[ -s "$WORK/ref.pairs" ] || fail "reference run found no pairs"
-check "undisturbed: $(wc -l <"$WORK/ref.pairs") pairs"
-
-same_as_reference() {  # same_as_reference DB_ROOT WHAT
-  dump "$1" job >"$1.pairs"
-  diff -q "$WORK/ref.pairs" "$1.pairs" >/dev/null || {
-    diff "$WORK/ref.pairs" "$1.pairs" | head -5
-    fail "$2: the candidate set differs from the undisturbed run"
-  }
-}
+reference_pairs
 
 # wait_stored LOG: until a shard has told the store of stored batches (the
 # stream itself is logged when it ends).
@@ -44,7 +32,7 @@ sleep 1
 start_store "$WORK/term/store" "$port"
 wait "$cli" || fail "the job failed across the store's restart: $(tail -5 "$WORK/term.out")"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
-same_as_reference "$WORK/term" "SIGTERM"
+same_pairs "$WORK/term" "SIGTERM"
 check "restarted on port $port: the job finished with the undisturbed run's pairs"
 
 # Dropped connections: every connection to the store reset, three times.
@@ -64,7 +52,7 @@ done
 [ "$dropped" -gt 0 ] || fail "no connection was open to drop (the job finished too fast?)"
 wait "$cli" || fail "the job failed after dropped connections: $(tail -5 "$WORK/drop.out")"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
-same_as_reference "$WORK/drop" "dropped connections"
+same_pairs "$WORK/drop" "dropped connections"
 check "$dropped connections reset mid-stream: the job finished with the undisturbed run's pairs"
 
 # A full disk (ENOSPC) mid-job: the job stops with a clear error, the store
@@ -103,6 +91,6 @@ start_store "$WORK/full/store" "$port"
 "$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/full" --job job \
   >"$WORK/resumed.out" 2>&1 || fail "resuming after the full disk: $(tail -5 "$WORK/resumed.out")"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
-same_as_reference "$WORK/full" "full disk"
+same_pairs "$WORK/full" "full disk"
 check "space freed, store restarted: the job finished with the undisturbed run's pairs"
 echo "PASS"

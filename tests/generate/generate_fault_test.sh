@@ -5,11 +5,7 @@
 # set must equal an undisturbed run's.
 source tests/generate/lib.sh
 
-"$TASO" generate --max-ops 3 --shards 2 --db "$WORK/ref" --job job --json >"$WORK/ref.json" 2>"$WORK/ref.err" ||
-  fail "reference run: $(cat "$WORK/ref.err")"
-dump "$WORK/ref" job >"$WORK/ref.pairs"
-[ -s "$WORK/ref.pairs" ] || fail "reference run found no pairs"
-check "undisturbed: $(wc -l <"$WORK/ref.pairs") pairs"
+reference_pairs
 
 mkdir -p "$WORK/dist"
 start_store "$WORK/dist/store"
@@ -43,11 +39,7 @@ check "restarted the store on port $port"
 wait "$cli" || fail "disturbed run failed: $(cat "$WORK/dist.err")"
 grep -q "restarting it" "$WORK/dist.err" || fail "taso generate did not report restarting the killed shard"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
-dump "$WORK/dist" job >"$WORK/dist.pairs"
-diff -q "$WORK/ref.pairs" "$WORK/dist.pairs" >/dev/null || {
-  diff "$WORK/ref.pairs" "$WORK/dist.pairs" | head -5
-  fail "candidate set after faults differs from the undisturbed run"
-}
+same_pairs "$WORK/dist" "after both kills"
 for field in graphs distinct_fingerprints candidate_pairs rejected_pairs; do
   [ "$(json_field "$WORK/ref.json" "$field")" = "$(json_field "$WORK/dist.json" "$field")" ] ||
     fail "$field differs: $(json_field "$WORK/ref.json" "$field") vs $(json_field "$WORK/dist.json" "$field")"

@@ -33,6 +33,45 @@ start_store() {
   STORE_PORT=$(cat "$dir.port")
 }
 
+# reference_pairs: an undisturbed size-3 job of TASO's default spec in
+# $WORK/ref, its --json report in $WORK/ref.json and its candidate pairs in
+# $WORK/ref.pairs (what a disturbed run must end with).
+reference_pairs() {
+  "$TASO" generate --max-ops 3 --shards 2 --db "$WORK/ref" --job job --json >"$WORK/ref.json" 2>"$WORK/ref.err" ||
+    fail "reference run: $(cat "$WORK/ref.err")"
+  dump "$WORK/ref" job >"$WORK/ref.pairs"
+  [ -s "$WORK/ref.pairs" ] || fail "reference run found no pairs"
+  check "undisturbed: $(wc -l <"$WORK/ref.pairs") pairs"
+}
+
+# same_pairs DB_ROOT WHAT: the job's pairs under DB_ROOT equal the reference's.
+same_pairs() {
+  dump "$1" job >"$1.pairs"
+  diff -q "$WORK/ref.pairs" "$1.pairs" >/dev/null || {
+    diff "$WORK/ref.pairs" "$1.pairs" | head -5
+    fail "$2: the candidate set differs from the undisturbed run"
+  }
+}
+
+# Every status a rule can have (taso rules list --status).
+ALL_RULE_STATUSES=proved,pruned,unknown,timeout,refuted,rejected_precheck
+
+# same_rules STORE DIST_JSON WHAT: every rule the store at STORE holds (with
+# its status) and the reduction table in DIST_JSON (taso verify --json) equal
+# the undisturbed run's ($WORK/ref.rules, $WORK/ref.json).
+same_rules() {
+  "$TASO" rules list --store "$1" --status "$ALL_RULE_STATUSES" >"$WORK/dist.rules" || fail "listing the rules"
+  diff -q "$WORK/ref.rules" "$WORK/dist.rules" >/dev/null || {
+    diff "$WORK/ref.rules" "$WORK/dist.rules" | head -5
+    fail "$3: the rule set differs from the undisturbed run"
+  }
+  local field
+  for field in proved unknown rejected_precheck after_renaming after_common_subgraph; do
+    [ "$(json_field "$WORK/ref.json" "$field")" = "$(json_field "$2" "$field")" ] ||
+      fail "$3: $field differs: $(json_field "$WORK/ref.json" "$field") vs $(json_field "$2" "$field")"
+  done
+}
+
 json_field() {  # json_field FILE NAME
   sed -n "s/.*\"$2\": \\([0-9.]*\\).*/\\1/p" "$1"
 }

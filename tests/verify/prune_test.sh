@@ -10,9 +10,8 @@ source tests/generate/lib.sh
 "$TASO" generate --max-ops 3 --shards 2 --store-shards 2 --db "$WORK/db" --job job --json >"$WORK/gen.json" \
   2>"$WORK/gen.err" || fail "generation: $(cat "$WORK/gen.err")"
 "$TASO" verify --db "$WORK/db" --json >"$WORK/verify.json" 2>"$WORK/verify.err" || fail "verify: $(cat "$WORK/verify.err")"
-ALL=proved,pruned,unknown,timeout,refuted,rejected_precheck
 # The reference: each store pruned its slice; the reader prunes the union in memory.
-"$TASO" rules export --db "$WORK/db" --status "$ALL" --format json | sort >"$WORK/ref.json" ||
+"$TASO" rules export --db "$WORK/db" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/ref.json" ||
   fail "exporting the reference"
 kept=$(json_field "$WORK/verify.json" after_common_subgraph)
 check "verified: $(json_field "$WORK/verify.json" proved) proved, $kept kept by the in-memory union pruning"
@@ -38,7 +37,7 @@ for field in proved after_renaming after_common_subgraph; do
   [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/prune.json" "$field")" ] ||
     fail "$field: in memory $(json_field "$WORK/verify.json" "$field"), streaming $(json_field "$WORK/prune.json" "$field")"
 done
-"$TASO" rules export --db "$WORK/db" --status "$ALL" --format json | sort >"$WORK/streamed.json" ||
+"$TASO" rules export --db "$WORK/db" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/streamed.json" ||
   fail "exporting the pruned rules"
 diff -q "$WORK/ref.json" "$WORK/streamed.json" >/dev/null || {
   diff "$WORK/ref.json" "$WORK/streamed.json" | head -4

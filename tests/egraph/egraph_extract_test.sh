@@ -41,7 +41,7 @@ PY
   # weak (the merges pay only when every step shares one weight), so there
   # it stops at its time limit and the test checks the order and the bound.
   "$TASO" egraph extract "$WORK/$model.json" --json --time-limit 5 >"$WORK/$model.extract" 2>"$WORK/$model.extract.err" ||
-    fail "$model: extract: $(cat "$WORK/$model.extract.err")"
+    fail "$model: extract: $(cat "$WORK/$model.extract.err" "$WORK/$model.extract")"
   /usr/bin/python3 - "$WORK/$model.extract" "$in_process" "$model" <<'PY' || fail "$model: $(cat "$WORK/$model.extract")"
 import json, sys
 r = {x["extractor"]: x for x in json.load(open(sys.argv[1]))["results"]}

@@ -1,6 +1,9 @@
 #include "app/startup.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 
@@ -64,5 +67,19 @@ int WorkerExitCode(const std::string& name, const absl::Status& status) {
 std::function<void(const std::string&)> StderrLog(const std::string& name) {
   return [name](const std::string& line) { std::fprintf(stderr, "%s: %s\n", name.c_str(), line.c_str()); };
 }
+
+namespace {
+std::atomic<bool> interrupted{false};
+void OnInterrupt(int) { interrupted = true; }
+}  // namespace
+
+void CatchInterrupts() {
+  struct sigaction action = {};
+  action.sa_handler = OnInterrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool Interrupted() { return interrupted; }
 
 }  // namespace taso::app

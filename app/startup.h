@@ -43,6 +43,12 @@ int WorkerExitCode(const std::string& name, const absl::Status& status);
 // Writes "NAME: LINE" to stderr: a worker's log when it is not --quiet.
 std::function<void(const std::string&)> StderrLog(const std::string& name);
 
+// From now on SIGINT and SIGTERM only set a flag that Interrupted() reads, so
+// a command can stop the processes it started, or a worker finish the work in
+// hand, before it exits.
+void CatchInterrupts();
+bool Interrupted();
+
 }  // namespace taso::app
 
 #endif  // TASO_APP_STARTUP_H_

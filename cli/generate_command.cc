@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "cli/job_spec.h"
 #include "cli/local_store.h"
+#include "app/startup.h"
 #include "cli/processes.h"
 #include "cli/supervisor.h"
 #include "core/hash.h"
@@ -55,7 +56,7 @@ class Generate {
         return Fail(2, "--shards-here needs --job ID (from `taso job create`) and --store (every store of the job)");
       }
       job_id_ = options_.job_id;
-      CatchInterrupts();
+      app::CatchInterrupts();
       start_ = absl::Now();
       int code = Execute(std::nullopt);
       Shutdown();
@@ -72,7 +73,7 @@ class Generate {
     max_ops_ = options_.max_ops;
     for (int shard = 0; shard < num_shards_; ++shard) here_.push_back(shard);
 
-    CatchInterrupts();
+    app::CatchInterrupts();
     start_ = absl::Now();
     int code = Execute(*spec);
     Shutdown();
@@ -255,7 +256,7 @@ class Generate {
     absl::Time last_line = absl::InfinitePast();
     absl::Time unreachable_since = absl::InfiniteFuture();
     while (true) {
-      if (Interrupted()) {
+      if (app::Interrupted()) {
         if (tty) err_ << "\n";
         return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
       }

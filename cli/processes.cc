@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -34,9 +33,6 @@ std::string Dirname(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
-
-std::atomic<bool> interrupted{false};
-void OnInterrupt(int) { interrupted = true; }
 
 int DecodeWait(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -142,14 +138,5 @@ absl::StatusOr<std::string> MakeLogDir(const std::string& db) {
   if (error) return absl::PermissionDeniedError(absl::StrCat("cannot create ", logs, ": ", error.message()));
   return logs;
 }
-
-void CatchInterrupts() {
-  struct sigaction action = {};
-  action.sa_handler = OnInterrupt;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-bool Interrupted() { return interrupted; }
 
 }  // namespace taso::cli

@@ -39,11 +39,6 @@ std::string TailFile(const std::string& path, int lines);
 // `db`/logs, created if missing: where the processes a command starts write.
 absl::StatusOr<std::string> MakeLogDir(const std::string& db);
 
-// From now on SIGINT and SIGTERM only set a flag, so that a command can stop
-// the processes it started before it exits.
-void CatchInterrupts();
-bool Interrupted();
-
 }  // namespace taso::cli
 
 #endif  // TASO_CLI_PROCESSES_H_

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/local_store.h"
+#include "app/startup.h"
 #include "cli/processes.h"
 #include "cli/shard_rules.h"
 #include "cli/store_set.h"
@@ -35,7 +36,7 @@ class Verify {
   int Run() {
     if (options_.workers < 1 || options_.workers > 256) return Fail(2, "--workers must be in 1..256");
     if (options_.threads < 1 || options_.threads > 64) return Fail(2, "--threads must be in 1..64");
-    CatchInterrupts();
+    app::CatchInterrupts();
     start_ = absl::Now();
     int code = Execute();
     Shutdown();
@@ -187,7 +188,7 @@ class Verify {
     const bool tty = isatty(2) && !options_.json;
     absl::Time last_line = absl::InfinitePast();
     while (true) {
-      if (Interrupted()) {
+      if (app::Interrupted()) {
         if (tty) err_ << "\n";
         return Fail(130, absl::StrCat("interrupted; rerun the same command to resume job ", job_id_));
       }

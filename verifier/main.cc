@@ -9,7 +9,6 @@
 //                                  prove rules written as `taso rules export` prints them
 // Exit codes: 0 no work left; 1 an error retrying cannot fix (see the
 // message); 2 bad flags; 3 the rule database stayed unreachable.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -255,12 +254,8 @@ int main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_verifier");
   // SIGTERM (a rollout, a scale-down): finish the classes being proved and
   // exit 0 rather than strand them until their leases expire.
-  static std::atomic<bool> stop{false};
-  options.stop = &stop;
-  struct sigaction on_term = {};
-  on_term.sa_handler = [](int) { stop.store(true); };
-  sigaction(SIGTERM, &on_term, nullptr);
-  sigaction(SIGINT, &on_term, nullptr);
+  taso::app::CatchInterrupts();
+  options.stop = taso::app::Interrupted;
   taso::verifier::VerifierCounters counters;
   taso::net::MetricsRegistry metrics;
   using C = taso::verifier::VerifierCounters;
@@ -279,7 +274,7 @@ int main(int argc, char** argv) {
   auto metrics_server = taso::net::StartMetricsFromFlags(&metrics, "taso_verifier");
   if (!metrics_server.ok()) return taso::app::Error(metrics_server.status().message(), 2);
   absl::Status s = taso::verifier::RunVerifierWorker(options, counters);
-  if (stop.load() && s.ok()) std::fprintf(stderr, "taso_verifier: stopped by a signal after reporting the classes in hand\n");
+  if (taso::app::Interrupted() && s.ok()) std::fprintf(stderr, "taso_verifier: stopped by a signal after reporting the classes in hand\n");
   std::fprintf(stderr, "taso_verifier: %lld classes; %lld proved, %lld refuted, %lld timeout, %lld unknown, %lld rejected by the re-check\n",
                (long long)counters.classes.load(), (long long)counters.proved.load(), (long long)counters.refuted.load(),
                (long long)counters.timeout.load(), (long long)counters.unknown.load(),

@@ -122,7 +122,7 @@ class Worker {
     return absl::OkStatus();
   }
 
-  bool Stopping() const { return options_.stop != nullptr && options_.stop->load(); }
+  bool Stopping() const { return options_.stop && options_.stop(); }
 
   // No store shard has a job generated-but-unfinished: every class has a
   // verdict (or the job we were asked for is done everywhere).

@@ -32,10 +32,11 @@ struct VerifierWorkerOptions {
   absl::Duration poll_interval = absl::Milliseconds(200);
   absl::Duration retry_for = absl::Minutes(2);  // an unreachable store
   std::function<void(const std::string&)> log;
-  // Set (e.g. by a SIGTERM handler) to stop: each thread finishes and reports
-  // the class it is proving, takes no new lease, and the run returns ok.
-  // Classes leased but not started are left to expire and be leased again.
-  const std::atomic<bool>* stop = nullptr;
+  // True once the worker should stop (e.g. after SIGTERM): each thread
+  // finishes and reports the class it is proving, takes no new lease, and
+  // the run returns ok. Classes leased but not started are left to expire
+  // and be leased again.
+  std::function<bool()> stop;
 };
 
 struct VerifierCounters {

@@ -149,6 +149,10 @@ void Describe(const ExtractionProblem& p) {
 
 int RunConfig(const ExtractionProblem& problem, const ProblemChoice& greedy, const std::string& config) {
   IlpSettings settings;
+  // Each config already runs in a child of its own (main), under
+  // --max_memory_mb, whose peak RSS is the figure: CBC must run in it, not in
+  // a further child of SolveIlp's.
+  settings.isolate = false;
   for (const std::string& token : std::vector<std::string>(absl::StrSplit(config, ',', absl::SkipEmpty()))) {
     if (token == "order") {
       settings.acyclicity = IlpSettings::Acyclicity::kOrderVariables;

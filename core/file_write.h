@@ -18,6 +18,10 @@ namespace taso {
 // the message names the path and the system's reason.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
 
+// Writes all of `bytes` to the descriptor (a file or a pipe), going on after
+// short writes and EINTR; 0 when done, else the errno that stopped it.
+int WriteAll(int fd, absl::string_view bytes);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_FILE_WRITE_H_

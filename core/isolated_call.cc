@@ -13,23 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "core/file_write.h"
 
 namespace taso {
-namespace {
-
-// All of `data`, or false.
-bool WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> RunIsolated(const std::function<absl::StatusOr<std::string>()>& work,
                                         absl::Duration timeout, const std::string& what) {
@@ -62,7 +48,7 @@ absl::StatusOr<std::string> RunIsolated(const std::function<absl::StatusOr<std::
     }
     std::string out(1, static_cast<char>(result.ok() ? 0 : static_cast<int>(result.status().code())));
     out += result.ok() ? *result : std::string(result.status().message());
-    _exit(WriteAll(fds[1], out) ? 0 : 1);
+    _exit(WriteAll(fds[1], out) == 0 ? 0 : 1);
   }
   close(fds[1]);
   std::string bytes;

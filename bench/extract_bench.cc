@@ -36,6 +36,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "absl/strings/match.h"
+#include "core/proc_status.h"
 #include "optimizer/eqsat/egraph_json.h"
 #include "optimizer/eqsat/extract.h"
 
@@ -122,17 +123,7 @@ void Append(ExtractionProblem& a, const ExtractionProblem& b) {
 }
 
 // The process's peak resident memory so far, in MB (VmHWM).
-double PeakMb() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return -1;
-  char line[256];
-  double kb = -1;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
-  }
-  std::fclose(f);
-  return kb / 1024;
-}
+double PeakMb() { return static_cast<double>(taso::ProcStatusKib(0, "VmHWM")) / 1024; }
 
 void Describe(const ExtractionProblem& p) {
   size_t edges = 0, single = 0, empty = 0, zero = 0;

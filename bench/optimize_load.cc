@@ -25,6 +25,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "core/proc_status.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/optimizer.grpc.pb.h"
 
@@ -44,16 +45,6 @@ struct Call {
   double seconds;
   grpc::StatusCode code;
 };
-
-// A /proc/PID/status field in KiB (VmHWM: peak RSS; VmRSS: now); -1 if absent.
-long ProcStatusKib(int pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::atol(line.c_str() + field.size() + 1);
-  }
-  return -1;
-}
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -138,18 +129,18 @@ int main(int argc, char** argv) {
   // The server's RSS once a second: bounded means it levels off, so the
   // report gives it after the first quarter of the run beside the end.
   std::atomic<bool> done{false};
-  std::vector<long> rss_samples;
+  std::vector<int64_t> rss_samples;
   std::thread sampler([&] {
     const int pid = absl::GetFlag(FLAGS_server_pid);
     while (pid > 0 && !done.load()) {
-      rss_samples.push_back(ProcStatusKib(pid, "VmRSS"));
+      rss_samples.push_back(taso::ProcStatusKib(pid, "VmRSS"));
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   });
   for (auto& t : clients) t.join();
   done = true;
   sampler.join();
-  const long quarter_kib = rss_samples.empty() ? -1 : rss_samples[rss_samples.size() / 4];
+  const int64_t quarter_kib = rss_samples.empty() ? -1 : rss_samples[rss_samples.size() / 4];
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::vector<double> ok_latency;
@@ -163,8 +154,8 @@ int main(int argc, char** argv) {
   }
   const int errors = static_cast<int>(calls.size() - ok_latency.size());
   const int pid = absl::GetFlag(FLAGS_server_pid);
-  const long peak_kib = pid > 0 ? ProcStatusKib(pid, "VmHWM") : -1;
-  const long now_kib = pid > 0 ? ProcStatusKib(pid, "VmRSS") : -1;
+  const int64_t peak_kib = pid > 0 ? taso::ProcStatusKib(pid, "VmHWM") : -1;
+  const int64_t now_kib = pid > 0 ? taso::ProcStatusKib(pid, "VmRSS") : -1;
   const double throughput = static_cast<double>(ok_latency.size()) / wall;
   const double p50 = Percentile(ok_latency, 0.5), p99 = Percentile(ok_latency, 0.99);
   const double max = ok_latency.empty() ? 0 : *std::max_element(ok_latency.begin(), ok_latency.end());

@@ -6,35 +6,24 @@
 // greedy choice.
 #include <sys/resource.h>
 
-#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "core/isolated_call.h"
+#include "core/proc_status.h"
 #include "optimizer/eqsat/ilp_internal.h"
 
 namespace taso::optimizer::ilp_internal {
 namespace {
 
-// The address space this process has mapped now, in bytes (0 if unknown).
-uint64_t MappedBytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::strtoull(line.c_str() + 7, nullptr, 10) << 10;
-  }
-  return 0;
-}
-
 // Caps this process's address space at what it has plus `extra_mb`. Mapped
 // memory the child shares with its parent counts, so the cap is relative.
 void CapMemory(int64_t extra_mb) {
-  const uint64_t now = MappedBytes();
-  if (extra_mb <= 0 || now == 0) return;
-  const uint64_t cap = now + (static_cast<uint64_t>(extra_mb) << 20);
+  const int64_t now_kib = ProcStatusKib(0, "VmSize");
+  if (extra_mb <= 0 || now_kib <= 0) return;
+  const uint64_t cap = (static_cast<uint64_t>(now_kib) << 10) + (static_cast<uint64_t>(extra_mb) << 20);
   rlimit limit{cap, cap};
   setrlimit(RLIMIT_AS, &limit);
 }

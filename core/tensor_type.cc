@@ -1,6 +1,5 @@
 #include "core/tensor_type.h"
 
-#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -46,17 +45,6 @@ std::string SplitTreeToString(const SplitTree& t) {
   return absl::StrCat("(", t->left_size, ":", SplitTreeToString(t->left), ",",
                       SplitTreeToString(t->right), ")");
 }
-
-namespace {
-
-// a * b, or the int64 limit of its sign when that overflows.
-int64_t SaturatingMul(int64_t a, int64_t b) {
-  int64_t out;
-  if (!__builtin_mul_overflow(a, b, &out)) return out;
-  return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
-}
-
-}  // namespace
 
 absl::Status CheckDims(const std::vector<int64_t>& dims) {
   int64_t n = 1;

@@ -4,6 +4,7 @@
 #define TASO_CORE_TENSOR_TYPE_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,19 @@ std::string SplitTreeToString(const SplitTree& t);
 // The largest element count a tensor may have: far past any model, and small
 // enough that products of dims, strides and byte sizes stay inside int64.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// a * b and a + b, or the int64 limit of the result's sign when that
+// overflows: element, byte and instance counts saturate instead of wrapping.
+inline int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (!__builtin_mul_overflow(a, b, &out)) return out;
+  return (a < 0) != (b < 0) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+}
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return a < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+}
 
 // InvalidArgument when a dimension is negative or the dims hold more than
 // kMaxTensorElements elements (checked before any product can overflow):

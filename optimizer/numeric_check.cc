@@ -1,5 +1,6 @@
 #include "optimizer/numeric_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -8,6 +9,7 @@
 #include "core/hash.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
+#include "core/tensor_type.h"
 
 namespace taso::optimizer {
 namespace {
@@ -121,8 +123,8 @@ int64_t CheckBytes(const Graph& g) {
   for (int id = 0; id < g.num_nodes(); ++id) {
     for (const TensorType& t : g.node(id).output_types) {
       int64_t elements = 1;
-      for (int64_t d : t.dims) elements = d <= 0 ? elements : (elements > (int64_t{1} << 60) / d ? int64_t{1} << 60 : elements * d);
-      bytes = std::min<int64_t>(int64_t{1} << 62, bytes + elements * static_cast<int64_t>(sizeof(float)));
+      for (int64_t d : t.dims) elements = SaturatingMul(elements, std::max<int64_t>(d, 1));
+      bytes = SaturatingAdd(bytes, SaturatingMul(elements, sizeof(float)));
     }
   }
   return bytes;

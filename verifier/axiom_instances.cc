@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -13,6 +12,7 @@
 #include "core/evaluator.h"
 #include "core/op_registry.h"
 #include "core/proof_signature.h"
+#include "core/tensor_type.h"
 #include "verifier/axioms.h"
 #include "verifier/symbols.h"
 #include "z3++.h"
@@ -197,15 +197,6 @@ absl::StatusOr<Instantiated> Open(z3::context& ctx, const z3::expr& formula) {
     return absl::InvalidArgumentError("an axiom must be a quantified equation");
   }
   return Instantiated{{}, {}, body.arg(0), body.arg(1)};
-}
-
-// Counts of shape assignments saturate rather than wrap (non-negative operands).
-int64_t SaturatingMul(int64_t a, int64_t b) {
-  if (a != 0 && b > std::numeric_limits<int64_t>::max() / a) return std::numeric_limits<int64_t>::max();
-  return a * b;
-}
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
 }
 
 class Checker final : public AxiomInstanceChecker {

@@ -40,6 +40,13 @@ full_disk_env() {
   echo "LD_PRELOAD=$FULL_DISK_SO TASO_FULL_DISK_DIR=$1 TASO_FULL_DISK_FLAG=$2"
 }
 
+# start_store_with_full_disk DIR FLAG: start_store DIR, its disk full while
+# the file FLAG exists.
+start_store_with_full_disk() {
+  STORE_ENV="$(full_disk_env "$1" "$2")" start_store "$1"
+  FAULT_PIDS+=("$STORE_PID")
+}
+
 # wait_for_line FILE PATTERN [TENTHS]: waits until FILE has a line matching PATTERN.
 wait_for_line() {
   local file=$1 pattern=$2 tenths=${3:-300}

@@ -60,15 +60,8 @@ check "$dropped connections reset mid-stream: the job finished with the undistur
 # same command finishes the job.
 mkdir -p "$WORK/full"
 FLAG="$WORK/disk-full"
-(
-  export $(full_disk_env "$WORK/full/store" "$FLAG")
-  exec "$STORE_BIN" --db "$WORK/full/store" --listen 127.0.0.1:0 --port_file "$WORK/full/store.port" \
-    --write_buffer_mb 8 >"$WORK/full/store.log" 2>&1
-) &
-STORE_PID=$!
-FAULT_PIDS+=("$STORE_PID")
-wait_for_line "$WORK/full/store.port" . 300 || fail "store did not start: $(tail -3 "$WORK/full/store.log")"
-port=$(cat "$WORK/full/store.port")
+start_store_with_full_disk "$WORK/full/store" "$FLAG"
+port=$STORE_PORT
 "$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/full" --job job \
   >"$WORK/full.out" 2>&1 &
 cli=$!

@@ -31,15 +31,8 @@ wait_progress() {
 }
 
 FLAG="$WORK/disk-full"
-(
-  export $(full_disk_env "$WORK/dist/store-0" "$FLAG")
-  exec "$STORE_BIN" --db "$WORK/dist/store-0" --listen 127.0.0.1:0 --port_file "$WORK/store.port" \
-    >"$WORK/store.log" 2>&1
-) &
-STORE_PID=$!
-FAULT_PIDS+=("$STORE_PID")
-wait_for_line "$WORK/store.port" . 300 || fail "store did not start: $(tail -3 "$WORK/store.log")"
-port=$(cat "$WORK/store.port")
+start_store_with_full_disk "$WORK/dist/store-0" "$FLAG"
+port=$STORE_PORT
 store="127.0.0.1:$port"
 start_proxy store-proxy "$store"
 
@@ -74,11 +67,11 @@ code=$?
 set -e
 [ "$code" = 1 ] || fail "verifier on a full store: exit $code, want 1: $(tail -3 "$WORK/b.log")"
 grep -q "disk is full" "$WORK/b.log" || fail "no full-disk message: $(tail -3 "$WORK/b.log")"
-kill -0 "$STORE_PID" 2>/dev/null || fail "the store died on a full disk: $(tail -3 "$WORK/store.log")"
+kill -0 "$STORE_PID" 2>/dev/null || fail "the store died on a full disk: $(tail -3 "$WORK/dist/store-0.log")"
 check "full disk: the verifier stopped with exit 1 ($(grep -m1 -o "disk is full" "$WORK/b.log")), the store is up"
 rm -f "$FLAG"
 kill -TERM "$STORE_PID"
-wait "$STORE_PID" || fail "the store exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/store.log")"
+wait "$STORE_PID" || fail "the store exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/dist/store-0.log")"
 start_store "$WORK/dist/store-0" "$port"
 
 "$TASO" verify --store "$store" --db "$WORK/dist" --lease-ms 3000 --json >"$WORK/dist.json" 2>"$WORK/dist.err" ||

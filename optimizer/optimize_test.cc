@@ -25,6 +25,25 @@ onnx::ValueInfoProto Value(const std::string& name, const std::vector<int64_t>& 
   return v;
 }
 
+// An empty opset-13 model whose graph is called `name`.
+onnx::ModelProto Opset13Model(const std::string& name) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  m.mutable_graph()->set_name(name);
+  return m;
+}
+
+// Appends the node OP(inputs) -> output to `g`.
+onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& inputs,
+                         const std::string& output) {
+  onnx::NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  for (const auto& i : inputs) n->add_input(i);
+  n->add_output(output);
+  return n;
+}
+
 onnx::TensorProto Weight(const std::string& name, const std::vector<int64_t>& dims) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -40,21 +59,15 @@ onnx::TensorProto Weight(const std::string& name, const std::vector<int64_t>& di
 
 // x -> Conv(pads 1, bias) -> Relu -> Conv(stride 2, pads 1) -> Relu -> y
 std::string ConvReluModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = Opset13Model("convrelu");
   onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("convrelu");
   *g->add_input() = Value("x", {1, 4, 8, 8});
   *g->add_output() = Value("y", {1, 4, 4, 4});
   *g->add_initializer() = Weight("w1", {4, 4, 3, 3});
   *g->add_initializer() = Weight("b1", {4});
   *g->add_initializer() = Weight("w2", {4, 4, 3, 3});
   auto conv = [&](const std::vector<std::string>& in, const std::string& out, int stride) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type("Conv");
-    for (const auto& i : in) n->add_input(i);
-    n->add_output(out);
+    onnx::NodeProto* n = AddNode(g, "Conv", in, out);
     onnx::AttributeProto* pads = n->add_attribute();
     pads->set_name("pads");
     pads->set_type(onnx::AttributeProto::INTS);
@@ -65,16 +78,10 @@ std::string ConvReluModel() {
     strides->add_ints(stride);
     strides->add_ints(stride);
   };
-  auto relu = [&](const std::string& in, const std::string& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type("Relu");
-    n->add_input(in);
-    n->add_output(out);
-  };
   conv({"x", "w1", "b1"}, "c1", 1);
-  relu("c1", "r1");
+  AddNode(g, "Relu", {"c1"}, "r1");
   conv({"r1", "w2"}, "c2", 2);
-  relu("c2", "y");
+  AddNode(g, "Relu", {"c2"}, "y");
   return m.SerializeAsString();
 }
 
@@ -98,17 +105,11 @@ TEST_F(OptimizeTest, ACancelledCallStopsBothSearchesAndReturnsCancelled) {
 // A few bytes of ONNX may declare an input of billions of elements: the
 // model is refused, saying why, before anything allocates its tensors.
 TEST_F(OptimizeTest, AModelDeclaringHugeTensorsIsRefusedBeforeAnyAllocation) {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = Opset13Model("huge");
   onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("huge");
   *g->add_input() = Value("x", {100000, 100000});
   *g->add_output() = Value("y", {100000, 100000});
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type("Relu");
-  n->add_input("x");
-  n->add_output("y");
+  AddNode(g, "Relu", {"x"}, "y");
   auto result = OptimizeOnnx(m.SerializeAsString(), {}, *client_, OptimizerOptions());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
   EXPECT_NE(result.status().message().find("above the limit of 4096 MiB"), std::string::npos) << result.status();
@@ -180,42 +181,32 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
 // a MatMul of Transpose(a), then one of Transpose(weight); and relu(x)
 // computed twice.
 std::string ProjectionsModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = Opset13Model("projections");
   onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("projections");
   *g->add_input() = Value("x", {16, 32});
   *g->add_input() = Value("a", {32, 16});
   *g->add_output() = Value("y", {16, 32});
   *g->add_output() = Value("t", {16, 32});
   *g->add_output() = Value("r", {16, 32});
   *g->add_output() = Value("u", {16, 32});
-  auto node = [&](const std::string& op, const std::vector<std::string>& in, const std::string& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(op);
-    for (const auto& i : in) n->add_input(i);
-    n->add_output(out);
-    return n;
-  };
   for (const char* h : {"q", "k", "v"}) {
     const std::string name(h);
     *g->add_initializer() = Weight("w" + name, {32, 32});
     *g->add_initializer() = Weight("b" + name, {32});
-    node("MatMul", {"x", "w" + name}, "m" + name);
-    node("Add", {"m" + name, "b" + name}, name);
+    AddNode(g, "MatMul", {"x", "w" + name}, "m" + name);
+    AddNode(g, "Add", {"m" + name, "b" + name}, name);
   }
-  node("Mul", {"q", "k"}, "qk");
-  node("Mul", {"qk", "v"}, "y");
-  node("Transpose", {"a"}, "at");
+  AddNode(g, "Mul", {"q", "k"}, "qk");
+  AddNode(g, "Mul", {"qk", "v"}, "y");
+  AddNode(g, "Transpose", {"a"}, "at");
   *g->add_initializer() = Weight("wt", {32, 32});
-  node("MatMul", {"at", "wt"}, "t");
+  AddNode(g, "MatMul", {"at", "wt"}, "t");
   *g->add_initializer() = Weight("wu", {32, 32});
-  node("Transpose", {"wu"}, "wut");
-  node("MatMul", {"t", "wut"}, "u");
-  node("Relu", {"x"}, "r1");
-  node("Relu", {"x"}, "r2");
-  node("Add", {"r1", "r2"}, "r");
+  AddNode(g, "Transpose", {"wu"}, "wut");
+  AddNode(g, "MatMul", {"t", "wut"}, "u");
+  AddNode(g, "Relu", {"x"}, "r1");
+  AddNode(g, "Relu", {"x"}, "r2");
+  AddNode(g, "Add", {"r1", "r2"}, "r");
   return m.SerializeAsString();
 }
 
@@ -554,19 +545,12 @@ TEST(NeverSlowerTest, NoMeasureSkipsIt) {
 
 // x -> MatMul(w) -> y: nothing for a search to do that a runtime does not.
 std::string LoneMatMulModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.add_opset_import()->set_version(13);
+  onnx::ModelProto m = Opset13Model("lone_matmul");
   onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("lone_matmul");
   *g->add_input() = Value("x", {8, 16});
   *g->add_output() = Value("y", {8, 4});
   *g->add_initializer() = Weight("w", {16, 4});
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type("MatMul");
-  n->add_input("x");
-  n->add_input("w");
-  n->add_output("y");
+  AddNode(g, "MatMul", {"x", "w"}, "y");
   return m.SerializeAsString();
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/eqsat/extract.h"
+
 namespace taso::cli {
 
 struct EGraphCommandOptions {
@@ -19,6 +21,7 @@ struct EGraphCommandOptions {
   std::string extractors = "all";
   double time_limit_s = 60;  // the ILP's, per file (pruning and building the model included)
   int64_t max_nodes = 20'000'000;
+  int64_t ilp_memory_mb = optimizer::IlpSettings().child_memory_mb;  // the ILP's child process's memory cap
   bool json = false;  // one JSON line per file
 };
 

@@ -17,6 +17,7 @@
 #include "cli/job_command.h"
 #include "cli/ir_command.h"
 #include "cli/optimize_command.h"
+#include "optimizer/numeric_check.h"
 #include "cli/profile_command.h"
 #include "cli/prune_command.h"
 #include "cli/rules_command.h"
@@ -143,6 +144,12 @@ ABSL_FLAG(std::string, extractor, "all", "egraph extract: greedy, greedy-dag, il
           "or all");
 ABSL_FLAG(int64_t, max_enodes, taso::cli::EGraphCommandOptions().max_nodes,
           "egraph extract: refuse files with more e-nodes than this");
+ABSL_FLAG(int64_t, ilp_memory_mb, taso::cli::EGraphCommandOptions().ilp_memory_mb,
+          "optimize (embedded, eqsat), egraph extract: memory cap in MiB of the child process that solves the "
+          "extraction ILP (over it, the greedy choice is kept and the report says why)");
+ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::NumericCheckOptions().max_bytes >> 20,
+          "optimize (embedded): refuse models whose numerical check would hold more tensor data than this many "
+          "MiB (with --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(int32_t, diff_svg_max_nodes, 2000, "optimize --diff-svg: nodes drawn at most; regions past it are counted "
           "in the caption, not drawn");
 
@@ -420,6 +427,8 @@ int Optimize(const Args& args) {
   options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));
   options.diff_svg_max_nodes = absl::GetFlag(FLAGS_diff_svg_max_nodes);
   options.dump_egraph = Resolve(absl::GetFlag(FLAGS_dump_egraph));
+  if (Given("ilp_memory_mb")) options.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
+  if (Given("max_check_mb")) options.max_check_mb = absl::GetFlag(FLAGS_max_check_mb);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }
 
@@ -430,6 +439,7 @@ int EGraph(const Args& args) {
   options.extractors = absl::GetFlag(FLAGS_extractor);
   options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
   options.max_nodes = absl::GetFlag(FLAGS_max_enodes);
+  options.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunEGraph(options, std::cout, std::cerr);
 }

@@ -142,6 +142,12 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
     return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
   }
+  if (options.ilp_memory_mb && *options.ilp_memory_mb < 1) return fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
+  if (options.max_check_mb && *options.max_check_mb < 1) return fail(2, "--max-check-mb must be at least 1 (MiB)");
+  if (!options.server.empty() && (options.ilp_memory_mb || options.max_check_mb)) {
+    return fail(2, "--ilp-memory-mb and --max-check-mb set the embedded optimizer's caps; a taso_optimizer "
+                   "(--server) has its own --ilp_memory_mb and --max_check_mb flags");
+  }
   if (!options.dump_egraph.empty()) {
     if (options.search != "eqsat") return fail(2, "--dump-egraph writes eqsat's e-graph: add --search eqsat");
     if (!options.server.empty()) {
@@ -239,6 +245,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.min_gain = options.min_gain.value_or(oo.min_gain);
     oo.export_baseline = options.export_baseline;
     oo.eqsat.dump_egraph = options.dump_egraph;
+    if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
+    if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
     model = std::move(result->model);

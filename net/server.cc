@@ -29,6 +29,36 @@ bool IsLoopback(absl::string_view listen) {
   return host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.");
 }
 
+namespace {
+
+// Blocks until SIGTERM or SIGINT, meanwhile keeping the health check in step
+// with options.health; returns the signal.
+int WaitForTermination(const sigset_t& signals, const ServerOptions& options, grpc::Server& server) {
+  if (!options.health) {
+    int received = 0;
+    sigwait(&signals, &received);
+    return received;
+  }
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  bool serving = true;
+  const timespec poll{1, 0};
+  while (true) {
+    const int received = sigtimedwait(&signals, nullptr, &poll);
+    if (received > 0) return received;
+    const absl::Status s = options.health();
+    if (s.ok() == serving) continue;
+    serving = s.ok();
+    if (health != nullptr) health->SetServingStatus(serving);
+    if (serving) {
+      std::fprintf(stderr, "%s: health SERVING again\n", options.name.c_str());
+    } else {
+      std::fprintf(stderr, "%s: health NOT_SERVING: %s\n", options.name.c_str(), std::string(s.message()).c_str());
+    }
+  }
+}
+
+}  // namespace
+
 absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -82,8 +112,7 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
     }
   }
   std::fprintf(stderr, "%s: listening on port %d\n", options.name.c_str(), port);
-  int received = 0;
-  sigwait(&signals, &received);
+  int received = WaitForTermination(signals, options, *server);
   std::fprintf(stderr, "%s: signal %d, shutting down\n", options.name.c_str(), received);
   std::fprintf(stderr, "%s: draining calls in flight for up to %d s\n", options.name.c_str(), options.drain_seconds);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(options.drain_seconds));

@@ -4,6 +4,7 @@
 #ifndef TASO_NET_SERVER_H_
 #define TASO_NET_SERVER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct ServerOptions {
   MetricsRegistry* metrics = nullptr;
   std::string metrics_listen;
   bool log_requests = true;
+  // Polled every second while serving: while it returns an error the gRPC
+  // health check says NOT_SERVING (a probe, `taso health` or `taso status`,
+  // then sees it) and the error is logged once. Calls are still answered:
+  // a store whose disk filled serves reads. Unset: always SERVING.
+  std::function<absl::Status()> health;
 };
 
 // Call first in main, before any thread starts, so that SIGTERM and SIGINT

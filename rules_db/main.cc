@@ -25,6 +25,7 @@
 #include "rules_db/hash_store_service.h"
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
+#include "storage/database.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 #include "verifier/pruning.h"
@@ -163,6 +164,9 @@ int main(int argc, char** argv) {
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  // After a full disk the store serves reads but takes no writes until it is
+  // restarted: a probe should see that (a liveness probe restarts it).
+  server_options.health = [db = (*store)->database()] { return db->WriteHealth(); };
   // Rules stored before the operator index existed are indexed while the
   // store serves (queries scan until it is done); resumes after a restart.
   std::atomic<bool> stop_indexing{false};

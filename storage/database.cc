@@ -16,7 +16,6 @@
 #include "storage/rocks_status.h"
 
 namespace taso::storage {
-namespace {
 
 // RocksDB 7.8 as Debian ships it is built with assertions on, and its writers
 // assert that nothing is written to a file after a write to it failed. Two
@@ -28,13 +27,29 @@ namespace {
 // the database stays stopped, writes fail with the error (RESOURCE_EXHAUSTED
 // to clients), reads go on, and a restart recovers from a WAL that holds every
 // write acknowledged before the failure.
+// It also keeps the first background error (every one reaches
+// OnBackgroundError; only some offer recovery), for Database::WriteHealth.
 class NoAutomaticRecovery : public rocksdb::EventListener {
  public:
+  void OnBackgroundError(rocksdb::BackgroundErrorReason, rocksdb::Status* bg_error) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok() && bg_error != nullptr) error_ = *bg_error;
+  }
   void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status bg_error, bool* auto_recovery) override {
     bg_error.PermitUncheckedError();
     *auto_recovery = false;
   }
+  rocksdb::Status error() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  rocksdb::Status error_;
 };
+
+namespace {
 
 class TolerantLogFile : public rocksdb::Logger {
  public:
@@ -81,7 +96,8 @@ absl::Status Database::Init() {
   rocksdb::DBOptions db_options = options_.db;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
-  db_options.listeners.push_back(std::make_shared<NoAutomaticRecovery>());
+  stopped_by_ = std::make_shared<NoAutomaticRecovery>();
+  db_options.listeners.push_back(stopped_by_);
   // A read-only opener leaves the writer's LOG alone.
   if (!options_.read_only && db_options.info_log == nullptr) db_options.info_log = OpenLogFile(options_.path);
 
@@ -116,6 +132,12 @@ Database::~Database() {
   // Handles must go before the database they belong to.
   for (auto& [name, handle] : families_) db_->DestroyColumnFamilyHandle(handle);
   db_.reset();
+}
+
+absl::Status Database::WriteHealth() const {
+  rocksdb::Status error = stopped_by_->error();
+  if (error.ok()) return absl::OkStatus();
+  return FromRocks(error, absl::StrCat(options_.name_in_errors, " stopped taking writes"));
 }
 
 absl::StatusOr<rocksdb::ColumnFamilyHandle*> Database::Family(const std::string& name) {

@@ -20,6 +20,8 @@
 
 namespace taso::storage {
 
+class NoAutomaticRecovery;
+
 struct DatabaseOptions {
   std::string path;
   // create_if_missing and create_missing_column_families are always set.
@@ -50,11 +52,17 @@ class Database {
   // not hold it yet. Safe to call from several threads.
   absl::StatusOr<rocksdb::ColumnFamilyHandle*> Family(const std::string& name);
 
+  // OK while the database takes writes. After a write failed in a way that
+  // stops it (a full disk), that error, as FromRocks gives it: the database
+  // then serves reads only until it is reopened.
+  absl::Status WriteHealth() const;
+
  private:
   explicit Database(const DatabaseOptions& options) : options_(options) {}
   absl::Status Init();
 
   DatabaseOptions options_;
+  std::shared_ptr<NoAutomaticRecovery> stopped_by_;  // its first background error
   std::unique_ptr<rocksdb::DB> db_;
   std::mutex families_mu_;
   std::map<std::string, rocksdb::ColumnFamilyHandle*> families_;

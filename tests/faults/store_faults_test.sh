@@ -77,10 +77,20 @@ kill -0 "$STORE_PID" 2>/dev/null || fail "the store died on a full disk: $(tail 
 "$TASO" rules stats --store "127.0.0.1:$port" >"$WORK/full.stats" 2>&1 ||
   fail "the store with a full disk does not answer reads: $(cat "$WORK/full.stats")"
 check "full disk: exit 1 ($(grep -m1 -o "disk is full[^;]*" "$WORK/full.out")); the store is up and reads work"
+# A probe sees the stopped store (the health check is polled every second).
+for _ in $(seq 1 10); do
+  "$TASO" health "127.0.0.1:$port" >"$WORK/full.health" 2>&1 || break
+  sleep 1
+done
+grep -q NOT_SERVING "$WORK/full.health" || fail "full disk: health $(cat "$WORK/full.health"), want NOT_SERVING"
+grep -q "health NOT_SERVING: .*disk is full" "$WORK/full/store.log" ||
+  fail "full disk: the store did not log why it is NOT_SERVING: $(tail -3 "$WORK/full/store.log")"
+check "full disk: the health check says NOT_SERVING and the store's log says why"
 rm -f "$FLAG"
 kill -TERM "$STORE_PID"
 wait "$STORE_PID" || fail "the store exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/full/store.log")"
 start_store "$WORK/full/store" "$port"
+"$TASO" health "127.0.0.1:$port" >/dev/null || fail "after a restart with space: the store is not SERVING"
 "$TASO" generate --max-ops 3 --shards 2 --store "127.0.0.1:$port" --db "$WORK/full" --job job \
   >"$WORK/resumed.out" 2>&1 || fail "resuming after the full disk: $(tail -5 "$WORK/resumed.out")"
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true

@@ -72,6 +72,10 @@ def main(out):
         [f32("x", 1, 8, 16, 16)], [f32("y", 1, 8, 16, 16)], [weight("w1", 8, 8, 3, 3)])
     onnx.save(opq, f"{out}/opaque.onnx")
     onnx.save(computed_shapes(), f"{out}/computed_shapes.onnx")
+    # Small to send, 4 MiB per activation to check: for --max-check-mb.
+    big = model([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Sigmoid", ["r"], ["y"])],
+                [f32("x", 1, 64, 128, 128)], [f32("y", 1, 64, 128, 128)])
+    onnx.save(big, f"{out}/big.onnx")
 
 
 def ints(name, values, scalar=False):

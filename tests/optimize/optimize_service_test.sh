@@ -67,6 +67,19 @@ onnx_ok "$WORK/matmuls.opt.onnx" || fail "the eqsat model fails the ONNX checker
 grep -q '"check_seed":"7"' "$WORK/matmuls.json" || fail "--seed 7 not used by the check: $(cat "$WORK/matmuls.json")"
 check "embedded eqsat: the shared-input matmuls merged by the proved rule, checked with --seed 7"
 
+# The embedded optimizer's check cap (taso_optimizer's is --max_check_mb; the ILP's
+# memory cap is tested on a larger e-graph in tests/egraph).
+rc=0
+"$TASO" optimize "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 1 \
+  >"$WORK/big.json" 2>"$WORK/big.err" || rc=$?
+[ $rc -eq 2 ] || fail "--max-check-mb 1: exit $rc, not 2: $(cat "$WORK/big.err")"
+grep -q "max_check_mb" "$WORK/big.err" || fail "--max-check-mb 1: the refusal does not name the flag: $(cat "$WORK/big.err")"
+[ ! -e "$WORK/big.opt.onnx" ] || fail "--max-check-mb 1: a model was written"
+"$TASO" optimize "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 64 \
+  >"$WORK/big.json" 2>"$WORK/big.err" || fail "--max-check-mb 64: $(cat "$WORK/big.err")"
+grep -q '"verified_numerically":true' "$WORK/big.json" || fail "--max-check-mb 64: not checked: $(cat "$WORK/big.json")"
+check "--max-check-mb: a 1 MiB cap refuses a model whose check needs 8 MiB (exit 2, no file); 64 MiB checks it"
+
 # Opaque Slice and Reshape whose operands PyTorch computes from Shape: their
 # outputs get static shapes, so the result is checked numerically (exit 0).
 "$TASO" optimize "$WORK/models/computed_shapes.onnx" -o "$WORK/computed.opt.onnx" "${COMMON[@]}" \

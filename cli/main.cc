@@ -115,8 +115,8 @@ ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing
           "return that runtime baseline re-exported (constants and batch norms folded, bias and activations fused) "
           "instead of the input byte for byte");
 ABSL_FLAG(std::string, measure_backend, "", "optimize: the backend the never-slower step times the result and the "
-          "input on (default: the cost backend; ort: the input and output files in ONNX Runtime, whatever the costs "
-          "came from)");
+          "input on (default: ort, the input and output files in ONNX Runtime, when the costs came from the cpu "
+          "backend, else the cost backend; cpu: our oneDNN graph runner)");
 ABSL_FLAG(double, min_gain, -1, "optimize: a result predicted faster than the input's runtime baseline by less than "
           "this fraction comes back as the input, byte for byte (default: 0.01 embedded, the server's with --server; "
           "0 keeps any predicted gain)");
@@ -191,7 +191,7 @@ constexpr char kUsage[] =
     "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
     "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
     "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
-    "              [--measure-backend ort]: time that end to end in ONNX Runtime whatever the cost backend\n"
+    "              [--measure-backend B]: what times that end to end (default: ONNX Runtime for cpu costs)\n"
     "              [--min-gain F]: return the input unless the result is predicted faster by F (0.01)\n"
     "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
     "              fused re-export rather than the input byte for byte\n"

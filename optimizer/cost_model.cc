@@ -62,7 +62,10 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
       if (r.has_cost()) {
         costs_[asked[i]].kernel_ms = r.cost().median_ms();
         any_estimate_ = any_estimate_ || r.cost().is_estimate();
-        if (device_.empty()) device_ = r.cost().device();
+        if (device_.empty()) {
+          device_ = r.cost().device();
+          answered_backend_ = r.cost().backend();
+        }
       } else {
         ++unmeasured_;
         unmeasured_signatures_[asked[i]] = r.has_error() ? r.error().message() : "no cost and no reason";

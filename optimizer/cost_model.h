@@ -47,6 +47,9 @@ class CostModel {
   bool any_estimate() const { return any_estimate_; }
   // The device the costs came from ("" before the first measurement).
   const std::string& device() const { return device_; }
+  // The backend that answered (unspecified before the first measurement):
+  // the requested one, or what the profiler resolved "auto" to.
+  profiler::Backend answered_backend() const { return answered_backend_; }
   // The backend's graph cost model (known after the first request).
   const profiler::GraphCostModel& graph_cost_model() const { return model_; }
   // "kernels + 0.0200 ms/node + ... (calibration ...)", for reports.
@@ -68,6 +71,7 @@ class CostModel {
   std::map<std::string, std::string> unmeasured_signatures_;
   bool any_estimate_ = false;
   std::string device_;
+  profiler::Backend answered_backend_ = profiler::BACKEND_UNSPECIFIED;
 };
 
 }  // namespace taso::optimizer

@@ -142,6 +142,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.costs_are_estimates = cost.any_estimate();
   report.unmeasured_operators = cost.unmeasured_signatures();
   report.cost_device = cost.device();
+  report.cost_backend = cost.answered_backend();
   report.operators_after = result.graph.num_ops();
   outcome.baseline = std::move(baseline->graph);
   return outcome;
@@ -197,9 +198,25 @@ struct ModelFiles {
 // graph differently from the file it is given, and the user runs the file.
 // Nullopt when the files cannot be timed (another backend, or a profiler
 // that does not take models): the IR graphs are timed instead.
-// The backend the never-slower step measures on.
-profiler::Backend MeasureBackend(const OptimizerOptions& options) {
-  return options.measure_backend != profiler::BACKEND_UNSPECIFIED ? options.measure_backend : options.backend;
+// The backend the never-slower step measures on (OptimizerOptions::measure_backend).
+struct MeasureChoice {
+  profiler::Backend backend;
+  // Chosen, not asked for: when it is missing, this one stands in.
+  profiler::Backend fallback = profiler::BACKEND_UNSPECIFIED;
+};
+MeasureChoice ChooseMeasureBackend(const OptimizerOptions& options, const OptimizeReport& report) {
+  if (options.measure_backend != profiler::BACKEND_UNSPECIFIED) return {options.measure_backend};
+  const profiler::Backend costed =
+      report.cost_backend != profiler::BACKEND_UNSPECIFIED ? report.cost_backend : options.backend;
+  if (costed == profiler::BACKEND_CPU) return {profiler::BACKEND_ORT_CPU, profiler::BACKEND_CPU};
+  return {options.backend};
+}
+
+// An ort backend that is not there (no node or onnxruntime-node, or a
+// profiler without it), rather than a model it could not run.
+bool BackendMissing(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kFailedPrecondition || s.code() == absl::StatusCode::kUnimplemented ||
+         s.code() == absl::StatusCode::kUnavailable;
 }
 
 // Baseline over candidate: the geometric mean of the per-pass ratios where
@@ -221,9 +238,8 @@ double MeasuredSpeedup(const profiler::GraphMeasurement& baseline, const profile
 
 std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles& files,
                                                                 profiler::ProfilerClient& profiler,
-                                                                const OptimizerOptions& options,
-                                                                absl::Status& failed) {
-  if (MeasureBackend(options) != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
+                                                                profiler::Backend backend, absl::Status& failed) {
+  if (backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
     return std::nullopt;
   }
   profiler::MeasureGraphRequest request;
@@ -262,13 +278,26 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
     report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
     return true;
   };
+  MeasureChoice choice = ChooseMeasureBackend(options, report);
+  std::string fallback_note;  // why the chosen backend was not the one measured on
   absl::Status files_failed;
-  std::optional<profiler::MeasureGraphResponse> timed_files = MeasureModelFiles(files, profiler, options, files_failed);
+  std::optional<profiler::MeasureGraphResponse> timed_files =
+      MeasureModelFiles(files, profiler, choice.backend, files_failed);
+  auto fall_back = [&](const absl::Status& why) {
+    fallback_note = absl::StrCat("ONNX Runtime could not be run (", why.message(),
+                                 "), so the cpu backend's graph runner decided");
+    choice.backend = choice.fallback;
+    choice.fallback = profiler::BACKEND_UNSPECIFIED;
+  };
+  if (!files_failed.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(files_failed)) {
+    fall_back(files_failed);
+    files_failed = absl::OkStatus();
+  }
   if (!files_failed.ok()) return fail(std::string(files_failed.message()));
   profiler::MeasureGraphRequest request;
   *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
-  request.set_backend(MeasureBackend(options));
+  request.set_backend(choice.backend);
   // Views run as copies, as the runtime users run (ONNX Runtime) runs its
   // Splits and Transposes: a candidate that adds views must not pass on
   // aliases the runtime does not have.
@@ -277,6 +306,11 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   request.set_min_runs(20);
   auto response = timed_files ? absl::StatusOr<profiler::MeasureGraphResponse>(std::move(*timed_files))
                               : profiler.MeasureGraph(request);
+  if (!response.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(response.status())) {
+    fall_back(response.status());
+    request.set_backend(choice.backend);
+    response = profiler.MeasureGraph(request);
+  }
   if (!response.ok()) {
     const absl::StatusCode code = response.status().code();
     if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
@@ -301,11 +335,12 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   const double ratio = MeasuredSpeedup(b, c);
   report.measured_speedup = ratio;
   const std::string how = absl::StrFormat(
-      "%s, %d interleaved runs each on %s%s",
+      "%s, %d interleaved runs each on %s%s%s",
       timed_files ? "the input and output files as the runtime reads them" : "the baseline and candidate graphs",
       report.measured_runs, c.device(),
       c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
-                             : "");
+                             : "",
+      fallback_note.empty() ? "" : absl::StrCat("; ", fallback_note));
   // A candidate that is the baseline's own graph (the search found nothing
   // a runtime does not do anyway) differs from it by noise only.
   if (IsBaselineGraph(baseline, candidate)) {

@@ -55,10 +55,14 @@ struct OptimizerOptions {
   // is measured slower by more than `measure_tolerance` (a fraction).
   bool measure = true;
   double measure_tolerance = 0.01;
-  // What the end-to-end measurement runs on; unspecified: `backend`. The ort
-  // backend times the input and output files as ONNX Runtime reads them, so
-  // cpu (oneDNN) costs can guide the search while the runtime users run
-  // decides what is returned.
+  // What the end-to-end measurement runs on. The ort backend times the
+  // input and output files as ONNX Runtime reads them, so cpu (oneDNN) costs
+  // can guide the search while the runtime users run decides what is
+  // returned. Unspecified: ort when the costs came from the cpu backend (a
+  // CPU user runs ONNX Runtime, and oneDNN and ORT's MLAS disagree on some
+  // layouts: on the RNN cell a transposed-matmul form oneDNN ran 2.5x faster
+  // ran 3x slower in ORT), falling back to cpu with a note when the profiler
+  // has no ort backend; else the cost backend.
   profiler::Backend measure_backend = profiler::BACKEND_UNSPECIFIED;
   // When the search's result is the runtime baseline's own graph (it found
   // nothing a runtime does not do itself), OptimizeOnnx returns the input
@@ -93,6 +97,7 @@ struct OptimizeReport {
   // prediction (signature text: the profiler's reason).
   std::map<std::string, std::string> unmeasured_operators;
   std::string cost_device;     // the hardware (or model) the costs are for
+  profiler::Backend cost_backend = profiler::BACKEND_UNSPECIFIED;  // the backend that answered the costs
   absl::Duration search_time;
   absl::Duration total_time;
   std::string search;          // "backtrack" or "eqsat"

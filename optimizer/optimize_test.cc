@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/onnx/onnx_import.h"
@@ -322,13 +323,20 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
     profiler::MeasureRequest analytic = r;  // costs stand in for whichever backend the test names
     analytic.set_backend(profiler::BACKEND_ANALYTIC);
-    return costs_->MeasureBatch(analytic);
+    auto response = costs_->MeasureBatch(analytic);
+    if (response.ok() && cost_backend != profiler::BACKEND_UNSPECIFIED) {
+      for (auto& result : *response->mutable_results()) {
+        if (result.has_cost()) result.mutable_cost()->set_backend(cost_backend);
+      }
+    }
+    return response;
   }
   absl::StatusOr<profiler::MeasureGraphResponse> MeasureGraph(const profiler::MeasureGraphRequest& r) override {
     ++graph_calls;
     graphs_per_call = r.graphs_size();
     models_per_call = r.onnx_models_size();
     backend_asked = r.backend();
+    if (missing_backend && r.backend() == *missing_backend) return absl::FailedPreconditionError("no such backend here");
     if (r.onnx_models_size() > 0) {
       first_model = r.onnx_models(0);
       if (refuse_models) return absl::UnimplementedError("this profiler does not take ONNX models");
@@ -361,6 +369,10 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   std::string first_model;
   bool refuse_models = false;
   profiler::Backend backend_asked = profiler::BACKEND_UNSPECIFIED;
+  // The backend the costs say answered (unspecified: analytic's own), and
+  // one MeasureGraph refuses as missing.
+  profiler::Backend cost_backend = profiler::BACKEND_UNSPECIFIED;
+  std::optional<profiler::Backend> missing_backend;
   // Per-pass medians reported beside the fixed medians (none by default).
   std::vector<double> baseline_passes, candidate_passes;
 
@@ -407,6 +419,52 @@ TEST(NeverSlowerTest, CandidateWithinTheToleranceIsKept) {
   auto kept_input = OptimizeOnnx(ConvReluModel(), {}, again, strict);
   ASSERT_TRUE(kept_input.ok()) << kept_input.status();
   EXPECT_EQ(kept_input->report.measurement, MeasureVerdict::kKeptBaseline);
+}
+
+// Costs from the cpu backend (oneDNN) and no measure backend named: the
+// runtime a CPU user runs, ONNX Runtime, times the input and output files.
+// Without it, the cpu backend's graph runner decides and the report says so.
+TEST(NeverSlowerTest, CpuCostsAreMeasuredInOnnxRuntimeByDefault) {
+  OptimizerOptions cpu = AnyGain();
+  cpu.backend = profiler::BACKEND_CPU;
+  FixedGraphTimes slower(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
+  slower.cost_backend = profiler::BACKEND_CPU;
+  const std::string input = ConvReluModel();
+  auto result = OptimizeOnnx(input, {}, slower, cpu);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.cost_backend, profiler::BACKEND_CPU);
+  EXPECT_EQ(slower.backend_asked, profiler::BACKEND_ORT_CPU);
+  EXPECT_EQ(slower.models_per_call, 2) << "the files, as the user runs them";
+  EXPECT_EQ(slower.first_model, input);
+  EXPECT_EQ(result->report.measurement, MeasureVerdict::kKeptBaseline) << result->report.measurement_detail;
+
+  FixedGraphTimes no_ort(/*baseline_ms=*/1.0, /*candidate_ms=*/1.5);
+  no_ort.cost_backend = profiler::BACKEND_CPU;
+  no_ort.missing_backend = profiler::BACKEND_ORT_CPU;
+  auto fallen_back = OptimizeOnnx(input, {}, no_ort, cpu);
+  ASSERT_TRUE(fallen_back.ok()) << fallen_back.status();
+  EXPECT_EQ(no_ort.graph_calls, 2) << "ort refused, then the cpu runner";
+  EXPECT_EQ(no_ort.backend_asked, profiler::BACKEND_CPU);
+  EXPECT_EQ(no_ort.graphs_per_call, 2);
+  EXPECT_EQ(fallen_back->report.measurement, MeasureVerdict::kKeptBaseline) << fallen_back->report.measurement_detail;
+  EXPECT_NE(fallen_back->report.measurement_detail.find(
+                "ONNX Runtime could not be run (no such backend here), so the cpu backend's graph runner decided"),
+            std::string::npos)
+      << fallen_back->report.measurement_detail;
+
+  // Asked for by name, the cpu runner is used and nothing else is tried.
+  OptimizerOptions named = cpu;
+  named.measure_backend = profiler::BACKEND_CPU;
+  FixedGraphTimes runner(1.0, 1.5);
+  runner.cost_backend = profiler::BACKEND_CPU;
+  ASSERT_TRUE(OptimizeOnnx(input, {}, runner, named).ok());
+  EXPECT_EQ(runner.graph_calls, 1);
+  EXPECT_EQ(runner.backend_asked, profiler::BACKEND_CPU);
+
+  // Costs from another backend are measured there, as before.
+  FixedGraphTimes analytic(1.0, 1.5);
+  ASSERT_TRUE(OptimizeOnnx(input, {}, analytic, AnyGain()).ok());
+  EXPECT_NE(analytic.backend_asked, profiler::BACKEND_ORT_CPU);
 }
 
 // Under the ort backend the files themselves are timed: the input as the
@@ -640,7 +698,9 @@ TEST(NeverSlowerTest, EmbeddedCpuMeasuresBothGraphs) {
   cpu.timing.min_timed_ms = 1;
   auto client = profiler::OpenProfiler("", cpu);
   ASSERT_TRUE(client.ok()) << client.status();
-  auto result = OptimizeOnnx(ConvReluModel(), {}, **client, AnyGain());
+  OptimizerOptions on_cpu = AnyGain();
+  on_cpu.measure_backend = profiler::BACKEND_CPU;  // by default ONNX Runtime times cpu costs' results, if here
+  auto result = OptimizeOnnx(ConvReluModel(), {}, **client, on_cpu);
   ASSERT_TRUE(result.ok()) << result.status();
   const OptimizeReport& r = result->report;
   EXPECT_TRUE(r.measurement == MeasureVerdict::kKeptCandidate || r.measurement == MeasureVerdict::kKeptBaseline)

@@ -86,7 +86,8 @@ struct Outcome {
   std::string error;
 };
 
-Outcome Run(Extractor e, const SerializedEGraph& g, absl::Duration time_limit, int64_t ilp_memory_mb) {
+Outcome Run(Extractor e, const SerializedEGraph& g, absl::Duration time_limit,
+            const optimizer::IlpSettings& ilp) {
   const ExtractionProblem& p = g.problem;
   Outcome o{e};
   const absl::Time start = absl::Now();
@@ -99,11 +100,7 @@ Outcome Run(Extractor e, const SerializedEGraph& g, absl::Duration time_limit, i
       choice = optimizer::SolveGreedyDag(p);
       break;
     case Extractor::kIlp:
-    {
-      optimizer::IlpSettings settings;
-      settings.child_memory_mb = ilp_memory_mb;
-      choice = optimizer::SolveIlp(p, time_limit, nullptr, settings);
-    }
+      choice = optimizer::SolveIlp(p, time_limit, nullptr, ilp);
       break;
   }
   o.seconds = absl::ToDoubleSeconds(absl::Now() - start);
@@ -193,6 +190,8 @@ int RunEGraph(const EGraphCommandOptions& options, std::ostream& out, std::ostre
   if (options.files.empty()) return fail(2, "give the e-graph files (egraph-serialize JSON)");
   if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
   if (options.ilp_memory_mb < 1) return fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
+  optimizer::IlpSettings ilp;
+  ilp.child_memory_mb = options.ilp_memory_mb;
   auto extractors = ParseExtractors(options.extractors);
   if (!extractors.ok()) return fail(2, std::string(extractors.status().message()));
   optimizer::EGraphJsonLimits limits;
@@ -207,7 +206,7 @@ int RunEGraph(const EGraphCommandOptions& options, std::ostream& out, std::ostre
     }
     std::vector<Outcome> outcomes;
     for (Extractor e : *extractors) {
-      outcomes.push_back(Run(e, *g, absl::Seconds(options.time_limit_s), options.ilp_memory_mb));
+      outcomes.push_back(Run(e, *g, absl::Seconds(options.time_limit_s), ilp));
       if (outcomes.back().stop == Stop::kFailed) code = std::max(code, 1);
     }
     if (options.json) {

@@ -193,11 +193,6 @@ struct ModelFiles {
   const std::string* output = nullptr;  // the candidate as exported
 };
 
-// Under the ort backend the never-slower step times the input file against
-// the candidate's exported file as ORT reads them: ORT runs a re-exported IR
-// graph differently from the file it is given, and the user runs the file.
-// Nullopt when the files cannot be timed (another backend, or a profiler
-// that does not take models): the IR graphs are timed instead.
 // The backend the never-slower step measures on (OptimizerOptions::measure_backend).
 struct MeasureChoice {
   profiler::Backend backend;
@@ -236,6 +231,11 @@ double MeasuredSpeedup(const profiler::GraphMeasurement& baseline, const profile
   return candidate.median_ms() > 0 ? baseline.median_ms() / candidate.median_ms() : 1.0;
 }
 
+// Under the ort backend the never-slower step times the input file against
+// the candidate's exported file as ORT reads them: ORT runs a re-exported IR
+// graph differently from the file it is given, and the user runs the file.
+// Nullopt when the files cannot be timed (another backend, or a profiler
+// that does not take models): the IR graphs are timed instead.
 std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles& files,
                                                                 profiler::ProfilerClient& profiler,
                                                                 profiler::Backend backend, absl::Status& failed) {

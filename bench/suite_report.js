@@ -109,11 +109,18 @@ function entryFrom(line) {
 
   // Preferred: the optimizer's own never-slower measurement (the runtime baseline against the result, one
   // interleaved run in both orders); else two separate `taso profile graph --measure` runs of input and output.
+  // The report's figure is this column's only when it timed the returned model on our runner: not when
+  // ONNX Runtime decided never-slower (that is the ORT columns' business), and not when the candidate it
+  // timed was rejected (the returned model is then the input, and the figure describes a discarded graph).
   const reportBase = num(field(report, 'measured_baseline_ms', 'measuredBaselineMs'));
   const reportAfter = num(field(report, 'measured_after_ms', 'measuredAfterMs'));
   // The optimizer's ratio is the geometric mean over its passes (creation orders), where it reports one.
   const reportSpeedup = num(field(report, 'measured_speedup', 'measuredSpeedup'));
-  if (reportBase && reportAfter) {
+  const measuredBackend = field(report, 'measured_backend', 'measuredBackend');
+  const measurement = field(report, 'measurement');
+  const reportTimedResultOnOurRunner = (!measuredBackend || measuredBackend === 'BACKEND_CPU') &&
+      (!measurement || measurement === 'MEASURED_KEPT_CANDIDATE');
+  if (reportBase && reportAfter && reportTimedResultOnOurRunner) {
     e.whole_graph = {input_ms: reportBase, output_ms: reportAfter, speedup: reportSpeedup || reportBase / reportAfter,
                      source: reportSpeedup ? 'report measured_speedup (per-pass geometric mean)'
                                            : 'report measured_baseline_ms / measured_after_ms',
@@ -172,7 +179,7 @@ function table(suite) {
     c.ort_version || '?'}, cpu EP, level all for input and output, intraOpNumThreads per column; each speedup is ` +
     'the geometric mean of two interleaved timings with the session creation order swapped (input median / output ' +
     'median); A/A = the input against itself, same method, same run. whole-graph = our oneDNN whole-graph runner: ' +
-    'the optimizer\'s never-slower measurement (runtime baseline / result, interleaved) where the report has it, else ' +
+    'the optimizer\'s never-slower measurement (runtime baseline / result, interleaved) where it timed the returned model on our runner, else ' +
     'taso profile graph --measure (input / output; n/a when the command failed). e-nodes from the report\'s stop_detail (eqsat only).');
   const facts = [];
   if (c.time_limit !== undefined) facts.push(`time limit ${c.time_limit} s`);

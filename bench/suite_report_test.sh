@@ -64,6 +64,26 @@ assert any(l.get("class") == "diagonal" for l in root.iter(ns + "line")), "no di
 assert any(p.get("class") == "band" for p in root.iter(ns + "polygon")), "no +-5-point band"
 PY
 
+# A report whose never-slower measurement was made in ONNX Runtime and rejected the candidate does not
+# fill the whole-graph column (that figure is about a discarded graph, timed on another runtime): the
+# column falls back to `taso profile graph --measure` of what was returned.
+python3 - "$data/a.eqsat.optimize.json" "$tmp/ort_rejected.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(measured_baseline_ms=1.0, measured_after_ms=3.0, measured_speedup=0.333,
+         measured_backend="BACKEND_ORT", measurement="MEASURED_KEPT_BASELINE")
+json.dump(r, open(sys.argv[2], "w"))
+PY
+printf '{"model": "a", "search": "eqsat", "optimize_exit": 0, "optimize_json": "%s", "speedup": {}, "profile_input": "%s", "profile_output": "%s", "profile_detail": "", "errors": []}\n' \
+  "$tmp/ort_rejected.json" "$data/a.profile.json" "$data/a.eqsat.profile.json" >"$tmp/ort_rejected.jsonl"
+node "$src/bench/suite_report.js" --manifest "$tmp/ort_rejected.jsonl" --json "$tmp/ort_rejected_suite.json" \
+  --svg "$tmp/ort_rejected.svg" --set 'threads=["1"]' >/dev/null || fail "the ORT-rejected case did not render"
+python3 - "$tmp/ort_rejected_suite.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["entries"][0]["whole_graph"]
+assert w["speedup"] == 1.25 and w["source"].startswith("taso profile graph"), w
+PY
+
 # Rendering a suite JSON again gives the same table.
 node "$src/bench/suite_report.js" --suite "$tmp/suite.json" --svg "$tmp/again.svg" >"$tmp/again.txt" && fail "render: exit 0"
 diff "$tmp/table.txt" "$tmp/again.txt" || fail "the table differs when rendered from suite.json"

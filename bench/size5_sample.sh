@@ -9,6 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 spec=${1:-$root/bench/testdata/matmul_family_spec.textproto}
 work=${2:-$(mktemp -d)}
+mkdir -p "$work"
 workers=${WORKERS:-2}
 cd "$root"
 bazel build -c opt //cli:taso //generator:taso_generator //rules_db:taso_rules_db //verifier:taso_verifier >/dev/null 2>&1

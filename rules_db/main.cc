@@ -43,7 +43,7 @@ ABSL_FLAG(int32_t, store_index, -1,
 ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
-ABSL_FLAG(int64_t, prune_max_rules, 500000, "largest job whose rules are pruned (in memory, ~10 KB per rule)");
+ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
 ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
           "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
 

@@ -362,16 +362,19 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
       default: break;
     }
   };
-  // One scan: the job's rules are kept for pruning until there are more than
-  // it may hold, then only counted.
+  // Count first, then keep the rules only when the job is small enough to
+  // prune here: keeping them until the limit was passed held prune_max_rules
+  // parsed rules (~10 KB each) for a job that is then not pruned, which took
+  // the store to about 5 GiB on the size-4 job.
   absl::Status s = ForEachRule([&](const rules::Rule& r) {
+    if (r.provenance().job_id() == job_id) ++count;
+    return true;
+  });
+  if (!s.ok()) return s;
+  prune = count <= options_.prune_max_rules;
+  if (prune) rules.reserve(static_cast<size_t>(count));
+  s = ForEachRule([&](const rules::Rule& r) {
     if (r.provenance().job_id() != job_id) return true;
-    ++count;
-    if (prune && count > options_.prune_max_rules) {
-      prune = false;
-      for (const rules::Rule& kept : rules) tally(kept);
-      rules = {};
-    }
     if (prune) {
       rules.push_back(r);
     } else {

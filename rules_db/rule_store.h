@@ -84,7 +84,7 @@ struct RuleStoreOptions {
   int64_t max_lease_ms = 3'600'000;
   // Pruning holds a job's rules in memory (about 10 KB each with their
   // decoded graphs); above this many it is skipped and the job says so.
-  int64_t prune_max_rules = 500'000;
+  int64_t prune_max_rules = 250'000;
   // Checks rules that PutRules receives as proved. Unset: such rules are
   // refused, since nothing here could tell a real proof from a claim.
   RuleChecker checker;

@@ -79,6 +79,10 @@ function entryFrom(line) {
   e.enodes = m ? Number(m[1].replace(/,/g, '')) : null;
   e.enodes_source = m ? 'stop_detail' : null;
   e.returned_original = Boolean(field(report, 'returned_original', 'returnedOriginal'));
+  // The optimizer returned the input byte for byte: the user's speedup is 1 by construction, and timing
+  // the file against itself measures only noise (the A/A column's business), which must not read as a
+  // slowdown or a gain. The timing is kept as same_file_ratio.
+  e.output_is_input = Boolean(field(report, 'output_is_input', 'outputIsInput'));
 
   e.ort = {};
   let matched = null;
@@ -91,7 +95,8 @@ function entryFrom(line) {
     const cand = (s.candidates || []).find((c) => c.label === line.search);
     const check = (s.checks || []).find((c) => c.label === line.search);
     e.ort[threads] = {
-      speedup: cand ? cand.speedup : null,
+      speedup: cand ? (e.output_is_input ? 1 : cand.speedup) : null,
+      same_file_ratio: cand && e.output_is_input ? cand.speedup : null,
       ratios: cand ? cand.ratios : null,
       base_median_ms: cand ? cand.orders.map((o) => o.base.median_ms) : null,
       candidate_median_ms: cand ? cand.orders.map((o) => o.candidate.median_ms) : null,
@@ -120,7 +125,10 @@ function entryFrom(line) {
   const measurement = field(report, 'measurement');
   const reportTimedResultOnOurRunner = (!measuredBackend || measuredBackend === 'BACKEND_CPU') &&
       (!measurement || measurement === 'MEASURED_KEPT_CANDIDATE');
-  if (reportBase && reportAfter && reportTimedResultOnOurRunner) {
+  if (e.output_is_input) {
+    e.whole_graph = {input_ms: null, output_ms: null, speedup: 1, source: 'the input returned byte for byte',
+                     detail: null};
+  } else if (reportBase && reportAfter && reportTimedResultOnOurRunner) {
     e.whole_graph = {input_ms: reportBase, output_ms: reportAfter, speedup: reportSpeedup || reportBase / reportAfter,
                      source: reportSpeedup ? 'report measured_speedup (per-pass geometric mean)'
                                            : 'report measured_baseline_ms / measured_after_ms',
@@ -156,9 +164,9 @@ function table(suite) {
   const rows = suite.entries.map((e) => [
     e.model, e.search, e.optimize_exit === null ? '-' : String(e.optimize_exit), fx(e.cost_raw_ms),
     fx(e.cost_baseline_ms), fx(e.cost_after_ms), fspeed(e.predicted_speedup),
-    ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].speedup)),
+    ...threads.map((t) => (e.output_is_input && e.ort[t] ? '= input' : fspeed(e.ort[t] && e.ort[t].speedup))),
     ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].control)),
-    fspeed(e.whole_graph && e.whole_graph.speedup), fx(e.search_time_s, 1),
+    e.output_is_input ? '= input' : fspeed(e.whole_graph && e.whole_graph.speedup), fx(e.search_time_s, 1),
     e.enodes === null ? '-' : String(e.enodes),
     e.outputs_equal === null ? '-' : e.outputs_equal ? 'equal' : 'DIFFER',
   ]);
@@ -180,7 +188,9 @@ function table(suite) {
     'the geometric mean of two interleaved timings with the session creation order swapped (input median / output ' +
     'median); A/A = the input against itself, same method, same run. whole-graph = our oneDNN whole-graph runner: ' +
     'the optimizer\'s never-slower measurement (runtime baseline / result, interleaved) where it timed the returned model on our runner, else ' +
-    'taso profile graph --measure (input / output; n/a when the command failed). e-nodes from the report\'s stop_detail (eqsat only).');
+    'taso profile graph --measure (input / output; n/a when the command failed). = input: the optimizer returned ' +
+    'the input byte for byte, so the speedup is 1 by construction (counted as 1.000 in the geometric means; its ' +
+    'timing against itself is kept in suite.json as same_file_ratio). e-nodes from the report\'s stop_detail (eqsat only).');
   const facts = [];
   if (c.time_limit !== undefined) facts.push(`time limit ${c.time_limit} s`);
   if (c.min_runs !== undefined) {

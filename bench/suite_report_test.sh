@@ -84,6 +84,28 @@ w = json.load(open(sys.argv[1]))["entries"][0]["whole_graph"]
 assert w["speedup"] == 1.25 and w["source"].startswith("taso profile graph"), w
 PY
 
+# A result that is the input byte for byte (output_is_input) counts as exactly 1 in the ORT and whole-graph
+# columns: its timing against itself is noise, kept as same_file_ratio, never a speedup or a slowdown.
+python3 - "$data/a.eqsat.optimize.json" "$tmp/same_file.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(output_is_input=True, cost_after_ms=r["cost_before_ms"])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+printf '{"model": "a", "search": "eqsat", "optimize_exit": 0, "optimize_json": "%s", "speedup": {"1": "%s"}, "profile_input": "%s", "profile_output": "%s", "profile_detail": "", "errors": []}\n' \
+  "$tmp/same_file.json" "$data/a.ort1t.json" "$data/a.profile.json" "$data/a.eqsat.profile.json" >"$tmp/same_file.jsonl"
+node "$src/bench/suite_report.js" --manifest "$tmp/same_file.jsonl" --json "$tmp/same_file_suite.json" \
+  --svg "$tmp/same_file.svg" --set 'threads=["1"]' >"$tmp/same_file.txt" || fail "the same-file case did not render"
+grep -q '^a  *eqsat .* 1\.000x  *= input  .*= input ' "$tmp/same_file.txt" || fail "the same-file row does not say = input"
+python3 - "$tmp/same_file_suite.json" <<'PY'
+import json, math, sys
+e = json.load(open(sys.argv[1]))["entries"][0]
+assert e["output_is_input"] is True, e
+o = e["ort"]["1"]
+assert o["speedup"] == 1 and math.isclose(o["same_file_ratio"], math.sqrt(10 / 9.0 * 10 / 9.2)), o
+assert e["whole_graph"]["speedup"] == 1, e["whole_graph"]
+PY
+
 # Rendering a suite JSON again gives the same table.
 node "$src/bench/suite_report.js" --suite "$tmp/suite.json" --svg "$tmp/again.svg" >"$tmp/again.txt" && fail "render: exit 0"
 diff "$tmp/table.txt" "$tmp/again.txt" || fail "the table differs when rendered from suite.json"

@@ -79,10 +79,22 @@ function entryFrom(line) {
   e.enodes = m ? Number(m[1].replace(/,/g, '')) : null;
   e.enodes_source = m ? 'stop_detail' : null;
   e.returned_original = Boolean(field(report, 'returned_original', 'returnedOriginal'));
-  // The optimizer returned the input byte for byte: the user's speedup is 1 by construction, and timing
-  // the file against itself measures only noise (the A/A column's business), which must not read as a
-  // slowdown or a gain. The timing is kept as same_file_ratio.
-  e.output_is_input = Boolean(field(report, 'output_is_input', 'outputIsInput'));
+  // The optimizer returned the input byte for byte (nothing found, below --min-gain, measured slower, or a
+  // failed check: the report's digests of input and output agree): the user's speedup is 1 by construction,
+  // and timing the file against itself measures only noise (the A/A column's business), which must not read
+  // as a slowdown or a gain. The timing is kept as same_file_ratio.
+  const inSha = field(report, 'input_sha256', 'inputSha256');
+  e.output_is_input = Boolean(field(report, 'output_is_input', 'outputIsInput')) ||
+      Boolean(inSha && inSha === field(report, 'output_sha256', 'outputSha256'));
+  // What the search's own result was predicted and measured at, whether or not it came back (a rejected
+  // candidate's prediction is the one never-slower caught being wrong).
+  const candidateMs = num(field(report, 'candidate_cost_ms', 'candidateCostMs'));
+  e.candidate = {
+    predicted_speedup: candidateMs && e.cost_baseline_ms ? e.cost_baseline_ms / candidateMs : null,
+    measured_speedup: num(field(report, 'measured_speedup', 'measuredSpeedup')) || null,
+    measured_backend: field(report, 'measured_backend', 'measuredBackend') || null,
+    verdict: field(report, 'measurement') || null,
+  };
 
   e.ort = {};
   let matched = null;
@@ -156,14 +168,21 @@ const threadList = (suite) => (suite.config && suite.config.threads) ||
 const fx = (v, d = 2) => (v === null || v === undefined ? '-' : Number(v).toFixed(d));
 const fspeed = (v) => (v === null || v === undefined ? 'n/a' : Number(v).toFixed(3) + 'x');
 
+// The search's own result: its predicted speedup over the runtime baseline and what never-slower measured
+// ("-" where it did not measure), whether or not it was returned.
+function candidateText(c) {
+  if (!c || c.predicted_speedup === null || c.predicted_speedup === undefined) return '-';
+  return `${fspeed(c.predicted_speedup)}/${c.measured_speedup ? fspeed(c.measured_speedup) : '-'}`;
+}
+
 function table(suite) {
   const threads = threadList(suite);
-  const head = ['model', 'search', 'exit', 'raw ms', 'base ms', 'after ms', 'pred',
+  const head = ['model', 'search', 'exit', 'raw ms', 'base ms', 'after ms', 'pred', 'candidate pred/meas',
                 ...threads.map((t) => `ORT ${t}t`), ...threads.map((t) => `A/A ${t}t`), 'whole-graph',
                 'search s', 'e-nodes', 'outputs'];
   const rows = suite.entries.map((e) => [
     e.model, e.search, e.optimize_exit === null ? '-' : String(e.optimize_exit), fx(e.cost_raw_ms),
-    fx(e.cost_baseline_ms), fx(e.cost_after_ms), fspeed(e.predicted_speedup),
+    fx(e.cost_baseline_ms), fx(e.cost_after_ms), fspeed(e.predicted_speedup), candidateText(e.candidate),
     ...threads.map((t) => (e.output_is_input && e.ort[t] ? '= input' : fspeed(e.ort[t] && e.ort[t].speedup))),
     ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].control)),
     e.output_is_input ? '= input' : fspeed(e.whole_graph && e.whole_graph.speedup), fx(e.search_time_s, 1),
@@ -172,7 +191,7 @@ function table(suite) {
   ]);
   for (const search of [...new Set(suite.entries.map((e) => e.search))]) {
     const es = suite.entries.filter((e) => e.search === search);
-    rows.push([`geomean (${es.length})`, search, '', '', '', '', fspeed(geomean(es.map((e) => e.predicted_speedup))),
+    rows.push([`geomean (${es.length})`, search, '', '', '', '', fspeed(geomean(es.map((e) => e.predicted_speedup))), '',
                ...threads.map((t) => fspeed(geomean(es.map((e) => e.ort[t] && e.ort[t].speedup)))),
                ...threads.map((t) => fspeed(geomean(es.map((e) => e.ort[t] && e.ort[t].control)))),
                fspeed(geomean(es.map((e) => e.whole_graph && e.whole_graph.speedup))), '', '', '']);
@@ -190,7 +209,9 @@ function table(suite) {
     'the optimizer\'s never-slower measurement (runtime baseline / result, interleaved) where it timed the returned model on our runner, else ' +
     'taso profile graph --measure (input / output; n/a when the command failed). = input: the optimizer returned ' +
     'the input byte for byte, so the speedup is 1 by construction (counted as 1.000 in the geometric means; its ' +
-    'timing against itself is kept in suite.json as same_file_ratio). e-nodes from the report\'s stop_detail (eqsat only).');
+    'timing against itself is kept in suite.json as same_file_ratio). candidate pred/meas = the search\'s own ' +
+    'result, returned or not: baseline / candidate_cost_ms, and the never-slower step\'s measured speedup on its ' +
+    'measure backend (- where it did not measure). e-nodes from the report\'s stop_detail (eqsat only).');
   const facts = [];
   if (c.time_limit !== undefined) facts.push(`time limit ${c.time_limit} s`);
   if (c.min_runs !== undefined) {
@@ -296,7 +317,7 @@ function main(argv) {
       const eq = v.indexOf('=');
       if (eq <= 0) usage('--set needs KEY=VALUE');
       const raw = v.slice(eq + 1);
-      o.set[v.slice(0, eq)] = raw.startsWith('[') || /^-?[0-9.]+$/.test(raw) ? JSON.parse(raw) : raw;
+      o.set[v.slice(0, eq)] = raw.startsWith("[") || /^-?[0-9]+(\.[0-9]+)?$/.test(raw) ? JSON.parse(raw) : raw;
     } else usage(`unknown option ${a}`);
   }
   if (!o.manifest === !o.suite) usage('give --manifest or --suite');

@@ -18,7 +18,7 @@ node "$src/bench/suite_report.js" --manifest "$tmp/manifest.jsonl" --json "$tmp/
   --set 'threads=["1","2"]' --set time_limit=30 >"$tmp/table.txt" || rc=$?
 cat "$tmp/table.txt"
 [[ $rc -eq 1 ]] || fail "exit $rc, want 1 (one search failed, one output differs)"
-grep -q '^a  *eqsat .* 1\.250x  1\.099x  1\.081x  1\.000x  0\.992x  *1\.250x  *1\.2  *1234  *equal$' "$tmp/table.txt" ||
+grep -q '^a  *eqsat .* 1\.250x  *-  1\.099x  1\.081x  1\.000x  0\.992x  *1\.250x  *1\.2  *1234  *equal$' "$tmp/table.txt" ||
   fail "row a/eqsat is wrong"
 grep -q '^b  *eqsat .*DIFFER$' "$tmp/table.txt" || fail "row b/eqsat does not say DIFFER"
 grep -q '^geomean (2)  *eqsat  *1\.118x' "$tmp/table.txt" || fail "no geometric-mean row for eqsat"
@@ -70,18 +70,23 @@ PY
 python3 - "$data/a.eqsat.optimize.json" "$tmp/ort_rejected.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-r.update(measured_baseline_ms=1.0, measured_after_ms=3.0, measured_speedup=0.333,
+r.update(measured_baseline_ms=1.0, measured_after_ms=3.0, measured_speedup=0.333, candidate_cost_ms=8.0,
          measured_backend="BACKEND_ORT", measurement="MEASURED_KEPT_BASELINE")
 json.dump(r, open(sys.argv[2], "w"))
 PY
 printf '{"model": "a", "search": "eqsat", "optimize_exit": 0, "optimize_json": "%s", "speedup": {}, "profile_input": "%s", "profile_output": "%s", "profile_detail": "", "errors": []}\n' \
   "$tmp/ort_rejected.json" "$data/a.profile.json" "$data/a.eqsat.profile.json" >"$tmp/ort_rejected.jsonl"
 node "$src/bench/suite_report.js" --manifest "$tmp/ort_rejected.jsonl" --json "$tmp/ort_rejected_suite.json" \
-  --svg "$tmp/ort_rejected.svg" --set 'threads=["1"]' >/dev/null || fail "the ORT-rejected case did not render"
+  --svg "$tmp/ort_rejected.svg" --set 'threads=["1"]' >"$tmp/ort_rejected.txt" || fail "the ORT-rejected case did not render"
+# The rejected candidate's own prediction (base 10 ms / 8 ms) beside what never-slower measured.
+grep -q '^a  *eqsat .* 1\.250x/0\.333x ' "$tmp/ort_rejected.txt" || fail "the rejected candidate's prediction is not shown"
 python3 - "$tmp/ort_rejected_suite.json" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["entries"][0]["whole_graph"]
 assert w["speedup"] == 1.25 and w["source"].startswith("taso profile graph"), w
+c = json.load(open(sys.argv[1]))["entries"][0]["candidate"]
+assert c == {"predicted_speedup": 1.25, "measured_speedup": 0.333, "measured_backend": "BACKEND_ORT",
+             "verdict": "MEASURED_KEPT_BASELINE"}, c
 PY
 
 # A result that is the input byte for byte (output_is_input) counts as exactly 1 in the ORT and whole-graph
@@ -96,7 +101,7 @@ printf '{"model": "a", "search": "eqsat", "optimize_exit": 0, "optimize_json": "
   "$tmp/same_file.json" "$data/a.ort1t.json" "$data/a.profile.json" "$data/a.eqsat.profile.json" >"$tmp/same_file.jsonl"
 node "$src/bench/suite_report.js" --manifest "$tmp/same_file.jsonl" --json "$tmp/same_file_suite.json" \
   --svg "$tmp/same_file.svg" --set 'threads=["1"]' >"$tmp/same_file.txt" || fail "the same-file case did not render"
-grep -q '^a  *eqsat .* 1\.000x  *= input  .*= input ' "$tmp/same_file.txt" || fail "the same-file row does not say = input"
+grep -q '^a  *eqsat .* 1\.000x  *-  *= input  .*= input ' "$tmp/same_file.txt" || fail "the same-file row does not say = input"
 python3 - "$tmp/same_file_suite.json" <<'PY'
 import json, math, sys
 e = json.load(open(sys.argv[1]))["entries"][0]

@@ -130,7 +130,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.cost_baseline_ms = *baseline_cost;
   auto after = cost.GraphCost(result.graph);
   if (!after.ok()) return after.status();
-  report.cost_after_ms = *after;
+  report.cost_after_ms = report.candidate_cost_ms = *after;
   if (report.cost_after_ms > report.cost_baseline_ms) {
     // What the runtime would run anyway is cheaper: return that, never a
     // graph the cost model itself says is slower.

@@ -87,6 +87,7 @@ struct OptimizerOptions {
 struct OptimizeReport {
   double cost_before_ms = 0;   // the imported graph as written (= cost_raw_ms)
   double cost_after_ms = 0;    // what is returned
+  double candidate_cost_ms = 0;  // the search's result, returned or not (Report.candidate_cost_ms)
   double cost_raw_ms = 0;      // the imported graph as written
   // The input after what a runtime does anyway (runtime_baseline.h): the
   // figure a speedup is honestly measured against.

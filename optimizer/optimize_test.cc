@@ -397,10 +397,15 @@ TEST(NeverSlowerTest, CandidateMeasuredSlowerReturnsTheInput) {
   EXPECT_EQ(r.measured_baseline_ms, 1.0);
   EXPECT_EQ(r.measured_after_ms, 1.5);
   EXPECT_EQ(r.cost_after_ms, r.cost_baseline_ms) << "the input runs as the baseline";
+  // The rejected candidate's prediction stays in the report, so a prediction
+  // can be checked against what was measured even when the input comes back.
+  EXPECT_GT(r.candidate_cost_ms, 0) << "the rejected candidate's prediction is kept";
+  EXPECT_LE(r.candidate_cost_ms, r.cost_baseline_ms) << "a candidate is never predicted slower than the baseline";
   EXPECT_EQ(r.operators_after, r.operators_before);
   EXPECT_NE(r.measurement_detail.find("50.0% slower"), std::string::npos) << r.measurement_detail;
   const Report proto = ReportToProto(r);
   EXPECT_EQ(proto.measurement(), MEASURED_KEPT_BASELINE);
+  EXPECT_EQ(proto.candidate_cost_ms(), r.candidate_cost_ms);
   EXPECT_EQ(proto.measured_after_ms(), 1.5);
   EXPECT_EQ(proto.measured_runs(), 10);
 }

@@ -73,6 +73,7 @@ Report ReportToProto(const OptimizeReport& r) {
   Report out;
   out.set_cost_before_ms(r.cost_before_ms);
   out.set_cost_after_ms(r.cost_after_ms);
+  out.set_candidate_cost_ms(r.candidate_cost_ms);
   out.set_search_time_ms(absl::ToInt64Milliseconds(r.search_time));
   out.set_total_time_ms(absl::ToInt64Milliseconds(r.total_time));
   out.set_stop_reason(StopReasonToProto(r.stop_reason));

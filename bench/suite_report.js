@@ -132,11 +132,10 @@ function entryFrom(line) {
   const reportBase = num(field(report, 'measured_baseline_ms', 'measuredBaselineMs'));
   const reportAfter = num(field(report, 'measured_after_ms', 'measuredAfterMs'));
   // The optimizer's ratio is the geometric mean over its passes (creation orders), where it reports one.
-  const reportSpeedup = num(field(report, 'measured_speedup', 'measuredSpeedup'));
-  const measuredBackend = field(report, 'measured_backend', 'measuredBackend');
-  const measurement = field(report, 'measurement');
+  const reportSpeedup = e.candidate.measured_speedup;
+  const measuredBackend = e.candidate.measured_backend;
   const reportTimedResultOnOurRunner = (!measuredBackend || measuredBackend === 'BACKEND_CPU') &&
-      (!measurement || measurement === 'MEASURED_KEPT_CANDIDATE');
+      (!e.candidate.verdict || e.candidate.verdict === 'MEASURED_KEPT_CANDIDATE');
   if (e.output_is_input) {
     e.whole_graph = {input_ms: null, output_ms: null, speedup: 1, source: 'the input returned byte for byte',
                      detail: null};
@@ -144,7 +143,7 @@ function entryFrom(line) {
     e.whole_graph = {input_ms: reportBase, output_ms: reportAfter, speedup: reportSpeedup || reportBase / reportAfter,
                      source: reportSpeedup ? 'report measured_speedup (per-pass geometric mean)'
                                            : 'report measured_baseline_ms / measured_after_ms',
-                     backend: field(report, 'measured_backend', 'measuredBackend') || null,
+                     backend: measuredBackend,
                      detail: field(report, 'measurement_detail', 'measurementDetail') || null};
   } else {
     const base = measuredMs(line.profile_input);

@@ -132,7 +132,15 @@ const calibration = {
     excluded,
   },
 };
-fs.writeFileSync(o.out, JSON.stringify(calibration, null, 1) + '\n');
+// Keys this fit does not produce (the view copy rate, the weight terms `taso profile memory` measures)
+// are kept from the file it replaces.
+let kept = {};
+try {
+  kept = JSON.parse(fs.readFileSync(o.out, 'utf8'));
+} catch (e) {
+  kept = {};  // no file yet, or not JSON: nothing to keep
+}
+fs.writeFileSync(o.out, JSON.stringify({...kept, ...calibration}, null, 1) + '\n');
 
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);

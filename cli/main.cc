@@ -185,6 +185,7 @@ constexpr char kUsage[] =
     "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
     "              taso profile measure SIG... | graph FILE|resnet50 [--measure [--views copy|alias]] | backends\n"
+    "              taso profile memory: how reads slow down past the last-level cache (the weight term)\n"
     "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
     "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
     "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"

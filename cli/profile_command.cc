@@ -20,6 +20,8 @@
 #include "google/protobuf/util/json_util.h"
 #include "profiler/open_client.h"
 #include "profiler/graph_cost.h"
+#include "profiler/cache_size.h"
+#include "profiler/weight_stream_probe.h"
 #include "profiler/signature_text.h"
 
 namespace taso::cli {
@@ -60,8 +62,8 @@ class Profile {
     auto backend = profiler::BackendFromName(options_.backend);
     if (!backend) return Fail(2, absl::StrCat("--backend must be ", profiler::BackendChoices(), ", got '", options_.backend, "'"));
     backend_ = *backend;
-    if (c != "measure" && c != "graph" && c != "backends" && c != "cache") {
-      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use measure, graph, backends or cache"));
+    if (c != "measure" && c != "graph" && c != "backends" && c != "cache" && c != "memory") {
+      return Fail(2, absl::StrCat("unknown subcommand '", c, "': use measure, graph, backends, cache or memory"));
     }
     if (c == "measure") {
       // Signatures are checked before anything is started or contacted.
@@ -76,6 +78,7 @@ class Profile {
     if (c == "measure") return Measure();
     if (c == "graph") return GraphCost();
     if (c == "backends") return Backends();
+    if (c == "memory") return Memory();
     return Cache();
   }
 
@@ -185,6 +188,8 @@ class Profile {
                             {"modelled_ms", RoundTo(report->modelled_ms, 6)},
                             {"kernel_operators", report->kernel_operators},
                             {"output_mb", RoundTo(report->output_mb, 6)},
+                            {"weight_mb", RoundTo(report->weight_mb, 6)},
+                            {"weight_stream_ms", RoundTo(report->weight_stream_ms, 6)},
                             {"cost_model", profiler::DescribeGraphCostModel(report->model)},
                             {"estimate", report->any_estimate},
                             {"request_ms", RoundTo(report->request_ms, 3)},
@@ -214,9 +219,10 @@ class Profile {
                               report->any_estimate ? " (ESTIMATE)" : "",
                               report->unmeasured ? absl::StrCat(", ", report->unmeasured, " operators unmeasured")
                                                  : "");
-      out_ << absl::StrFormat("modelled graph time %.3f ms: %d operators running kernels, %.2f MB written; %s\n",
-                              report->modelled_ms, report->kernel_operators, report->output_mb,
-                              profiler::DescribeGraphCostModel(report->model));
+      out_ << absl::StrFormat("modelled graph time %.3f ms: %d operators running kernels, %.2f MB written, "
+                              "%.2f MB of weights read (%.3f ms streaming them); %s\n",
+                              report->modelled_ms, report->kernel_operators, report->output_mb, report->weight_mb,
+                              report->weight_stream_ms, profiler::DescribeGraphCostModel(report->model));
       out_ << absl::StrFormat("MeasureBatch via %s took %.1f ms\n", client_->Describe(), report->request_ms);
       if (measured) {
         out_ << absl::StrFormat(
@@ -235,6 +241,49 @@ class Profile {
       }
     }
     return report->unmeasured > 0 ? 4 : 0;
+  }
+
+  // Chains of matmuls whose weights grow past the last-level cache, each
+  // run as a whole graph on the backend (weight_stream_probe.h); prints the
+  // weight term's fit as calibration keys.
+  int Memory() {
+    if (!options_.args.empty()) return Fail(2, "memory takes no arguments");
+    // The cache size is read here, so the graphs must run here too.
+    if (embedded_ == nullptr) return Fail(2, "memory measures this machine: run it without --server");
+    const int64_t cache = profiler::LastLevelCacheBytes();
+    auto fit = profiler::ProbeWeightStreaming(*client_, backend_, cache, profiler::DefaultWeightFractions(),
+                                              options_.repetitions > 0 ? options_.repetitions : 20);
+    if (!fit.ok()) return Fail(fit.status());
+    Json spill = Json::array();
+    for (const auto& [fraction, paid] : fit->spill) spill.push_back({RoundTo(fraction, 4), RoundTo(paid, 3)});
+    // The calibration key this backend's term is read from (calibration.h).
+    const std::string key = backend_ == profiler::BACKEND_ORT_CPU ? "ort_weights" : "weights";
+    const Json keys = {{key, {{"stream_mb_ms", RoundTo(fit->weight_stream_mb_ms, 5)}, {"spill", spill}}}};
+    if (options_.json) {
+      Json rates = Json::array();
+      for (const auto& r : fit->rates) {
+        rates.push_back({{"fraction", RoundTo(r.fraction, 4)}, {"weight_bytes", r.weight_bytes},
+                         {"matmuls", r.matmuls}, {"ms_per_mb", RoundTo(r.ms_per_mb, 6)}});
+      }
+      out_ << Json{{"cache_bytes", cache},
+                   {"via", client_->Describe()},
+                   {"cached_ms_per_mb", RoundTo(fit->cached_ms_per_mb, 6)},
+                   {"memory_ms_per_mb", RoundTo(fit->memory_ms_per_mb, 6)},
+                   {"rates", rates},
+                   {"calibration_keys", keys}}
+                  .dump()
+           << "\n";
+      return 0;
+    }
+    out_ << absl::StrFormat("last-level cache %.1f MiB (sysfs); chains of [1,512]x[512,512] matmuls, whole graphs:\n",
+                            static_cast<double>(cache) / (1 << 20));
+    for (const auto& r : fit->rates) {
+      out_ << absl::StrFormat("  %5.3f x cache: %3d matmuls, %7.2f MB of weights, %.4f ms/MB\n", r.fraction,
+                              r.matmuls, static_cast<double>(r.weight_bytes) / 1e6, r.ms_per_mb);
+    }
+    out_ << absl::StrFormat("cached %.4f ms/MB, streaming %.4f ms/MB; calibration key: %s\n  via %s\n",
+                            fit->cached_ms_per_mb, fit->memory_ms_per_mb, keys.dump(), client_->Describe());
+    return 0;
   }
 
   int Backends() {

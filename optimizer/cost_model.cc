@@ -24,7 +24,8 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
   if (!costs.ok()) return costs.status();
   double total = 0;
   for (double c : *costs) total += c;
-  return total;
+  // The first request has brought the graph cost model.
+  return total + profiler::WeightStreamMs(model_, profiler::WeightWorkingSetBytes(graph));
 }
 
 absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<profiler::Signature>& signatures) {

@@ -6,7 +6,10 @@
 // of the profiler once per optimization (one MeasureBatch for every new
 // signature of a graph) and remembered, so exploring thousands of candidate
 // graphs costs a handful of requests. Operators computed from weights only
-// cost 0: they are folded before the model runs.
+// cost 0: they are folded before the model runs. A whole graph also pays
+// for weights that no longer fit in cache (graph_cost_model.h's weight
+// term): GraphCost includes it; SignatureCosts, priced operator by operator
+// for the e-graph, cannot, so eqsat checks its extracted graph by GraphCost.
 #ifndef TASO_OPTIMIZER_COST_MODEL_H_
 #define TASO_OPTIMIZER_COST_MODEL_H_
 

@@ -137,11 +137,7 @@ class FixedTimesBackend : public profiler::MeasureBackend {
   std::string device_;
 };
 
-std::unique_ptr<profiler::ProfilerClient> FixedTimesProfiler(double per_node_ms, double per_mb_ms) {
-  profiler::GraphCostModel model;
-  model.set_per_node_ms(per_node_ms);
-  model.set_per_mb_ms(per_mb_ms);
-  model.set_calibration_id("test");
+std::unique_ptr<profiler::ProfilerClient> FixedTimesProfiler(profiler::GraphCostModel model) {
   std::vector<std::unique_ptr<profiler::MeasureBackend>> backends;
   backends.push_back(std::make_unique<FixedTimesBackend>(model));
   profiler::ProfilerOptions options;
@@ -149,6 +145,14 @@ std::unique_ptr<profiler::ProfilerClient> FixedTimesProfiler(double per_node_ms,
   auto p = profiler::CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
   EXPECT_TRUE(p.ok()) << p.status();
   return profiler::InProcessClient(std::move(*p));
+}
+
+std::unique_ptr<profiler::ProfilerClient> FixedTimesProfiler(double per_node_ms, double per_mb_ms) {
+  profiler::GraphCostModel model;
+  model.set_per_node_ms(per_node_ms);
+  model.set_per_mb_ms(per_mb_ms);
+  model.set_calibration_id("test");
+  return FixedTimesProfiler(std::move(model));
 }
 
 // relu(tanh(x)) and sigmoid(x): 2 ms of kernels each, two operators against one.
@@ -185,6 +189,49 @@ TEST(GraphCostModelTest, FewerOperatorsOfEqualKernelTimeCostLess) {
   auto each = cost.SignatureCosts(ops);
   ASSERT_TRUE(each.ok());
   EXPECT_DOUBLE_EQ((*each)[0] + (*each)[1], *cost.GraphCost(TwoOps()));
+}
+
+// x read by `steps` matmuls, each with its own [512,512] weight (1 MiB);
+// with `merged` the first two read one [512,1024] concatenation of theirs
+// (folded at load) while every other matmul still reads its own: the
+// weights the graph reads grow by two.
+Graph SharedInputMatmuls(int steps, bool merged) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 512}));
+  std::vector<TensorRef> w;
+  for (int i = 0; i < steps; ++i) w.push_back(g.AddWeight("w" + std::to_string(i), F32({512, 512})));
+  for (int i = 0; i < steps; ++i) g.AddOutput("y" + std::to_string(i), *g.AddOp1(OpKind::kMatMul, {}, {x, w[i]}));
+  if (merged) {
+    OpParams concat;
+    concat.axis = 1;
+    TensorRef both = *g.AddOp1(OpKind::kConcat, concat, {w[0], w[1]});
+    g.AddOutput("merged", *g.AddOp1(OpKind::kMatMul, {}, {x, both}));
+  }
+  return g;
+}
+
+TEST(GraphCostModelTest, AGraphPaysForWeightsThatOutgrowTheCache) {
+  profiler::GraphCostModel model;
+  model.set_calibration_id("test");
+  model.set_weight_stream_mb_ms(0.5);
+  model.set_weight_cache_bytes(int64_t{8} << 20);  // 8 MiB
+  for (auto [fraction, paid] : std::vector<std::pair<double, double>>{{0.5, 0}, {1, 1}}) {
+    model.add_weight_spill_fraction(fraction);
+    model.add_weight_spill_paid(paid);
+  }
+  auto profiler = FixedTimesProfiler(model);
+  CostModel cost(profiler.get());
+  constexpr double kMiB = (1 << 20) / 1e6;
+  // 4 MiB of weights: half the cache, nothing paid; 4 kernels of 1 ms.
+  EXPECT_DOUBLE_EQ(*cost.GraphCost(SharedInputMatmuls(4, false)), 4.0);
+  // 6 MiB, 0.75 of the cache: half of 0.5 ms/MB paid on all of them.
+  EXPECT_NEAR(*cost.GraphCost(SharedInputMatmuls(4, true)), 5.0 + 0.5 * 6 * kMiB * 0.5, 1e-9);
+  // Operator by operator (eqsat's sums) the term cannot be seen: it is the
+  // whole graph's, which is why eqsat checks its extraction with GraphCost.
+  auto each = cost.SignatureCosts({{OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}}});
+  ASSERT_TRUE(each.ok());
+  EXPECT_DOUBLE_EQ((*each)[0], 1.0);
+  EXPECT_NE(cost.Describe().find("of weights"), std::string::npos) << cost.Describe();
 }
 
 TEST(GraphCostModelTest, ViewsPayNoOverhead) {

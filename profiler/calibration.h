@@ -15,15 +15,25 @@
 
 namespace taso::profiler {
 
+// Which backend's graph cost model a calibration is read for. The cpu
+// backend's is every term; the ort backend times operators in ONNX Runtime
+// itself, so only the weight term applies, with its own measurement.
+enum class CalibratedBackend { kCpu, kOrt };
+
 // Parses calibration JSON: {"name": "...", "per_node_ms": x, "per_mb_ms": y,
-// ...} (other keys, such as the fit's figures, are kept in the file only).
-// The id is "name@" + 8 hex digits of a digest of `text`. InvalidArgument
-// naming `source` and the problem for anything else.
-absl::StatusOr<GraphCostModel> ParseCalibration(const std::string& text, const std::string& source);
+// "weights": {"stream_mb_ms": z, "spill": [[fraction, paid], ...]},
+// "ort_weights": {...}} (the weight terms are optional; other keys, such as
+// the fit's figures, are kept in the file only). The id is "name@" + 8 hex
+// digits of a digest of `text`. InvalidArgument naming `source` and the
+// problem for anything else.
+absl::StatusOr<GraphCostModel> ParseCalibration(const std::string& text, const std::string& source,
+                                                CalibratedBackend backend = CalibratedBackend::kCpu);
 
 // What a --calibration flag selects: "" the embedded default, "none" no
-// calibration (plain sums of kernel times), else a JSON file.
-absl::StatusOr<GraphCostModel> LoadCalibration(const std::string& flag);
+// calibration (plain sums of kernel times), else a JSON file. A calibration
+// with a weight term gets this machine's last-level cache size with it.
+absl::StatusOr<GraphCostModel> LoadCalibration(const std::string& flag,
+                                               CalibratedBackend backend = CalibratedBackend::kCpu);
 
 // The embedded default's text.
 const std::string& DefaultCalibrationText();

@@ -62,6 +62,10 @@ absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const Measu
       report.unmeasured += op.count;
     }
   }
+  const int64_t weight_bytes = WeightWorkingSetBytes(graph);
+  report.weight_mb = static_cast<double>(weight_bytes) / 1e6;
+  report.weight_stream_ms = WeightStreamMs(report.model, weight_bytes);
+  report.modelled_ms += report.weight_stream_ms;
   return report;
 }
 

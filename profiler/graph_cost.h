@@ -29,8 +29,10 @@ struct OperatorCost {
 struct GraphCostReport {
   double total_ms = 0;      // sum over operators with a cost
   // With the backend's graph cost model: total_ms + per_node_ms x
-  // kernel_operators + per_mb_ms x output_mb.
+  // kernel_operators + per_mb_ms x output_mb + weight_stream_ms.
   double modelled_ms = 0;
+  double weight_mb = 0;         // distinct weights the run-time operators read (WeightWorkingSetBytes)
+  double weight_stream_ms = 0;  // what the model charges for those that do not stay in cache
   GraphCostModel model;
   int kernel_operators = 0; // operators that run a kernel (measured time > 0)
   double output_mb = 0;     // what those write, in 10^6 bytes

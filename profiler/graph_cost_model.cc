@@ -1,6 +1,8 @@
 #include "profiler/graph_cost_model.h"
 
+#include <algorithm>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,6 +18,53 @@ double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_m
   const bool view = !(kernel_ms > 0) && (kind == OpKind::kSplit || kind == OpKind::kTranspose);
   if (!view || model.materialized_view_mb_ms() == 0) return OperatorGraphMs(model, kernel_ms, output_bytes);
   return model.per_node_ms() + model.materialized_view_mb_ms() * static_cast<double>(output_bytes) / 1e6;
+}
+
+int64_t WeightWorkingSetBytes(const Graph& graph) {
+  std::vector<bool> folded(graph.num_nodes(), false);
+  auto order = graph.TopologicalOrder();
+  if (!order.ok()) return 0;  // not a DAG: no graph to run (Validate says why)
+  std::set<std::pair<int, int>> read;  // (node, output) of folded values that run-time operators read
+  std::vector<TensorType> types;
+  for (int id : *order) {
+    const Node& node = graph.node(id);
+    if (node.kind == OpKind::kWeight) {
+      folded[id] = true;
+      continue;
+    }
+    if (node.kind == OpKind::kInput) continue;
+    bool all = node.kind != OpKind::kOpaque;
+    for (const TensorRef& in : node.inputs) all = all && folded[in.node];
+    if (all) {  // computed when the model loads (constants without inputs too)
+      folded[id] = true;
+      continue;
+    }
+    for (const TensorRef& in : node.inputs) {
+      if (folded[in.node] && read.insert({in.node, in.index}).second) types.push_back(graph.type(in));
+    }
+  }
+  return TensorBytes(types);
+}
+
+double WeightStreamMs(const GraphCostModel& model, int64_t weight_bytes) {
+  const int points = std::min(model.weight_spill_fraction_size(), model.weight_spill_paid_size());
+  if (model.weight_cache_bytes() <= 0 || !(model.weight_stream_mb_ms() > 0) || weight_bytes <= 0 || points == 0) {
+    return 0;
+  }
+  const double fraction = static_cast<double>(weight_bytes) / static_cast<double>(model.weight_cache_bytes());
+  double paid = model.weight_spill_paid(points - 1);
+  if (fraction <= model.weight_spill_fraction(0)) {
+    paid = model.weight_spill_paid(0);
+  } else {
+    for (int i = 1; i < points; ++i) {
+      const double x0 = model.weight_spill_fraction(i - 1), x1 = model.weight_spill_fraction(i);
+      if (fraction > x1) continue;
+      const double t = x1 > x0 ? (fraction - x0) / (x1 - x0) : 1;
+      paid = model.weight_spill_paid(i - 1) + t * (model.weight_spill_paid(i) - model.weight_spill_paid(i - 1));
+      break;
+    }
+  }
+  return model.weight_stream_mb_ms() * static_cast<double>(weight_bytes) / 1e6 * std::clamp(paid, 0.0, 1.0);
 }
 
 int64_t TensorBytes(const std::vector<TensorType>& types) {
@@ -39,6 +88,11 @@ std::string DescribeGraphCostModel(const GraphCostModel& model) {
                                            model.per_mb_ms());
   if (model.materialized_view_mb_ms() > 0) {
     absl::StrAppend(&text, absl::StrFormat(" + %.4f ms/MB per split or transpose copied", model.materialized_view_mb_ms()));
+  }
+  if (model.weight_cache_bytes() > 0 && model.weight_stream_mb_ms() > 0 && model.weight_spill_fraction_size() > 0) {
+    absl::StrAppend(&text, absl::StrFormat(" + up to %.4f ms/MB of weights streamed past %.2f of a %.1f MiB cache",
+                                           model.weight_stream_mb_ms(), model.weight_spill_fraction(0),
+                                           static_cast<double>(model.weight_cache_bytes()) / (1 << 20)));
   }
   if (!model.calibration_id().empty()) absl::StrAppend(&text, " (calibration ", model.calibration_id(), ")");
   return text;

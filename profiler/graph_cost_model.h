@@ -5,9 +5,13 @@
 // runs a kernel (measured time > 0: not a view, not a load-time constant)
 // costs
 //   kernel_ms + per_node_ms + per_mb_ms * output MB (10^6 bytes).
-// Weights read from memory are not a term: bench/calibrate.sh tried the
-// bytes of inputs and outputs, and it overcharged models that reuse one
-// weight many times (an unrolled RNN cell), which stays in cache.
+// Weights are a term of the whole graph, not of its operators: reading one
+// weight many times (an unrolled RNN cell) is cheap while the graph's
+// weights fit in the last-level cache, and every read streams from memory
+// once they do not (a partial merge of NAS-RNN's gate matmuls kept the
+// original weights and added merged copies, 16.8 -> 33.6 MB on a 32 MiB L3,
+// and ran 0.69x in ONNX Runtime where kernel sums predicted 1.03x).
+// WeightStreamMs prices that from the weight bytes the graph reads.
 // The parameters come from the backend (the cpu backend's calibration) in
 // every MeasureResponse, so the optimizer's searches and `taso profile graph`
 // model a graph the same way.
@@ -18,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph.h"
 #include "core/op.h"
 #include "core/tensor_type.h"
 #include "proto/profiler.pb.h"
@@ -30,6 +35,17 @@ double OperatorGraphMs(const GraphCostModel& model, double kernel_ms, int64_t ou
 // run as a view (kernel_ms 0) costs a copy where the model says the target
 // runtime materialises it (GraphCostModel.materialized_view_mb_ms).
 double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_ms, int64_t output_bytes);
+
+// Bytes of the distinct weight tensors a graph's run-time operators read:
+// weights, and values computed from weights only (a runtime folds those when
+// it loads the model, so their results are what it reads). 4 bytes an
+// element, as TensorBytes.
+int64_t WeightWorkingSetBytes(const Graph& graph);
+
+// What a graph whose run-time operators read `weight_bytes` of weights pays
+// for the part of them that does not stay in cache (GraphCostModel's weight_*
+// fields); 0 when the model has no weight term.
+double WeightStreamMs(const GraphCostModel& model, int64_t weight_bytes);
 
 // Bytes of the given tensors; never overflows (capped at INT64_MAX / 4).
 int64_t TensorBytes(const std::vector<TensorType>& types);

@@ -46,6 +46,10 @@ struct OrtBackendOptions {
   // ORT with their weights there, 0.9x with one weight hot in L2.
   int64_t weight_bytes = int64_t{8} << 20;
   int max_copies = 16;
+  // The graph cost model: ORT's own operator times already include what it
+  // pays between kernels, so only a weight term (the calibration's
+  // "ort_weights", calibration.h) is added for whole graphs.
+  GraphCostModel graph_cost_model;
 };
 
 // The options as every tool's flags give them (--ort_worker, --ort_threads,
@@ -65,8 +69,9 @@ class OrtBackend : public MeasureBackend {
 
   Backend kind() const override { return BACKEND_ORT_CPU; }
   // "ort: onnxruntime 1.30.0 via node v20.20.2, cpu EP, 1 intra-op thread,
-  // level all; AMD EPYC, 2 cpus; timing ort2, weights 8 MiB".
+  // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB".
   const std::string& device() const override { return device_; }
+  GraphCostModel graph_cost_model() const override { return options_.graph_cost_model; }
   bool splits_are_views() const override { return false; }
 
   absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature, const TimingOptions& options) override;

@@ -1,5 +1,7 @@
 #include "profiler/profiler.h"
 
+#include "profiler/calibration.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "core/canonical.h"
 #include "core/graph_proto.h"
 #include "profiler/analytic_backend.h"
+#include "profiler/calibration.h"
 #include "profiler/graph_cost.h"
 #include "profiler/graph_cost_model.h"
 #include "profiler/cuda_backend.h"
@@ -149,7 +152,13 @@ absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) 
   }
   if (want == BACKEND_ORT_CPU && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
     // Created on first use: it starts a node process.
-    auto ort = OrtBackend::Create(options_.ort);
+    OrtBackendOptions ort_options = options_.ort;
+    // The calibration's ort weight term; a calibration that fails to load
+    // already failed Create.
+    if (auto calibration = LoadCalibration(options_.cpu.calibration, CalibratedBackend::kOrt); calibration.ok()) {
+      ort_options.graph_cost_model = *std::move(calibration);
+    }
+    auto ort = OrtBackend::Create(ort_options);
     if (ort.ok()) {
       backends_[want] = std::move(*ort);
     } else {

@@ -13,6 +13,7 @@
 //     --min-runs N       timed runs per configuration, at least (default 20)
 //     --min-seconds S    and at least this much timed run time per configuration (default 2)
 //     --max-runs N       stop at this many runs per configuration all the same (default 1000)
+//     --block N          runs per turn, the first untimed (default 4; ort_timing.js timeInterleaved)
 //     --seed N           input generator seed (default 1)
 //     --rtol X --atol X  outputs match when max|a-b| <= atol + rtol * max|reference| (1e-3, 1e-4)
 // The reference for the output check is the first model at the first level.
@@ -24,13 +25,14 @@ const t = require('./ort_timing');
 
 function usage(msg) {
   process.stderr.write(`run.js: ${msg}\nusage: node run.js [--levels disabled,all] [--threads N] [--warmup N] ` +
-                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--seed N] [--rtol X] [--atol X] ` +
+                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--seed N] [--rtol X] [--atol X] ` +
                        `LABEL=MODEL.onnx ...\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = {levels: ['disabled', 'all'], threads: 2, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, seed: 1,
+  const o = {levels: ['disabled', 'all'], threads: 2, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4,
+             seed: 1,
              rtol: 1e-3, atol: 1e-4, models: []};
   const num = (flag, v) => t.numberFlag(usage, flag, v);
   for (let i = 0; i < argv.length; i++) {
@@ -42,6 +44,7 @@ function parseArgs(argv) {
       case '--min-runs': o.minRuns = num(a, argv[++i]); break;
       case '--min-seconds': o.minSeconds = num(a, argv[++i]); break;
       case '--max-runs': o.maxRuns = num(a, argv[++i]); break;
+      case '--block': o.block = num(a, argv[++i]); break;
       case '--seed': o.seed = num(a, argv[++i]); break;
       case '--rtol': o.rtol = num(a, argv[++i]); break;
       case '--atol': o.atol = num(a, argv[++i]); break;

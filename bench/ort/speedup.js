@@ -10,6 +10,7 @@
 //     --level L          graphOptimizationLevel for every session (default all)
 //     --threads N        intraOpNumThreads (default 1)
 //     --warmup N --min-runs N --min-seconds S --max-runs N   per timed pair, as run.js (3, 20, 2, 1000)
+//     --block N          runs per turn, the first untimed (default 4; ort_timing.js timeInterleaved)
 //     --seed N           input generator seed (default 1)
 //     --rtol X --atol X  outputs match when max|a-b| <= atol + rtol * max|base| (1e-3, 1e-4)
 // With no candidate only the control is measured.
@@ -21,13 +22,13 @@ const t = require('./ort_timing');
 
 function usage(msg) {
   process.stderr.write(`speedup.js: ${msg}\nusage: node speedup.js [--level all] [--threads N] [--warmup N] ` +
-                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--seed N] [--rtol X] [--atol X] ` +
+                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--seed N] [--rtol X] [--atol X] ` +
                        `BASE.onnx [LABEL=CANDIDATE.onnx ...]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, seed: 1, rtol: 1e-3,
+  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4, seed: 1, rtol: 1e-3,
              atol: 1e-4, base: null, candidates: []};
   const num = (flag, v) => t.numberFlag(usage, flag, v);
   for (let i = 0; i < argv.length; i++) {
@@ -39,6 +40,7 @@ function parseArgs(argv) {
       case '--min-runs': o.minRuns = num(a, argv[++i]); break;
       case '--min-seconds': o.minSeconds = num(a, argv[++i]); break;
       case '--max-runs': o.maxRuns = num(a, argv[++i]); break;
+      case '--block': o.block = num(a, argv[++i]); break;
       case '--seed': o.seed = num(a, argv[++i]); break;
       case '--rtol': o.rtol = num(a, argv[++i]); break;
       case '--atol': o.atol = num(a, argv[++i]); break;

@@ -251,7 +251,7 @@ class Profile {
     // The cache size is read here, so the graphs must run here too.
     if (embedded_ == nullptr) return Fail(2, "memory measures this machine: run it without --server");
     const int64_t cache = profiler::LastLevelCacheBytes();
-    auto fit = profiler::ProbeWeightStreaming(*client_, backend_, cache, profiler::DefaultWeightFractions(),
+    auto fit = profiler::ProbeWeightStreaming(*client_, backend_, cache, profiler::DefaultWeightFractions(cache),
                                               options_.repetitions > 0 ? options_.repetitions : 20);
     if (!fit.ok()) return Fail(fit.status());
     Json spill = Json::array();

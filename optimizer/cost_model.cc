@@ -12,6 +12,12 @@ CostModel::CostModel(profiler::ProfilerClient* client, profiler::Backend backend
     : client_(client), backend_(backend) {}
 
 absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
+  auto parts = GraphCostInParts(graph);
+  if (!parts.ok()) return parts.status();
+  return parts->total_ms();
+}
+
+absl::StatusOr<GraphCostParts> CostModel::GraphCostInParts(const Graph& graph) {
   const GraphIndex index(graph);
   std::vector<profiler::Signature> signatures;
   for (const Node& node : graph.nodes()) {
@@ -22,10 +28,11 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
   }
   auto costs = SignatureCosts(signatures);
   if (!costs.ok()) return costs.status();
-  double total = 0;
-  for (double c : *costs) total += c;
+  GraphCostParts parts;
+  for (double c : *costs) parts.operators_ms += c;
   // The first request has brought the graph cost model.
-  return total + profiler::WeightStreamMs(model_, profiler::WeightWorkingSetBytes(graph));
+  parts.weights_ms = profiler::WeightStreamMs(model_, profiler::WeightWorkingSetBytes(graph));
+  return parts;
 }
 
 absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<profiler::Signature>& signatures) {

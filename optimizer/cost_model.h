@@ -25,6 +25,15 @@
 
 namespace taso::optimizer {
 
+// A graph's cost in its two parts: what its operators cost one by one (with
+// the graph cost model's per-operator terms), and what the whole graph pays
+// for weights that do not stay in cache.
+struct GraphCostParts {
+  double operators_ms = 0;
+  double weights_ms = 0;
+  double total_ms() const { return operators_ms + weights_ms; }
+};
+
 class CostModel {
  public:
   // `client` must outlive the model.
@@ -34,6 +43,8 @@ class CostModel {
   // the whole request; operators it cannot measure (opaque ones) cost 0 and
   // are counted in unmeasured().
   absl::StatusOr<double> GraphCost(const Graph& graph);
+  // The same, in its parts (GraphCost is their total).
+  absl::StatusOr<GraphCostParts> GraphCostInParts(const Graph& graph);
   // Milliseconds for each signature as an operator of a graph (kernel time
   // plus the graph cost model's terms; one request for those not yet known);
   // 0 for signatures that do not canonicalize or that the profiler cannot

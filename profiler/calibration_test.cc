@@ -160,11 +160,20 @@ TEST(GraphCostModelTest, WeightWorkingSetCountsWhatRunTimeOperatorsRead) {
   TensorRef a = (*g.AddOp(OpKind::kMatMul, OpParams{}, {x, both}))[0];
   TensorRef b = (*g.AddOp(OpKind::kMatMul, OpParams{}, {x, w1}))[0];
   TensorRef c = (*g.AddOp(OpKind::kMatMul, OpParams{}, {b, w1}))[0];  // w1 once
+  // A second concatenation of the same weights (a search merging each step
+  // of a cell in turn leaves one per step) is the same folded tensor.
+  TensorRef again = (*g.AddOp(OpKind::kConcat, concat, {w1, w2}))[0];
+  TensorRef d = (*g.AddOp(OpKind::kMatMul, OpParams{}, {x, again}))[0];
   g.AddOutput("a", a);
   g.AddOutput("c", c);
+  g.AddOutput("d", d);
   g.AddOutput("u", unused);
   ASSERT_TRUE(g.Validate().ok());
   EXPECT_EQ(WeightWorkingSetBytes(g), 128 + 64);
+  // Another weight of the same shape is another tensor.
+  TensorRef w3 = g.AddWeight("w3", F32({4, 4}));
+  g.AddOutput("e", (*g.AddOp(OpKind::kMatMul, OpParams{}, {x, w3}))[0]);
+  EXPECT_EQ(WeightWorkingSetBytes(g), 128 + 64 + 64);
 }
 
 TEST(GraphCostModelTest, WeightsPayTheSharePaidAtTheirFractionOfTheCache) {

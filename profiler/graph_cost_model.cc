@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/hash.h"
 
 namespace taso::profiler {
 
@@ -21,26 +23,41 @@ double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_m
 }
 
 int64_t WeightWorkingSetBytes(const Graph& graph) {
-  std::vector<bool> folded(graph.num_nodes(), false);
   auto order = graph.TopologicalOrder();
   if (!order.ok()) return 0;  // not a DAG: no graph to run (Validate says why)
-  std::set<std::pair<int, int>> read;  // (node, output) of folded values that run-time operators read
+  // A folded value is named by what computes it, not by its node: a search
+  // that merges each step of an RNN cell in turn leaves one concatenation of
+  // the same weights per step, which CSE (and every runtime's constant
+  // folding) makes one tensor.
+  std::vector<std::optional<Hash128>> folded(graph.num_nodes());
+  std::set<Hash128> read;
   std::vector<TensorType> types;
   for (int id : *order) {
     const Node& node = graph.node(id);
-    if (node.kind == OpKind::kWeight) {
-      folded[id] = true;
-      continue;
-    }
     if (node.kind == OpKind::kInput) continue;
     bool all = node.kind != OpKind::kOpaque;
-    for (const TensorRef& in : node.inputs) all = all && folded[in.node];
-    if (all) {  // computed when the model loads (constants without inputs too)
-      folded[id] = true;
+    for (const TensorRef& in : node.inputs) all = all && folded[in.node].has_value();
+    if (node.kind == OpKind::kWeight || all) {  // computed when the model loads (constants without inputs too)
+      Hasher h(node.kind == OpKind::kWeight ? 1 : 2);
+      if (node.kind == OpKind::kWeight) {
+        h.AddSigned(id);  // distinct weights are distinct tensors, whatever their values
+      } else {
+        h.Add(static_cast<uint64_t>(node.kind));
+        HashParams(node.kind, node.params, h);
+        for (const TensorRef& in : node.inputs) {
+          h.Add(*folded[in.node]);
+          h.AddSigned(in.index);
+        }
+      }
+      folded[id] = h.Finish();
       continue;
     }
     for (const TensorRef& in : node.inputs) {
-      if (folded[in.node] && read.insert({in.node, in.index}).second) types.push_back(graph.type(in));
+      if (!folded[in.node].has_value()) continue;
+      Hasher value(3);
+      value.Add(*folded[in.node]);
+      value.AddSigned(in.index);
+      if (read.insert(value.Finish()).second) types.push_back(graph.type(in));
     }
   }
   return TensorBytes(types);

@@ -43,7 +43,15 @@ Graph WeightChainGraph(int matmuls) {
   return graph;
 }
 
-std::vector<double> DefaultWeightFractions() { return {0.25, 0.5, 0.625, 0.75, 0.875, 1, 1.25, 1.5, 2, 3, 4}; }
+std::vector<double> DefaultWeightFractions(int64_t cache_bytes) {
+  std::vector<double> fractions = {0.25, 0.5, 0.625, 0.75, 0.875, 1, 1.25, 1.5, 2};
+  // Past twice the cache only where the chains stay small enough to hold
+  // (and copy) in memory: 3 and 4 times a 256 MiB cache would be 1 GiB.
+  for (double f : {3.0, 4.0}) {
+    if (f * static_cast<double>(cache_bytes) <= static_cast<double>(int64_t{512} << 20)) fractions.push_back(f);
+  }
+  return fractions;
+}
 
 absl::StatusOr<WeightStreamFit> FitWeightStreaming(int64_t cache_bytes, std::vector<WeightRate> rates) {
   std::sort(rates.begin(), rates.end(), [](const WeightRate& a, const WeightRate& b) { return a.fraction < b.fraction; });

@@ -45,8 +45,9 @@ struct WeightStreamFit {
 // A chain of `matmuls` [1,512] x [512,512] matmuls, each with its own weight.
 Graph WeightChainGraph(int matmuls);
 
-// The fractions the probe measures: 0.25 to 4.
-std::vector<double> DefaultWeightFractions();
+// The fractions the probe measures: 0.25 to 4, or to 2 where 3 and 4 times
+// `cache_bytes` would pass 512 MiB of weights.
+std::vector<double> DefaultWeightFractions(int64_t cache_bytes);
 
 // Measures one chain per fraction of `cache_bytes` on `backend` through
 // `client` (whole graphs, `min_runs` timed runs each) and fits the term.

@@ -54,6 +54,12 @@ TEST(FitWeightStreamingTest, NeedsBothEndsAndACache) {
   EXPECT_FALSE(FitWeightStreaming(0, Curve({{0.25, 0.01}, {2, 0.04}})).ok());
 }
 
+TEST(DefaultWeightFractionsTest, StopAtTwiceTheCacheWhereMoreWouldNotFit) {
+  EXPECT_EQ(DefaultWeightFractions(int64_t{32} << 20).back(), 4);
+  EXPECT_EQ(DefaultWeightFractions(int64_t{256} << 20).back(), 2);
+  EXPECT_EQ(DefaultWeightFractions(int64_t{32} << 20).front(), 0.25);
+}
+
 TEST(WeightChainGraphTest, EveryMatmulReadsItsOwnWeight) {
   const Graph chain = WeightChainGraph(3);
   ASSERT_TRUE(chain.Validate().ok());

@@ -2,7 +2,9 @@
 // ordered by cost; each popped graph is expanded by every rewrite at every
 // match; a new graph is kept when it costs less than alpha times the best so
 // far (alpha > 1 lets the search pass through slightly worse graphs to reach
-// better ones). Graphs are de-duplicated by structural hash.
+// better ones). Graphs are de-duplicated by structural hash. The queue and
+// alpha use the operators' costs; the best graph is the one whose whole cost
+// (with the weight term, cost_model.h) is least.
 #ifndef TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
 #define TASO_OPTIMIZER_BACKTRACK_BACKTRACK_H_
 

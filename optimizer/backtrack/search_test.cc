@@ -315,5 +315,73 @@ TEST_F(SearchTest, BacktrackingMergesMatMulsThatShareAnInput) {
   EXPECT_GE(cost.requests(), 1);
 }
 
+// The analytic profiler's costs with a weight term added to its graph cost
+// model (a stand-in for the cpu and ort backends' calibrated terms).
+class WithWeightTerm : public profiler::ProfilerClient {
+ public:
+  WithWeightTerm(profiler::ProfilerClient* inner, profiler::GraphCostModel model)
+      : inner_(inner), model_(std::move(model)) {}
+  absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& request) override {
+    auto r = inner_->MeasureBatch(request);
+    if (r.ok()) *r->mutable_graph_cost_model() = model_;
+    return r;
+  }
+  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
+    return inner_->ListCache(r);
+  }
+  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
+      const profiler::InvalidateCacheRequest& r) override {
+    return inner_->InvalidateCache(r);
+  }
+  std::string Describe() const override { return "analytic with a weight term"; }
+
+ private:
+  profiler::ProfilerClient* inner_;
+  profiler::GraphCostModel model_;
+};
+
+// Two steps of a cell read one input each through the same two weights.
+// Merging one step's matmuls leaves the originals (the other step reads
+// them) beside their concatenation: twice the weights, which the weight term
+// below charges 10 ms/MB. Merging both steps reads the concatenation alone.
+TEST_F(SearchTest, BacktrackingPassesThroughGraphsThatReadMoreWeightsOnTheWayToOneThatDoesNot) {
+  Graph host;
+  TensorRef wa = host.AddWeight("wa", F32({64, 64})), wb = host.AddWeight("wb", F32({64, 64}));
+  for (int t = 0; t < 2; ++t) {
+    TensorRef x = host.AddInput(absl::StrCat("x", t), F32({1, 64}));
+    host.AddOutput(absl::StrCat("a", t), *host.AddOp1(OpKind::kMatMul, {}, {x, wa}));
+    host.AddOutput(absl::StrCat("b", t), *host.AddOp1(OpKind::kMatMul, {}, {x, wb}));
+  }
+  ASSERT_TRUE(host.Validate().ok());
+  profiler::GraphCostModel model;
+  model.set_weight_stream_mb_ms(10);
+  model.set_weight_cache_bytes(2 * 64 * 64 * 4 * 2);  // the input's weights are half of it
+  for (auto [fraction, paid] : std::vector<std::pair<double, double>>{{0.5, 0}, {1, 1}}) {
+    model.add_weight_spill_fraction(fraction);
+    model.add_weight_spill_paid(paid);
+  }
+  WithWeightTerm client(client_.get(), model);
+  CostModel cost(&client);
+  auto rules = RewritesFromRule(SharedInputMatMuls());
+  ASSERT_TRUE(rules.ok());
+  // One step merged: its whole cost is far past alpha x the input's.
+  auto one = ApplyRewrite(host, Forward(SharedInputMatMuls()),
+                          FindMatches(Forward(SharedInputMatMuls()), GraphIndex(host))[0]);
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto one_cost = cost.GraphCostInParts(*one);
+  auto host_cost = cost.GraphCostInParts(host);
+  ASSERT_TRUE(one_cost.ok() && host_cost.ok());
+  EXPECT_GT(one_cost->total_ms(), 1.05 * host_cost->total_ms());
+  EXPECT_LT(one_cost->operators_ms, host_cost->operators_ms);
+  auto result = BacktrackSearch(host, *rules, cost);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.rules_applied["mm2"], 2) << "both steps merged";
+  EXPECT_LT(result->report.best_cost_ms, host_cost->total_ms());
+  auto best = cost.GraphCostInParts(result->best);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->weights_ms, 0);  // one concatenation, as many weights as the input
+  ExpectEquivalent(host, result->best);
+}
+
 }  // namespace
 }  // namespace taso::optimizer

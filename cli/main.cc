@@ -117,11 +117,11 @@ ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing
 ABSL_FLAG(std::string, measure_backend, "", "optimize: the backend the never-slower step times the result and the "
           "input on (default: ort, the input and output files in ONNX Runtime, when the costs came from the cpu "
           "backend, else the cost backend; cpu: our oneDNN graph runner)");
-ABSL_FLAG(double, min_gain, -1, "optimize: a result predicted faster than the input's runtime baseline by less than "
-          "this fraction comes back as the input, byte for byte (default: 0.01 embedded, the server's with --server; "
-          "0 keeps any predicted gain)");
-ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded): keep the result unless measured slower than the "
-          "baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
+ABSL_FLAG(double, min_gain, -1, "optimize: a result predicted, or measured by the never-slower step, faster than the "
+          "input's runtime baseline by less than this fraction comes back as the input, byte for byte (default: 0.01 "
+          "embedded, the server's with --server; 0 keeps any predicted gain and any result not measured slower)");
+ABSL_FLAG(double, measure_tolerance, 0.01, "optimize (embedded), with --min-gain 0: keep the result unless measured "
+          "slower than the baseline by more than this fraction (over --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(bool, measure, false, "profile graph: also run the whole graph end to end and print its measured time "
           "beside the per-operator sum (cpu backend)");
 ABSL_FLAG(std::string, views, "copy", "profile graph --measure: views (split, transpose by strides) of run-time "

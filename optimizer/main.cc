@@ -46,11 +46,11 @@ ABSL_FLAG(std::string, calibration, "", "embedded profiler: the cpu cost model's
           "one compiled in; 'none': plain sums of kernel times)");
 ABSL_FLAG(bool, measure, true, "never slower: time the result against the input's runtime baseline end to end "
           "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
-ABSL_FLAG(double, measure_tolerance, 0.01, "never slower: keep the result unless measured slower than the baseline "
-          "by more than this fraction");
+ABSL_FLAG(double, measure_tolerance, 0.01, "never slower, with a minimum gain of 0: keep the result unless measured "
+          "slower than the baseline by more than this fraction");
 ABSL_FLAG(double, min_gain, taso::optimizer::OptimizerOptions().min_gain,
-          "a result predicted faster than the runtime baseline by less than this fraction comes back as the input, "
-          "byte for byte (requests may set their own)");
+          "a result predicted, or measured by the never-slower step, faster than the runtime baseline by less than "
+          "this fraction comes back as the input, byte for byte (requests may set their own)");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();

@@ -29,7 +29,7 @@ enum class SearchKind { kBacktrack, kEqsat };
 enum class MeasureVerdict {
   kUnspecified,              // not reached (e.g. the check failed first)
   kKeptCandidate,            // measured, and not slower than the baseline beyond the tolerance
-  kKeptBaseline,             // measured slower: the input is returned
+  kKeptBaseline,             // measured slower, or faster by less than min_gain: the input is returned
   kSkippedDisabled,          // OptimizerOptions::measure false (--no-measure)
   kSkippedBackendCannotRun,  // the profiler's backend cannot run whole graphs (cuda, analytic)
   kFailed,                   // the measurement failed: the checked candidate is returned
@@ -51,8 +51,9 @@ struct OptimizerOptions {
   bool structural_rules = true;
   // Never slower: before returning, run the candidate and the baseline (the
   // input after the passes every runtime applies) end to end, interleaved,
-  // where the profiler's backend can, and return the input if the candidate
-  // is measured slower by more than `measure_tolerance` (a fraction).
+  // where the profiler's backend can, and return the input unless the
+  // candidate is measured at least `min_gain` faster (with min_gain 0: unless
+  // it is measured slower by more than `measure_tolerance`, a fraction).
   bool measure = true;
   double measure_tolerance = 0.01;
   // What the end-to-end measurement runs on. The ort backend times the
@@ -76,7 +77,8 @@ struct OptimizerOptions {
   // a measurement cannot tell it from noise on these machines (ORT timed
   // such re-exports 0.93-1.01x, A/A 0.99-1.02x, bench/suite.sh), and a
   // rewritten model that gains nothing is only a risk to its user. Not with
-  // export_baseline. 0 keeps any predicted gain.
+  // export_baseline. 0 keeps any predicted gain. The never-slower
+  // measurement asks the same gain of the measured speedup.
   double min_gain = 0.01;
   // Polled inside both searches; once true the search stops and the call
   // returns CANCELLED without the check or the measurement (the service sets

@@ -594,6 +594,36 @@ TEST(NeverSlowerTest, AResultBelowTheMinimumGainReturnsTheInput) {
   EXPECT_NE(above->model, input);
 }
 
+// The measurement must show the minimum gain too: a candidate measured
+// faster, but by less than it, is noise to its user and the input comes back.
+TEST(NeverSlowerTest, AResultMeasuredFasterByLessThanTheMinimumGainReturnsTheInput) {
+  const std::string input = ProjectionsModel();
+  FixedGraphTimes first(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  auto kept = OptimizeOnnx(input, {}, first, AnyGain());
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  const double predicted = kept->report.cost_baseline_ms / kept->report.cost_after_ms;
+  ASSERT_GT(predicted, 1.0) << "the test needs a result predicted faster";
+
+  OptimizerOptions demanding;
+  demanding.min_gain = (predicted - 1) * 0.5;  // the prediction passes
+  const double barely = 1 / (1 + demanding.min_gain / 2);  // measured faster by half the minimum gain
+  FixedGraphTimes noise(1.0, barely);
+  auto below = OptimizeOnnx(input, {}, noise, demanding);
+  ASSERT_TRUE(below.ok()) << below.status();
+  const OptimizeReport& r = below->report;
+  EXPECT_EQ(noise.graph_calls, 1) << "measured";
+  EXPECT_EQ(r.measurement, MeasureVerdict::kKeptBaseline) << r.measurement_detail;
+  EXPECT_EQ(below->model, input) << "byte for byte";
+  EXPECT_GT(r.measured_speedup, 1.0);
+  EXPECT_NE(r.measurement_detail.find("less than the minimum gain"), std::string::npos) << r.measurement_detail;
+
+  // With no minimum gain, the tolerance decides: the same result is kept.
+  FixedGraphTimes again(1.0, barely);
+  auto any = OptimizeOnnx(input, {}, again, AnyGain());
+  ASSERT_TRUE(any.ok()) << any.status();
+  EXPECT_EQ(any->report.measurement, MeasureVerdict::kKeptCandidate) << any->report.measurement_detail;
+}
+
 TEST(NeverSlowerTest, NoMeasureSkipsIt) {
   FixedGraphTimes slower(1.0, 1.5);
   OptimizerOptions options = AnyGain();

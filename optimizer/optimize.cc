@@ -215,7 +215,7 @@ bool BackendMissing(const absl::Status& s) {
 }
 
 // Baseline over candidate: the geometric mean of the per-pass ratios where
-// both were timed in the same passes (each pass another creation order, so
+// both were timed in the same passes (alternating creation orders, so
 // the mean cancels the order's bias), else the ratio of the medians.
 double MeasuredSpeedup(const profiler::GraphMeasurement& baseline, const profiler::GraphMeasurement& candidate) {
   const int passes = baseline.pass_median_ms_size();
@@ -231,10 +231,10 @@ double MeasuredSpeedup(const profiler::GraphMeasurement& baseline, const profile
   return candidate.median_ms() > 0 ? baseline.median_ms() / candidate.median_ms() : 1.0;
 }
 
-// "1.650 vs 1.720 ms, then 2.170 vs 2.210 ms" (candidate vs baseline, pass
-// by pass) when the speedup came from passes, else the medians: the figures
+// "1.650 vs 1.720 ms, then 2.170 vs 2.210 ms, ..." (candidate vs baseline,
+// pass by pass) when the speedup came from passes, else the medians: the figures
 // the speedup was computed from, so that a report's numbers agree with its
-// ratio (medians over both passes can point the other way when one pass
+// ratio (medians over all passes can point the other way when one pass
 // ran slower throughout).
 std::string DescribeTimes(const profiler::GraphMeasurement& baseline, const profiler::GraphMeasurement& candidate) {
   const int passes = baseline.pass_median_ms_size();
@@ -244,7 +244,7 @@ std::string DescribeTimes(const profiler::GraphMeasurement& baseline, const prof
       absl::StrAppend(&text, p == 0 ? "" : ", then ",
                       absl::StrFormat("%.3f vs %.3f ms", candidate.pass_median_ms(p), baseline.pass_median_ms(p)));
     }
-    return absl::StrCat(text, " in ", passes, " passes of opposite order");
+    return absl::StrCat(text, " in ", passes, " passes of alternating order");
   }
   return absl::StrFormat("%.3f ms vs %.3f ms", candidate.median_ms(), baseline.median_ms());
 }

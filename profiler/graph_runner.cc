@@ -367,9 +367,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
     const std::function<bool()>& cancelled) {
   const int n = static_cast<int>(graphs.size());
   std::vector<absl::StatusOr<GraphTiming>> results(n, GraphTiming{});
-  // One pass for one graph; two for a comparison, the second in reverse
-  // creation and run order (shared/notes/measuring.md: position bias).
-  const int passes = n > 1 ? 2 : 1;
+  const int passes = GraphTimingPasses(n);
   std::vector<std::vector<std::vector<double>>> samples(n, std::vector<std::vector<double>>(passes));
   const int runs = std::max(1, (options.runs + passes - 1) / passes);
   const int max_runs = std::max(runs, options.max_runs / passes);
@@ -377,8 +375,7 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
   absl::Status s = backend.RunOnMeasurementThread([&](const dnnl::engine& engine, dnnl::stream& stream) {
     return cpu::CatchDnnl([&]() -> absl::Status {
       for (int pass = 0; pass < passes; ++pass) {
-        std::vector<int> order;
-        for (int i = 0; i < n; ++i) order.push_back(pass == 0 ? i : n - 1 - i);
+        const std::vector<int> order = GraphTimingOrder(n, pass);
         std::vector<std::unique_ptr<LoadedGraph>> loaded(n);
         for (int i : order) {
           if (!results[i].ok()) continue;

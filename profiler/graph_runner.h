@@ -51,9 +51,10 @@ absl::StatusOr<std::vector<FloatTensor>> ExecuteGraphOnCpu(CpuBackend& backend, 
                                                            ViewPolicy views = ViewPolicy::kAlias);
 
 // Times each graph as GraphTimingOptions says. With several graphs, they are
-// timed round-robin (A B A B ...) in two passes: the second creates and runs
-// them in the reverse order, so the advantage of being created or run second
-// cancels; each graph's median and min are over both passes' samples.
+// timed round-robin (A B A B ...) in four passes: every other one creates and
+// runs them in the reverse order, so the advantage of being created or run
+// second cancels (timing.h GraphTimingPasses); each graph's median and min
+// are over all passes' samples.
 absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphsOnCpu(
     CpuBackend& backend, const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
     const std::function<bool()>& cancelled = nullptr);

@@ -236,9 +236,7 @@ absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, 
                                          const std::function<bool()>& cancelled,
                                          std::vector<absl::StatusOr<GraphTiming>>& results) {
   const int n = static_cast<int>(paths.size());
-  // One pass for one graph; two for a comparison, the second creating and
-  // running them in reverse order.
-  const int passes = n > 1 ? 2 : 1;
+  const int passes = GraphTimingPasses(n);
   std::vector<std::vector<std::vector<double>>> samples(n, std::vector<std::vector<double>>(passes));
   const int runs = std::max(1, (options.runs + passes - 1) / passes);
   const int max_runs = std::max(runs, options.max_runs / passes);
@@ -250,8 +248,7 @@ absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, 
       break;
     }
     std::vector<int> order;
-    for (int k = 0; k < n; ++k) {
-      const int i = pass == 0 ? k : n - 1 - k;
+    for (int i : GraphTimingOrder(n, pass)) {
       if (results[i].ok()) order.push_back(i);
     }
     if (order.empty()) break;

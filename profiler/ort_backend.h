@@ -6,8 +6,8 @@
 // threads and graph optimization level, interleaved with a one-float model
 // whose median, a session.run's fixed cost from node, is subtracted: an
 // operator costs what it adds to a graph run. Whole graphs are exported as
-// they are and timed interleaved, in two passes with the session creation
-// order reversed (shared/notes/measuring.md: position bias).
+// they are and timed interleaved, in four passes with the session creation
+// order reversed in every other one (timing.h GraphTimingPasses).
 //
 // ORT runs what the other backends treat as views as kernels: a split is a
 // copy and is timed as one; a transpose by strides and a reshape cost 0 (ORT
@@ -97,8 +97,8 @@ class OrtBackend : public MeasureBackend {
   // One worker "time" call over `paths` in this order.
   absl::StatusOr<std::vector<absl::StatusOr<Timed>>> Time(const std::vector<std::string>& paths, int warmup,
                                                           int min_runs, int max_runs, double min_ms);
-  // Times the model files at `paths` interleaved, in two passes (the second
-  // in reverse order) when there are several, into `results` (entries
+  // Times the model files at `paths` interleaved, in four passes (every
+  // other one in reverse order) when there are several, into `results` (entries
   // already failed are skipped); removes the files.
   absl::Status TimeInterleaved(const std::vector<std::string>& paths, const GraphTimingOptions& options,
                                const std::function<bool()>& cancelled,

@@ -27,6 +27,14 @@ bool EnoughRepetitions(const TimingOptions& options, int done, double elapsed_ms
   return elapsed_ms >= options.min_timed_ms;
 }
 
+int GraphTimingPasses(int graphs) { return graphs > 1 ? 4 : 1; }
+
+std::vector<int> GraphTimingOrder(int n, int pass) {
+  std::vector<int> order;
+  for (int k = 0; k < n; ++k) order.push_back(pass % 2 == 0 ? k : n - 1 - k);
+  return order;
+}
+
 void SummarizeGraphTimings(const std::vector<std::vector<std::vector<double>>>& samples,
                            std::vector<absl::StatusOr<GraphTiming>>& results) {
   for (size_t i = 0; i < results.size() && i < samples.size(); ++i) {

@@ -76,6 +76,16 @@ struct GraphTiming {
 // Statistics over per-repetition times in milliseconds.
 Measurement Summarize(std::vector<double> samples_ms);
 
+// How many passes a whole-graph measurement of `graphs` graphs takes: one
+// for one graph; four for a comparison, the odd ones in reverse creation and
+// run order (shared/notes/measuring.md: position bias). Four, not two: each
+// pass creates its sessions anew, and where a session lands in memory moved
+// a 1.1 ms model by several percent between passes (a NAS-RNN cell's
+// candidate measured 0.990x and 1.043x in two runs of two passes each).
+int GraphTimingPasses(int graphs);
+// The order pass `pass` creates and runs graphs 0..n-1 in.
+std::vector<int> GraphTimingOrder(int n, int pass);
+
 // Sets each successful timing's median, min and runs from its samples over
 // all passes, and its per-pass medians (samples[i][pass] for results[i]), as
 // every whole-graph backend reports them.

@@ -376,7 +376,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   if (options.min_gain > 0 && ratio >= 1 && ratio < 1 + options.min_gain) {
     report.measurement = MeasureVerdict::kKeptBaseline;
     report.measurement_detail = absl::StrFormat(
-        "returned the input: the candidate measured %.3fx, less than the minimum gain of %.2f%% (--min-gain; "
+        "returned the input: the candidate measured %.4fx, less than the minimum gain of %.2f%% (--min-gain; "
         "candidate vs baseline %s; predicted %.3f ms vs %.3f ms; %s)",
         ratio, 100 * options.min_gain, DescribeTimes(b, c), report.cost_after_ms, report.cost_baseline_ms, how);
     CostTheInputReturned(report);

@@ -7,7 +7,7 @@
 #     speedup (n/a when the command fails);
 # then, per ORT thread count, bench/ort/speedup.js times the outputs of both searches against the input
 # in onnxruntime-node (cpu EP, graphOptimizationLevel all for input and output): each comparison timed
-# twice with the session creation order swapped, speedup = geometric mean of the two ratios, an A/A
+# in 4 passes of alternating session creation order, speedup = geometric mean of their ratios, an A/A
 # control (the input against itself, same method) in the same run, and an outputs-equal check.
 # bench/suite_report.js prints the table (with a geometric-mean row per search) and writes
 # WORK/suite.json (every raw number) and WORK/suite.svg (predicted against measured speedup).

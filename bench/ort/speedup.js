@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Speedups of candidate models over a base model in onnxruntime-node (cpu EP), measured as
-// shared/notes/measuring.md says: every comparison is timed twice, with the order in which the two
-// sessions are created swapped (the session created second tends to run faster), and the speedup is
-// the geometric mean of the two ratios base median / candidate median. An A/A control (the base
+// shared/notes/measuring.md says: every comparison is timed in several passes (4 by default), the order in
+// which the two sessions are created alternating (the session created second tends to run faster), and
+// the speedup is the geometric mean of the passes' ratios base median / candidate median. An A/A control (the base
 // against itself, same method) is measured in the same run. Each candidate's outputs are checked
 // against the base's on the same random input. Prints one JSON object on stdout.
 //
@@ -11,6 +11,7 @@
 //     --threads N        intraOpNumThreads (default 1)
 //     --warmup N --min-runs N --min-seconds S --max-runs N   per timed pair, as run.js (3, 20, 2, 1000)
 //     --block N          runs per turn, the first untimed (default 4; ort_timing.js timeInterleaved)
+//     --passes N         passes per pair, alternating which session is created first (even, default 4)
 //     --seed N           input generator seed (default 1)
 //     --rtol X --atol X  outputs match when max|a-b| <= atol + rtol * max|base| (1e-3, 1e-4)
 // With no candidate only the control is measured.
@@ -22,14 +23,15 @@ const t = require('./ort_timing');
 
 function usage(msg) {
   process.stderr.write(`speedup.js: ${msg}\nusage: node speedup.js [--level all] [--threads N] [--warmup N] ` +
-                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--seed N] [--rtol X] [--atol X] ` +
+                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--passes N] [--seed N] ` +
+                       `[--rtol X] [--atol X] ` +
                        `BASE.onnx [LABEL=CANDIDATE.onnx ...]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4, seed: 1, rtol: 1e-3,
-             atol: 1e-4, base: null, candidates: []};
+  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4, passes: 4, seed: 1,
+             rtol: 1e-3, atol: 1e-4, base: null, candidates: []};
   const num = (flag, v) => t.numberFlag(usage, flag, v);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -41,6 +43,7 @@ function parseArgs(argv) {
       case '--min-seconds': o.minSeconds = num(a, argv[++i]); break;
       case '--max-runs': o.maxRuns = num(a, argv[++i]); break;
       case '--block': o.block = num(a, argv[++i]); break;
+      case '--passes': o.passes = num(a, argv[++i]); break;
       case '--seed': o.seed = num(a, argv[++i]); break;
       case '--rtol': o.rtol = num(a, argv[++i]); break;
       case '--atol': o.atol = num(a, argv[++i]); break;
@@ -60,6 +63,7 @@ function parseArgs(argv) {
   if (!o.level) usage('--level is empty');
   if (!(o.threads >= 1)) usage('--threads must be >= 1');
   if (!(o.maxRuns >= 1)) usage('--max-runs must be >= 1');
+  if (!(o.passes >= 2 && o.passes % 2 === 0)) usage('--passes must be an even number >= 2 (both creation orders)');
   return o;
 }
 
@@ -78,11 +82,14 @@ async function timeOrder(o, basePath, candPath, feeds, baseFirst) {
           ratio: by.base.median_ms / by.candidate.median_ms};
 }
 
-// The swapped pair: speedup = geometric mean of the two orders' ratios (> 1: the candidate is faster).
+// The pair in `o.passes` passes of alternating creation order, each with fresh sessions (where they land
+// in memory moves a millisecond model by several percent): speedup = geometric mean of the passes' ratios
+// (> 1: the candidate is faster).
 async function timePair(o, basePath, candPath, feeds) {
-  const orders = [await timeOrder(o, basePath, candPath, feeds, true),
-                  await timeOrder(o, basePath, candPath, feeds, false)];
-  return {speedup: Math.sqrt(orders[0].ratio * orders[1].ratio), ratios: orders.map((r) => r.ratio), orders};
+  const orders = [];
+  for (let p = 0; p < o.passes; p++) orders.push(await timeOrder(o, basePath, candPath, feeds, p % 2 === 0));
+  const logMean = orders.reduce((a, r) => a + Math.log(r.ratio), 0) / orders.length;
+  return {speedup: Math.exp(logMean), ratios: orders.map((r) => r.ratio), orders};
 }
 
 async function main() {
@@ -106,8 +113,11 @@ async function main() {
 
   const report = {
     ...t.machine(),
-    method: 'each pair timed twice with the session creation order swapped; speedup = geometric mean of the two ' +
-            'ratios base median / candidate median; control = the base against itself',
+    method: `each pair timed in ${o.passes} passes of alternating session creation order, fresh sessions each; ` +
+            'speedup = geometric mean of the passes\' ratios base median / candidate median; control = the base ' +
+            'against itself',
+    passes: o.passes,
+    block: o.block,
     level: o.level,
     threads: o.threads,
     warmup: o.warmup,

@@ -229,4 +229,27 @@ absl::Status Graph::Validate() const {
   return CheckOutputs(nodes_, outputs_);
 }
 
+std::vector<bool> ComputedAtLoad(const Graph& graph) {
+  auto order = graph.TopologicalOrder();
+  if (order.ok()) return ComputedAtLoad(graph, *order);
+  std::vector<int> ids(graph.num_nodes());
+  for (int i = 0; i < graph.num_nodes(); ++i) ids[i] = i;
+  return ComputedAtLoad(graph, ids);
+}
+
+std::vector<bool> ComputedAtLoad(const Graph& graph, const std::vector<int>& order) {
+  std::vector<bool> at_load(graph.num_nodes(), false);
+  for (int id : order) {
+    const Node& node = graph.node(id);
+    if (node.kind == OpKind::kWeight) {
+      at_load[id] = true;
+    } else if (node.kind != OpKind::kInput && node.kind != OpKind::kOpaque) {
+      bool all = true;
+      for (const TensorRef& in : node.inputs) all = all && at_load[in.node];
+      at_load[id] = all;
+    }
+  }
+  return at_load;
+}
+
 }  // namespace taso

@@ -87,6 +87,15 @@ inline bool IsInputOrWeight(OpKind kind) { return kind == OpKind::kInput || kind
 // "node 3 (conv2d)" or "node 0 (input x)": how errors refer to a node.
 std::string DescribeNode(const Node& node);
 
+// For each node, whether a runtime computes its values once, when it loads
+// the model: weights, and every operator but an opaque one whose inputs are
+// all such values (constants without inputs too). Graph inputs and opaque
+// operators never are. Nodes are visited in topological order (in id order
+// when the graph has a cycle, which Validate reports); callers that have an
+// order already pass it.
+std::vector<bool> ComputedAtLoad(const Graph& graph);
+std::vector<bool> ComputedAtLoad(const Graph& graph, const std::vector<int>& order);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_GRAPH_H_

@@ -30,8 +30,11 @@ absl::StatusOr<GraphCostParts> CostModel::GraphCostInParts(const Graph& graph) {
   if (!costs.ok()) return costs.status();
   GraphCostParts parts;
   for (double c : *costs) parts.operators_ms += c;
-  // The first request has brought the graph cost model.
-  parts.weights_ms = profiler::WeightStreamMs(model_, profiler::WeightWorkingSetBytes(graph));
+  // The first request has brought the graph cost model. Counting the
+  // weights walks the graph once more: only where the model charges them.
+  if (profiler::HasWeightTerm(model_)) {
+    parts.weights_ms = profiler::WeightStreamMs(model_, profiler::WeightWorkingSetBytes(graph));
+  }
   return parts;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -29,15 +28,13 @@ int64_t WeightWorkingSetBytes(const Graph& graph) {
   // that merges each step of an RNN cell in turn leaves one concatenation of
   // the same weights per step, which CSE (and every runtime's constant
   // folding) makes one tensor.
-  std::vector<std::optional<Hash128>> folded(graph.num_nodes());
+  const std::vector<bool> at_load = ComputedAtLoad(graph, *order);
+  std::vector<Hash128> folded(graph.num_nodes());  // of the nodes computed at load
   std::set<Hash128> read;
   std::vector<TensorType> types;
   for (int id : *order) {
     const Node& node = graph.node(id);
-    if (node.kind == OpKind::kInput) continue;
-    bool all = node.kind != OpKind::kOpaque;
-    for (const TensorRef& in : node.inputs) all = all && folded[in.node].has_value();
-    if (node.kind == OpKind::kWeight || all) {  // computed when the model loads (constants without inputs too)
+    if (at_load[id]) {
       Hasher h(node.kind == OpKind::kWeight ? 1 : 2);
       if (node.kind == OpKind::kWeight) {
         h.AddSigned(id);  // distinct weights are distinct tensors, whatever their values
@@ -45,7 +42,7 @@ int64_t WeightWorkingSetBytes(const Graph& graph) {
         h.Add(static_cast<uint64_t>(node.kind));
         HashParams(node.kind, node.params, h);
         for (const TensorRef& in : node.inputs) {
-          h.Add(*folded[in.node]);
+          h.Add(folded[in.node]);
           h.AddSigned(in.index);
         }
       }
@@ -53,9 +50,9 @@ int64_t WeightWorkingSetBytes(const Graph& graph) {
       continue;
     }
     for (const TensorRef& in : node.inputs) {
-      if (!folded[in.node].has_value()) continue;
+      if (!at_load[in.node]) continue;
       Hasher value(3);
-      value.Add(*folded[in.node]);
+      value.Add(folded[in.node]);
       value.AddSigned(in.index);
       if (read.insert(value.Finish()).second) types.push_back(graph.type(in));
     }
@@ -63,11 +60,14 @@ int64_t WeightWorkingSetBytes(const Graph& graph) {
   return TensorBytes(types);
 }
 
+bool HasWeightTerm(const GraphCostModel& model) {
+  return model.weight_cache_bytes() > 0 && model.weight_stream_mb_ms() > 0 &&
+         std::min(model.weight_spill_fraction_size(), model.weight_spill_paid_size()) > 0;
+}
+
 double WeightStreamMs(const GraphCostModel& model, int64_t weight_bytes) {
+  if (!HasWeightTerm(model) || weight_bytes <= 0) return 0;
   const int points = std::min(model.weight_spill_fraction_size(), model.weight_spill_paid_size());
-  if (model.weight_cache_bytes() <= 0 || !(model.weight_stream_mb_ms() > 0) || weight_bytes <= 0 || points == 0) {
-    return 0;
-  }
   const double fraction = static_cast<double>(weight_bytes) / static_cast<double>(model.weight_cache_bytes());
   double paid = model.weight_spill_paid(points - 1);
   if (fraction <= model.weight_spill_fraction(0)) {
@@ -106,7 +106,7 @@ std::string DescribeGraphCostModel(const GraphCostModel& model) {
   if (model.materialized_view_mb_ms() > 0) {
     absl::StrAppend(&text, absl::StrFormat(" + %.4f ms/MB per split or transpose copied", model.materialized_view_mb_ms()));
   }
-  if (model.weight_cache_bytes() > 0 && model.weight_stream_mb_ms() > 0 && model.weight_spill_fraction_size() > 0) {
+  if (HasWeightTerm(model)) {
     absl::StrAppend(&text, absl::StrFormat(" + up to %.4f ms/MB of weights streamed past %.2f of a %.1f MiB cache",
                                            model.weight_stream_mb_ms(), model.weight_spill_fraction(0),
                                            static_cast<double>(model.weight_cache_bytes()) / (1 << 20)));

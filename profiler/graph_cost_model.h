@@ -42,6 +42,10 @@ double OperatorGraphMs(const GraphCostModel& model, OpKind kind, double kernel_m
 // element, as TensorBytes.
 int64_t WeightWorkingSetBytes(const Graph& graph);
 
+// Whether the model charges weights at all (a cache size, a rate and the
+// spill points): without it a graph's weights need not be counted.
+bool HasWeightTerm(const GraphCostModel& model);
+
 // What a graph whose run-time operators read `weight_bytes` of weights pays
 // for the part of them that does not stay in cache (GraphCostModel's weight_*
 // fields); 0 when the model has no weight term.

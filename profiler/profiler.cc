@@ -1,7 +1,5 @@
 #include "profiler/profiler.h"
 
-#include "profiler/calibration.h"
-
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>

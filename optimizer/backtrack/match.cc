@@ -240,7 +240,6 @@ int PatternAnchor(const Graph& p) {
 GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
   const int n = graph.num_nodes();
   consumers_.resize(n);
-  constant_.assign(n, false);
   auto order = graph.TopologicalOrder();
   std::vector<int> ids;
   if (order.ok()) {
@@ -248,19 +247,13 @@ GraphIndex::GraphIndex(const Graph& graph) : graph_(graph) {
   } else {
     for (int i = 0; i < n; ++i) ids.push_back(i);
   }
+  constant_ = ComputedAtLoad(graph, ids);
   for (int id : ids) {
     const Node& node = graph.node(id);
     std::set<int> producers;
     for (const TensorRef& in : node.inputs) producers.insert(in.node);
     for (int p : producers) consumers_[p].push_back(id);
     if (!IsInputOrWeight(node.kind)) by_kind_[node.kind].push_back(id);
-    if (node.kind == OpKind::kWeight) {
-      constant_[id] = true;
-    } else if (node.kind != OpKind::kInput && node.kind != OpKind::kOpaque) {
-      bool all = true;
-      for (const TensorRef& in : node.inputs) all = all && constant_[in.node];
-      constant_[id] = all;  // constants without inputs are constant too
-    }
   }
   signatures_.resize(n);
   for (const Node& node : graph.nodes()) {

@@ -373,29 +373,22 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   // nothing but risk (NAS-RNN's merged cell measured 1.011x in this step and
   // 0.955x in the suite's timing of the same files, A/A 0.991x). Without
   // one, it only has to be no more than the tolerance slower.
-  if (options.min_gain > 0 && ratio >= 1 && ratio < 1 + options.min_gain) {
-    report.measurement = MeasureVerdict::kKeptBaseline;
-    report.measurement_detail = absl::StrFormat(
-        "returned the input: the candidate measured %.4fx, less than the minimum gain of %.2f%% (--min-gain; "
-        "candidate vs baseline %s; predicted %.3f ms vs %.3f ms; %s)",
-        ratio, 100 * options.min_gain, DescribeTimes(b, c), report.cost_after_ms, report.cost_baseline_ms, how);
-    CostTheInputReturned(report);
-    return false;
-  }
-  if (options.min_gain > 0 ? ratio >= 1 + options.min_gain : ratio * (1 + options.measure_tolerance) >= 1) {
+  const bool gain_required = options.min_gain > 0;
+  if (gain_required ? ratio >= 1 + options.min_gain : ratio * (1 + options.measure_tolerance) >= 1) {
     report.measurement = MeasureVerdict::kKeptCandidate;
     report.measurement_detail =
         absl::StrFormat("kept the candidate: %.3fx, candidate vs baseline %s (%s)", ratio, DescribeTimes(b, c), how);
     return true;
   }
   report.measurement = MeasureVerdict::kKeptBaseline;
+  const std::string verdict =
+      ratio >= 1 ? "the candidate measured faster by less than the minimum gain"
+                 : absl::StrFormat("the candidate measured %.1f%% slower than the baseline", 100 * (1 / ratio - 1));
+  const std::string gate = gain_required ? absl::StrFormat("--min-gain %.2f%%", 100 * options.min_gain)
+                                         : absl::StrFormat("tolerance %.1f%%", 100 * options.measure_tolerance);
   report.measurement_detail = absl::StrFormat(
-      "returned the input: the candidate measured %.1f%% slower than the baseline (%.3fx, candidate vs baseline "
-      "%s; %s; predicted %.3f ms vs %.3f ms; %s)",
-      100 * (1 / ratio - 1), ratio, DescribeTimes(b, c),
-      options.min_gain > 0 ? absl::StrFormat("--min-gain %.2f%%", 100 * options.min_gain)
-                           : absl::StrFormat("tolerance %.1f%%", 100 * options.measure_tolerance),
-      report.cost_after_ms, report.cost_baseline_ms, how);
+      "returned the input: %s (%.4fx; %s; candidate vs baseline %s; predicted %.3f ms vs %.3f ms; %s)", verdict,
+      ratio, gate, DescribeTimes(b, c), report.cost_after_ms, report.cost_baseline_ms, how);
   CostTheInputReturned(report);
   return false;
 }

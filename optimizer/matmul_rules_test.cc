@@ -6,7 +6,9 @@
 #include "optimizer/matmul_rules.h"
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "optimizer/backtrack/apply.h"
 #include "optimizer/backtrack/backtrack.h"
 #include "optimizer/backtrack/match.h"
 #include "optimizer/cse.h"
@@ -262,11 +264,81 @@ TEST_F(MatMulRulesTest, BothSearchesMergeTheGatesOfAnUnrolledLstmAsFarAsAHandMer
     ASSERT_TRUE(flat.ok()) << flat.status();
     const Graph& best = flat->graph;
     // As models/build_structures.py rnn_cell --merged writes it, per step:
-    // matmul(x_t, Wx) + matmul(h, Wh), one bias add, one split in four.
-    for (int t = 0; t < 3; ++t) EXPECT_EQ(MatMulsOf(best, absl::StrCat("x", t)), 1) << "step " << t;
-    EXPECT_EQ(Count(best, OpKind::kMatMul), 6);
+    // matmul(x_t, Wx) + matmul(h, Wh), one bias add, one split in four; or
+    // further, with steps' x_t batched into one matmul (SharedWeightBatch).
+    for (int t = 0; t < 3; ++t) EXPECT_LE(MatMulsOf(best, absl::StrCat("x", t)), 1) << "step " << t;
+    EXPECT_LE(Count(best, OpKind::kMatMul), 6);
     EXPECT_EQ(Count(best, OpKind::kEwAdd), 3 * 3) << "x+h, bias and the cell's add per step";
-    EXPECT_EQ(Count(best, OpKind::kSplit), 3);
+    ExpectChecked(g, best);
+  }
+}
+
+// An Elman RNN unrolled over `steps`: h_t = tanh(x_t W + h_{t-1} U). The
+// x_t W products are independent of one another; the h U products are not.
+Graph UnrolledRnn(int steps = 4, int64_t width = 64) {
+  GraphBuilder b;
+  TensorRef w = b.W("w", {width, width}), u = b.W("u", {width, width});
+  TensorRef h = b.In("h0", {1, width});
+  for (int t = 0; t < steps; ++t) {
+    TensorRef x = b.In(absl::StrCat("x", t), {1, width});
+    h = b.Op(OpKind::kTanh, {b.Op(OpKind::kEwAdd, {b.Op(OpKind::kMatMul, {x, w}), b.Op(OpKind::kMatMul, {h, u})})});
+  }
+  b.Out(h);
+  return std::move(b.graph);
+}
+
+// Whether a matmul reads a concat of `count` of the graph's inputs (a batch).
+bool HasBatchOfInputs(const Graph& g, size_t count) {
+  for (const Node& n : g.nodes()) {
+    if (n.kind != OpKind::kMatMul) continue;
+    const Node& stacked = g.node(n.inputs[0].node);
+    if (stacked.kind != OpKind::kConcat || stacked.inputs.size() != count) continue;
+    bool inputs = true;
+    for (const TensorRef& in : stacked.inputs) inputs &= g.node(in.node).kind == OpKind::kInput;
+    if (inputs) return true;
+  }
+  return false;
+}
+
+TEST_F(MatMulRulesTest, BatchRulesAreMadeForIndependentProductsOfOneWeight) {
+  const Graph g = UnrolledRnn();
+  std::vector<std::string> batches;
+  for (const RewriteRule& r : MatMulRewrites(g)) {
+    if (r.name.rfind("batch:", 0) == 0) batches.push_back(r.name);
+  }
+  // w has four independent readers (pairs, all four, all four sized); u's
+  // readers each depend on the one before, so u alone would make none.
+  EXPECT_THAT(batches, ::testing::UnorderedElementsAre("batch:matmul2x2[act=none]", "batch:matmul2x2*4[act=none]",
+                                                     "batch:matmul2x2*4[sizes,x=1x64,w=64x64][act=none]"));
+  // The pair rule matches u's readers too (it is shape-generic), and each
+  // such match is refused as cyclic.
+  const RewriteRule* pair = nullptr;
+  std::vector<RewriteRule> rules = MatMulRewrites(g);
+  for (const RewriteRule& r : rules) {
+    if (r.name == "batch:matmul2x2[act=none]") pair = &r;
+  }
+  ASSERT_NE(pair, nullptr);
+  int applied = 0, cyclic = 0;
+  for (const Match& m : FindMatches(*pair, GraphIndex(g))) {
+    auto r = ApplyRewrite(g, *pair, m);
+    if (r.ok()) {
+      ++applied;
+      ExpectEquivalent(g, *r);
+    } else {
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+      ++cyclic;
+    }
+  }
+  EXPECT_EQ(applied, 6) << "every pair of the four x_t W products";
+  EXPECT_EQ(cyclic, 6) << "every pair of the h U products";
+}
+
+TEST_F(MatMulRulesTest, BothSearchesBatchTheStepsOfAnUnrolledRnn) {
+  const Graph g = UnrolledRnn();
+  ASSERT_EQ(Count(g, OpKind::kMatMul), 8);
+  for (const Graph& best : {Backtrack(g), Eqsat(g)}) {
+    EXPECT_TRUE(HasBatchOfInputs(best, 4)) << "x_0..x_3 stacked, one product with w";
+    EXPECT_EQ(Count(best, OpKind::kMatMul), 5) << "the batch and the four h U products";
     ExpectChecked(g, best);
   }
 }

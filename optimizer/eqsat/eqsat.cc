@@ -218,6 +218,11 @@ std::string IlpDetail(const Extraction& e) {
   return e.time_limited ? "ilp (time limit, best found)" : "ilp (best found)";
 }
 
+// What the sharing moves before the ILP did, for the extraction's detail.
+std::string SharingNote(int moves) {
+  return moves == 0 ? "" : absl::StrCat(", from ", moves, " sharing move", moves == 1 ? "" : "s");
+}
+
 ExtractionOutcome IlpStatus(const Extraction& e) {
   if (e.optimal) return ExtractionOutcome::kIlpOptimal;
   return e.time_limited ? ExtractionOutcome::kIlpTimeLimit : ExtractionOutcome::kIlpStopped;
@@ -547,9 +552,13 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
   }
   const absl::Time costed = absl::Now();
   out.costing_time = costed - start;
-  // DAG greedy: never dearer than greedy, the ILP's starting point, and the
-  // program when the ILP is not run or fails.
-  auto greedy = ExtractGreedyDag(sat.egraph, sat.roots, *costs, deadline);
+  // DAG greedy, then sharing moves (a quarter of the time left at most):
+  // never dearer than greedy, the ILP's starting point and cutoff, and the
+  // program when the ILP is not run or fails. The ILP alone did not find
+  // the batched input side of an unrolled LSTM (1.40x) in 60 s.
+  const absl::Time sharing_deadline =
+      deadline == absl::InfiniteFuture() ? deadline : absl::Now() + (deadline - absl::Now()) / 4;
+  auto greedy = ExtractGreedyDag(sat.egraph, sat.roots, *costs, deadline, sharing_deadline, &out.sharing_moves);
   std::string ilp_error;
   if (options.use_ilp) {
     out.ilp = IlpVerdict::kNoResult;
@@ -564,7 +573,7 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
       out.graph = *std::move(g);
       out.used = *ilp;
       out.status = IlpStatus(*ilp);
-      out.detail = IlpDetail(*ilp);
+      out.detail = absl::StrCat(IlpDetail(*ilp), SharingNote(out.sharing_moves));
       out.ilp = ilp->optimal ? IlpVerdict::kOptimal : IlpVerdict::kStoppedWithGap;
       out.ilp_incumbent_ms = ilp->cost_ms;
       out.ilp_bound_ms = ilp->lower_bound_ms;
@@ -586,6 +595,7 @@ absl::StatusOr<ExtractedProgram> Extract(const Saturation& sat, const Graph& ori
   out.used = *greedy;
   out.status = options.use_ilp ? ExtractionOutcome::kGreedyIlpFailed : ExtractionOutcome::kGreedy;
   out.detail = options.use_ilp ? absl::StrCat("greedy (ilp ", absl::StartsWith(ilp_error, "not run") ? "" : "failed: ", ilp_error, ")") : "greedy";
+  absl::StrAppend(&out.detail, SharingNote(out.sharing_moves));
   return out;
 }
 

@@ -158,6 +158,7 @@ struct ExtractedProgram {
   absl::Duration costing_time;     // ENodeCosts: the cost model's (profiler's) share
   int unpriced = 0;                // operators not costed by the deadline (never chosen)
   absl::Duration extraction_time;  // greedy, the ILP and building the graph
+  int sharing_moves = 0;           // kept by ImproveBySharing before the ILP
 };
 
 // The cheapest program of the saturated e-graph: the ILP when asked for and

@@ -15,6 +15,7 @@
 #include "core/graph_proto.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/ematch.h"
@@ -58,7 +59,7 @@ TEST_F(EqsatTest, MergesMatMulsThatShareAnInput) {
   // The result is made of one application of the rule (its reverse, also in
   // the e-graph, added nothing the result uses).
   EXPECT_EQ(result->rules_used, (std::map<std::string, int>{{"mm2", 1}}));
-  EXPECT_EQ(result->report.extraction_detail, "ilp optimal");
+  EXPECT_THAT(result->report.extraction_detail, ::testing::StartsWith("ilp optimal"));
   EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   ASSERT_EQ(result->best.outputs().size(), 2u);
   EXPECT_EQ(result->best.outputs()[0].name, "a");
@@ -95,7 +96,7 @@ TEST_F(EqsatTest, IlpTimeLimitAfterSaturationIsReportedAsExtractionOutcome) {
   EXPECT_EQ(result->report.stop_reason, SearchStop::kSaturated);
   EXPECT_EQ(result->report.stop_detail, "saturated");
   EXPECT_EQ(result->report.extraction, ExtractionOutcome::kIlpTimeLimit);
-  EXPECT_EQ(result->report.extraction_detail, "ilp (time limit, best found)");
+  EXPECT_THAT(result->report.extraction_detail, ::testing::StartsWith("ilp (time limit, best found)"));
   // CBC never ran: the incumbent is greedy's, with no bound, so the gap is all of it.
   EXPECT_EQ(result->report.ilp, IlpVerdict::kStoppedWithGap);
   EXPECT_GT(result->report.ilp_incumbent_ms, 0);
@@ -708,7 +709,7 @@ TEST_F(EqsatTest, GreedyExtractionWhenTheIlpIsOff) {
   options.use_ilp = false;
   auto result = EqsatSearch(host, StructuralRewrites(host), cost, options);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->report.extraction_detail, "greedy");
+  EXPECT_THAT(result->report.extraction_detail, ::testing::StartsWith("greedy"));
   EXPECT_EQ(result->best.num_ops(), 1);
   ExpectEquivalent(host, result->best);
 }
@@ -776,7 +777,7 @@ TEST_F(EqsatTest, RecurrentCellsMergeTheirMatMuls) {
   EXPECT_LT(CountOps(result->best, OpKind::kMatMul), CountOps(g, OpKind::kMatMul));
   EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
   EXPECT_GE(result->report.rules_applied.count("add-commutes"), 1u);
-  EXPECT_EQ(result->report.extraction_detail, "ilp optimal");
+  EXPECT_THAT(result->report.extraction_detail, ::testing::StartsWith("ilp optimal"));
   ExpectEquivalent(g, result->best);
 }
 

@@ -410,10 +410,15 @@ absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector
 }
 
 absl::StatusOr<Extraction> ExtractGreedyDag(const EGraph& egraph, const std::vector<EClassId>& roots,
-                                            const std::vector<double>& costs, absl::Time deadline) {
+                                            const std::vector<double>& costs, absl::Time deadline,
+                                            std::optional<absl::Time> sharing_deadline, int* moves) {
+  if (moves != nullptr) *moves = 0;
   const ExtractionProblem problem = MakeExtractionProblem(egraph, roots, costs);
   auto dag = SolveGreedyDag(problem, deadline);
   if (!dag.ok()) return dag.status();
+  if (sharing_deadline.has_value()) {
+    return ToExtraction(problem, ImproveBySharing(problem, *dag, std::min(*sharing_deadline, deadline), moves), costs);
+  }
   return ToExtraction(problem, *dag, costs);
 }
 

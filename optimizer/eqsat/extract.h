@@ -50,6 +50,7 @@
 #define TASO_OPTIMIZER_EQSAT_EXTRACT_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,9 +105,13 @@ absl::StatusOr<Extraction> ExtractGreedy(const EGraph& egraph, const std::vector
                                          const std::vector<double>& costs);
 
 // SolveGreedyDag on the e-graph's problem (never dearer than ExtractGreedy).
+// With a `sharing_deadline`, ImproveBySharing follows until then (capped by
+// `deadline`); `moves` counts the moves it kept.
 absl::StatusOr<Extraction> ExtractGreedyDag(const EGraph& egraph, const std::vector<EClassId>& roots,
                                             const std::vector<double>& costs,
-                                            absl::Time deadline = absl::InfiniteFuture());
+                                            absl::Time deadline = absl::InfiniteFuture(),
+                                            std::optional<absl::Time> sharing_deadline = std::nullopt,
+                                            int* moves = nullptr);
 
 // The extraction problem apart from the e-graph: the classes the outputs
 // reach through e-nodes of finite cost (numbered from 0), their e-nodes of
@@ -223,6 +228,20 @@ absl::StatusOr<ProblemChoice> SolveGreedy(const ExtractionProblem& problem);
 // passes first. NotFound when neither finds an acyclic choice.
 absl::StatusOr<ProblemChoice> SolveGreedyDag(const ExtractionProblem& problem,
                                              absl::Time deadline = absl::InfiniteFuture());
+
+// Sharing moves from `start` (a complete acyclic choice): DAG greedy takes,
+// per class, the e-node whose own program costs least, so it never takes a
+// value several classes could read that pays only once they all do (one
+// matmul of stacked inputs whose split parts replace k matrix-vector
+// products). A move takes a class S and switches every needed class that has
+// an e-node reading S to the cheapest such e-node, filling classes that had
+// no pick with tree-cost greedy's; it is kept when the whole choice, each
+// e-node counted once, is acyclic and cheaper. Sweeps over every S repeat
+// until none is kept or `deadline` passes. Never dearer than `start`, which
+// it returns when `start` is not complete and acyclic; `moves` (when given)
+// counts the moves kept.
+ProblemChoice ImproveBySharing(const ExtractionProblem& problem, const ProblemChoice& start,
+                               absl::Time deadline = absl::InfiniteFuture(), int* moves = nullptr);
 
 // What the choice costs written out as a tree: each root's e-node plus, for
 // every operand read, that operand's tree cost again (a subexpression used

@@ -245,6 +245,59 @@ TEST(EGraphJsonTest, BadFilesGetErrorsThatSayWhatIsWrong) {
 
 // Random small e-graphs, cycles included: the ILP finds what trying every
 // choice finds, and ILP <= DAG greedy <= greedy.
+// The picked e-nodes' costs, each once (what a choice's cost_ms must be).
+double PickCostOf(const ExtractionProblem& p, const std::vector<int>& pick) {
+  double cost = 0;
+  for (int n : pick) cost += n >= 0 ? p.node_cost[n] : 0;
+  return cost;
+}
+
+// Adds an e-node of class `c`; returns its id.
+int AddENode(ExtractionProblem& p, int c, double cost, std::vector<int> children) {
+  const int n = static_cast<int>(p.node_id.size());
+  p.node_id.push_back(n);
+  p.node_class.push_back(c);
+  p.node_cost.push_back(cost);
+  p.node_children.push_back(std::move(children));
+  p.class_nodes[c].push_back(n);
+  return n;
+}
+
+TEST(ExtractorsTest, SharingMovesTakeAValueThatPaysOnlyWhenEveryReaderSwitches) {
+  // Four outputs, each a product of its own input (cost 1), or a part of one
+  // batched product of all four (cost 2.5, its parts free): the batch costs
+  // more than any one product, so DAG greedy keeps the four (4); together
+  // the parts cost 2.5.
+  ExtractionProblem p;
+  const int k = 4;
+  p.class_nodes.resize(2 * k + 2);
+  for (size_t c = 0; c < p.class_nodes.size(); ++c) p.class_id.push_back(static_cast<int>(c));
+  const int stacked = 2 * k, batch = 2 * k + 1;
+  std::vector<int> inputs;
+  for (int i = 0; i < k; ++i) {
+    AddENode(p, i, 0, {});
+    inputs.push_back(i);
+  }
+  AddENode(p, stacked, 0.1, inputs);
+  AddENode(p, batch, 2.4, {stacked});
+  for (int i = 0; i < k; ++i) {
+    AddENode(p, k + i, 1, {i});
+    AddENode(p, k + i, 0, {batch});  // the part
+    p.roots.push_back(k + i);
+  }
+  auto dag = SolveGreedyDag(p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  EXPECT_NEAR(dag->cost_ms, 4, 1e-9);
+  int moves = 0;
+  const ProblemChoice shared = ImproveBySharing(p, *dag, absl::InfiniteFuture(), &moves);
+  EXPECT_NEAR(shared.cost_ms, 2.5, 1e-9);
+  EXPECT_NEAR(shared.cost_ms, BruteForceOptimum(p), 1e-9);
+  EXPECT_EQ(moves, 1);
+  for (int i = 0; i < k; ++i) EXPECT_EQ(p.node_children[shared.pick[k + i]], std::vector<int>{batch});
+  // A deadline already past keeps the start.
+  EXPECT_NEAR(ImproveBySharing(p, *dag, absl::InfinitePast()).cost_ms, 4, 1e-9);
+}
+
 TEST(ExtractorsTest, RandomEGraphsAgainstTryingEveryChoice) {
   std::mt19937 rng(7);
   int solvable = 0;
@@ -292,6 +345,12 @@ TEST(ExtractorsTest, RandomEGraphsAgainstTryingEveryChoice) {
       ASSERT_TRUE(dag.ok());
       EXPECT_LE(dag->cost_ms, greedy->cost_ms + 1e-9) << "trial " << trial;
       EXPECT_LE(ilp->cost_ms, dag->cost_ms + 1e-9) << "trial " << trial;
+      // Sharing moves: a complete acyclic choice between DAG greedy's and the optimum.
+      const ProblemChoice shared = ImproveBySharing(p, *dag);
+      EXPECT_LE(shared.cost_ms, dag->cost_ms + 1e-9) << "trial " << trial;
+      EXPECT_GE(shared.cost_ms, optimum - 1e-9) << "trial " << trial;
+      EXPECT_LT(TreeCost(p, shared.pick), kInf) << "trial " << trial;
+      EXPECT_NEAR(PickCostOf(p, shared.pick), shared.cost_ms, 1e-9) << "trial " << trial;
     }
   }
   EXPECT_GT(solvable, 50);

@@ -1,5 +1,5 @@
 // `taso egraph extract FILE.json...`: the extractors (greedy, DAG greedy,
-// ILP) on e-graphs in egraph-serialize JSON, ours (`taso optimize
+// DAG greedy with sharing moves, ILP) on e-graphs in egraph-serialize JSON, ours (`taso optimize
 // --dump-egraph`) or anyone's, with each result's tree and DAG cost, time,
 // and what the ILP proved.
 #ifndef TASO_CLI_EGRAPH_COMMAND_H_
@@ -17,7 +17,7 @@ namespace taso::cli {
 struct EGraphCommandOptions {
   std::string subcommand;          // "extract"
   std::vector<std::string> files;  // e-graph JSON files
-  // Comma-separated, run in this order: greedy, greedy-dag, ilp; "all" is all three.
+  // Comma-separated, run in this order: greedy, greedy-dag, sharing, ilp; "all" is all four.
   std::string extractors = "all";
   double time_limit_s = 60;  // the ILP's, per file (pruning and building the model included)
   int64_t max_nodes = 20'000'000;

@@ -140,7 +140,7 @@ ABSL_FLAG(std::string, diff_svg, "", "optimize: draw what the optimizer changed 
           "after) to this SVG file (needs Graphviz: deploy/setup.sh)");
 ABSL_FLAG(std::string, dump_egraph, "", "optimize (embedded, --search eqsat): write the costed e-graph to this file "
           "as egraph-serialize JSON, for `taso egraph extract` and other extractors");
-ABSL_FLAG(std::string, extractor, "all", "egraph extract: greedy, greedy-dag, ilp (comma-separated, in that order) "
+ABSL_FLAG(std::string, extractor, "all", "egraph extract: greedy, greedy-dag, sharing, ilp (comma-separated, in that order) "
           "or all");
 ABSL_FLAG(int64_t, max_enodes, taso::cli::EGraphCommandOptions().max_nodes,
           "egraph extract: refuse files with more e-nodes than this");
@@ -199,7 +199,7 @@ constexpr char kUsage[] =
     "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
     "              [--dump-egraph FILE.json]: eqsat's costed e-graph as egraph-serialize JSON\n"
     "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
-    "  egraph      taso egraph extract FILE.json... [--extractor greedy,greedy-dag,ilp|all] [--time-limit S]\n"
+    "  egraph      taso egraph extract FILE.json... [--extractor greedy,greedy-dag,sharing,ilp|all] [--time-limit S]\n"
     "              [--max-enodes N] [--json]: extract e-graphs in egraph-serialize JSON (ours from --dump-egraph,\n"
     "              or anyone's): tree and DAG cost, time, and what the ILP proved (its bound and gap)\n"
     "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"

@@ -13,6 +13,14 @@
 //    eqsat runs merges of more than two in one round (RewriteRule::
 //    eqsat_rounds: more would merge merged matmuls every way). Shape-generic (any dims of those
 //    ranks); shape inference checks each application.
+//  - shared-weight batching: matmul_P(x1, w), ..., matmul_P(xk, w) with one
+//    constant w and inputs that do not depend on one another's products
+//    => parts of matmul_P(concat(x1, ..., xk), w) split along the rows: an
+//    unrolled RNN's input products, one row each, become one matrix product
+//    that reads w once. Made for k = 2, 4, 8, 16 and the number of such
+//    independent matmuls (also sized, at the graph's dims); both searches
+//    refuse matches that would be cyclic (a later step's h depends on an
+//    earlier step's product).
 //  - bias adds after such a split: ewadd(s0, c1), ewadd(s1, c2) with
 //    (s0, s1) = split(y) and constant per-column c1, c2
 //    => split[sizes](ewadd(y, concat(c1, c2))), so MatMul+Add pairs become

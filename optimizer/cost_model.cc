@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "optimizer/backtrack/match.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {
@@ -18,10 +17,11 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
 }
 
 absl::StatusOr<GraphCostParts> CostModel::GraphCostInParts(const Graph& graph) {
-  const GraphIndex index(graph);
+  // What a runtime computes at load costs nothing per run.
+  const std::vector<bool> at_load = ComputedAtLoad(graph);
   std::vector<profiler::Signature> signatures;
   for (const Node& node : graph.nodes()) {
-    if (IsInputOrWeight(node.kind) || index.is_constant(node.id)) continue;
+    if (IsInputOrWeight(node.kind) || at_load[node.id]) continue;
     profiler::Signature sig{node.kind, node.params, {}};
     for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
     signatures.push_back(std::move(sig));

@@ -4,10 +4,13 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "optimizer/backtrack/match.h"
 
 namespace taso::optimizer {
@@ -32,6 +35,39 @@ OpParams WithActivation(Activation act) {
 }
 
 std::string ActName(Activation act) { return CanonicalParams(OpKind::kMatMul, WithActivation(act)); }
+
+// The k parts of `whole` along `axis`: one split of k explicit sizes of
+// `part` each (`sized`), or k-1 two-way splits undoing an n-ary concat,
+// whose boundaries the concat records nested to the left.
+std::optional<std::vector<TensorRef>> SplitInto(Graph& g, TensorRef whole, int axis, int k, int64_t part,
+                                                bool sized) {
+  if (sized) {
+    OpParams sizes = AlongAxis(axis);
+    sizes.sizes.assign(k, part);
+    auto parts = g.AddOp(OpKind::kSplit, sizes, {whole});
+    if (!parts.ok()) return std::nullopt;
+    return *parts;
+  }
+  std::vector<TensorRef> outs(k);
+  TensorRef rest = whole;
+  for (int i = k - 1; i > 0; --i) {
+    auto parts = g.AddOp(OpKind::kSplit, AlongAxis(axis), {rest});
+    if (!parts.ok()) return std::nullopt;
+    outs[i] = (*parts)[1];
+    rest = (*parts)[0];
+  }
+  outs[0] = rest;
+  return outs;
+}
+
+// A merge rule's name: "<kind>:matmul<x rank>x<w rank>[*k][sized dims][act]".
+std::string MergeName(absl::string_view kind, const TensorType& x, const TensorType& w, int k, bool sized,
+                      Activation act) {
+  return absl::StrCat(kind, ":matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k),
+                      sized ? absl::StrCat("[sizes,x=", absl::StrJoin(x.dims, "x"), ",w=", absl::StrJoin(w.dims, "x"), "]")
+                            : "",
+                      "[", ActName(act), "]");
+}
 
 // matmul_P(x, w1), ..., matmul_P(x, wk)
 //   => split^(k-1)(matmul_P(x, concat(w1, ..., wk))),
@@ -60,31 +96,11 @@ std::optional<RewriteRule> SharedInputMerge(const TensorType& x, const TensorTyp
   if (!weights.ok()) return std::nullopt;
   auto merged = rhs.AddOp1(OpKind::kMatMul, p, {rx, *weights});
   if (!merged.ok()) return std::nullopt;
-  std::vector<TensorRef> outs(k);
-  const int last = rhs.type(*merged).rank() - 1;
-  if (sized) {
-    OpParams sizes = AlongAxis(last);
-    sizes.sizes.assign(k, w.dims.back());
-    auto parts = rhs.AddOp(OpKind::kSplit, sizes, {*merged});
-    if (!parts.ok()) return std::nullopt;
-    outs = *parts;
-  } else {
-    TensorRef rest = *merged;
-    for (int i = k - 1; i > 0; --i) {
-      auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(last), {rest});
-      if (!parts.ok()) return std::nullopt;
-      outs[i] = (*parts)[1];
-      rest = (*parts)[0];
-    }
-    outs[0] = rest;
-  }
-  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), outs[i]);
-  RewriteRule r = RewriteFromSides(
-      absl::StrCat("merge:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k),
-                   sized ? absl::StrCat("[sizes,x=", absl::StrJoin(x.dims, "x"), ",w=", absl::StrJoin(w.dims, "x"), "]")
-                         : "",
-                   "[", ActName(act), "]"),
-      std::move(lhs), std::move(rhs), std::move(names), /*exact_variable_types=*/sized);
+  auto outs = SplitInto(rhs, *merged, rhs.type(*merged).rank() - 1, k, w.dims.back(), sized);
+  if (!outs) return std::nullopt;
+  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), (*outs)[i]);
+  RewriteRule r = RewriteFromSides(MergeName("merge", x, w, k, sized, act), std::move(lhs), std::move(rhs),
+                                   std::move(names), /*exact_variable_types=*/sized);
   r.symmetric_outputs = true;  // any order of the weights merges as well: one is enough
   // Merges of more than two cover what is worth having in one round; a
   // second would merge merged matmuls again, every way. Pairs keep eqsat's
@@ -126,30 +142,11 @@ std::optional<RewriteRule> SharedWeightBatch(const TensorType& x, const TensorTy
   if (!stacked.ok()) return std::nullopt;
   auto batched = rhs.AddOp1(OpKind::kMatMul, p, {*stacked, rhs.AddWeight("w", w)});
   if (!batched.ok()) return std::nullopt;
-  std::vector<TensorRef> outs(k);
-  if (sized) {
-    OpParams sizes = AlongAxis(rows);
-    sizes.sizes.assign(k, x.dims[rows]);
-    auto parts = rhs.AddOp(OpKind::kSplit, sizes, {*batched});
-    if (!parts.ok()) return std::nullopt;
-    outs = *parts;
-  } else {
-    TensorRef rest = *batched;
-    for (int i = k - 1; i > 0; --i) {
-      auto parts = rhs.AddOp(OpKind::kSplit, AlongAxis(rows), {rest});
-      if (!parts.ok()) return std::nullopt;
-      outs[i] = (*parts)[1];
-      rest = (*parts)[0];
-    }
-    outs[0] = rest;
-  }
-  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), outs[i]);
-  RewriteRule r = RewriteFromSides(
-      absl::StrCat("batch:matmul", x.rank(), "x", w.rank(), k == 2 ? "" : absl::StrCat("*", k),
-                   sized ? absl::StrCat("[sizes,x=", absl::StrJoin(x.dims, "x"), ",w=", absl::StrJoin(w.dims, "x"), "]")
-                         : "",
-                   "[", ActName(act), "]"),
-      std::move(lhs), std::move(rhs), {"w"}, /*exact_variable_types=*/sized);
+  auto outs = SplitInto(rhs, *batched, rows, k, x.dims[rows], sized);
+  if (!outs) return std::nullopt;
+  for (int i = 0; i < k; ++i) rhs.AddOutput(absl::StrCat("out", i), (*outs)[i]);
+  RewriteRule r = RewriteFromSides(MergeName("batch", x, w, k, sized, act), std::move(lhs), std::move(rhs), {"w"},
+                                   /*exact_variable_types=*/sized);
   r.symmetric_outputs = true;  // any order of the inputs stacks as well
   r.eqsat_rounds = k > 2 ? 1 : 2;  // as SharedInputMerge: batches of batches are not wanted
   return r;

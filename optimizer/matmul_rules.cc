@@ -385,17 +385,14 @@ std::vector<RewriteRule> MatMulRewrites(const Graph& graph) {
     if (r && made.insert(r->name).second) out.push_back(std::move(*r));
   };
   const GraphIndex index(graph);
-  // Matmuls with a constant right operand, by the tensor they read.
-  std::map<std::pair<int, int>, std::vector<int>> readers;
+  // Matmuls with a constant right operand, by the tensor they read and by
+  // the constant they share.
+  std::map<std::pair<int, int>, std::vector<int>> readers, sharing;
   for (int id : index.nodes_of(OpKind::kMatMul)) {
     const Node& n = graph.node(id);
-    if (index.is_constant(n.inputs[1].node)) readers[{n.inputs[0].node, n.inputs[0].index}].push_back(id);
-  }
-  // Matmuls by the constant right operand they share.
-  std::map<std::pair<int, int>, std::vector<int>> sharing;
-  for (int id : index.nodes_of(OpKind::kMatMul)) {
-    const Node& n = graph.node(id);
-    if (index.is_constant(n.inputs[1].node)) sharing[{n.inputs[1].node, n.inputs[1].index}].push_back(id);
+    if (!index.is_constant(n.inputs[1].node)) continue;
+    readers[{n.inputs[0].node, n.inputs[0].index}].push_back(id);
+    sharing[{n.inputs[1].node, n.inputs[1].index}].push_back(id);
   }
   for (const auto& [weight, mms] : sharing) {
     const int n = mms.size() < 2 ? 0 : std::min(IndependentReaders(graph, mms), kMaxMergedAtOnce);

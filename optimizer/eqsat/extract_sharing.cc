@@ -79,12 +79,13 @@ ProblemChoice ImproveBySharing(const ExtractionProblem& p, const ProblemChoice& 
   // that pays locks in small merges (an RNN gate's x and h products) whose
   // picks then no longer read what a larger one (the steps' inputs
   // batched) would share.
-  ProblemChoice best = start;
+  auto result = [&] { return ProblemChoice{current, current_cost, false, false}; };
   while (true) {
     std::map<int, int> best_overlay;
+    std::vector<int> best_reached;
     double best_cost = current_cost - 1e-9;
     for (int shared = 0; shared < classes; ++shared) {
-      if (absl::Now() >= deadline) return best;
+      if (absl::Now() >= deadline) return result();
       // Every needed class that can read `shared` switches to its cheapest
       // e-node that does (unless its pick reads it already).
       std::map<int, int> overlay;
@@ -99,25 +100,24 @@ ProblemChoice ImproveBySharing(const ExtractionProblem& p, const ProblemChoice& 
       }
       if (overlay.empty()) continue;
       const Overlay pick{current, fill, overlay};
-      const std::vector<int> reached = Reached(p, pick, state);
+      std::vector<int> reached = Reached(p, pick, state);
       if (reached.empty()) continue;
       double cost = 0;
       for (int c : reached) cost += p.node_cost[pick(c)];
       if (cost >= best_cost) continue;
       best_cost = cost;
       best_overlay = std::move(overlay);
+      best_reached = std::move(reached);
     }
     if (best_overlay.empty()) break;
     const Overlay pick{current, fill, best_overlay};
-    const std::vector<int> reached = Reached(p, pick, state);
     std::vector<int> next(classes, -1);
-    for (int c : reached) next[c] = pick(c);
+    for (int c : best_reached) next[c] = pick(c);
     current = std::move(next);
     current_cost = best_cost;
-    best = ProblemChoice{current, best_cost, false, false};
     if (moves != nullptr) ++*moves;
   }
-  return best;
+  return result();
 }
 
 }  // namespace taso::optimizer

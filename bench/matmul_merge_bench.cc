@@ -146,7 +146,7 @@ void PrintTopRules(const Graph& g, const std::vector<optimizer::RewriteRule>& ru
   for (size_t i = 0; i < counts.size() && i < static_cast<size_t>(absl::GetFlag(FLAGS_top_rules)); ++i) {
     for (const optimizer::RewriteRule& r : all) {
       if (r.name != counts[i].second) continue;
-      auto lhs = CanonicalText(r.lhs), rhs = CanonicalText(r.rhs);
+      auto lhs = CanonicalText(r.lhs()), rhs = CanonicalText(r.rhs());
       if (lhs.ok() && rhs.ok()) std::cout << "          " << r.name << ": " << *lhs << "  =>  " << *rhs << "\n";
       break;
     }

@@ -103,7 +103,7 @@ TEST_F(MatMulRulesTest, RulesAreMadeForSharedInputsOnly) {
   std::vector<RewriteRule> rules = MatMulRewrites(b.graph);
   ASSERT_EQ(rules.size(), 1u);
   EXPECT_EQ(rules[0].name, "merge:matmul2x2[act=none]");
-  EXPECT_EQ(rules[0].lhs.outputs().size(), 2u);
+  EXPECT_EQ(rules[0].lhs().outputs().size(), 2u);
   // Interchangeable outputs: x's three matmuls pair up in one order each.
   ASSERT_TRUE(rules[0].symmetric_outputs);
   EXPECT_EQ(FindMatches(rules[0], GraphIndex(b.graph)).size(), 1u);
@@ -162,7 +162,7 @@ TEST_F(MatMulRulesTest, EightMatMulsOfOneInputMergeInBothSearches) {
   std::vector<RewriteRule> rules = MatMulRewrites(g);
   int all_at_once = 0;
   for (const RewriteRule& r : rules) {
-    if (r.lhs.outputs().size() != 8) continue;
+    if (r.lhs().outputs().size() != 8) continue;
     ++all_at_once;
     // One order of the eight roots; the fused form matches once fused.
     const bool fused = r.name.find("act=tanh") != std::string::npos;

@@ -57,29 +57,30 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
   for (const auto& v : rule.variables()) {
     if (v.kind() == ir::OP_WEIGHT) weights.push_back(v.name());
   }
+  // Node ids of the conditions are the sides' own.
+  auto source_side = std::make_shared<const RuleSide>(RuleSide{*std::move(lhs), std::move(conditions->source)});
+  auto target_side = std::make_shared<const RuleSide>(RuleSide{*std::move(rhs), std::move(conditions->target)});
   std::vector<RewriteRule> out;
-  auto add = [&](const Graph& pattern, const Graph& replacement, const GraphConditions& pattern_conditions,
-                 const GraphConditions& replacement_conditions, const std::set<std::string>& pattern_vars,
-                 const std::set<std::string>& replacement_vars, const std::string& name) {
-    if (pattern.num_ops() == 0) return;  // a bare variable matches everything: not a pattern
+  auto add = [&](const std::shared_ptr<const RuleSide>& pattern, const std::shared_ptr<const RuleSide>& replacement,
+                 const std::set<std::string>& pattern_vars, const std::set<std::string>& replacement_vars,
+                 const std::string& name) {
+    if (pattern->graph.num_ops() == 0) return;  // a bare variable matches everything: not a pattern
     for (const std::string& v : replacement_vars) {
       if (pattern_vars.count(v) == 0) return;  // the replacement would need a tensor the match does not bind
     }
     RewriteRule r;
     r.name = name;
-    r.lhs = pattern;
-    r.rhs = replacement;
-    r.lhs_conditions = pattern_conditions;  // node ids are the sides' own
-    r.rhs_conditions = replacement_conditions;
+    r.lhs_side = pattern;
+    r.rhs_side = replacement;
     for (const std::string& w : weights) {
       if (pattern_vars.count(w)) r.weight_variables.push_back(w);
     }
-    r.lhs_ops = pattern.num_ops();
-    r.rhs_ops = replacement.num_ops();
+    r.lhs_ops = pattern->graph.num_ops();
+    r.rhs_ops = replacement->graph.num_ops();
     out.push_back(std::move(r));
   };
-  add(*lhs, *rhs, conditions->source, conditions->target, lhs_vars, rhs_vars, rule.id());
-  add(*rhs, *lhs, conditions->target, conditions->source, rhs_vars, lhs_vars, absl::StrCat(rule.id(), "~"));
+  add(source_side, target_side, lhs_vars, rhs_vars, rule.id());
+  add(target_side, source_side, rhs_vars, lhs_vars, absl::StrCat(rule.id(), "~"));
   return out;
 }
 
@@ -109,10 +110,7 @@ RewriteRule RewriteFromSides(std::string name, Graph lhs, Graph rhs, std::vector
                              bool exact_variable_types) {
   RewriteRule r;
   r.name = std::move(name);
-  r.lhs_ops = lhs.num_ops();
-  r.rhs_ops = rhs.num_ops();
-  r.lhs = std::move(lhs);
-  r.rhs = std::move(rhs);
+  r.SetSides(std::move(lhs), std::move(rhs));
   r.weight_variables = std::move(weight_variables);
   r.exact_variable_types = exact_variable_types;
   return r;
@@ -125,6 +123,23 @@ std::optional<Activation> ActivationOfKind(OpKind kind) {
     case OpKind::kTanh: return Activation::kTanh;
     default: return std::nullopt;
   }
+}
+
+
+const RuleSide& RewriteRule::Side(const std::shared_ptr<const RuleSide>& side) {
+  static const RuleSide* const kEmpty = new RuleSide();
+  return side != nullptr ? *side : *kEmpty;
+}
+
+void RewriteRule::SetSides(Graph lhs, Graph rhs, GraphConditions lhs_conditions, GraphConditions rhs_conditions) {
+  lhs_ops = lhs.num_ops();
+  rhs_ops = rhs.num_ops();
+  lhs_side = std::make_shared<const RuleSide>(RuleSide{std::move(lhs), std::move(lhs_conditions)});
+  rhs_side = std::make_shared<const RuleSide>(RuleSide{std::move(rhs), std::move(rhs_conditions)});
+}
+
+void RewriteRule::SetConditions(GraphConditions lhs_conditions, GraphConditions rhs_conditions) {
+  SetSides(lhs(), rhs(), std::move(lhs_conditions), std::move(rhs_conditions));
 }
 
 }  // namespace taso::optimizer

@@ -7,6 +7,7 @@
 #ifndef TASO_OPTIMIZER_REWRITE_RULE_H_
 #define TASO_OPTIMIZER_REWRITE_RULE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,13 +19,35 @@
 
 namespace taso::optimizer {
 
+// One side of a rule as a search reads it: its graph and, per node, the
+// signatures the proof assumed (core/side_conditions.h; empty for structural
+// rewrites, which are instantiated at the host's own shapes and need no
+// proof). Immutable and shared: a rule's two directions hold the same two
+// sides, and copying a rewrite copies no graph (a size-4 rule set is 185,000
+// rewrites).
+struct RuleSide {
+  Graph graph;
+  GraphConditions conditions;
+};
+
 struct RewriteRule {
   std::string name;  // "<rule id>" or "<rule id>~" for the backward direction
-  Graph lhs;         // the pattern; sources are variables, by name
-  Graph rhs;         // the replacement, over the same variable names
-  // lhs.outputs()[i] is replaced by rhs.outputs()[i].
-  // Variables that must bind to constant tensors (weights and what is
-  // computed from weights only).
+  // The pattern: its sources are variables, by name.
+  const Graph& lhs() const { return Side(lhs_side).graph; }
+  // The replacement, over the same variable names; lhs().outputs()[i] is
+  // replaced by rhs().outputs()[i].
+  const Graph& rhs() const { return Side(rhs_side).graph; }
+  // What the rule's proof assumed, per node of lhs and of rhs: the rewrite
+  // holds only where every operator of the matched side and of the built
+  // replacement keeps the signature it had in the proof, which both searches
+  // check.
+  const GraphConditions& lhs_conditions() const { return Side(lhs_side).conditions; }
+  const GraphConditions& rhs_conditions() const { return Side(rhs_side).conditions; }
+  // New sides (not shared with any other rewrite).
+  void SetSides(Graph lhs, Graph rhs, GraphConditions lhs_conditions = {}, GraphConditions rhs_conditions = {});
+  void SetConditions(GraphConditions lhs_conditions, GraphConditions rhs_conditions);
+
+  std::shared_ptr<const RuleSide> lhs_side, rhs_side;  // null: an empty side
   std::vector<std::string> weight_variables;
   int lhs_ops = 0;  // operator count of the pattern
   int rhs_ops = 0;
@@ -43,13 +66,9 @@ struct RewriteRule {
   // default for multi-output rules). Rules whose instances cover each
   // combination at once need one round; more would merge merges again.
   int eqsat_rounds = 0;
-  // What the rule's proof assumed, per node of lhs and of rhs
-  // (core/side_conditions.h): the rewrite holds only where every operator of
-  // the matched side and of the built replacement keeps the signature it had
-  // in the proof, which both searches check. Empty for structural rewrites,
-  // which are instantiated at the host's own shapes and need no proof.
-  GraphConditions lhs_conditions;
-  GraphConditions rhs_conditions;
+
+ private:
+  static const RuleSide& Side(const std::shared_ptr<const RuleSide>& side);
 };
 
 // A rewrite from its two sides, operator counts taken from them: for the

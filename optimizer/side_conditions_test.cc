@@ -81,8 +81,7 @@ TEST(SideConditionsTest, WithoutItsConditionsTheRuleWouldMakeAWrongGraph) {
   // What the conditions prevent: kinds, parameters and shapes all fit a
   // depthwise host, and the result computes something else.
   RewriteRule unchecked = Forward(ChannelConcat());
-  unchecked.lhs_conditions.clear();
-  unchecked.rhs_conditions.clear();
+  unchecked.SetConditions({}, {});
   const Graph host = TwoConvsConcatenated(1);
   std::vector<Match> matches = FindMatches(unchecked, GraphIndex(host));
   ASSERT_EQ(matches.size(), 1u);
@@ -108,11 +107,13 @@ TEST(SideConditionsTest, AReplacementThatLeavesTheProofIsRefused) {
   // The matched side fits, but the built replacement's convolution is not the
   // one the proof spoke of (here: conditions claiming two groups).
   RewriteRule rule = Forward(ChannelConcat());
-  for (auto& node : rule.rhs_conditions) {
+  GraphConditions claimed = rule.rhs_conditions();
+  for (auto& node : claimed) {
     for (ProofSignature& sig : node) {
       if (sig.name == "conv2d") sig.params.back() = 2;
     }
   }
+  rule.SetConditions(rule.lhs_conditions(), claimed);
   const Graph dense = TwoConvsConcatenated(16);
   std::vector<Match> matches = FindMatches(rule, GraphIndex(dense));
   ASSERT_EQ(matches.size(), 1u);
@@ -179,11 +180,13 @@ TEST(SideConditionsTest, FactsTheProofKeptEqualMustBeEqual) {
   EXPECT_TRUE(FindMatches(rule, GraphIndex(mixed)).empty());
   // Each concat alone fits the recorded signature; only the binding tells.
   RewriteRule unbound = rule;
-  for (auto& node : unbound.lhs_conditions) {
+  GraphConditions open = unbound.lhs_conditions();
+  for (auto& node : open) {
     for (ProofSignature& sig : node) {
-      if (sig.name == "concat") sig.params[1] = FactVariable(static_cast<int>(&node - &unbound.lhs_conditions[0]));
+      if (sig.name == "concat") sig.params[1] = FactVariable(static_cast<int>(&node - &open[0]));
     }
   }
+  unbound.SetConditions(open, unbound.rhs_conditions());
   EXPECT_EQ(FindMatches(unbound, GraphIndex(mixed)).size(), 1u);
 }
 

@@ -40,13 +40,13 @@ std::vector<RewriteRule> SyntheticRules(int count, uint32_t seed) {
     RewriteRule r;
     r.name = absl::StrCat("synthetic", i);
     int variables = 1;
-    const TensorRef x = r.lhs.AddInput("v0", Square());
+    Graph lhs;
+    const TensorRef x = lhs.AddInput("v0", Square());
     const bool two_outputs = i % 20 == 0;
     const int ops = 1 + static_cast<int>(rng() % (two_outputs ? 2 : 4));
-    r.lhs.AddOutput("a", Chain(r.lhs, x, ops, rng, variables));
-    if (two_outputs) r.lhs.AddOutput("b", Chain(r.lhs, x, ops, rng, variables));
-    r.rhs = r.lhs;
-    r.lhs_ops = r.rhs_ops = r.lhs.num_ops();
+    lhs.AddOutput("a", Chain(lhs, x, ops, rng, variables));
+    if (two_outputs) lhs.AddOutput("b", Chain(lhs, x, ops, rng, variables));
+    r.SetSides(lhs, lhs);
     rules.push_back(std::move(r));
   }
   return rules;

@@ -67,11 +67,11 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
   }
   // The right side's nodes, appended with fresh ids.
   std::map<int, TensorRef> rhs_value;  // rhs source node -> host tensor
-  std::vector<int> rhs_new_id(rule.rhs.num_nodes(), -1);
-  auto order = rule.rhs.TopologicalOrder();
+  std::vector<int> rhs_new_id(rule.rhs().num_nodes(), -1);
+  auto order = rule.rhs().TopologicalOrder();
   if (!order.ok()) return order.status();
   for (int id : *order) {
-    const Node& r = rule.rhs.node(id);
+    const Node& r = rule.rhs().node(id);
     if (IsInputOrWeight(r.kind)) {
       auto it = match.binding.find(r.name);
       if (it == match.binding.end()) {
@@ -85,7 +85,7 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
     n.kind = r.kind;
     n.params = r.params;
     for (const TensorRef& in : r.inputs) {
-      n.inputs.push_back(IsInputOrWeight(rule.rhs.node(in.node).kind) ? rhs_value[in.node]
+      n.inputs.push_back(IsInputOrWeight(rule.rhs().node(in.node).kind) ? rhs_value[in.node]
                                                            : TensorRef{rhs_new_id[in.node], in.index});
     }
     rhs_new_id[id] = n.id;
@@ -94,9 +94,9 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
   // Readers of the matched outputs now read the replacement's outputs.
   std::map<TensorRef, TensorRef, RefLess> redirect;
   for (size_t i = 0; i < match.outputs.size(); ++i) {
-    const TensorRef r = rule.rhs.outputs()[i].tensor;
+    const TensorRef r = rule.rhs().outputs()[i].tensor;
     redirect[match.outputs[i]] =
-        IsInputOrWeight(rule.rhs.node(r.node).kind) ? rhs_value[r.node] : TensorRef{rhs_new_id[r.node], r.index};
+        IsInputOrWeight(rule.rhs().node(r.node).kind) ? rhs_value[r.node] : TensorRef{rhs_new_id[r.node], r.index};
   }
   auto follow = [&](TensorRef t) {
     auto it = redirect.find(t);
@@ -124,12 +124,12 @@ absl::StatusOr<Graph> ApplyRewrite(const Graph& graph, const RewriteRule& rule, 
   // The replacement's operators must keep the facts the rule's proof
   // assumed on the tensors they meet here, fact variables as the match bound them.
   FactBinding facts = match.facts;
-  for (int id = 0; id < rule.rhs.num_nodes(); ++id) {
+  for (int id = 0; id < rule.rhs().num_nodes(); ++id) {
     if (rhs_new_id[id] < 0 || new_id[rhs_new_id[id]] < 0) continue;  // a variable, or read by nothing
     const Node& built = result->node(new_id[rhs_new_id[id]]);
     std::vector<TensorType> types;
     for (const TensorRef& in : built.inputs) types.push_back(result->type(in));
-    if (!KeepsProof(rule.rhs_conditions, id, built.kind, built.params, types,
+    if (!KeepsProof(rule.rhs_conditions(), id, built.kind, built.params, types,
                     static_cast<int>(built.output_types.size()), &facts)) {
       return absl::FailedPreconditionError(
           absl::StrCat(rule.name, ": the replacement's ", DescribeNode(built), " would leave the rule's proof"));

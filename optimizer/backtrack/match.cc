@@ -51,7 +51,7 @@ std::vector<int> PlacementOrder(const Graph& p) {
 class Matcher {
  public:
   Matcher(const RewriteRule& rule, const GraphIndex& index, int limit)
-      : rule_(rule), p_(rule.lhs), index_(index), g_(index.graph()), limit_(limit) {
+      : rule_(rule), p_(rule.lhs()), index_(index), g_(index.graph()), limit_(limit) {
     order_ = PlacementOrder(p_);
     host_.assign(p_.num_nodes(), -1);
     bound_.assign(p_.num_nodes(), TensorRef{});
@@ -107,7 +107,7 @@ class Matcher {
       return false;
     }
     if (std::find(host_.begin(), host_.end(), hid) != host_.end()) return false;
-    if (!rule_.lhs_conditions.empty() && !SignaturesAdmit(rule_.lhs_conditions[pid], index_.signatures(hid))) {
+    if (!rule_.lhs_conditions().empty() && !SignaturesAdmit(rule_.lhs_conditions()[pid], index_.signatures(hid))) {
       return false;
     }
     for (size_t i = 0; i < pn.inputs.size(); ++i) {
@@ -177,8 +177,8 @@ class Matcher {
     Match m;
     // Facts the proof kept equal must be equal here too.
     for (int pid : order_) {
-      if (!rule_.lhs_conditions.empty() &&
-          !SignaturesAdmit(rule_.lhs_conditions[pid], index_.signatures(host_[pid]), &m.facts)) {
+      if (!rule_.lhs_conditions().empty() &&
+          !SignaturesAdmit(rule_.lhs_conditions()[pid], index_.signatures(host_[pid]), &m.facts)) {
         return;
       }
     }

@@ -53,7 +53,7 @@ struct Match {
 // pattern has no operator (it matches nothing).
 int PatternAnchor(const Graph& pattern);
 
-// Every match of `rule.lhs` in the indexed graph, at most `limit` of them.
+// Every match of `rule.lhs()` in the indexed graph, at most `limit` of them.
 // A match is only reported when replacing it is possible: values computed
 // inside the pattern and not among its outputs are used by nothing else,
 // weight variables bind constant tensors, and every matched operator keeps

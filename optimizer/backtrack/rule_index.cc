@@ -6,10 +6,10 @@ namespace taso::optimizer {
 
 RuleIndex::RuleIndex(const std::vector<RewriteRule>& rules) : rules_(rules), anchor_(rules.size(), -1) {
   for (size_t r = 0; r < rules.size(); ++r) {
-    const int anchor = PatternAnchor(rules[r].lhs);
+    const int anchor = PatternAnchor(rules[r].lhs());
     if (anchor < 0) continue;
     anchor_[r] = anchor;
-    const Node& n = rules[r].lhs.node(anchor);
+    const Node& n = rules[r].lhs().node(anchor);
     by_anchor_[{n.kind, static_cast<int>(n.inputs.size()), static_cast<int>(n.output_types.size())}].push_back(
         static_cast<int>(r));
   }
@@ -27,7 +27,7 @@ std::vector<int> RuleIndex::Candidates(const GraphIndex& graph) const {
     auto it = by_anchor_.find(shape);
     if (it == by_anchor_.end()) continue;
     for (int r : it->second) {
-      const Node& anchor = rules_[r].lhs.node(anchor_[r]);
+      const Node& anchor = rules_[r].lhs().node(anchor_[r]);
       const bool fits = std::any_of(nodes.begin(), nodes.end(), [&](const Node* host) {
         return ParamsEqual(anchor.kind, anchor.params, host->params);
       });

@@ -34,7 +34,7 @@ TEST(RuleIndexTest, TriesOnlyRulesWhoseAnchorIsInTheGraphAndFindsWhatAScanFinds)
   std::set<OpKind> host_kinds;
   for (const Node& n : host.nodes()) host_kinds.insert(n.kind);
   int anchored_in_host = 0;
-  for (const RewriteRule& r : rules) anchored_in_host += host_kinds.count(r.lhs.node(PatternAnchor(r.lhs)).kind);
+  for (const RewriteRule& r : rules) anchored_in_host += host_kinds.count(r.lhs().node(PatternAnchor(r.lhs())).kind);
   EXPECT_EQ(static_cast<int>(visited.size()), anchored_in_host);
   EXPECT_LT(visited.size(), rules.size() * 3 / 4);  // tanh, sigmoid and mul anchors are skipped
   EXPECT_TRUE(std::is_sorted(visited.begin(), visited.end()));
@@ -52,11 +52,12 @@ TEST(RuleIndexTest, ParametersOfTheAnchorMustFit) {
   RewriteRule concat0, concat1;
   for (auto [rule, axis] : {std::pair{&concat0, 0}, std::pair{&concat1, 1}}) {
     const TensorType t = TensorType::RowMajor(DType::kFloat32, {4, 4});
-    TensorRef a = rule->lhs.AddInput("a", t), b = rule->lhs.AddInput("b", t);
+    Graph lhs;
+    TensorRef a = lhs.AddInput("a", t), b = lhs.AddInput("b", t);
     OpParams p;
     p.axis = axis;
-    rule->lhs.AddOutput("c", *rule->lhs.AddOp1(OpKind::kConcat, p, {a, b}));
-    rule->rhs = rule->lhs;
+    lhs.AddOutput("c", *lhs.AddOp1(OpKind::kConcat, p, {a, b}));
+    rule->SetSides(lhs, lhs);
   }
   const std::vector<RewriteRule> rules = {concat0, concat1};
   Graph host;

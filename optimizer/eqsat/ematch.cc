@@ -18,7 +18,7 @@ struct Assignment {
 class Enumerator {
  public:
   Enumerator(const CompiledPattern& pattern, const EMatchIndex& index)
-      : pattern_(pattern), p_(pattern.rule().lhs), eg_(index.egraph()) {
+      : pattern_(pattern), p_(pattern.rule().lhs()), eg_(index.egraph()) {
     assign_.assign(p_.num_nodes(), -1);
     weight_var_.assign(p_.num_nodes(), false);
     for (const Node& n : p_.nodes()) {
@@ -102,7 +102,7 @@ class Enumerator {
   // Whether e-node `n`, matched by pattern operator `pn`, keeps the
   // signature the rule's proof assumed on its children's types.
   bool KeepsProofHere(const Node& pn, const ENode& n) const {
-    const GraphConditions& conditions = pattern_.rule().lhs_conditions;
+    const GraphConditions& conditions = pattern_.rule().lhs_conditions();
     if (conditions.empty()) return true;
     std::vector<TensorType> types;
     for (EClassId child : n.children) {
@@ -171,7 +171,7 @@ std::vector<int> PatternIndex::Candidates(const EMatchIndex& index) const {
 }
 
 CompiledPattern::CompiledPattern(const RewriteRule& rule, EGraph& egraph) : rule_(&rule) {
-  const Graph& p = rule.lhs;
+  const Graph& p = rule.lhs();
   ops_.assign(p.num_nodes(), -1);
   tuple_.assign(p.num_nodes(), false);
   size_t max_outputs = 1;
@@ -203,7 +203,7 @@ CompiledPattern::CompiledPattern(const RewriteRule& rule, EGraph& egraph) : rule
 
 std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchIndex& index, int limit,
                                  bool* truncated) {
-  const Graph& p = pattern.rule().lhs;
+  const Graph& p = pattern.rule().lhs();
   const int num_outputs = static_cast<int>(p.outputs().size());
   if (truncated != nullptr) *truncated = false;
   auto cut = [&] {
@@ -281,8 +281,8 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
 
 std::optional<FactBinding> MatchedFacts(const RewriteRule& rule, const EGraph& egraph, const EMatch& match) {
   FactBinding facts;
-  if (rule.lhs_conditions.empty()) return facts;
-  const Graph& p = rule.lhs;
+  if (rule.lhs_conditions().empty()) return facts;
+  const Graph& p = rule.lhs();
   if (match.classes.size() != static_cast<size_t>(p.num_nodes())) return std::nullopt;
   for (const Node& n : p.nodes()) {
     if (IsInputOrWeight(n.kind)) continue;
@@ -293,7 +293,7 @@ std::optional<FactBinding> MatchedFacts(const RewriteRule& rule, const EGraph& e
       if (in.index < 0 || in.index >= static_cast<int>(c.types.size())) return std::nullopt;
       types.push_back(c.types[in.index]);
     }
-    if (!KeepsProof(rule.lhs_conditions, n.id, n.kind, n.params, types, static_cast<int>(n.output_types.size()),
+    if (!KeepsProof(rule.lhs_conditions(), n.id, n.kind, n.params, types, static_cast<int>(n.output_types.size()),
                     &facts)) {
       return std::nullopt;
     }

@@ -42,7 +42,7 @@ class CompiledPattern {
  public:
   CompiledPattern(const RewriteRule& rule, EGraph& egraph);
   const RewriteRule& rule() const { return *rule_; }
-  bool multi_output() const { return rule_->lhs.outputs().size() > 1; }
+  bool multi_output() const { return rule_->lhs().outputs().size() > 1; }
   // Operation index of a pattern operator node (-1 for variables).
   int op_of(int pattern_node) const { return ops_[pattern_node]; }
   int item_op(int index) const { return item_ops_[index]; }

@@ -25,9 +25,9 @@ namespace {
 // operations interned, in an order where inputs come first.
 struct CompiledRule {
   CompiledRule(const RewriteRule& r, EGraph& egraph) : rule(&r), pattern(r, egraph) {
-    rhs_op.assign(r.rhs.num_nodes(), -1);
-    rhs_tuple.assign(r.rhs.num_nodes(), false);
-    for (const Node& n : r.rhs.nodes()) {
+    rhs_op.assign(r.rhs().num_nodes(), -1);
+    rhs_tuple.assign(r.rhs().num_nodes(), false);
+    for (const Node& n : r.rhs().nodes()) {
       if (IsInputOrWeight(n.kind)) continue;
       EOp op;
       op.role = EOp::Role::kOperator;
@@ -42,12 +42,12 @@ struct CompiledRule {
         item_op.push_back(egraph.InternOp(item));
       }
     }
-    for (const Node& n : r.rhs.nodes()) {
+    for (const Node& n : r.rhs().nodes()) {
       if (!IsInputOrWeight(n.kind)) max_new_enodes += 1 + (rhs_tuple[n.id] ? static_cast<int>(n.output_types.size()) : 0);
     }
-    if (auto order = r.rhs.TopologicalOrder(); order.ok()) rhs_order = *order;
-    valid = !rhs_order.empty() || r.rhs.num_nodes() == 0;
-    for (const Node& n : r.rhs.nodes()) valid = valid && n.kind != OpKind::kOpaque;
+    if (auto order = r.rhs().TopologicalOrder(); order.ok()) rhs_order = *order;
+    valid = !rhs_order.empty() || r.rhs().num_nodes() == 0;
+    for (const Node& n : r.rhs().nodes()) valid = valid && n.kind != OpKind::kOpaque;
   }
   const RewriteRule* rule;
   CompiledPattern pattern;
@@ -71,7 +71,7 @@ class Applier {
   explicit Applier(EGraph& egraph) : eg_(egraph) {}
 
   ApplyOutcome Apply(const CompiledRule& rule, const EMatch& match) {
-    const Graph& rhs = rule.rule->rhs;
+    const Graph& rhs = rule.rule->rhs();
     // Dry run: what each right-side value would be (an existing class, or new
     // with inferred types), without touching the e-graph.
     struct Value {
@@ -110,7 +110,7 @@ class Applier {
         enode.children.push_back(v->cls);
         input_types.push_back(v->types[0]);
       }
-      if (!KeepsProof(rule.rule->rhs_conditions, id, n.kind, n.params, input_types,
+      if (!KeepsProof(rule.rule->rhs_conditions(), id, n.kind, n.params, input_types,
                       static_cast<int>(n.output_types.size()), &*facts)) {
         return rejected;
       }

@@ -92,8 +92,10 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
       out << "  " << signature << ": " << why << "\n";
     }
   }
-  out << absl::StrFormat("%s search: %.1f s, %s; %d rewrites available\n", r.search(), r.search_time_ms() / 1000.0,
+  out << absl::StrFormat("%s search: %.1f s, %s; %d rewrites available", r.search(), r.search_time_ms() / 1000.0,
                          r.stop_detail(), r.rules_available());
+  if (r.rules_unreachable() > 0) out << " (" << r.rules_unreachable() << " more could never match this model)";
+  out << "\n";
   for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";
   if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
   if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";

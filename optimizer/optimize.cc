@@ -22,6 +22,7 @@
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
 #include "optimizer/runtime_baseline.h"
+#include "optimizer/reachable_rules.h"
 #include "optimizer/structural_rules.h"
 
 namespace taso::optimizer {
@@ -49,11 +50,26 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   const Graph& start = cse->graph;
   report.operators_before = input.num_ops();
 
-  std::vector<RewriteRule> all = rules;
-  if (options.structural_rules) {
-    for (RewriteRule& r : StructuralRewrites(start)) all.push_back(std::move(r));
+  std::vector<RewriteRule> structural;
+  if (options.structural_rules) structural = StructuralRewrites(start);
+  // Only the rewrites that could ever match this graph: the search copies
+  // what it is given, and a size-4 rule set is 185,000 rewrites.
+  std::vector<const RewriteRule*> given;
+  given.reserve(rules.size() + structural.size());
+  for (const RewriteRule& r : rules) given.push_back(&r);
+  for (const RewriteRule& r : structural) given.push_back(&r);
+  std::vector<RewriteRule> all;
+  const std::vector<int> reachable = ReachableRewrites(start, given);
+  all.reserve(reachable.size());
+  for (int i : reachable) {
+    if (i < static_cast<int>(rules.size())) {
+      all.push_back(rules[i]);
+    } else {
+      all.push_back(std::move(structural[i - rules.size()]));
+    }
   }
   report.rules_available = static_cast<int>(all.size());
+  report.rules_unreachable = static_cast<int>(given.size() - all.size());
   CostModel cost(&profiler, options.backend);
   auto baseline = RuntimeBaseline(input, cost);
   if (!baseline.ok()) return baseline.status();

@@ -112,6 +112,7 @@ struct OptimizeReport {
   std::string extraction_detail;
   std::map<std::string, int> rules_applied;
   int rules_available = 0;     // rewrites the search could use (both directions)
+  int rules_unreachable = 0;   // rewrites left out: their patterns name kinds the search never sees
   int batchnorms_folded = 0;
   int constants_folded = 0;
   int cse_merged = 0;  // operators dropped before the search as duplicates (cse.h)

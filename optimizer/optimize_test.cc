@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "optimizer/onnx/onnx_export.h"
 #include "optimizer/onnx/onnx_import.h"
 #include "gtest/gtest.h"
@@ -175,6 +176,45 @@ TEST_F(OptimizeTest, FusesActivationsAndReturnsACheckedValidModel) {
     EXPECT_EQ(out.graph().output(0).name(), "y");
     EXPECT_EQ(adds, 0);
     EXPECT_EQ(relus, 2);  // a fused conv exports as Conv + Relu: the fusion lives in the IR and the cost
+  }
+}
+
+// relu(OUTER(x)) = OUTER(relu(x)) over a 4-D x, for a pooling OUTER: true,
+// and never matching a model without a pool (or a rule that makes one).
+rules::Rule ReluCommutesWith(OpKind pool) {
+  auto side = [&](bool relu_first) {
+    Graph g;
+    TensorRef x = g.AddInput("x", testing::F32({1, 4, 8, 8}));
+    OpParams p;
+    p.kernel_h = p.kernel_w = 2;
+    p.stride_h = p.stride_w = 2;
+    p.padding = Padding::kValid;
+    if (relu_first) x = *g.AddOp1(OpKind::kRelu, {}, {x});
+    x = *g.AddOp1(pool, p, {x});
+    if (!relu_first) x = *g.AddOp1(OpKind::kRelu, {}, {x});
+    g.AddOutput("y", x);
+    return g;
+  };
+  return testing::MakeRule(absl::StrCat("relu-", OpKindName(pool)), side(false), side(true));
+}
+
+TEST_F(OptimizeTest, RulesThatCouldNeverMatchAreLeftOutAndCounted) {
+  // The model has convolutions and relus: no rule makes a pool out of them.
+  std::vector<RewriteRule> rules = testing::BothWays(ReluCommutesWith(OpKind::kPoolMax));
+  ASSERT_EQ(rules.size(), 2u);
+  for (SearchKind search : {SearchKind::kBacktrack, SearchKind::kEqsat}) {
+    OptimizerOptions options;
+    options.min_gain = 0;
+    options.search = search;
+    options.time_limit = absl::Seconds(20);
+    auto without = OptimizeOnnx(ConvReluModel(), {}, *client_, options);
+    auto with = OptimizeOnnx(ConvReluModel(), rules, *client_, options);
+    ASSERT_TRUE(without.ok() && with.ok());
+    EXPECT_EQ(without->report.rules_unreachable, 0);
+    EXPECT_EQ(with->report.rules_unreachable, 2) << "both directions name a pool";
+    EXPECT_EQ(with->report.rules_available, without->report.rules_available);
+    EXPECT_EQ(ReportToProto(with->report).rules_unreachable(), 2);
+    EXPECT_EQ(with->model, without->model);
   }
 }
 

@@ -103,6 +103,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_cse_merged(r.cse_merged);
   out.set_epilogues_fused(r.epilogues_fused);
   out.set_rules_available(r.rules_available);
+  out.set_rules_unreachable(r.rules_unreachable);
   out.set_cost_raw_ms(r.cost_raw_ms);
   out.set_cost_baseline_ms(r.cost_baseline_ms);
   for (const std::string& note : r.import_notes) out.add_import_notes(note);

@@ -1,6 +1,7 @@
 #include "optimizer/rewrite_rule.h"
 
 #include <set>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -17,8 +18,12 @@ std::set<std::string> VariableNames(const Graph& g) {
   return names;
 }
 
-// `side` with its outputs reordered as `order` lists them.
-absl::StatusOr<Graph> WithOutputs(const Graph& side, const std::vector<int>& order) {
+// `side` with its outputs reordered as `order` lists them (the graph itself
+// when they are in order already, as single-output rules' are).
+absl::StatusOr<Graph> WithOutputs(Graph side, const std::vector<int>& order) {
+  bool in_order = order.size() == side.outputs().size();
+  for (size_t i = 0; in_order && i < order.size(); ++i) in_order = order[i] == static_cast<int>(i);
+  if (in_order) return side;
   std::vector<GraphOutput> outputs;
   for (int i : order) {
     if (i < 0 || i >= static_cast<int>(side.outputs().size())) {
@@ -47,9 +52,9 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
   }
   auto conditions = RecordedConditions(rule, *source, *target);
   if (!conditions.ok()) return absl::FailedPreconditionError(absl::StrCat("rule ", rule.id(), ": ", conditions.status().message()));
-  auto lhs = WithOutputs(*source, source_order);
+  auto lhs = WithOutputs(*std::move(source), source_order);
   if (!lhs.ok()) return lhs.status();
-  auto rhs = WithOutputs(*target, target_order);
+  auto rhs = WithOutputs(*std::move(target), target_order);
   if (!rhs.ok()) return rhs.status();
   // The replacement may use fewer variables than the pattern binds, never more.
   const std::set<std::string> lhs_vars = VariableNames(*lhs), rhs_vars = VariableNames(*rhs);

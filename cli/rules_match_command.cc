@@ -85,11 +85,14 @@ class RulesMatch {
     auto keep = rules_db::RuleFilter::Create(filter);
     if (!keep.ok()) return keep.status();
     // Moved, not copied: a size-4 file holds 92,782 rules, and a second copy
-    // of them was a large share of the command's memory.
+    // of them was a large share of the command's memory. Only rules with a
+    // side made of the model's operator kinds can match (as the store's
+    // operator index selects them), and only those are converted.
     const int rules_read = collection->rules_size();
+    const uint64_t graph_kinds = rules_db::GraphKinds(graph);
     std::vector<rules::Rule> rules;
     for (rules::Rule& r : *collection->mutable_rules()) {
-      if (keep->Matches(r)) rules.push_back(std::move(r));
+      if (rules_db::CanMatchKinds(rules_db::KindsOf(r), graph_kinds) && keep->Matches(r)) rules.push_back(std::move(r));
     }
     collection->Clear();
     auto response = optimizer::MatchProvedRules(graph, rules, options_.max_sites);

@@ -31,6 +31,8 @@ taso::PatternSide SideOf(rules_db::PatternSide side) {
 
 }  // namespace
 
+uint64_t GraphKinds(const ir::Graph& graph) { return SideKinds(graph).first; }
+
 RuleKinds KindsOf(const rules::Rule& rule) {
   const auto [source, source_ops] = SideKinds(rule.source());
   const auto [target, target_ops] = SideKinds(rule.target());

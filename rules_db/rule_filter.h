@@ -24,6 +24,13 @@ struct RuleKinds {
   uint64_t both() const { return source | target; }
 };
 RuleKinds KindsOf(const rules::Rule& rule);
+// The operator kinds of a graph as bits (inputs and weights left out).
+uint64_t GraphKinds(const ir::Graph& graph);
+// Whether a rule with these operators can match a graph with `graph_kinds`:
+// one of its sides must use nothing else.
+inline bool CanMatchKinds(const RuleKinds& rule, uint64_t graph_kinds) {
+  return (rule.source & ~graph_kinds) == 0 || (rule.target & ~graph_kinds) == 0;
+}
 
 // One bit per operator kind in `kinds`.
 template <typename Kinds>

@@ -581,13 +581,8 @@ absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest
   if (!filter.ok()) return filter.status();
   // A rule can match only if one of its sides uses nothing but operators
   // the graph has; every such rule uses one of them.
-  uint64_t graph_kinds = 0;
-  for (const auto& node : request.graph().nodes()) {
-    if (node.kind() != ir::OP_INPUT && node.kind() != ir::OP_WEIGHT) graph_kinds |= uint64_t{1} << node.kind();
-  }
-  auto fits = [&](const RuleKinds& k) {
-    return filter->KindsPass(k) && ((k.source & ~graph_kinds) == 0 || (k.target & ~graph_kinds) == 0);
-  };
+  const uint64_t graph_kinds = GraphKinds(request.graph());
+  auto fits = [&](const RuleKinds& k) { return filter->KindsPass(k) && CanMatchKinds(k, graph_kinds); };
   const int max_sites = request.max_sites() > 0 ? request.max_sites() : kDefaultMatchSites;
   MatchRulesResponse response;
   std::vector<rules::Rule> chunk;

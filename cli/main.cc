@@ -82,6 +82,8 @@ ABSL_FLAG(double, time_limit_s, taso::cli::DeriveCommandOptions().time_limit_s, 
 ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bind only weights and what is computed "
           "from them, as in the optimizer (default: any variable of the rule derived)");
 ABSL_FLAG(int32_t, sample, 0, "rules derive: derive only this many rules of the set, spread evenly (0: all)");
+ABSL_FLAG(std::string, part, "0/1", "rules derive: I/N derives rules I, I+N, I+2N, ... of the set (after --sample), so "
+          "N processes or machines share it; their totals add up");
 ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
           "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
@@ -180,7 +182,7 @@ constexpr char kUsage[] =
     "              prune a verified job over every store shard as one set, streaming (size 4), resumable\n"
     "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
     "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
-    "              [--sample N] [--rules FILE]: which rules of FILE (Tensat's\n"
+    "              [--sample N] [--part I/N] [--rules FILE]: which rules of FILE (Tensat's\n"
     "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
     "              saturation; --self: each of ours from all the others\n"
     "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
@@ -249,6 +251,12 @@ std::optional<taso::profiler::OrtBackendOptions> OrtFlags(const char* command) {
 }
 
 // True, after saying so, when a command that takes no arguments got one.
+// "I/N" as two numbers; false when it is not that.
+bool ParsePart(absl::string_view text, int& part, int& parts) {
+  std::vector<absl::string_view> pieces = absl::StrSplit(text, '/');
+  return pieces.size() == 2 && absl::SimpleAtoi(pieces[0], &part) && absl::SimpleAtoi(pieces[1], &parts);
+}
+
 bool UnexpectedArgument(const Args& args) {
   if (args.size() <= 2) return false;
   std::cerr << "taso " << args[1] << ": unexpected argument '" << args[2] << "'\n";
@@ -392,6 +400,10 @@ int Rules(const Args& args) {
   options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
   options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
   options.derive.sample = absl::GetFlag(FLAGS_sample);
+  if (!ParsePart(absl::GetFlag(FLAGS_part), options.derive.part, options.derive.parts)) {
+    std::cerr << "taso rules derive: --part takes I/N (e.g. 0/4), got '" << absl::GetFlag(FLAGS_part) << "'\n";
+    return 2;
+  }
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 

@@ -172,6 +172,9 @@ absl::Status CheckDeriveOptions(const DeriveCommandOptions& o) {
     return absl::InvalidArgumentError("--iter-limit, --node-limit and --time-limit-s must be positive");
   }
   if (o.sample < 0) return absl::InvalidArgumentError("--sample must be 0 (every rule) or positive");
+  if (o.parts < 1 || o.part < 0 || o.part >= o.parts) {
+    return absl::InvalidArgumentError(absl::StrCat("--part ", o.part, "/", o.parts, ": give I/N with 0 <= I < N"));
+  }
   return absl::OkStatus();
 }
 
@@ -216,6 +219,11 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
       sampled.push_back(std::move(targets[static_cast<size_t>(i) * targets.size() / options.sample]));
     }
     targets = std::move(sampled);
+  }
+  if (options.parts > 1) {
+    std::vector<Target> mine;
+    for (size_t i = options.part; i < targets.size(); i += options.parts) mine.push_back(std::move(targets[i]));
+    targets = std::move(mine);
   }
 
   DeriveOptions derive;
@@ -279,6 +287,7 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
                           {"kinds_as_declared", options.kinds_as_declared},
                           {"with_commutativity", options.with_commutativity},
                           {"sample", options.sample},
+                          {"part", absl::StrCat(options.part, "/", options.parts)},
                           {"seconds", seconds}};
     out << JsonLine(summary) << "\n";
     for (const Result& r : results) out << JsonLine(ResultJson(r)) << "\n";
@@ -297,8 +306,9 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
     out << absl::StrFormat("redundant: %d of our %d rules are derived by the others\n", totals.derived,
                            totals.expressible());
   }
-  out << absl::StrFormat("derives %d of %d (%.1f%%) with %d rules, in %.1f s\n", totals.derived,
-                         totals.expressible(), totals.percent(), ours.rules.size(), seconds);
+  out << absl::StrFormat("derives %d of %d (%.1f%%) with %d rules, in %.1f s%s\n", totals.derived,
+                         totals.expressible(), totals.percent(), ours.rules.size(), seconds,
+                         options.parts > 1 ? absl::StrFormat(" (part %d of %d)", options.part, options.parts) : "");
   return 0;
 }
 

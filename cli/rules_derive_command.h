@@ -34,6 +34,11 @@ struct DeriveCommandOptions {
   bool with_commutativity = false;
   std::string rules_file;            // our rules from this RuleCollection instead of the store
   int sample = 0;                    // derive only this many rules, spread evenly over the set (0: all)
+  // Derive only part `part` of `parts` (rules part, part + parts, ... of the
+  // set, after sampling): processes or machines given parts 0 .. parts-1
+  // derive the whole set between them, and their totals add up.
+  int part = 0;
+  int parts = 1;
 };
 
 // Bad options (the message says which), before any store is opened.

@@ -51,6 +51,26 @@ grep '"rule": "line 25"' "$WORK/list.json" | grep -q '"outcome": "derived"' || f
 grep '"rule": "line 1"' "$WORK/list.json" | grep -q '"outcome": "derived"' || fail "line 1, x+y: $(cat "$WORK/list.json")"
 check "the checked-in Tensat list: 54 rules, 2 not expressible, $(field derived) derived by the 2 rules"
 
+# Two parts of the same list (rules 0, 2, 4, ... and 1, 3, 5, ...) add up to it, rule for rule.
+whole_derived=$(field derived)
+for i in 0 1; do
+  "$TASO" rules derive --against bench/testdata/tensat_rules.txt --store "$addr" --part "$i/2" --json \
+    >"$WORK/part$i.json" 2>"$WORK/part$i.err" || fail "part $i/2: $(cat "$WORK/part$i.err")"
+done
+parts_rules=0; parts_derived=0
+for i in 0 1; do
+  head -1 "$WORK/part$i.json" >"$WORK/totals.json"
+  grep -q "\"part\": \"$i/2\"" "$WORK/totals.json" || fail "part field: $(cat "$WORK/totals.json")"
+  parts_rules=$((parts_rules + $(field rules))); parts_derived=$((parts_derived + $(field derived)))
+done
+[ "$(head -1 "$WORK/part0.json" | grep -o '"rules": [0-9]*')" = '"rules": 27' ] || fail "part 0/2 of 54: $(head -1 "$WORK/part0.json")"
+[ $parts_rules = 54 ] && [ $parts_derived = "$whole_derived" ] ||
+  fail "parts: $parts_rules rules, $parts_derived derived; whole: 54, $whole_derived"
+diff <(tail -n +2 "$WORK/list.json" | sed 's/"seconds": [0-9.e-]*//; s/"time_s": [0-9.e-]*//' | sort) \
+     <(tail -q -n +2 "$WORK/part0.json" "$WORK/part1.json" | sed 's/"seconds": [0-9.e-]*//; s/"time_s": [0-9.e-]*//' | sort) \
+     >"$WORK/parts.diff" || fail "the parts' rules differ from the whole's: $(head -c 2000 "$WORK/parts.diff")"
+check "--part 0/2 and 1/2 derive the list's 54 rules between them, the same outcomes"
+
 # Their composition, proved too, is redundant: --self derives it from the others.
 printf '%s\n' '(ewadd (relu (conv2d 1 1 0 0 ?x@1_4_5_5 ?w@4_4_3_3)) ?b@1_4_5_5)=>(ewadd ?b@1_4_5_5 (conv2d 1 1 0 2 ?x@1_4_5_5 ?w@4_4_3_3))' \
   >"$WORK/composed.txt"
@@ -74,6 +94,10 @@ set +e
 printf '%s' '(ewadd ?a ?b)' >"$WORK/bad.txt"
 "$TASO" rules derive --against "$WORK/bad.txt" --rules "$WORK/ours.pb" 2>"$WORK/e3"; code=$?
 [ $code -eq 1 ] && grep -q "line 1: a rule is LHS=>RHS" "$WORK/e3" || fail "bad file: exit $code, $(cat "$WORK/e3")"
+"$TASO" rules derive --self --rules "$WORK/ours.pb" --part 2/2 2>"$WORK/e4"; code=$?
+[ $code -eq 2 ] && grep -q "give I/N with 0 <= I < N" "$WORK/e4" || fail "bad part: exit $code, $(cat "$WORK/e4")"
+"$TASO" rules derive --self --rules "$WORK/ours.pb" --part half 2>"$WORK/e5"; code=$?
+[ $code -eq 2 ] && grep -q "takes I/N" "$WORK/e5" || fail "bad part text: exit $code, $(cat "$WORK/e5")"
 set -e
 check "bad options and a file that is no rule list are refused with a reason"
 echo "PASS"

@@ -21,8 +21,8 @@
 #include "optimizer/epilogue_fusion.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes.h"
-#include "optimizer/runtime_baseline.h"
 #include "optimizer/reachable_rules.h"
+#include "optimizer/runtime_baseline.h"
 #include "optimizer/structural_rules.h"
 
 namespace taso::optimizer {

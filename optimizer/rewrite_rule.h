@@ -48,6 +48,8 @@ struct RewriteRule {
   void SetConditions(GraphConditions lhs_conditions, GraphConditions rhs_conditions);
 
   std::shared_ptr<const RuleSide> lhs_side, rhs_side;  // null: an empty side
+  // Variables that must bind to constant tensors (weights and what is
+  // computed from weights only).
   std::vector<std::string> weight_variables;
   int lhs_ops = 0;  // operator count of the pattern
   int rhs_ops = 0;

@@ -250,13 +250,13 @@ std::optional<taso::profiler::OrtBackendOptions> OrtFlags(const char* command) {
   return std::nullopt;
 }
 
-// True, after saying so, when a command that takes no arguments got one.
 // "I/N" as two numbers; false when it is not that.
 bool ParsePart(absl::string_view text, int& part, int& parts) {
   std::vector<absl::string_view> pieces = absl::StrSplit(text, '/');
   return pieces.size() == 2 && absl::SimpleAtoi(pieces[0], &part) && absl::SimpleAtoi(pieces[1], &parts);
 }
 
+// True, after saying so, when a command that takes no arguments got one.
 bool UnexpectedArgument(const Args& args) {
   if (args.size() <= 2) return false;
   std::cerr << "taso " << args[1] << ": unexpected argument '" << args[2] << "'\n";

@@ -7,7 +7,7 @@ static_assert(static_cast<int>(OpKind::kOpaque) < 32, "KindSet holds one bit per
 KindSet OperatorKinds(const Graph& graph) {
   KindSet kinds = 0;
   for (const Node& n : graph.nodes()) {
-    if (n.kind == OpKind::kInput || n.kind == OpKind::kWeight) continue;
+    if (IsInputOrWeight(n.kind)) continue;
     kinds |= KindSet{1} << static_cast<int>(n.kind);
   }
   return kinds;

@@ -130,7 +130,6 @@ std::optional<Activation> ActivationOfKind(OpKind kind) {
   }
 }
 
-
 const RuleSide& RewriteRule::Side(const std::shared_ptr<const RuleSide>& side) {
   static const RuleSide* const kEmpty = new RuleSide();
   return side != nullptr ? *side : *kEmpty;

@@ -12,15 +12,19 @@
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
+#include "optimizer/served_rules.h"
 #include "profiler/open_client.h"
 #include "profiler/ort_flags.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
-ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto -o FILE`)");
+ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto -o FILE`); default: the proved "
+          "size-3 set built in (or --rules_db); 'none': structural rewrites only");
 ABSL_FLAG(std::string, rules_db, "",
           "taso_rules_db address (or every store shard's, comma-separated) to load proved rules from at start");
 ABSL_FLAG(int32_t, rules_max_ops, 0, "only rules whose larger side has at most this many operators (0: all)");
+ABSL_FLAG(double, rules_refresh_s, 5, "with --rules_db: look at the stores' finished jobs at most this often (on a "
+          "request) and read their rules again when one finished since");
 ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
 ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs; 'none': memory only)");
 ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat");
@@ -68,17 +72,25 @@ int main(int argc, char** argv) {
   }
   const std::string rules_file = absl::GetFlag(FLAGS_rules), rules_db = absl::GetFlag(FLAGS_rules_db);
   if (!rules_file.empty() && !rules_db.empty()) return taso::app::Error("give --rules or --rules_db, not both", 2);
-  auto loaded = taso::optimizer::LoadRules(rules_file, rules_db, absl::GetFlag(FLAGS_rules_max_ops));
-  if (!loaded.ok()) {
-    return taso::app::Error(loaded.status().message(), loaded.status().code() == absl::StatusCode::kUnavailable ? 3 : 1);
+  std::unique_ptr<taso::optimizer::ServedRules> rules;
+  if (!rules_db.empty()) {
+    auto served = taso::optimizer::ServedRules::FromStores(
+        taso::optimizer::StoreRulesReader(rules_db, absl::GetFlag(FLAGS_rules_max_ops)),
+        absl::Seconds(absl::GetFlag(FLAGS_rules_refresh_s)), taso::app::StderrLog("taso_optimizer"));
+    if (!served.ok()) {
+      return taso::app::Error(served.status().message(),
+                              served.status().code() == absl::StatusCode::kUnavailable ? 3 : 1);
+    }
+    rules = std::move(*served);
+  } else {
+    auto loaded = taso::optimizer::LoadRules(rules_file, "", absl::GetFlag(FLAGS_rules_max_ops));
+    if (!loaded.ok()) return taso::app::Error(loaded.status().message(), 1);
+    if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
+      std::cerr << "taso_optimizer: warning: " << warning << "\n";
+    }
+    std::cerr << "taso_optimizer: rules: " << taso::optimizer::DescribeRules(loaded->provenance) << "\n";
+    rules = std::make_unique<taso::optimizer::ServedRules>(std::move(*loaded));
   }
-  if (std::string warning = taso::optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
-    std::cerr << "taso_optimizer: warning: " << warning << "\n";
-  }
-  if (rules_file.empty() && rules_db.empty()) {
-    std::cerr << "taso_optimizer: warning: no --rules or --rules_db: only structural rewrites (activation fusion)\n";
-  }
-  std::vector<taso::optimizer::RewriteRule> rules = std::move(loaded->rewrites);
   taso::profiler::ProfilerOptions embedded;
   embedded.cache_dir = taso::profiler::CacheDirFromFlag(absl::GetFlag(FLAGS_cache_dir));
   embedded.cpu.calibration = absl::GetFlag(FLAGS_calibration);
@@ -116,8 +128,9 @@ int main(int argc, char** argv) {
   if (limits.default_eqsat_match_limit <= 0 || limits.default_eqsat_ban_length <= 0) {
     return taso::app::Error("--eqsat_match_limit and --eqsat_ban_length must be > 0", 2);
   }
-  std::cerr << "taso_optimizer: " << rules.size() << " rewrites; costs from " << profiler->Describe() << "\n";
-  taso::optimizer::OptimizerService service(&rules, profiler.get(), limits);
+  std::cerr << "taso_optimizer: " << rules->Current()->rewrites.size() << " rewrites; costs from "
+            << profiler->Describe() << "\n";
+  taso::optimizer::OptimizerService service(rules.get(), profiler.get(), limits);
   taso::net::MetricsRegistry metrics;
   service.AttachMetrics(&metrics);
   taso::net::ServerOptions server_options;

@@ -9,10 +9,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
 #include "core/graph_proto.h"
+#include "core/rule_sexpr.h"
 #include "core/version.h"
 #include "net/digest.h"
 #include "optimizer/onnx/onnx_export.h"
@@ -71,14 +73,17 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.rules_available = static_cast<int>(all.size());
   report.rules_unreachable = static_cast<int>(given.size() - all.size());
   CostModel cost(&profiler, options.backend);
+  EnterPhase(options.progress, OptimizePhase::kBaseline);
   auto baseline = RuntimeBaseline(input, cost);
   if (!baseline.ok()) return baseline.status();
   const absl::Time search_start = absl::Now();
   Graph best = start;
+  EnterPhase(options.progress, OptimizePhase::kSearch);
   if (options.search == SearchKind::kEqsat) {
     EqsatOptions eq = options.eqsat;
     eq.time_limit = options.time_limit;
     eq.cancelled = options.cancelled;
+    eq.progress = options.progress;
     // One budget for exploration, costing and extraction: the ILP gets what
     // is left of it (EqsatOptions::time_limit).
     eq.ilp_time_limit = options.time_limit;
@@ -114,6 +119,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
     BacktrackOptions bt = options.backtrack;
     bt.time_limit = options.time_limit;
     bt.cancelled = options.cancelled;
+    bt.progress = options.progress;
     auto r = BacktrackSearch(start, all, cost, bt);
     if (!r.ok()) return r.status();
     best = std::move(r->best);
@@ -312,6 +318,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
     report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
     return true;
   };
+  EnterPhase(options.progress, OptimizePhase::kMeasure);
   MeasureChoice choice = ChooseMeasureBackend(options, report);
   std::string fallback_note;  // why the chosen backend was not the one measured on
   absl::Status files_failed;
@@ -434,6 +441,38 @@ absl::StatusOr<GraphResult> OptimizeGraph(const Graph& input, const std::vector<
   return std::move(*result);
 }
 
+namespace {
+
+// "LHS => RHS" for each applied rewrite that is a proved rule (a structural
+// rewrite's name already says what it does).
+std::map<std::string, std::string> ReadableRewrites(const std::vector<RewriteRule>& rules,
+                                                    const std::map<std::string, int>& applied) {
+  std::map<std::string, std::string> readable;
+  for (const RewriteRule& rule : rules) {
+    if (applied.count(rule.name) == 0) continue;
+    rules::Rule as_written;
+    *as_written.mutable_source() = GraphToProto(rule.lhs(), /*weight_data=*/false);
+    *as_written.mutable_target() = GraphToProto(rule.rhs(), /*weight_data=*/false);
+    auto text = RuleToSexpr(as_written);
+    if (!text.ok()) continue;  // the id alone, then
+    readable[rule.name] = absl::StrReplaceAll(*text, {{")=>(", ") => ("}});
+  }
+  return readable;
+}
+
+std::map<std::string, std::pair<int, int>> OperatorsBeforeAndAfter(const std::string& before,
+                                                                   const std::string& after) {
+  std::map<std::string, std::pair<int, int>> counts;
+  auto in = CountOnnxOperators(before);
+  auto out = CountOnnxOperators(after);
+  if (!in.ok() || !out.ok()) return counts;
+  for (const auto& [type, n] : *in) counts[type].first = n;
+  for (const auto& [type, n] : *out) counts[type].second = n;
+  return counts;
+}
+
+}  // namespace
+
 std::string RuleSetDigest(const std::vector<RewriteRule>& rules) {
   // A rule and its backward direction ("ID~") are one rule of the set.
   std::set<std::string> ids;
@@ -452,6 +491,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options,
                                             const OnnxExporter& export_onnx) {
   const absl::Time start = absl::Now();
+  EnterPhase(options.progress, OptimizePhase::kImport);
   auto model = ImportOnnx(model_bytes, options.import);
   if (!model.ok()) return model.status();
   // A result that cannot be checked is never returned, so a model too large
@@ -476,6 +516,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   report.import_notes = model->import_notes;
   // The check compares what the user gets, the bytes read back as anyone
   // would read them, with what the user gave: export bugs fail it too.
+  EnterPhase(options.progress, OptimizePhase::kCheck);
   auto exported = export_onnx(*model, optimized->graph);
   OnnxImportOptions reimport = options.import;
   reimport.max_model_bytes = std::numeric_limits<int64_t>::max();  // folded constants may make ours larger
@@ -520,7 +561,10 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   if (result.model == model_bytes) result.graph = model->graph;  // the input came back
   result.input_graph = std::move(model->graph);
   report.taso_version = kVersion;
-  report.rules_digest = RuleSetDigest(rules);
+  report.rules = options.rules_provenance;
+  report.rules_digest = options.rules_provenance.digest.empty() ? RuleSetDigest(rules) : options.rules_provenance.digest;
+  report.rule_rewrites = ReadableRewrites(rules, report.rules_applied);
+  report.onnx_operators = OperatorsBeforeAndAfter(model_bytes, result.model);
   report.input_sha256 = net::Sha256Hex(model_bytes);
   report.output_sha256 = net::Sha256Hex(result.model);
   report.total_time = absl::Now() - start;

@@ -17,6 +17,7 @@
 #include "optimizer/backtrack/backtrack.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/numeric_check.h"
+#include "optimizer/progress.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/search_report.h"
 #include "profiler/client.h"
@@ -84,6 +85,12 @@ struct OptimizerOptions {
   // returns CANCELLED without the check or the measurement (the service sets
   // it to "the caller went away", which a SIGTERM drain's end also causes).
   std::function<bool()> cancelled;
+  // Told each phase as it starts and the search's state as it changes (for
+  // progress lines); not owned, may be null.
+  ProgressObserver* progress = nullptr;
+  // Where the rules handed to OptimizeOnnx came from (rule_source.h), for
+  // the report; its digest, when set, is the report's rules_digest.
+  RuleProvenance rules_provenance;
 };
 
 struct OptimizeReport {
@@ -130,6 +137,12 @@ struct OptimizeReport {
   NumericCheck check;
   // Provenance (Report 47-50): version, rule-set digest, model bytes in and out.
   std::string taso_version, rules_digest, input_sha256, output_sha256;
+  RuleProvenance rules;  // where the rules came from (OptimizerOptions::rules_provenance)
+  // Readable forms of the rewrites in rules_applied that are proved rules
+  // ("LHS => RHS", S-expressions), by rewrite name.
+  std::map<std::string, std::string> rule_rewrites;
+  // The input and returned models by ONNX operator type: {before, after}.
+  std::map<std::string, std::pair<int, int>> onnx_operators;
   int64_t enodes = 0, eclasses = 0;  // eqsat's e-graph when exploration stopped (Report 51, 52)
   // True when the optimized model failed the numerical check (or could not
   // be exported and read back) and the original was returned; `error` says why.

@@ -68,7 +68,9 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.export_baseline = in.export_baseline();
   options.import.max_model_bytes = limits_.max_model_bytes;
   options.cancelled = [context] { return context->IsCancelled(); };
-  auto result = OptimizeOnnx(request->model(), *rules_, *profiler_, options);
+  const std::shared_ptr<const RuleSet> rules = rules_->Current();
+  options.rules_provenance = rules->provenance;
+  auto result = OptimizeOnnx(request->model(), rules->rewrites, *profiler_, options);
   if (!result.ok()) return net::ToGrpc(result.status());
   if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
   response->set_model(std::move(result->model));

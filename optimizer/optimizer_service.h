@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "net/admission.h"
 #include "optimizer/optimize.h"
+#include "optimizer/served_rules.h"
 #include "optimizer/service_metrics.h"
 #include "profiler/client.h"
 #include "proto/optimizer.grpc.pb.h"
@@ -47,7 +48,7 @@ class OptimizerService final : public Optimizer::Service {
  public:
   // `rules` and `profiler` must outlive the service; both are shared by
   // concurrent requests (the profiler clients are thread-safe).
-  OptimizerService(const std::vector<RewriteRule>* rules, profiler::ProfilerClient* profiler, ServiceLimits limits)
+  OptimizerService(ServedRules* rules, profiler::ProfilerClient* profiler, ServiceLimits limits)
       : rules_(rules), profiler_(profiler), limits_(limits), gate_(limits.max_concurrent, limits.max_queued) {}
 
   grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
@@ -60,7 +61,7 @@ class OptimizerService final : public Optimizer::Service {
   }
 
  private:
-  const std::vector<RewriteRule>* rules_;
+  ServedRules* rules_;
   profiler::ProfilerClient* profiler_;
   ServiceLimits limits_;
   net::AdmissionGate gate_;

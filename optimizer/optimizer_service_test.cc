@@ -76,7 +76,7 @@ OptimizeRequest ReluModel() {
 
 TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOnce) {
   HeldProfiler profiler;
-  const std::vector<RewriteRule> rules;
+  ServedRules rules{RuleSet{}};
   ServiceLimits limits;
   limits.max_concurrent = 1;
   limits.max_queued = 0;

@@ -23,6 +23,22 @@ StopReason StopReasonToProto(SearchStop stop) {
   return STOP_REASON_UNSPECIFIED;
 }
 
+RulesOrigin RulesOriginToProto(RuleOrigin origin) {
+  switch (origin) {
+    case RuleOrigin::kNone:
+      return RULES_NONE;
+    case RuleOrigin::kBuiltIn:
+      return RULES_BUILT_IN;
+    case RuleOrigin::kFile:
+      return RULES_FILE;
+    case RuleOrigin::kStore:
+      return RULES_STORE;
+    case RuleOrigin::kLocalDatabase:
+      return RULES_LOCAL_DATABASE;
+  }
+  return RULES_ORIGIN_UNSPECIFIED;
+}
+
 ExtractionStatus ExtractionStatusToProto(ExtractionOutcome outcome) {
   switch (outcome) {
     case ExtractionOutcome::kNotRun:
@@ -85,6 +101,16 @@ Report ReportToProto(const OptimizeReport& r) {
     RuleApplication* a = out.add_rules_applied();
     a->set_rule_id(rule);
     a->set_count(count);
+    if (auto it = r.rule_rewrites.find(rule); it != r.rule_rewrites.end()) a->set_rewrite(it->second);
+  }
+  out.set_rules_origin(RulesOriginToProto(r.rules.origin));
+  out.set_rules_location(r.rules.location);
+  out.set_rules_proved(r.rules.proved_rules);
+  for (const auto& [type, counts] : r.onnx_operators) {
+    OperatorCount* c = out.add_onnx_operators();
+    c->set_op_type(type);
+    c->set_before(counts.first);
+    c->set_after(counts.second);
   }
   for (const std::string& op : r.opaque_operators) out.add_opaque_operators(op);
   out.set_verified_numerically(r.check.ran && r.check.equal);
@@ -133,6 +159,21 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_enodes(r.enodes);
   out.set_eclasses(r.eclasses);
   return out;
+}
+
+RuleProvenance RuleProvenanceFromReport(const Report& report) {
+  RuleProvenance rules;
+  switch (report.rules_origin()) {
+    case RULES_BUILT_IN: rules.origin = RuleOrigin::kBuiltIn; break;
+    case RULES_FILE: rules.origin = RuleOrigin::kFile; break;
+    case RULES_STORE: rules.origin = RuleOrigin::kStore; break;
+    case RULES_LOCAL_DATABASE: rules.origin = RuleOrigin::kLocalDatabase; break;
+    default: rules.origin = RuleOrigin::kNone; break;
+  }
+  rules.location = report.rules_location();
+  rules.digest = report.rules_digest();
+  rules.proved_rules = report.rules_proved();
+  return rules;
 }
 
 }  // namespace taso::optimizer

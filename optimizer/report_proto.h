@@ -10,6 +10,9 @@ namespace taso::optimizer {
 
 Report ReportToProto(const OptimizeReport& report);
 
+// Where a report's rules came from, as rule_source.h's DescribeRules takes it.
+RuleProvenance RuleProvenanceFromReport(const Report& report);
+
 }  // namespace taso::optimizer
 
 #endif  // TASO_OPTIMIZER_REPORT_PROTO_H_

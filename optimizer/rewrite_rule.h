@@ -94,10 +94,30 @@ bool KeepsProof(const GraphConditions& conditions, int rule_node, OpKind kind, c
 // could not be used, with why: a rule whose proof recorded no side
 // conditions (or under another signature vocabulary) is not used, since
 // nothing says where it holds.
+// Where a rule set came from, for the report (rule_source.h fills it).
+enum class RuleOrigin {
+  kNone,     // no proved rules: structural rewrites only (--rules none)
+  kBuiltIn,  // the proved size-3 set compiled into the binary
+  kFile,     // a RuleCollection file (--rules FILE)
+  kStore,    // one or more taso_rules_db stores
+  kLocalDatabase,  // the store directories of `taso generate --db DIR`, read by a local store
+};
+
+struct RuleProvenance {
+  RuleOrigin origin = RuleOrigin::kNone;
+  std::string location;  // the file, or the store addresses; empty for the others
+  // SHA-256 over the proved rules' content (id, variables, sides, output
+  // pairs, side conditions), sorted by id: the same rules give the same
+  // digest whether they came from a file, a store or the binary.
+  std::string digest;
+  int proved_rules = 0;
+};
+
 struct RuleSet {
   std::vector<RewriteRule> rewrites;
   int unusable = 0;
   std::string first_unusable;  // "rule ID: reason"
+  RuleProvenance provenance;
 };
 
 // Both directions of a proved rule (one, when a side has no operators and so

@@ -1,5 +1,6 @@
 #include "optimizer/rule_source.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -9,11 +10,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
 #include "net/grpc_status.h"
+#include "net/digest.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "rules/builtin_rules.h"
 
 namespace taso::optimizer {
 
@@ -38,12 +43,70 @@ absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path) {
   return collection;
 }
 
+std::string RuleContentDigest(const rules::RuleCollection& collection) {
+  std::vector<const rules::Rule*> proved;
+  for (const rules::Rule& rule : collection.rules()) {
+    if (rule.status() == rules::RULE_STATUS_PROVED) proved.push_back(&rule);
+  }
+  std::sort(proved.begin(), proved.end(), [](const rules::Rule* a, const rules::Rule* b) { return a->id() < b->id(); });
+  std::string text;
+  for (const rules::Rule* rule : proved) {
+    // What the rule means, not where it was stored or when: no revision,
+    // provenance or proof statistics.
+    rules::Rule meaning;
+    meaning.set_id(rule->id());
+    *meaning.mutable_variables() = rule->variables();
+    *meaning.mutable_source() = rule->source();
+    *meaning.mutable_target() = rule->target();
+    *meaning.mutable_outputs() = rule->outputs();
+    *meaning.mutable_conditions() = rule->conditions();
+    std::string bytes;
+    {
+      google::protobuf::io::StringOutputStream stream(&bytes);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      meaning.SerializeToCodedStream(&coded);
+    }
+    absl::StrAppend(&text, bytes.size(), ":", bytes);
+  }
+  return net::Sha256Hex(text);
+}
+
+namespace {
+
+// The rewrites of a collection, with where they came from.
+absl::StatusOr<RuleSet> FromCollection(const rules::RuleCollection& collection, RuleOrigin origin,
+                                       std::string location) {
+  auto set = RewritesFromCollection(collection);
+  if (!set.ok()) return set.status();
+  set->provenance.origin = origin;
+  set->provenance.location = std::move(location);
+  set->provenance.digest = RuleContentDigest(collection);
+  for (const rules::Rule& rule : collection.rules()) {
+    if (rule.status() == rules::RULE_STATUS_PROVED) ++set->provenance.proved_rules;
+  }
+  return set;
+}
+
+}  // namespace
+
 absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path) {
   auto collection = ReadRulesFile(path);
   if (!collection.ok()) return collection.status();
-  auto rewrites = RewritesFromCollection(*collection);
+  auto rewrites = FromCollection(*collection, RuleOrigin::kFile, path);
   if (!rewrites.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", rewrites.status().message()));
   return rewrites;
+}
+
+absl::StatusOr<RuleSet> LoadBuiltinRules() {
+  rules::RuleCollection collection;
+  const absl::string_view bytes = builtin_rules::DefaultRuleCollection();
+  if (!collection.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InternalError("the built-in rule set does not parse: this build is broken");
+  }
+  auto set = FromCollection(collection, RuleOrigin::kBuiltIn, "");
+  if (!set.ok()) return absl::InternalError(absl::StrCat("the built-in rule set: ", set.status().message()));
+  return set;
 }
 
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
@@ -72,13 +135,31 @@ absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
       request.set_page_token(page.next_page_token());
     }
   }
-  return RewritesFromCollection(collection);
+  return FromCollection(collection, RuleOrigin::kStore, address);
 }
 
 absl::StatusOr<RuleSet> LoadRules(const std::string& file, const std::string& address, int max_ops) {
+  if (file == kNoRules) return RuleSet{};
   if (!file.empty()) return LoadRulesFile(file);
   if (!address.empty()) return FetchRules(address, max_ops);
-  return RuleSet{};
+  return LoadBuiltinRules();
+}
+
+std::string DescribeRules(const RuleProvenance& rules) {
+  const std::string digest = rules.digest.substr(0, 16);
+  switch (rules.origin) {
+    case RuleOrigin::kNone:
+      return "none (--rules none): structural rewrites only";
+    case RuleOrigin::kBuiltIn:
+      return absl::StrCat("built-in size-3 set, ", rules.proved_rules, " proved rules, sha256 ", digest);
+    case RuleOrigin::kFile:
+      return absl::StrCat(rules.location, ", ", rules.proved_rules, " proved rules, sha256 ", digest);
+    case RuleOrigin::kStore:
+      return absl::StrCat("rule database ", rules.location, ", ", rules.proved_rules, " proved rules, sha256 ", digest);
+    case RuleOrigin::kLocalDatabase:
+      return absl::StrCat("local database ", rules.location, ", ", rules.proved_rules, " proved rules, sha256 ", digest);
+  }
+  return "";
 }
 
 std::string UnusableRulesWarning(const RuleSet& rules) {

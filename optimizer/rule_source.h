@@ -27,10 +27,22 @@ absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path);
 // `taso rules export --store LIST --format proto -o F` and --rules F.
 absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0);
 
+// The proved, pruned size-3 rule set compiled into this build
+// (rules/default_rules.pb): what a user who never ran `taso generate` gets.
+absl::StatusOr<RuleSet> LoadBuiltinRules();
+
 // What a tool given `--rules FILE` or a rule database address uses: the
-// file when named, else the database when named (as FetchRules), else no
-// rules at all (an empty set: only structural rewrites).
+// file when named ("none": no proved rules, only structural rewrites), else
+// the database when named (as FetchRules), else the built-in set.
+inline constexpr char kNoRules[] = "none";
 absl::StatusOr<RuleSet> LoadRules(const std::string& file, const std::string& address, int max_ops = 0);
+
+// "built-in size-3 set: 1,181 proved rules, sha256 0123456789abcdef": one
+// line saying which rules an optimization uses.
+std::string DescribeRules(const RuleProvenance& rules);
+
+// The content digest RuleProvenance::digest holds, of a collection's proved rules.
+std::string RuleContentDigest(const rules::RuleCollection& collection);
 
 // "N proved rules not used (rule ID: why); re-verify them ...", or empty
 // when every proved rule is usable: what a tool prints after loading.

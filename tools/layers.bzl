@@ -26,6 +26,8 @@ LAYERS = {
     "testing": struct(layer = 1, deps = _VOCABULARY),
     # IR graphs, rules and graph diffs as Graphviz DOT text (cli renders it).
     "pictures": struct(layer = 1, deps = _VOCABULARY),
+    # The proved size-3 rule set compiled into the binaries (bytes only).
+    "rules": struct(layer = 1, deps = []),
     # layer 2: the stages, peers that never include each other; the
     # optimizer calls the profiler only through its client interface.
     "generator": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
@@ -36,6 +38,7 @@ LAYERS = {
     "rules_db": struct(layer = 2, deps = _VOCABULARY + ["//records", "//storage", "//net"]),
     "optimizer": struct(layer = 2, deps = _VOCABULARY + [
         "//net",
+        "//rules",
         "//optimizer/backtrack",
         "//optimizer/eqsat",
         "//optimizer/onnx",

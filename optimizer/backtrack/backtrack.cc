@@ -90,6 +90,14 @@ absl::StatusOr<SearchResult> BacktrackSearch(const Graph& graph, const std::vect
           result.report.rules_applied = *path;
         }
         best_explored_ms = std::min(best_explored_ms, c->operators_ms);
+        if (options.progress != nullptr) {
+          SearchProgress now;
+          now.initial_cost_ms = result.report.initial_cost_ms;
+          now.best_cost_ms = result.report.best_cost_ms;
+          now.graphs_expanded = result.report.expanded;
+          now.graphs_generated = result.report.generated;
+          options.progress->SearchUpdate(now);
+        }
         if (c->operators_ms < options.alpha * best_explored_ms && static_cast<int>(queue.size()) < options.max_queue) {
           queue.push({c->operators_ms, serial++, std::make_shared<Graph>(std::move(*next)), std::move(path)});
         }

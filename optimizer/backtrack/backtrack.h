@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "core/graph.h"
 #include "optimizer/cost_model.h"
+#include "optimizer/progress.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/search_report.h"
 
@@ -27,6 +28,7 @@ struct BacktrackOptions {
   int budget = 1000;                 // graphs expanded at most
   absl::Duration time_limit = absl::Seconds(60);
   std::function<bool()> cancelled;   // polled with the time limit; true stops the search
+  ProgressObserver* progress = nullptr;  // told the best cost after each expanded graph
   int max_matches_per_rule = 200;    // per graph expanded
   int max_queue = 20000;             // candidate graphs held at most
 };

@@ -506,6 +506,12 @@ absl::StatusOr<Saturation> Saturate(const Graph& graph, const std::vector<Rewrit
     } else {
       const int iteration = sat.iterations;
       const bool changed = round.Run(compiled, patterns, scheduler);
+      if (options.progress != nullptr) {
+        SearchProgress now;
+        now.iterations = sat.iterations;
+        now.enodes = eg.num_enodes();
+        options.progress->SearchUpdate(now);
+      }
       if (std::getenv("TASO_EQSAT_TRACE") != nullptr) {
         std::cerr << "eqsat round " << iteration << ": " << eg.num_enodes() << " e-nodes, " << eg.num_eclasses()
                   << " e-classes, " << absl::ToDoubleSeconds(absl::Now() - start) << " s; top: "
@@ -613,6 +619,7 @@ absl::StatusOr<EqsatResult> EqsatSearch(const Graph& graph, const std::vector<Re
   auto sat = Saturate(graph, rules, exploration);
   if (!sat.ok()) return sat.status();
   const absl::Time explored = absl::Now();
+  EnterPhase(options.progress, OptimizePhase::kExtraction);
   auto program = Extract(*sat, graph, cost, options, deadline);
   if (!program.ok()) return program.status();
 

@@ -32,6 +32,7 @@
 #include "optimizer/cost_model.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/extract.h"
+#include "optimizer/progress.h"
 #include "optimizer/rewrite_rule.h"
 #include "optimizer/search_report.h"
 
@@ -53,6 +54,8 @@ struct EqsatOptions {
   // Polled with the time limit: true ends exploration as the limit would
   // (the caller went away; the service's SIGTERM drain ran out).
   std::function<bool()> cancelled;
+  // Told the e-graph's size after each round, and when extraction starts.
+  ProgressObserver* progress = nullptr;
   // Polled before each round: true ends saturation (kGoalReached), e.g. once
   // the two sides of a rule being derived share a class.
   std::function<bool(const EGraph&)> goal;

@@ -593,4 +593,21 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
   }
 }
 
+absl::StatusOr<std::map<std::string, int>> CountOnnxOperators(const std::string& model_bytes) {
+  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError("the model is over 2 GiB, which protobuf cannot parse");
+  }
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(model_bytes.data()),
+                                                static_cast<int>(model_bytes.size()));
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&stream)) return absl::InvalidArgumentError("not an ONNX model");
+  std::map<std::string, int> counts;
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    ++counts[onnx_internal::IsDefaultDomain(node.domain()) ? node.op_type()
+                                                           : absl::StrCat(node.domain(), "::", node.op_type())];
+  }
+  return counts;
+}
+
 }  // namespace taso

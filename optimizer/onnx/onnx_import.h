@@ -65,6 +65,11 @@ struct OnnxModel {
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});
 
+// The main graph's nodes by operator type ("Conv"; "domain::Type" outside
+// the default domain): what a report compares before and after, in the
+// model's own vocabulary. InvalidArgument when the bytes are not a model.
+absl::StatusOr<std::map<std::string, int>> CountOnnxOperators(const std::string& model_bytes);
+
 }  // namespace taso
 
 #endif  // TASO_OPTIMIZER_ONNX_ONNX_IMPORT_H_

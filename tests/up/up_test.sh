@@ -89,7 +89,9 @@ TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" optimize "$WORK/models/convrelu.o
   --server "$OADDR" --tls-ca "$pki/ca.pem" --time-limit 5 >"$WORK/opt.out" 2>&1 ||
   fail "optimize with the optimize token: $(cat "$WORK/opt.out")"
 [ -s "$WORK/out.onnx" ] || fail "no optimized model written: $(cat "$WORK/opt.out")"
-check "optimize --server with TLS and an optimize token writes the optimized model"
+# The stores hold no rules yet: the optimizer serves the built-in proved set.
+grep -q "^rules: built-in size-3 set" "$WORK/opt.out" || fail "an empty store should serve the built-in rules: $(cat "$WORK/opt.out")"
+check "optimize --server with TLS and an optimize token writes the optimized model (built-in rules while the stores are empty)"
 set +e
 "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/refused.onnx" --server "$OADDR" --tls-ca "$pki/ca.pem" \
   --time-limit 5 >"$WORK/notoken.out" 2>&1; code=$?
@@ -107,6 +109,22 @@ TASO_TLS_CA="$pki/ca.pem" TASO_TOKEN_FILE="$WORK/worker.token" "$TASO" generate 
   --shards 1 --json >"$WORK/gen.out" 2>&1 || fail "generate against the cluster: $(cat "$WORK/gen.out")"
 grep -q '"stores": 2' "$WORK/gen.out" && grep -q '"graphs": [1-9]' "$WORK/gen.out" || fail "generate printed no summary: $(cat "$WORK/gen.out")"
 check "generate --store (the cluster's two stores) --max-ops 2 completes"
+
+# --- the optimizer, started before the job, serves its rules once the cluster's verifier finished it
+origin=""
+for _ in $(seq 1 120); do
+  TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/out2.onnx" \
+    --server "$OADDR" --tls-ca "$pki/ca.pem" --time-limit 2 --json -q >"$WORK/opt2.json" 2>"$WORK/opt2.err" ||
+    fail "optimize after the job: $(cat "$WORK/opt2.err")"
+  origin=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rules_origin"], d["rules_proved"], d["rules_digest"])' "$WORK/opt2.json")
+  case "$origin" in RULES_STORE*) break ;; esac
+  sleep 1
+done
+case "$origin" in RULES_STORE\ [1-9]*) ;; *) fail "the optimizer never served the job's rules: $origin" ;; esac
+read -r _ proved digest <<<"$origin"
+[ ${#digest} -eq 64 ] && [ "$digest" != e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 ] ||
+  fail "digest '$digest'"
+check "the optimizer started before the job serves its $proved proved rules once verified (sha256 ${digest:0:16}), no restart"
 
 # --- down: every process gone, status says nothing runs, down again is fine
 "$TASO" down "$CLUSTER" >"$WORK/down.out" 2>&1 || fail "down: $(cat "$WORK/down.out")"

@@ -22,6 +22,20 @@ unknown=$(json_field "$WORK/ref.json" unknown)
 [ $((proved * 100)) -ge $(( (proved + unknown) * 99 )) ] || fail "only $proved proved, $unknown unknown"
 check "undisturbed: $proved proved, $unknown unknown, $(wc -l <"$WORK/ref.rules") rules stored"
 
+# The rule set built into taso (rules/default_rules.pb) is exactly what this
+# pipeline proves and prunes: the same content digest in an optimizer's report.
+"$TASO" rules export --db "$WORK/ref" --format proto -o "$WORK/ref.pb" 2>/dev/null || fail "exporting the reference rules"
+mkdir -p "$WORK/models" && /usr/bin/python3 tests/optimize/make_models.py "$WORK/models" || fail "making a model"
+digest() {  # the report's rules_digest of `taso optimize` with the given rule flags
+  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/digest.onnx" --backend analytic --cache-dir none \
+    --time-limit 1 --json -q "$@" | sed -n 's/.*"rules_digest":"\([0-9a-f]*\)".*/\1/p'
+}
+pipeline=$(digest --rules "$WORK/ref.pb")
+builtin=$(digest)
+[ ${#pipeline} -eq 64 ] && [ "$pipeline" = "$builtin" ] ||
+  fail "the built-in rules (sha256 $builtin) are not what generate and verify produce (sha256 $pipeline): regenerate rules/default_rules.pb with \`taso rules export --format proto\`"
+check "the built-in rule set is this pipeline's ($(json_field "$WORK/ref.json" after_common_subgraph) rules, sha256 ${pipeline:0:16})"
+
 start_store "$WORK/dist/store-0"
 addr="127.0.0.1:$STORE_PORT"
 "$VERIFIER_BIN" --store "$addr" --job job --threads 1 --lease_ms 3000 --worker_id victim \

@@ -5,12 +5,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "app/command_flags.h"
+#include "core/json_text.h"
 #include "core/version.h"
 
 namespace taso::app {
@@ -32,6 +37,16 @@ std::vector<char*> WithUnderscoredFlagNames(int argc, char** argv) {
   return result;
 }
 
+// The flags this binary defines (not absl's own; --version and --helpfull
+// are answered before these are checked).
+std::vector<std::string> OwnFlagNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (!absl::StrContains(flag->Filename(), "absl/")) names.emplace_back(name);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string VersionLine(const std::string& name) { return absl::StrCat(name, " ", kVersion); }
@@ -42,9 +57,34 @@ std::vector<char*> ParseCommandLine(const CommandLine& command_line, int argc, c
   const std::string version = VersionLine(command_line.name) + "\n";
   usage_config.version_string = [version] { return version; };
   absl::SetFlagsUsageConfig(usage_config);
-  if (!command_line.dashes_in_flag_names) return absl::ParseCommandLine(argc, argv);
-  std::vector<char*> normalized = WithUnderscoredFlagNames(argc, argv);
-  return absl::ParseCommandLine(argc, normalized.data());
+  std::vector<char*> args = command_line.dashes_in_flag_names ? WithUnderscoredFlagNames(argc, argv)
+                                                               : std::vector<char*>(argv, argv + argc);
+  // --help on stdout with exit 0 and a refused flag with exit 2, as every
+  // binary promises (absl exits 1 for both): the flags are checked here
+  // first, then absl parses them again.
+  const CommandFlags own = {command_line.name, "", command_line.usage, OwnFlagNames(), {}};
+  std::vector<std::string> given(args.begin() + 1, args.end());
+  for (const std::string& arg : given) {
+    if (arg == "--") break;
+    if (arg == "--version" || arg == "-version") {
+      std::cout << version;
+      std::exit(0);
+    }
+    if (arg == "--helpfull" || arg == "--helpshort") {
+      std::cout << CommandHelp(own);
+      std::exit(0);
+    }
+  }
+  const ParsedCommand checked = ParseCommandFlags(own, given);
+  if (checked.outcome == ParseOutcome::kHelp) {
+    std::cout << CommandHelp(own);
+    std::exit(0);
+  }
+  if (checked.outcome == ParseOutcome::kError) {
+    std::cerr << command_line.name << ": error: " << checked.error << " (try --help)\n";
+    std::exit(2);
+  }
+  return absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
 }
 
 bool TooManyArguments(const std::vector<char*>& args, size_t allowed) {
@@ -56,6 +96,16 @@ bool TooManyArguments(const std::vector<char*>& args, size_t allowed) {
 int Error(absl::string_view message, int exit_code) {
   std::cerr << "error: " << message << "\n";
   return exit_code;
+}
+
+std::string ErrorJson(absl::StatusCode code, absl::string_view message, int exit_code) {
+  Json error = Json::object();
+  error["code"] = absl::StatusCodeToString(code);
+  error["message"] = std::string(message);
+  error["exit_code"] = exit_code;
+  Json document = Json::object();
+  document["error"] = std::move(error);
+  return JsonLine(document);
 }
 
 int WorkerExitCode(const std::string& name, const absl::Status& status) {

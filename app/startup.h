@@ -35,6 +35,11 @@ bool TooManyArguments(const std::vector<char*>& args, size_t allowed = 0);
 // Prints "error: MESSAGE" and returns `exit_code`: `return Error(...)` in main.
 int Error(absl::string_view message, int exit_code);
 
+// {"error": {"code": "INVALID_ARGUMENT", "message": MESSAGE, "exit_code": N}}
+// on one line: what a command given --json prints on stdout when it fails,
+// so a script reads one JSON document either way.
+std::string ErrorJson(absl::StatusCode code, absl::string_view message, int exit_code);
+
 // How a worker binary ends: 0 when `status` is ok; otherwise prints
 // "NAME: error: MESSAGE" and returns 3 when a peer stayed unreachable
 // (Unavailable) and 1 for any other error.

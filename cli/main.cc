@@ -1,16 +1,20 @@
 // `taso`: the one command people type. Subcommands are thin wrappers over the
 // libraries; each stage of the pipeline adds its own.
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "app/command_flags.h"
 #include "app/startup.h"
 #include "cli/egraph_command.h"
 #include "cli/generate_command.h"
@@ -29,12 +33,14 @@
 
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
-ABSL_FLAG(bool, json, false, "print machine-readable JSON");
+ABSL_FLAG(bool, json, false, "print machine-readable JSON (on failure, an error object: code, message, exit_code)");
+ABSL_FLAG(bool, quiet, false, "optimize: no progress lines on stderr (-q)");
 ABSL_FLAG(int32_t, max_ops, 3, "generate: largest graph size (operators)");
 ABSL_FLAG(int32_t, shards, 2, "generate: generator shards (one process each)");
 ABSL_FLAG(std::string, store, "", "generate, job, verify, rules: store address(es), comma-separated, every store "
           "shard in any order; default: start local stores");
-ABSL_FLAG(std::string, db, "taso-db", "generate: directory of the local stores' databases and logs");
+ABSL_FLAG(std::string, db, "taso-db", "generate: directory of the local stores' databases and logs; verify, rules, "
+          "optimize: the local database to read (optimize: only when given)");
 ABSL_FLAG(int32_t, store_shards, 1, "generate: local store processes, each owning a slice of fingerprints");
 ABSL_FLAG(std::string, spec, "", "generate: generation spec file (text proto); default: TASO's");
 ABSL_FLAG(std::string, job, "", "generate: job id; default: derived from spec, size and shards, so a rerun resumes");
@@ -94,10 +100,11 @@ ABSL_FLAG(double, time_limit, 60, "optimize: search time limit in seconds; egrap
 ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match more than their limit in a "
           "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
-          "its first ban; doubles with each ban, or each cut without --eqsat_backoff)");
+          "its first ban; doubles with each ban, or each cut without --eqsat-backoff)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
 ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules derive: rules file from `taso rules export "
-          "--format proto -o FILE`");
+          "--format proto -o FILE`; optimize: default the proved size-3 set built into taso, 'none' for structural "
+          "rewrites only");
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
@@ -157,64 +164,13 @@ ABSL_FLAG(int32_t, diff_svg_max_nodes, 2000, "optimize --diff-svg: nodes drawn a
 
 namespace {
 
-constexpr char kUsage[] =
-    "taso <command> [flags]\n"
-    "commands:\n"
-    "  ir [FILE]   validate a graph (taso.ir.Graph text proto; default: an embedded example) and print\n"
-    "              its canonical form, structural hash, fingerprint and float outputs\n"
-    "  generate    run or resume a generation job: taso generate --max-ops N --shards K\n"
-    "              [--store ADDR | --db DIR] [--spec FILE] [--job ID] [--json]\n"
-    "              taso generate --job ID --shards-here 0,2 --store A,B,C: some shards of a shared job\n"
-    "  job         a job several machines share: taso job create --store A,B,C [--max-ops N] [--shards K]\n"
-    "              [--spec FILE] [--job ID] | status --job ID --store ... | cancel --job ID --store ...\n"
-    "  verify      prove a generated job's candidates and prune the rules:\n"
-    "              taso verify [--db DIR | --store ADDR] [--workers M] [--job ID] [--json]\n"
-    "  rules       the rule database: taso rules stats | list | show ID [--svg FILE] | export [--format sexpr|json|proto]\n"
-    "              [-o FILE] [--status S,..] [--op K,..] [--size N] [--job ID] [--db DIR | --store ADDR]\n"
-    "              [--op-all K,..] [--only-ops K,..] [--pattern SEXPR [--side source|target|either]] [--axiom A,..]\n"
-    "              taso rules match MODEL.onnx [--rules FILE | --db DIR | --store ADDR] [--structural]\n"
-    "              [--limit N] [--max-sites N] [--json]: which proved rules apply to the model, and where\n"
-    "              taso rules import FILE: verify hand-written rules (Tensat syntax, ?x@2_4) and store them\n"
-    "              taso rules fuzz [--instances N] [--seed S] [--max-dim D] [--max-elements E] [--attempts A]:\n"
-    "              run every selected rule (default: proved) at random shapes keeping its side conditions;\n"
-    "              exit 1 if any instance differs\n"
-    "              taso rules prune [--job ID] [--db DIR] [--memory-limit-mb N] [--batch-rules N] [--restart]:\n"
-    "              prune a verified job over every store shard as one set, streaming (size 4), resumable\n"
-    "              taso rules derive --against FILE | --self [--mode lhs|lhs-and-rhs] [--iter-limit N]\n"
-    "              [--node-limit N] [--time-limit-s S] [--kinds-as-declared] [--with-commutativity]\n"
-    "              [--sample N] [--part I/N] [--rules FILE]: which rules of FILE (Tensat's\n"
-    "              converted.txt syntax or ours, or a .pb/.json collection) our rules derive by equality\n"
-    "              saturation; --self: each of ours from all the others\n"
-    "  profile     operator costs (oneDNN on CPU, cuDNN on GPU, or --backend analytic), cached:\n"
-    "              taso profile measure SIG... | graph FILE|resnet50 [--measure [--views copy|alias]] | backends\n"
-    "              taso profile memory: how reads slow down past the last-level cache (the weight term)\n"
-    "              taso profile cache list|export|invalidate [SIG...] [--all] [--device D] [--op K,..]\n"
-    "              [--server ADDR | --cache-dir DIR] [--backend B] [--bypass-cache] [--json]\n"
-    "              SIG is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'\n"
-    "  optimize    taso optimize IN.onnx -o OUT.onnx [--search backtrack|eqsat] [--time-limit S] [--json]\n"
-    "              [--server ADDR | --rules FILE | --store ADDR] [--profiler ADDR] [--backend B] [--seed N]\n"
-    "              [--no-measure]: skip timing the result against the input end to end (never slower)\n"
-    "              [--measure-backend B]: what times that end to end (default: ONNX Runtime for cpu costs)\n"
-    "              [--min-gain F]: return the input unless the result is predicted faster by F (0.01)\n"
-    "              [--export-baseline]: when nothing beyond a runtime's own passes is found, return the folded,\n"
-    "              fused re-export rather than the input byte for byte\n"
-    "              [--diff-svg FILE [--diff-svg-max-nodes N]]: draw what changed, before and after (Graphviz)\n"
-    "              [--dump-egraph FILE.json]: eqsat's costed e-graph as egraph-serialize JSON\n"
-    "              exit 0 optimized and checked, 2 bad input, 3 unreachable, 4 returned the input unchanged\n"
-    "  egraph      taso egraph extract FILE.json... [--extractor greedy,greedy-dag,sharing,ilp|all] [--time-limit S]\n"
-    "              [--max-enodes N] [--json]: extract e-graphs in egraph-serialize JSON (ours from --dump-egraph,\n"
-    "              or anyone's): tree and DAG cost, time, and what the ILP proved (its bound and gap)\n"
-    "  up [DIR]    a local cluster in DIR (default ./taso-cluster): stores, profiler, optimizer, verifiers as\n"
-    "              background processes, recorded in DIR/cluster.json: [--stores N] [--verifiers M] [--rules FILE]\n"
-    "              [--tls-cert C --tls-key K --tls-ca CA [--tokens-file T --optimizer-token-file O\n"
-    "              --worker-token-file W] [--tls-client-ca CA --tls-client-cert C --tls-client-key K]]\n"
-    "  status [DIR]  health of each process (SERVING/NOT_SERVING/RUNNING/DEAD) [--json]; exit 0 when all serve\n"
-    "  down [DIR]  stop the cluster (verifiers, optimizer, profiler, then stores)\n"
-    "  health ADDRESS  one server's gRPC health check (over TLS with --tls-ca; a Kubernetes exec probe); exit 0 SERVING\n"
-    "  version     print the version\n";
+using Args = std::vector<std::string>;  // args[0] is taso, args[1] the command, then its arguments
 
-
-using Args = std::vector<char*>;  // args[0] is taso, args[1] the command
+// The flags given on the command line (absl names), from ParseCommandFlags.
+std::set<std::string>& GivenFlags() {
+  static auto* given = new std::set<std::string>();
+  return *given;
+}
 
 // Under `bazel run`, relative paths mean the caller's directory.
 std::string Resolve(std::string path) {
@@ -223,12 +179,8 @@ std::string Resolve(std::string path) {
   return path;
 }
 
-// Whether a flag differs from its default (this absl keeps "given on the
-// command line" private), so a server's own defaults apply otherwise.
-bool Given(const char* name) {
-  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-  return flag != nullptr && flag->CurrentValue() != flag->DefaultValue();
-}
+// Whether a flag was given, so a server's own defaults apply otherwise.
+bool Given(const char* name) { return GivenFlags().count(name) > 0; }
 
 // --cache-dir, resolved unless it is 'none' (memory only).
 std::string CacheDirFlag() {
@@ -408,12 +360,9 @@ int Rules(const Args& args) {
 }
 
 int Optimize(const Args& args) {
-  if (args.size() != 3) {
-    std::cerr << "taso optimize: give one model: taso optimize IN.onnx -o OUT.onnx\n";
-    return 2;
-  }
   taso::cli::OptimizeCommandOptions options;
-  options.input = Resolve(args[2]);
+  if (args.size() > 3) options.extra_argument = args[3];
+  if (args.size() >= 3) options.input = Resolve(args[2]);
   options.output = Resolve(absl::GetFlag(FLAGS_o));
   options.server = absl::GetFlag(FLAGS_server);
   options.search = absl::GetFlag(FLAGS_search);
@@ -425,8 +374,9 @@ int Optimize(const Args& args) {
   auto ort = OrtFlags("optimize");
   if (!ort) return 2;
   options.ort = *ort;
-  options.rules = Resolve(absl::GetFlag(FLAGS_rules));
+  options.rules = absl::GetFlag(FLAGS_rules) == "none" ? "none" : Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
+  if (Given("db")) options.db = Resolve(absl::GetFlag(FLAGS_db));
   options.profiler = absl::GetFlag(FLAGS_profiler);
   options.cache_dir = CacheDirFlag();
   options.backend = absl::GetFlag(FLAGS_backend);
@@ -437,6 +387,7 @@ int Optimize(const Args& args) {
   if (Given("min_gain")) options.min_gain = absl::GetFlag(FLAGS_min_gain);
   options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
+  options.quiet = absl::GetFlag(FLAGS_quiet);
   options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));
   options.diff_svg_max_nodes = absl::GetFlag(FLAGS_diff_svg_max_nodes);
   options.dump_egraph = Resolve(absl::GetFlag(FLAGS_dump_egraph));
@@ -524,17 +475,189 @@ int HealthCheck(const Args& args) {
   return taso::cli::RunHealth(args[2], absl::GetFlag(FLAGS_startup_timeout), std::cout);
 }
 
+// Flag groups several commands take.
+using FlagList = std::vector<std::string>;
+const FlagList kClientSecurity = {"tls_ca", "tls_client_cert", "tls_client_key", "token_file"};
+const FlagList kServerSecurity = {"tls_cert", "tls_key", "tls_client_ca", "tokens_file"};
+const FlagList kOrt = {"ort_worker", "ort_threads", "ort_level", "ort_weight_mb", "ort_timeout_s"};
+const FlagList kRuleFilters = {"status", "op", "op_all", "only_ops", "pattern", "side", "axiom", "size"};
+
+FlagList Join(std::initializer_list<FlagList> lists) {
+  FlagList all;
+  for (const FlagList& list : lists) all.insert(all.end(), list.begin(), list.end());
+  return all;
+}
+
+// One command (or one subcommand: "rules list"): its flags, help and handler.
 struct Command {
-  const char* name;
+  std::string name;  // "optimize", "rules list"
+  taso::app::CommandFlags flags;
   int (*run)(const Args& args);
 };
 
-constexpr Command kCommands[] = {
-    {"version", Version}, {"ir", Ir},         {"generate", Generate}, {"verify", Verify},
-    {"rules", Rules},     {"optimize", Optimize}, {"profile", Profile}, {"job", Job},
-    {"up", Cluster<taso::cli::RunUp>}, {"status", Cluster<taso::cli::RunStatus>},
-    {"down", Cluster<taso::cli::RunDown>}, {"health", HealthCheck}, {"egraph", EGraph},
-};
+std::vector<Command> Commands() {
+  const FlagList rules_common = Join({{"store", "db", "job", "json"}, kRuleFilters, kClientSecurity});
+  const FlagList profile = Join({{"server", "cache_dir", "backend", "analytic_device", "cpu_threads", "calibration",
+                                  "bypass_cache", "repetitions", "measure", "views", "device", "op", "all", "format",
+                                  "o", "json"},
+                                 kOrt, kClientSecurity});
+  const FlagList cluster = Join({{"stores", "verifiers", "rules", "optimizer_token_file", "worker_token_file",
+                                  "startup_timeout", "stop_timeout", "json"},
+                                 kServerSecurity, kClientSecurity});
+  const FlagList job = Join({{"store", "job", "spec", "max_ops", "shards", "json"}, kClientSecurity});
+  auto command = [](std::string name, std::string arguments, std::string summary, FlagList flags,
+                    int (*run)(const Args&)) {
+    return Command{
+        name, {"taso " + name, std::move(arguments), std::move(summary), std::move(flags), {{'o', "o"}, {'q', "quiet"}}},
+        run};
+  };
+  return {
+      command("optimize", "IN.onnx -o OUT.onnx",
+              "Rewrites an ONNX model into a faster equivalent one.\n"
+              "Uses proved rules (by default the size-3 set built into taso), checks the result numerically against\n"
+              "the input, and keeps it only if it is not slower than the input as the runtime runs it. Embedded by\n"
+              "default; --server sends the model to a taso_optimizer. Progress lines go to stderr (-q: none).\n"
+              "Exit codes: 0 optimized and checked, 2 bad flags or input, 3 a server unreachable or busy,\n"
+              "4 OUT is the input unchanged (the report says why), 1 internal error.",
+              Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
+                     "eqsat_ban_length", "calibration", "rules", "store", "db", "profiler", "cache_dir", "backend", "seed",
+                     "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
+                     "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb"},
+                    kOrt, kClientSecurity}),
+              Optimize),
+      command("generate", "",
+              "Runs or resumes a generation job (finding candidate rules).\n"
+              "Enumerates every graph of up to --max-ops operators over the spec in --shards generator processes and\n"
+              "streams their fingerprints into the store(s).\n"
+              "taso generate --job ID --shards-here 0,2 --store A,B,C runs some shards of a job made by `taso job create`.",
+              Join({{"max_ops", "shards", "store", "db", "store_shards", "spec", "job", "json", "max_restarts",
+                     "batch_records", "shards_here"},
+                    kClientSecurity}),
+              Generate),
+      command("verify", "",
+              "Proves a generated job's candidates and prunes the rules.\n"
+              "Proves each candidate pair from the operator axioms with Z3 in --workers verifier processes, prunes\n"
+              "the redundant rules and prints the reduction table. Resumable.",
+              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "rlimit", "json"}, kClientSecurity}),
+              Verify),
+      command("rules stats", "", "Counts the rules by status.", rules_common, Rules),
+      command("rules list", "", "Lists rules (default: proved), one per line.", Join({rules_common, {"limit"}}), Rules),
+      command("rules show", "ID", "Shows one rule, its proof and side conditions; --svg draws its two sides.",
+              Join({rules_common, {"svg"}}), Rules),
+      command("rules export", "[-o FILE]",
+              "Writes the selected rules to a file or stdout.\n"
+              "As S-expressions (Tensat's syntax), JSON or a binary RuleCollection (--format proto, which\n"
+              "`taso optimize --rules FILE` reads).",
+              Join({rules_common, {"format", "o", "limit"}}), Rules),
+      command("rules import", "FILE", "Verifies hand-written rules (Tensat syntax, ?x@2_4) and stores them.",
+              rules_common, Rules),
+      command("rules fuzz", "",
+              "Runs the rules on random instances.\n"
+              "Every selected rule (default: proved) at random shapes that keep its side conditions; exit 1 if any\n"
+              "instance differs.",
+              Join({rules_common, {"instances", "seed", "max_dim", "max_elements", "attempts"}}), Rules),
+      command("rules match", "MODEL.onnx", "Which proved rules apply to the model, and where.",
+              Join({rules_common, {"rules", "max_sites", "structural", "limit"}}), Rules),
+      command("rules derive", "--against FILE | --self",
+              "Which rules of another set ours derive.\n"
+              "Which rules of FILE (Tensat's converted.txt syntax or ours, or a .pb/.json collection) our rules\n"
+              "derive by equality saturation; --self: each of ours from all the others.",
+              Join({rules_common, {"against", "self", "mode", "iter_limit", "node_limit", "time_limit_s",
+                                   "kinds_as_declared", "sample", "part", "with_commutativity", "rules"}}),
+              Rules),
+      command("rules prune", "",
+              "Prunes a verified job over every store shard as one set, streaming (size 4), resumable.",
+              Join({{"db", "store", "job", "memory_limit_mb", "batch_rules", "restart", "json"}, kClientSecurity}),
+              Rules),
+      command("profile measure", "SIG...",
+              "Measures operator signatures.\n"
+              "A signature is e.g. 'conv2d[stride=1x1,pad=same,act=relu](f32[1,64,56,56],f32[64,64,3,3])'.",
+              profile, Profile),
+      command("profile graph", "FILE|resnet50",
+              "Costs a whole graph per operator; --measure also runs it end to end.", profile, Profile),
+      command("profile backends", "", "Lists the cost backends and whether each is available here.", profile, Profile),
+      command("profile memory", "", "How reads slow down past the last-level cache (the weight term).", profile,
+              Profile),
+      command("profile cache", "list|export|invalidate [SIG...]", "Reads or invalidates the cost cache.", profile,
+              Profile),
+      command("job create", "", "Creates a generation job that several machines share.", job, Job),
+      command("job status", "", "Shows a shared job's progress.", job, Job),
+      command("job cancel", "", "Cancels a shared job.", job, Job),
+      command("egraph extract", "FILE.json...",
+              "Extracts programs from e-graph files.\n"
+              "E-graphs in egraph-serialize JSON (ours from --dump-egraph, or anyone's): tree and DAG cost, time,\n"
+              "and what the ILP proved (its bound and gap).",
+              {"extractor", "time_limit", "max_enodes", "ilp_memory_mb", "json"}, EGraph),
+      command("up", "[DIR]",
+              "Starts the services as a local cluster.\n"
+              "In DIR (default ./taso-cluster): stores, profiler, optimizer and verifiers as background processes,\n"
+              "health-checked, recorded in DIR/cluster.json.",
+              cluster, Cluster<taso::cli::RunUp>),
+      command("status", "[DIR]", "Health of each process of a local cluster; exit 0 when all serve.",
+              Join({{"json"}, kClientSecurity}), Cluster<taso::cli::RunStatus>),
+      command("down", "[DIR]", "Stops a local cluster (verifiers, optimizer, profiler, then stores).",
+              {"stop_timeout", "json"}, Cluster<taso::cli::RunDown>),
+      command("health", "ADDRESS", "One server's gRPC health check (a Kubernetes exec probe); exit 0 SERVING.",
+              Join({{"startup_timeout"}, kClientSecurity}), HealthCheck),
+      command("ir", "[FILE]",
+              "Shows the IR path every stage shares on one graph.\n"
+              "Validates a graph (taso.ir.Graph text proto; default: an embedded example) and prints its canonical\n"
+              "form, structural hash, fingerprint and float outputs.",
+              {"seed", "json"}, Ir),
+      command("version", "", "Prints the version.", {}, Version),
+  };
+}
+
+// The command word and, for commands with subcommands, the subcommand word.
+std::string GroupOf(const std::string& name) { return name.substr(0, name.find(' ')); }
+
+void PrintOverview(std::ostream& out) {
+  out << "usage: taso <command> [arguments] [flags]\n\n"
+         "taso is a graph superoptimizer for ONNX models: it rewrites a model with proved rules into a faster\n"
+         "equivalent one. Commands:\n";
+  for (const Command& c : Commands()) {
+    const std::string first_line = c.flags.summary.substr(0, c.flags.summary.find('\n'));
+    out << absl::StrFormat("  %-18s %s\n", c.name, first_line);
+  }
+  out << "\n`taso COMMAND --help` lists a command's flags. Flags are spelled with dashes (--time-limit).\n";
+}
+
+// A refused command line: the reason and the usage line on stderr (and, with
+// --json, the error object on stdout); exit 2.
+int UsageError(const taso::app::CommandFlags& command, const std::string& error, bool json) {
+  std::cerr << command.command << ": " << error << "\n" << taso::app::UsageLine(command) << "\n";
+  if (json) std::cout << taso::app::ErrorJson(absl::StatusCode::kInvalidArgument, error, 2) << "\n";
+  return 2;
+}
+
+// `taso`, `taso --help`, `taso help [COMMAND...]`, `taso --version`: exit code, or nullopt to go on.
+std::optional<int> TopLevel(const std::vector<std::string>& words) {
+  if (words.empty()) {
+    PrintOverview(std::cerr);
+    return 2;
+  }
+  const std::string& first = words[0];
+  if (first == "--version" || first == "-V") return Version({});
+  if (first == "-h" || first == "--help" || first == "-help") {
+    PrintOverview(std::cout);
+    return 0;
+  }
+  if (first != "help") return std::nullopt;
+  if (words.size() == 1) {
+    PrintOverview(std::cout);
+    return 0;
+  }
+  std::string asked = words[1];
+  if (words.size() > 2) asked += " " + words[2];
+  for (const Command& c : Commands()) {
+    if (c.name == asked || (GroupOf(c.name) == asked && c.name != asked)) {
+      std::cout << taso::app::CommandHelp(c.flags);
+      if (c.name == asked) return 0;
+    }
+  }
+  std::cerr << "taso help: unknown command '" << asked << "'\n";
+  return 2;
+}
 
 }  // namespace
 
@@ -542,16 +665,54 @@ int main(int argc, char** argv) {
   // `taso rules list | head` closes the pipe early: a write then fails
   // instead of killing taso before it stops the local store it started.
   signal(SIGPIPE, SIG_IGN);
-  const Args args = taso::app::ParseCommandLine({"taso", kUsage, /*dashes_in_flag_names=*/true}, argc, argv);
-  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
-  if (args.size() < 2) {
-    std::cerr << kUsage;
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  if (std::optional<int> done = TopLevel(words)) return *done;
+  const std::vector<Command> commands = Commands();
+  const std::string group = words[0];
+  std::vector<const Command*> in_group;
+  for (const Command& c : commands) {
+    if (GroupOf(c.name) == group) in_group.push_back(&c);
+  }
+  if (in_group.empty()) {
+    std::cerr << "taso: unknown command '" << group << "'\n\n";
+    PrintOverview(std::cerr);
     return 2;
   }
-  const std::string command = args[1];
-  for (const Command& c : kCommands) {
-    if (command == c.name) return c.run(args);
+  // A command with subcommands takes the subcommand as its next word.
+  const Command* command = in_group.front();
+  size_t first_argument = 1;
+  if (in_group.size() > 1 || command->name != group) {
+    const std::string sub = words.size() > 1 ? words[1] : "";
+    command = nullptr;
+    for (const Command* c : in_group) {
+      if (c->name == group + " " + sub) command = c;
+    }
+    if (command == nullptr) {
+      const bool help = sub == "-h" || sub == "--help" || sub == "-help";
+      std::ostream& out = help ? std::cout : std::cerr;
+      if (!help) out << "taso " << group << ": " << (sub.empty() ? "give a subcommand" : "unknown subcommand '" + sub + "'") << "\n";
+      out << "subcommands:\n";
+      for (const Command* c : in_group) out << "  " << taso::app::UsageLine(c->flags).substr(7) << "\n";
+      return help ? 0 : 2;
+    }
+    first_argument = 2;
   }
-  std::cerr << "taso: unknown command '" << command << "'\n" << kUsage;
-  return 2;
+  const taso::app::ParsedCommand parsed = taso::app::ParseCommandFlags(
+      command->flags, std::vector<std::string>(words.begin() + first_argument, words.end()));
+  switch (parsed.outcome) {
+    case taso::app::ParseOutcome::kHelp:
+      std::cout << taso::app::CommandHelp(command->flags);
+      return 0;
+    case taso::app::ParseOutcome::kError:
+      return UsageError(command->flags, parsed.error,
+                        std::find(words.begin(), words.end(), "--json") != words.end());
+    case taso::app::ParseOutcome::kRun:
+      break;
+  }
+  GivenFlags() = parsed.given;
+  if (absl::Status s = taso::net::ConfigureClientsFromFlags(); !s.ok()) return taso::app::Error(s.message(), 2);
+  Args args = {"taso", group};
+  if (first_argument == 2) args.push_back(words[1]);
+  args.insert(args.end(), parsed.positional.begin(), parsed.positional.end());
+  return command->run(args);
 }

@@ -9,7 +9,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "app/startup.h"
 #include "cli/command_pictures.h"
+#include "cli/progress_printer.h"
+#include "cli/processes.h"
+#include "cli/store_set.h"
+#include "core/json_text.h"
+#include "core/proto_json.h"
 #include "core/file_write.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
@@ -24,6 +31,15 @@
 
 namespace taso::cli {
 namespace {
+
+// The status code a failure's exit code stands for, in --json's error object.
+absl::StatusCode StatusCodeOfExit(int exit_code) {
+  switch (exit_code) {
+    case 2: return absl::StatusCode::kInvalidArgument;
+    case 3: return absl::StatusCode::kUnavailable;
+    default: return absl::StatusCode::kInternal;
+  }
+}
 
 int ExitCode(const absl::Status& s) {
   switch (s.code()) {
@@ -62,14 +78,44 @@ void PrintEqsatBudget(const optimizer::Report& r, std::ostream& out) {
   }
 }
 
+// The ONNX operator types whose count changed, before and after, in the
+// model's own vocabulary (the IR's kinds are ours, not the user's).
+void PrintOperatorTable(const optimizer::Report& r, std::ostream& out) {
+  std::vector<const optimizer::OperatorCount*> changed;
+  for (const auto& c : r.onnx_operators()) {
+    if (c.before() != c.after()) changed.push_back(&c);
+  }
+  if (changed.empty()) return;
+  out << "  ONNX operators that changed (before -> after):\n";
+  for (const optimizer::OperatorCount* c : changed) {
+    out << absl::StrFormat("    %-24s %5d -> %d\n", c->op_type(), c->before(), c->after());
+  }
+}
+
+// --rules, --store, --db or the built-in set.
+absl::StatusOr<optimizer::RuleSet> LoadCommandRules(const OptimizeCommandOptions& options) {
+  if ((!options.rules.empty()) + (!options.store.empty()) + (!options.db.empty()) > 1) {
+    return absl::InvalidArgumentError("give one of --rules, --store and --db");
+  }
+  if (options.db.empty()) return optimizer::LoadRules(options.rules, options.store);
+  if (StoreDirs(options.db).empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no rule database at ", options.db,
+                                                   " (make one with `taso generate --db DIR && taso verify --db DIR`)"));
+  }
+  (void)MakeLogDir(options.db);
+  auto stores = StoreSet::Open("", options.db, options.db + "/logs");
+  if (!stores.ok()) return stores.status();
+  auto loaded = optimizer::FetchRules(absl::StrJoin((*stores)->addresses(), ","));
+  if (!loaded.ok()) return loaded.status();
+  loaded->provenance.origin = optimizer::RuleOrigin::kLocalDatabase;
+  loaded->provenance.location = options.db;
+  return loaded;
+}
+
 void PrintReport(const optimizer::Report& r, const std::string& output, bool json, std::ostream& out) {
   if (json) {
-    std::string text;
-    google::protobuf::util::JsonPrintOptions o;
-    o.preserve_proto_field_names = true;
-    o.always_print_primitive_fields = true;
-    (void)google::protobuf::util::MessageToJsonString(r, &text, o);
-    out << text << "\n";
+    // Compact, as the report has always been printed: scripts match "key":value.
+    out << ProtoToJson(r).dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
     return;
   }
   // The baseline first: it is what a user of a real runtime compares with.
@@ -96,13 +142,18 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
                          r.stop_detail(), r.rules_available());
   if (r.rules_unreachable() > 0) out << " (" << r.rules_unreachable() << " more could never match this model)";
   out << "\n";
-  for (const auto& a : r.rules_applied()) out << "  applied " << a.count() << "x " << a.rule_id() << "\n";
+  for (const auto& a : r.rules_applied()) {
+    out << "  applied " << a.count() << "x " << a.rule_id();
+    if (!a.rewrite().empty()) out << ": " << a.rewrite();
+    out << "\n";
+  }
   if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
   if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";
   if (r.epilogues_fused() > 0) out << "  fused after the search: " << r.epilogues_fused() << "\n";
   if (r.rule_bans() > 0) out << "  eqsat rule bans: " << r.rule_bans() << "\n";
   PrintEqsatBudget(r, out);
   for (const auto& note : r.import_notes()) out << "  import: " << note << "\n";
+  PrintOperatorTable(r, out);
   if (r.opaque_operators_size() > 0) {
     out << "  passed through untouched:";
     for (const auto& op : r.opaque_operators()) out << " " << op;
@@ -120,18 +171,25 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
   if (r.output_is_input()) out << "unchanged: the input is returned byte for byte (--export-baseline for the folded, fused re-export)\n";
   out << "wrote " << output << "\n";
-  out << "taso " << r.taso_version() << ", rules " << r.rules_digest().substr(0, 16) << ", in sha256 "
-      << r.input_sha256().substr(0, 16) << ", out sha256 " << r.output_sha256().substr(0, 16) << "\n";
+  out << "rules: " << optimizer::DescribeRules(optimizer::RuleProvenanceFromReport(r)) << "\n";
+  out << "taso " << r.taso_version() << ", in sha256 " << r.input_sha256().substr(0, 16) << ", out sha256 "
+      << r.output_sha256().substr(0, 16) << "\n";
 }
 
 }  // namespace
 
 int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto fail = [&](int code, const std::string& message) {
+  auto fail_as = [&](int code, absl::StatusCode status, const std::string& message) {
     err << "taso optimize: " << message << "\n";
+    if (options.json) out << app::ErrorJson(status, message, code) << "\n";
     return code;
   };
+  auto fail = [&](int code, const std::string& message) { return fail_as(code, StatusCodeOfExit(code), message); };
+  auto fail_status = [&](const absl::Status& s) { return fail_as(ExitCode(s), s.code(), std::string(s.message())); };
   if (options.input.empty()) return fail(2, "give the model: taso optimize IN.onnx -o OUT.onnx");
+  if (!options.extra_argument.empty()) {
+    return fail(2, absl::StrCat("unexpected argument '", options.extra_argument, "': give one model"));
+  }
   if (options.output.empty()) return fail(2, "give the output file: -o OUT.onnx");
   if (options.search != "backtrack" && options.search != "eqsat") return fail(2, "--search is backtrack or eqsat");
   if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
@@ -168,6 +226,11 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   std::stringstream bytes;
   bytes << in.rdbuf();
 
+  std::optional<ProgressPrinter> progress;
+  if (!options.quiet) {
+    progress.emplace(err, "taso optimize", absl::Seconds(4),
+                     absl::StrCat(options.search, ", limit ", options.time_limit_s, " s"));
+  }
   std::string model;
   optimizer::Report report;
   std::optional<Graph> graph_before, graph_after;  // embedded: the IR graphs, for --diff-svg
@@ -198,6 +261,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_measure_backend(*measure_backend);
     if (options.min_gain) request.mutable_options()->set_min_gain(*options.min_gain);
     request.mutable_options()->set_export_baseline(options.export_baseline);
+    if (progress) progress->Waiting(absl::StrCat("sent to taso_optimizer at ", options.server, ", waiting for its result"));
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
@@ -205,12 +269,13 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     optimizer::OptimizeResponse response;
     absl::Status s = net::FromGrpc(stub->Optimize(&context, request, &response),
                                    absl::StrCat("taso_optimizer at ", options.server));
-    if (!s.ok()) return fail(ExitCode(s), std::string(s.message()));
+    if (!s.ok()) return fail_status(s);
     model = std::move(*response.mutable_model());
     report = response.report();
   } else {
-    auto loaded = optimizer::LoadRules(options.rules, options.store);
-    if (!loaded.ok()) return fail(ExitCode(loaded.status()), std::string(loaded.status().message()));
+    if (progress) progress->EnterPhase(optimizer::OptimizePhase::kLoadingRules);
+    auto loaded = LoadCommandRules(options);
+    if (!loaded.ok()) return fail_status(loaded.status());
     if (std::string warning = optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
       err << "taso optimize: warning: " << warning << "\n";
     }
@@ -234,6 +299,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
       return fail(unreachable ? 3 : 1, std::string(client.status().message()));
     }
     optimizer::OptimizerOptions oo;
+    oo.progress = progress ? &*progress : nullptr;
+    oo.rules_provenance = loaded->provenance;
     oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
     oo.time_limit = absl::Seconds(options.time_limit_s);
     oo.eqsat.backoff_scheduler = options.eqsat_backoff.value_or(oo.eqsat.backoff_scheduler);
@@ -250,17 +317,14 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
     if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
-    if (!result.ok()) return fail(ExitCode(result.status()), std::string(result.status().message()));
+    if (!result.ok()) return fail_status(result.status());
     model = std::move(result->model);
     graph_before = std::move(result->input_graph);
     graph_after = std::move(result->graph);
     report = optimizer::ReportToProto(result->report);
     report.set_cost_backend(*backend);
-    if (rules.empty()) {
-      err << "taso optimize: note: no --rules or --store given: only structural rewrites (activation fusion) "
-             "were used\n";
-    }
   }
+  progress.reset();  // its last line before the report
   if (absl::Status written = WriteFileAtomically(options.output, model); !written.ok()) {
     return fail(1, std::string(written.message()));
   }

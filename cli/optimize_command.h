@@ -14,12 +14,14 @@ namespace taso::cli {
 
 struct OptimizeCommandOptions {
   std::string input;
+  std::string extra_argument;  // a second model given: refused with the usage
   std::string output;
   std::string server;       // taso_optimizer address; empty: embedded
   std::string search = "backtrack";
   double time_limit_s = 60;
   std::string rules;        // embedded: RuleCollection file
   std::string store;        // embedded: taso_rules_db address to fetch proved rules from
+  std::string db;           // embedded: a local database (`taso generate --db DIR`) to read proved rules from
   std::string profiler;     // embedded: taso_profiler address; empty: in-process profiler
   std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
   std::string backend = "auto";
@@ -32,6 +34,7 @@ struct OptimizeCommandOptions {
   std::string measure_backend;      // never slower's backend by name ("": the cost backend)
   std::optional<double> min_gain;   // unset: OptimizerOptions' default (embedded) or the server's
   bool json = false;
+  bool quiet = false;       // no progress lines on `err`
   // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
   // default (embedded: EqsatOptions'; with --server: the server's).
   std::optional<bool> eqsat_backoff;

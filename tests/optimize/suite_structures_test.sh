@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmark suite's hand-built structures (models/build_structures.py --small) through
-# `taso optimize`, both searches, structural rewrites only (analytic costs): every one imports,
+# `taso optimize`, both searches, the built-in rules (analytic costs): every one imports,
 # optimizes or comes back unchanged (exit 0 or 4), is checked equal, and its output passes the
 # ONNX checker. The full-size runs are bench/suite.sh.
 source tests/generate/lib.sh

@@ -37,7 +37,7 @@ set +e
 "$TASO" rules list --db "$WORK/db" --svg "$WORK/no.svg" >/dev/null 2>"$WORK/list-svg.err"
 code=$?
 set -e
-[[ $code -eq 2 ]] && grep -q "svg FILE goes with show ID" "$WORK/list-svg.err" || fail "--svg without show: $code"
+[[ $code -eq 2 ]] && grep -qF -- '--svg is not a flag of `taso rules list`' "$WORK/list-svg.err" || fail "--svg without show: $code"
 
 # The transformer layer: the Q/K/V projections merged into one matmul and a split.
 /usr/bin/python3 models/build_structures.py transformer_layer "$WORK/tl.onnx" --small || fail "transformer_layer"

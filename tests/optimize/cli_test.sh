@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# `taso optimize` as a user meets it: per-command help (exit 0), a foreign
+# flag, an unknown flag and a bad value refused with exit 2 naming the flag,
+# the proved built-in rules used with no other flag (the report's digest is
+# the built-in set's, not the empty set's), --json with numbers and an error
+# object on failure, and progress lines on stderr at least every 5 s during a
+# search on a real model (the suite's unrolled LSTM cell), none with -q.
+source tests/generate/lib.sh
+EMPTY_DIGEST=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+mkdir -p "$WORK/models"
+/usr/bin/python3 tests/optimize/make_models.py "$WORK/models" || fail "making test models (needs python3-onnx)"
+MODEL="$WORK/models/convrelu.onnx"
+
+# --- help
+for asked in "optimize --help" "optimize -h" "help optimize"; do
+  # shellcheck disable=SC2086
+  "$TASO" $asked >"$WORK/help.out" 2>&1 || fail "taso $asked exited $?: $(cat "$WORK/help.out")"
+  grep -q "^usage: taso optimize IN.onnx -o OUT.onnx" "$WORK/help.out" || fail "taso $asked: $(cat "$WORK/help.out")"
+  grep -q -- "--time-limit=X  (default: 60)" "$WORK/help.out" || fail "taso $asked lists no --time-limit default"
+  if grep -q -- "--instances" "$WORK/help.out"; then fail "taso $asked lists another command's flag"; fi
+done
+"$TASO" --help >"$WORK/top.out" 2>&1 || fail "taso --help exited $?"
+grep -q "optimize" "$WORK/top.out" && grep -q "rules fuzz" "$WORK/top.out" || fail "taso --help: $(cat "$WORK/top.out")"
+"$TASO" rules fuzz --help >"$WORK/fuzz.out" 2>&1 || fail "taso rules fuzz --help exited $?"
+grep -q -- "--instances=N" "$WORK/fuzz.out" || fail "taso rules fuzz --help: $(cat "$WORK/fuzz.out")"
+check "taso optimize --help, -h, help optimize and taso --help exit 0; each lists its own flags with defaults"
+
+# The servers keep absl's flags, with the same promises: --help and --version exit 0, a bad flag exits 2.
+for server in optimizer/taso_optimizer rules_db/taso_rules_db profiler/taso_profiler verifier/taso_verifier \
+  generator/taso_generator; do
+  "$server" --help >"$WORK/server.out" 2>&1 || fail "$server --help exited $?"
+  grep -q -- "--listen\|--store" "$WORK/server.out" || fail "$server --help lists no flags: $(head -5 "$WORK/server.out")"
+  "$server" --version >"$WORK/server.out" 2>&1 || fail "$server --version exited $?"
+  grep -q "^taso_[a-z_]* [0-9]" "$WORK/server.out" || fail "$server --version: $(cat "$WORK/server.out")"
+  set +e
+  "$server" --bogus >"$WORK/server.out" 2>&1; code=$?
+  set -e
+  [ $code -eq 2 ] && grep -q "unknown flag --bogus" "$WORK/server.out" || fail "$server --bogus: exit $code"
+done
+check "the five servers: --help and --version exit 0, --bogus exits 2 naming it"
+
+# --- refusals: exit 2, the flag named, the usage line, and nothing written
+refused() {  # WHAT EXPECTED-TEXT ARGS...
+  local what=$1 expected=$2 code
+  shift 2
+  set +e
+  "$TASO" optimize "$MODEL" -o "$WORK/refused.onnx" "$@" >"$WORK/refused.out" 2>&1
+  code=$?
+  set -e
+  [ $code -eq 2 ] || fail "$what: exit $code, $(cat "$WORK/refused.out")"
+  grep -qF -- "$expected" "$WORK/refused.out" || fail "$what: no '$expected' in $(cat "$WORK/refused.out")"
+  grep -q "usage: taso optimize" "$WORK/refused.out" || fail "$what: no usage line: $(cat "$WORK/refused.out")"
+  [ ! -e "$WORK/refused.onnx" ] || fail "$what: wrote a model"
+}
+refused "a fuzz flag" "--instances is not a flag of \`taso optimize\`" --instances 5
+refused "an unknown flag" "unknown flag --bogus" --bogus
+refused "a bad value" "--time-limit: 'abc' is not a number" --time-limit abc
+refused "a missing value" "--search needs a value" --search
+check "a foreign flag, an unknown flag, a bad value and a missing value: exit 2 naming the flag, with the usage"
+
+# --- the built-in rules by default, and --rules none
+"$TASO" optimize "$MODEL" -o "$WORK/out.onnx" --time-limit 5 --json -q >"$WORK/out.json" 2>"$WORK/out.err" ||
+  fail "optimize with defaults: $(cat "$WORK/out.err")"
+json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+[ "$(json "$WORK/out.json" "d['rules_origin']")" = RULES_BUILT_IN ] || fail "rules_origin: $(cat "$WORK/out.json")"
+digest=$(json "$WORK/out.json" "d['rules_digest']")
+[ ${#digest} -eq 64 ] && [ "$digest" != "$EMPTY_DIGEST" ] || fail "rules digest '$digest'"
+[ "$(json "$WORK/out.json" "d['rules_proved']")" -gt 1000 ] || fail "rules_proved: $(cat "$WORK/out.json")"
+[ "$(json "$WORK/out.json" "d['rules_available'] > 50")" = True ] || fail "few rewrites: $(cat "$WORK/out.json")"
+"$TASO" optimize "$MODEL" -o "$WORK/out.onnx" --time-limit 5 -q >"$WORK/out.txt" 2>&1 || fail "text report"
+grep -q "^rules: built-in size-3 set, [0-9]* proved rules, sha256 ${digest:0:16}" "$WORK/out.txt" ||
+  fail "the text report does not say where the rules came from: $(cat "$WORK/out.txt")"
+"$TASO" optimize "$MODEL" -o "$WORK/none.onnx" --time-limit 5 --rules none --json -q >"$WORK/none.json" 2>/dev/null ||
+  fail "--rules none"
+[ "$(json "$WORK/none.json" "d['rules_origin']")" = RULES_NONE ] || fail "--rules none: $(cat "$WORK/none.json")"
+check "no flag: the built-in proved rules (sha256 ${digest:0:16}, not the empty set's); --rules none: none"
+
+# --- a local database (`taso generate --db DIR && taso verify --db DIR`) with --db
+"$TASO" generate --max-ops 2 --shards 1 --db "$WORK/db" >"$WORK/gen.out" 2>&1 || fail "generate: $(cat "$WORK/gen.out")"
+"$TASO" verify --db "$WORK/db" --workers 1 >"$WORK/verify.out" 2>&1 || fail "verify: $(cat "$WORK/verify.out")"
+"$TASO" optimize "$MODEL" -o "$WORK/db.onnx" --db "$WORK/db" --time-limit 5 --json -q >"$WORK/db.json" 2>"$WORK/db.err" ||
+  fail "optimize --db: $(cat "$WORK/db.err")"
+[ "$(json "$WORK/db.json" "d['rules_origin']")" = RULES_LOCAL_DATABASE ] || fail "--db: $(cat "$WORK/db.json")"
+[ "$(json "$WORK/db.json" "d['rules_proved'] > 0 and d['rules_digest'] != '$digest'")" = True ] ||
+  fail "--db rules: $(cat "$WORK/db.json")"
+set +e
+"$TASO" optimize "$MODEL" -o "$WORK/db.onnx" --db "$WORK/nothing-here" -q >"$WORK/nodb.out" 2>&1; code=$?
+set -e
+[ $code -eq 2 ] && grep -q "no rule database at" "$WORK/nodb.out" || fail "--db of nothing: exit $code, $(cat "$WORK/nodb.out")"
+check "--db DIR reads the local database's proved rules ($(json "$WORK/db.json" "d['rules_proved']") of size 2); a missing one exits 2"
+
+# --- --json: numbers, and an error object on failure
+[ "$(json "$WORK/out.json" "type(d['search_time_ms']).__name__")" = int ] || fail "search_time_ms is not a number"
+[ "$(json "$WORK/out.json" "type(d['total_time_ms']).__name__")" = int ] || fail "total_time_ms is not a number"
+[ "$(json "$WORK/out.json" "type(d['onnx_operators']).__name__")" = list ] || fail "no onnx_operators table"
+set +e
+"$TASO" optimize "$WORK/models/truncated.onnx" -o "$WORK/bad.onnx" --json -q >"$WORK/bad.json" 2>/dev/null
+code=$?
+"$TASO" optimize "$MODEL" -o "$WORK/bad.onnx" --time-limit abc --json >"$WORK/badflag.json" 2>/dev/null
+flag_code=$?
+set -e
+[ $code -eq 2 ] || fail "a truncated model: exit $code"
+[ "$(json "$WORK/bad.json" "d['error']['exit_code']")" = 2 ] || fail "error object: $(cat "$WORK/bad.json")"
+[ "$(json "$WORK/bad.json" "d['error']['code']")" = INVALID_ARGUMENT ] || fail "error code: $(cat "$WORK/bad.json")"
+[ -n "$(json "$WORK/bad.json" "d['error']['message']")" ] || fail "error message: $(cat "$WORK/bad.json")"
+[ $flag_code -eq 2 ] && [ "$(json "$WORK/badflag.json" "d['error']['exit_code']")" = 2 ] ||
+  fail "a bad flag with --json: exit $flag_code, $(cat "$WORK/badflag.json")"
+check "--json: 64-bit fields are numbers; failures (a truncated model, a bad flag) print an error object, exit 2"
+
+# --- progress on a real model: a line at least every 5 s, none with -q
+/usr/bin/python3 models/build_structures.py rnn_cell "$WORK/models/rnn_cell.onnx" >/dev/null ||
+  fail "building the LSTM cell"
+"$TASO" optimize "$WORK/models/rnn_cell.onnx" -o "$WORK/rnn.onnx" --search eqsat --time-limit 15 --no-measure \
+  2> >(while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$WORK/progress.err") \
+  >"$WORK/rnn.out" || fail "optimizing the LSTM cell: $(cat "$WORK/progress.err")"
+sleep 0.5  # the timestamping reader finishes its last lines
+grep -q "searching (eqsat" "$WORK/progress.err" || fail "no search progress: $(cat "$WORK/progress.err")"
+grep -q "rounds, [0-9]* e-nodes" "$WORK/progress.err" || fail "no e-graph figures: $(cat "$WORK/progress.err")"
+grep -q "extracting the best program" "$WORK/progress.err" || fail "no extraction phase: $(cat "$WORK/progress.err")"
+grep -q "checking the result" "$WORK/progress.err" || fail "no check phase: $(cat "$WORK/progress.err")"
+gap=$(awk 'NR > 1 { g = $1 - prev; if (g > max) max = g } { prev = $1 } END { printf "%.1f", max }' "$WORK/progress.err")
+lines=$(wc -l <"$WORK/progress.err")
+awk -v g="$gap" 'BEGIN { exit !(g <= 5.0) }' || fail "a gap of $gap s between progress lines: $(cat "$WORK/progress.err")"
+"$TASO" optimize "$MODEL" -o "$WORK/quiet.onnx" --time-limit 5 -q >/dev/null 2>"$WORK/quiet.err" || fail "-q"
+[ ! -s "$WORK/quiet.err" ] || fail "-q printed: $(cat "$WORK/quiet.err")"
+check "progress: $lines lines on stderr over a 15 s eqsat search, the longest gap $gap s; -q prints none"
+echo PASS

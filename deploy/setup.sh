@@ -5,11 +5,16 @@
 #   deploy/setup.sh            install and build
 #   deploy/setup.sh --no-build install only
 #   deploy/setup.sh --runtime  only the shared libraries the built binaries
-#                              load (the container image's last stage)
+#                              load (deploy/Dockerfile.cuda's last stage)
+#   deploy/setup.sh --print-runtime-packages
+#                              print RUNTIME_PACKAGES, one a line, and exit
+#                              (deploy/package.sh's Depends come from it)
 set -euo pipefail
 
 # What the six binaries link against at run time (ldd, mapped with dpkg -S),
-# besides libc and CUDA (not a Debian package: copied into the image).
+# besides libc, libstdc++, libgcc and CUDA (not a Debian package: copied into
+# the CUDA image). The one list of them: deploy/package.sh reads it for the
+# Debian package's Depends and fails when ldd finds a package missing here.
 RUNTIME_PACKAGES=(
   libgrpc++1.51 libgrpc29 libprotobuf32 libabsl20220623 libre2-9 libc-ares2 libssl3
   librocksdb7.8 libsnappy1v5 liblz4-1 libzstd1 libgflags2.2
@@ -38,8 +43,13 @@ PACKAGES=(
   coinor-libcbc-dev        # CBC: ILP extraction for equality saturation
   time                     # /usr/bin/time: peak RSS in bench/extract_run.sh
   graphviz                 # dot: `taso rules show --svg`, `taso optimize --diff-svg` (cli/svg_render)
+  jq                       # reads --json reports: deploy/ci/taso-gate.sh, .ci/run's package test
 )
 
+if [[ "${1:-}" == "--print-runtime-packages" ]]; then
+  printf '%s\n' "${RUNTIME_PACKAGES[@]}"
+  exit 0
+fi
 if [[ "${1:-}" == "--runtime" ]]; then PACKAGES=("${RUNTIME_PACKAGES[@]}"); fi
 
 missing=()

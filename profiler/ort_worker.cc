@@ -52,6 +52,8 @@ absl::StatusOr<std::string> FindOrtWorker() {
   }
   // A binary of another package beside its runfiles-less copy (bazel-bin/cli/taso).
   candidates.push_back(absl::StrCat(self_dir, "/../profiler/ort/worker.js"));
+  // The Debian package (deploy/package.sh): /usr/bin/taso, /usr/lib/taso/ort/worker.js.
+  candidates.push_back(absl::StrCat(self_dir, "/../lib/taso/ort/worker.js"));
   for (const std::string& c : candidates) {
     if (IsFile(c)) return c;
   }

@@ -24,22 +24,41 @@ for overlay in dev gpu secure; do
   [[ $overlay == gpu ]] && extra=(--expect-gpu)
   [[ $overlay == secure ]] && extra=(--expect-tls)
   out=$(validate "$tmp/$overlay.yaml" "${extra[@]}") || fail "overlays/$overlay does not validate: $out"
+  echo "$out" >"$tmp/$overlay.out"
   echo "$out" | tail -1
   grep -q "^valid StatefulSet/taso-store$" <<<"$out" || fail "overlays/$overlay has no store StatefulSet"
   grep -q "^valid Job/taso-generate$" <<<"$out" || fail "overlays/$overlay has no generation Job"
   check "overlays/$overlay renders and validates"
 done
 grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
+# The gpu overlay runs the CUDA image (deploy/Dockerfile.cuda), the others the CPU one (deploy/Dockerfile).
+grep "image:" "$tmp/gpu.yaml" | grep -vq -- "-cuda\"\?$" && fail "the gpu overlay runs an image without CUDA"
+grep "image:" "$tmp/dev.yaml" "$tmp/secure.yaml" | grep -q -- "-cuda\"\?$" && fail "a cpu overlay runs the CUDA image"
+check "the gpu overlay runs the CUDA image, dev and secure the CPU one"
+# The optimizer's gRPC port for CI jobs (docs/ci.md), over TLS, in the secure overlay only.
+grep -q "^valid Ingress/taso-optimizer$" "$tmp/secure.out" || fail "overlays/secure has no Ingress for the optimizer"
+grep -q "kind: Ingress" "$tmp/dev.yaml" "$tmp/gpu.yaml" && fail "a plaintext overlay exposes the optimizer through an Ingress"
+check "overlays/secure exposes the optimizer through an Ingress, the others do not"
 
 # Every flag the manifests pass exists in the binary they pass it to.
 declare -A bin=([taso]=cli/taso [taso_rules_db]=rules_db/taso_rules_db [taso_generator]=generator/taso_generator
   [taso_verifier]=verifier/taso_verifier [taso_profiler]=profiler/taso_profiler [taso_optimizer]=optimizer/taso_optimizer)
 flags=0
+# Each binary's --helpfull and --help (absl lists every flag under the first,
+# our own flag parsing under the second), for a taso command (validate.mjs
+# lists it as taso+job+create) `taso job create --help`; run once each. A
+# flag is listed as --flag_name (absl) or --flag-name (ours).
+declare -A help=()
 for overlay in dev gpu secure; do
-  while read -r binary flag; do
+  while read -r key flag; do
+    binary=${key%%+*}
     [[ -x "${bin[$binary]}" ]] || fail "no binary for $binary"
-    help=$("${bin[$binary]}" --helpfull 2>&1 || true)
-    grep -q -- "--${flag//-/_} " <<<"$help" || fail "overlays/$overlay passes --$flag to $binary, which has no such flag"
+    if [[ -z ${help[$key]:-} ]]; then
+      read -ra command <<<"${key//+/ }"
+      help[$key]="$("${bin[$binary]}" --helpfull 2>&1 || true)$("${bin[$binary]}" "${command[@]:1}" --help 2>&1 || true)"
+    fi
+    grep -Eq -- "--(${flag//-/_}|${flag//_/-})( |=)" <<<"${help[$key]}" ||
+      fail "overlays/$overlay passes --$flag to ${key//+/ }, which has no such flag"
     flags=$((flags + 1))
   done < <(validate "$tmp/$overlay.yaml" --list-flags)
 done
@@ -72,4 +91,9 @@ grep -v -- "--token_file=/etc/taso/tokens/worker-token" "$tmp/secure.yaml" >"$tm
 expect_rejected "$tmp/bad-token.yaml" "a client without a token" "a TLS client without its token" --expect-tls
 sed 's/- 127.0.0.1:7070$/- 127.0.0.1:7071/' "$tmp/secure.yaml" >"$tmp/bad-probe.yaml"
 expect_rejected "$tmp/bad-probe.yaml" "must be an exec probe" "a TLS server probed on the wrong port"
+sed 's/backend-protocol: GRPCS$/backend-protocol: GRPC/' "$tmp/secure.yaml" >"$tmp/bad-ingress-protocol.yaml"
+expect_rejected "$tmp/bad-ingress-protocol.yaml" "for a TLS gRPC server (want GRPCS)" "an Ingress speaking plaintext gRPC to a TLS server"
+awk '/^kind: Ingress$/ {i = 1} /^---$/ {i = 0} i && /^ +name: grpc$/ {sub(/grpc/, "grpc-typo")} {print}' "$tmp/secure.yaml" \
+  >"$tmp/bad-ingress-port.yaml"
+expect_rejected "$tmp/bad-ingress-port.yaml" "is no Service port" "an Ingress to a port the Service does not have"
 echo "PASS"

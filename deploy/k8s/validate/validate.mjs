@@ -61,6 +61,8 @@ if (objects.length === 0 && errors.length === 0) errors.push("no objects in the 
 // Every flag a container passes to one of our binaries, so the test can
 // check each against the binary's --helpfull (a renamed flag fails there,
 // not in a cluster). Shell commands are scanned for `BINARY ... --flag`.
+// A taso command's words come with the binary, "+"-joined ("taso+job+create
+// store"): the CLI lists a command's flags under `taso COMMAND --help`.
 if (listFlags) {
   const ours = /^(taso|taso_rules_db|taso_generator|taso_verifier|taso_profiler|taso_optimizer)$/;
   const seen = new Set();
@@ -70,10 +72,22 @@ if (listFlags) {
       const scripts = words[0] === "sh" ? [words.slice(2).join(" ")] : [words.join(" ")];
       for (const script of scripts) {
         let binary = null;
+        let command = [];
+        let inCommand = false;
         for (const word of script.split(/\s+/)) {
-          if (ours.test(word)) binary = word;
+          if (ours.test(word)) {
+            binary = word;
+            command = [];
+            inCommand = word === "taso";
+            continue;
+          }
+          if (inCommand && /^[a-z]+$/.test(word)) {
+            command.push(word);
+            continue;
+          }
+          inCommand = false;
           const m = /^--([a-z_-]+)/.exec(word);
-          if (binary && m) seen.add(`${binary} ${m[1]}`);
+          if (binary && m) seen.add(`${[binary, ...command].join("+")} ${m[1]}`);
         }
       }
     }
@@ -211,6 +225,28 @@ if (!schemaOnly) {
       `${o.kind}/${o.metadata.name}: pods lack app.kubernetes.io/part-of=taso (the policies select on it)`);
   }
   check(byKind("NetworkPolicy").length > 0, "no NetworkPolicy: every pod would accept any connection");
+  // An Ingress reaches a Service port that exists, over TLS from its clients,
+  // speaking to the pods what they serve: gRPC over TLS to a server with
+  // --tls_cert (GRPCS), plaintext gRPC otherwise.
+  for (const ing of byKind("Ingress")) {
+    const name = `Ingress/${ing.metadata.name}`;
+    check((ing.spec.tls ?? []).some((t) => t.secretName), `${name}: no tls section with a secretName`);
+    for (const rule of ing.spec.rules ?? []) {
+      for (const p of rule.http?.paths ?? []) {
+        const want = p.backend?.service;
+        const svc = want && find("Service", want.name);
+        const port = svc?.spec.ports.find((sp) => sp.name === want.port?.name || sp.port === want.port?.number);
+        check(port, `${name}: backend ${want?.name}:${want?.port?.name ?? want?.port?.number} is no Service port`);
+        if (!port) continue;
+        const pods = [...byKind("Deployment"), ...byKind("StatefulSet")].filter((o) =>
+          Object.entries(svc.spec.selector ?? {}).every(([k, v]) => o.spec.template.metadata?.labels?.[k] === v));
+        const tls = pods.some((o) => o.spec.template.spec.containers.some((c) => flag(c, "tls_cert") !== undefined));
+        const protocol = ing.metadata.annotations?.["nginx.ingress.kubernetes.io/backend-protocol"];
+        check(protocol === (tls ? "GRPCS" : "GRPC"),
+          `${name}: backend-protocol ${protocol} for a ${tls ? "TLS" : "plaintext"} gRPC server (want ${tls ? "GRPCS" : "GRPC"})`);
+      }
+    }
+  }
   for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
     for (const c of containers(o)) {
       check(c.image && !c.image.endsWith(":latest"), `${o.kind}/${o.metadata.name}: image ${c.image} must be pinned`);

@@ -31,6 +31,8 @@ absl::StatusOr<std::string> WriteGraphDiffSvg(const Graph& before, const Graph& 
   pictures::DiffPictureOptions picture_options;
   picture_options.title = options.title;
   picture_options.max_nodes = options.max_nodes;
+  picture_options.before_origins = options.before_origins;
+  picture_options.after_origins = options.after_origins;
   auto picture = pictures::DrawDiff(before, after, picture_options);
   if (!picture.ok()) return picture.status();
   if (absl::Status s = WritePicture(picture->dot, options.svg_path, options.render); !s.ok()) return s;
@@ -50,7 +52,10 @@ absl::StatusOr<std::string> WriteModelDiffSvg(const std::string& before_onnx, co
   if (!before.ok()) return absl::InvalidArgumentError(absl::StrCat("the model before: ", before.status().message()));
   auto after = ImportOnnx(after_onnx);
   if (!after.ok()) return absl::InvalidArgumentError(absl::StrCat("the model after: ", after.status().message()));
-  return WriteGraphDiffSvg(before->graph, after->graph, options);
+  ModelDiffSvgOptions labelled = options;
+  labelled.before_origins = OnnxNodeLabels(*before);
+  labelled.after_origins = OnnxNodeLabels(*after);
+  return WriteGraphDiffSvg(before->graph, after->graph, labelled);
 }
 
 }  // namespace taso::cli

@@ -6,6 +6,7 @@
 #define TASO_CLI_COMMAND_PICTURES_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,8 @@ struct ModelDiffSvgOptions {
   std::string svg_path;
   std::string title;    // the picture's first caption line
   int max_nodes = 2000;  // DiffPictureOptions::max_nodes (--diff-svg-max-nodes)
+  // DiffPictureOptions' labels: the ONNX node each IR node came from.
+  std::vector<std::string> before_origins, after_origins;
   SvgRenderOptions render;
 };
 

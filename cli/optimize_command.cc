@@ -234,6 +234,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   std::string model;
   optimizer::Report report;
   std::optional<Graph> graph_before, graph_after;  // embedded: the IR graphs, for --diff-svg
+  std::vector<std::string> input_origins;           // embedded: graph_before's ONNX nodes
   if (!options.server.empty()) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(1 << 30);
@@ -321,6 +322,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     model = std::move(result->model);
     graph_before = std::move(result->input_graph);
     graph_after = std::move(result->graph);
+    input_origins = std::move(result->input_origins);
     report = optimizer::ReportToProto(result->report);
     report.set_cost_backend(*backend);
   }
@@ -335,6 +337,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     picture.title = absl::StrCat("taso optimize ", options.input, " -o ", options.output);
     picture.max_nodes = options.diff_svg_max_nodes;
     if (!graph_after) absl::StrAppend(&picture.title, "\n(as the ONNX files have it: fused operators as ONNX spells them)");
+    picture.before_origins = input_origins;
+    if (report.output_sha256() == report.input_sha256()) picture.after_origins = input_origins;
     auto summary = graph_after ? WriteGraphDiffSvg(*graph_before, *graph_after, picture)
                                : WriteModelDiffSvg(bytes.str(), model, picture);
     if (!summary.ok()) return fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));

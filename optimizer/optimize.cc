@@ -559,6 +559,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
   if (result.model == model_bytes) result.graph = model->graph;  // the input came back
+  result.input_origins = OnnxNodeLabels(*model);
   result.input_graph = std::move(model->graph);
   report.taso_version = kVersion;
   report.rules = options.rules_provenance;

@@ -172,6 +172,8 @@ struct OptimizeResult {
   // as several nodes is one node here); the input again when it is returned.
   Graph input_graph;
   Graph graph;
+  // Per node id of input_graph, the ONNX node it came from (OnnxNodeLabels).
+  std::vector<std::string> input_origins;
 };
 
 // The search on an IR graph (batch norms folded first, constants after),

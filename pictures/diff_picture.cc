@@ -96,8 +96,11 @@ absl::StatusOr<DiffPicture> DrawDiff(const Graph& before, const Graph& after, co
       const std::vector<NodeChange>& change;
       const std::vector<int>& changed;
       const std::vector<int>& context;
-    } sides[] = {{"before", before, diff->before_change, region.before_changed, region.before_context},
-                 {"after", after, diff->after_change, region.after_changed, region.after_context}};
+      const std::vector<std::string>& origins;
+    } sides[] = {{"before", before, diff->before_change, region.before_changed, region.before_context,
+                  options.before_origins},
+                 {"after", after, diff->after_change, region.after_changed, region.after_context,
+                  options.after_origins}};
     std::vector<Anchors> anchors;
     for (const auto& side : sides) {
       if (side.changed.empty()) continue;  // e.g. only additions: no "before" to show
@@ -105,6 +108,7 @@ absl::StatusOr<DiffPicture> DrawDiff(const Graph& before, const Graph& after, co
       dot.OpenCluster(side_id, side.name, {{"style", "dashed"}, {"color", "#b0bec5"}});
       GraphDrawing drawing =
           SideDrawing(side.graph, side.change, side.changed, side.context, absl::StrCat(side_id, "_"));
+      drawing.origins = side.origins;
       anchors.push_back(WriteAnchors(drawing.prefix, WriteGraph(side.graph, drawing, dot), dot));
       dot.Close();
     }

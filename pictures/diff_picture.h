@@ -7,6 +7,7 @@
 #define TASO_PICTURES_DIFF_PICTURE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
@@ -19,6 +20,9 @@ struct DiffPictureOptions {
   // Nodes drawn at most (changed and context, both sides): regions past it
   // are counted in the caption, not drawn, so Graphviz's time stays bounded.
   int max_nodes = 2000;
+  // Per node id of each graph, where it came from in the user's model ("ONNX
+  // conv1 (Conv)"), shown as its label's first line; empty: none.
+  std::vector<std::string> before_origins, after_origins;
 };
 
 struct DiffPicture {

@@ -20,8 +20,14 @@ DrawnEnds WriteGraph(const Graph& graph, const GraphDrawing& drawing, DotWriter&
   std::vector<bool> has_input(graph.num_nodes(), false), has_reader(graph.num_nodes(), false);
   for (const Node& node : graph.nodes()) {
     if (!drawn(node.id)) continue;
-    dot.Node(NodeDotId(drawing, node.id),
-             NodeAttrs(node, At(drawing.marks, node.id, NodeMark::kPlain), At(drawing.fills, node.id, std::string())));
+    DotAttrs attrs =
+        NodeAttrs(node, At(drawing.marks, node.id, NodeMark::kPlain), At(drawing.fills, node.id, std::string()));
+    if (const std::string origin = At(drawing.origins, node.id, std::string()); !origin.empty()) {
+      for (auto& [key, value] : attrs) {
+        if (key == "label") value = absl::StrCat(origin, "\n", value);
+      }
+    }
+    dot.Node(NodeDotId(drawing, node.id), attrs);
   }
   for (const Node& node : graph.nodes()) {
     if (!drawn(node.id)) continue;

@@ -18,6 +18,9 @@ struct GraphDrawing {
   std::vector<bool> include;       // per node: draw it (empty: every node)
   std::vector<NodeMark> marks;     // per node (empty: every node plain)
   std::vector<std::string> fills;  // per node fill override, "" none (empty: none)
+  // Per node, a first label line naming where it came from in the user's
+  // model ("ONNX conv1 (Conv)"); "" none (empty: none).
+  std::vector<std::string> origins;
   // Per graph output, the label of its small output node; "" draws none
   // (empty: "output NAME" for every output whose node is drawn).
   std::vector<std::string> output_labels;

@@ -520,12 +520,19 @@ absl::StatusOr<OnnxModel> Importer::Run(onnx::ModelProto model) {
     const size_t mark = nodes_.size();
     if (absl::Status s = ImportNode(g.node(i), i); !s.ok()) return s;
     result_.node_origins.resize(nodes_.size());
+    result_.node_op_types.resize(nodes_.size());
     const std::string origin = g.node(i).name().empty() ? absl::StrCat(g.node(i).op_type(), "#", i) : g.node(i).name();
+    const std::string op_type = IsDefaultDomain(g.node(i).domain())
+                                    ? g.node(i).op_type()
+                                    : absl::StrCat(g.node(i).domain(), "::", g.node(i).op_type());
     for (size_t id = mark; id < nodes_.size(); ++id) {
-      if (!IsInputOrWeight(nodes_[id].kind)) result_.node_origins[id] = origin;
+      if (IsInputOrWeight(nodes_[id].kind)) continue;
+      result_.node_origins[id] = origin;
+      result_.node_op_types[id] = op_type;
     }
   }
   result_.node_origins.resize(nodes_.size());
+  result_.node_op_types.resize(nodes_.size());
   std::vector<GraphOutput> outputs;
   for (const auto& out : g.output()) {
     auto it = values_.find(out.name());
@@ -608,6 +615,17 @@ absl::StatusOr<std::map<std::string, int>> CountOnnxOperators(const std::string&
                                                            : absl::StrCat(node.domain(), "::", node.op_type())];
   }
   return counts;
+}
+
+std::vector<std::string> OnnxNodeLabels(const OnnxModel& model) {
+  std::vector<std::string> labels(model.node_origins.size());
+  for (size_t id = 0; id < labels.size(); ++id) {
+    if (model.node_origins[id].empty()) continue;
+    labels[id] = id < model.node_op_types.size() && !model.node_op_types[id].empty()
+                     ? absl::StrCat("ONNX ", model.node_origins[id], " (", model.node_op_types[id], ")")
+                     : absl::StrCat("ONNX ", model.node_origins[id]);
+  }
+  return labels;
 }
 
 }  // namespace taso

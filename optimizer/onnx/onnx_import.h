@@ -58,12 +58,20 @@ struct OnnxModel {
   // "OpType#index" when it has none; "" for inputs and weights. For tools
   // that say where in the model something is (`taso rules match`).
   std::vector<std::string> node_origins;
+  // The same nodes' ONNX operator types ("Conv"; "domain::Type" outside the
+  // default domain), "" for inputs and weights: node_origins and this name a
+  // node as the user's model does ("conv1 (Conv)", OnnxNodeLabels).
+  std::vector<std::string> node_op_types;
   // What import could not do but worked around (e.g. shape inference that
   // failed after folding shape arithmetic, leaving some shapes unknown).
   std::vector<std::string> import_notes;
 };
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});
+
+// Per IR node id, "ONNX conv1 (Conv)": the ONNX node an operator came from,
+// as pictures label it; "" for inputs and weights.
+std::vector<std::string> OnnxNodeLabels(const OnnxModel& model);
 
 // The main graph's nodes by operator type ("Conv"; "domain::Type" outside
 // the default domain): what a report compares before and after, in the

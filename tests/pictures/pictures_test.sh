@@ -45,10 +45,11 @@ COMMON=(--backend analytic --cache-dir none --no-measure --time-limit 10)
 "$TASO" optimize "$WORK/tl.onnx" -o "$WORK/tl.opt.onnx" "${COMMON[@]}" --diff-svg "$WORK/tl.svg" \
   >"$WORK/tl.out" 2>"$WORK/tl.err" || fail "optimize --diff-svg: $(cat "$WORK/tl.err")"
 grep -q "^diff picture: 1 region: .*; wrote $WORK/tl.svg" "$WORK/tl.out" || fail "no summary: $(cat "$WORK/tl.out")"
-/usr/bin/python3 "$CHECK" "$WORK/tl.svg" --text "region 1" --text before --text after \
+/usr/bin/python3 "$CHECK" "$WORK/tl.svg" --text "region 1" --text before --text after --text "(MatMul)" \
   --removed matmul --removed ewadd --added matmul --added split --added "f32[16,192]" ||
   fail "the transformer layer's diff picture"
-check "optimize --diff-svg: the merged Q/K/V projections drawn before and after"
+grep -q "ONNX [A-Za-z0-9_]*_node (MatMul)" "$WORK/tl.svg" || fail "the model's own node names are not in the picture"
+check "optimize --diff-svg: the merged Q/K/V projections drawn before and after, labelled with the ONNX nodes"
 
 # Over gRPC the client has the ONNX files only: the same merge, as ONNX spells it.
 "$OPTIMIZER" --listen 127.0.0.1:0 --port_file "$WORK/port" --cache_dir none \
@@ -61,7 +62,8 @@ for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
   --no-measure --time-limit 10 --json --diff-svg "$WORK/tl.srv.svg" >"$WORK/srv.json" 2>"$WORK/srv.err" ||
   fail "--server --diff-svg: $(cat "$WORK/srv.err")"
 grep -q "^diff picture: 1 region" "$WORK/srv.err" || fail "with --json the summary goes to stderr: $(cat "$WORK/srv.err")"
-/usr/bin/python3 "$CHECK" "$WORK/tl.srv.svg" --text "as the ONNX files have it" --removed matmul --added split ||
+/usr/bin/python3 "$CHECK" "$WORK/tl.srv.svg" --text "as the ONNX files have it" --text "(MatMul)" --text "(Split)" \
+  --removed matmul --added split ||
   fail "the diff picture over gRPC"
 kill -TERM "$OPT_PID" && wait "$OPT_PID" || true
 trap - EXIT

@@ -3,7 +3,7 @@
 # subset of the operator templates (bench/testdata/matmul_family_spec.textproto
 # by default), printing per size the graphs, pairs, wall times and the
 # reduction table, and the growth from one size to the next, the figures the
-# README's size-5 extrapolation scales the full spec's size-4 run by.
+# the size-5 extrapolation (bench/results/README.md) scales the full spec's size-4 run by.
 #   bench/size5_sample.sh [SPEC] [WORK_DIR]      (WORKERS=2 verifier processes)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,7 +1,7 @@
 // Depth-first enumeration of every graph of up to `max_ops` operators over a
 // generation spec, fingerprinted on the spec's deterministic int32 inputs.
 //
-// What is enumerated (the generator's semantics; see README "Generator"):
+// What is enumerated (the generator's semantics; see docs/rules.md, "Generation"):
 //  - Each graph (DAG) once: operators are appended only in the graph's least
 //    topological order by operator key, so the k! orders of k independent
 //    operators are one graph, not k! (TASO enumerated every order).

@@ -2,7 +2,7 @@
 // exposition format (version 0.0.4): counters, gauges (set, or read by a
 // callback at scrape time) and histograms with fixed buckets. A metric has
 // a fixed list of label names declared once; each distinct list of label
-// values is one series. README ("Running as a cluster") lists the metrics.
+// values is one series. docs/cluster.md lists the metrics.
 #ifndef TASO_NET_METRICS_H_
 #define TASO_NET_METRICS_H_
 

@@ -1,6 +1,6 @@
 // What the optimizer service exports on /metrics besides the per-RPC
 // counts: the admission gate's state, and per search its time, graph sizes,
-// stop reason and ILP outcome (README: Running as a cluster).
+// stop reason and ILP outcome (docs/cluster.md).
 #ifndef TASO_OPTIMIZER_SERVICE_METRICS_H_
 #define TASO_OPTIMIZER_SERVICE_METRICS_H_
 

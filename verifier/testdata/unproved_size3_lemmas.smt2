@@ -1,4 +1,4 @@
-; Lemmas that sort the pairs the size-3 job leaves unknown (README,
+; Lemmas that sort the pairs the size-3 job leaves unknown (docs/rules.md,
 ; "Verification"): `taso_verifier prove unknown.sexpr --extra THIS_FILE`
 ; names them extra0..extra11 in the order below. They are NOT axioms: 0-2
 ; are true but the validator cannot check them (its relu is uninterpreted);

@@ -2,7 +2,6 @@
 
 #include <signal.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -20,22 +19,6 @@
 
 namespace taso::app {
 namespace {
-
-// The arguments with '-' in flag names turned into '_'. Kept for the life
-// of the process, as argv is: the parsed arguments point into it.
-std::vector<char*> WithUnderscoredFlagNames(int argc, char** argv) {
-  static std::vector<std::string>* storage = new std::vector<std::string>(argv, argv + argc);
-  for (std::string& a : *storage) {
-    if (a.rfind("--", 0) != 0) continue;
-    const size_t end = std::min(a.find('='), a.size());
-    for (size_t i = 2; i < end; ++i) {
-      if (a[i] == '-') a[i] = '_';
-    }
-  }
-  std::vector<char*> result;
-  for (std::string& a : *storage) result.push_back(a.data());
-  return result;
-}
 
 // The flags this binary defines (not absl's own; --version and --helpfull
 // are answered before these are checked).
@@ -57,8 +40,7 @@ std::vector<char*> ParseCommandLine(const CommandLine& command_line, int argc, c
   const std::string version = VersionLine(command_line.name) + "\n";
   usage_config.version_string = [version] { return version; };
   absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> args = command_line.dashes_in_flag_names ? WithUnderscoredFlagNames(argc, argv)
-                                                               : std::vector<char*>(argv, argv + argc);
+  std::vector<char*> args(argv, argv + argc);
   // --help on stdout with exit 0 and a refused flag with exit 2, as every
   // binary promises (absl exits 1 for both): the flags are checked here
   // first, then absl parses them again.

@@ -16,16 +16,14 @@ namespace taso::app {
 struct CommandLine {
   std::string name;   // "taso_generator": in --version and messages
   std::string usage;  // --help's first lines
-  // Accept --max-ops for --max_ops (the `taso` command's spelling).
-  bool dashes_in_flag_names = false;
 };
 
 // "NAME VERSION", what --version prints.
 std::string VersionLine(const std::string& name);
 
-// Sets the usage text and --version, parses the flags (exiting on --help,
-// --version or a bad flag, as absl does) and returns the positional
-// arguments, the program itself first.
+// Sets the usage text and --version, parses the flags and returns the
+// positional arguments, the program itself first. --help and --version
+// exit 0 after printing; a bad flag exits 2 naming it.
 std::vector<char*> ParseCommandLine(const CommandLine& command_line, int argc, char** argv);
 
 // True, after printing "error: unexpected argument 'A' (try --help)", when

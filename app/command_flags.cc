@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -126,6 +128,10 @@ ParsedCommand ParseCommandFlags(const CommandFlags& command, const std::vector<s
       } else {
         return fail(absl::StrCat(spelled, " needs a value"));
       }
+    }
+    // A list flag given again adds to the list: --input-shape a=1x3 --input-shape b=2.
+    if (parsed.given.count(name) && flag->IsOfType<std::vector<std::string>>()) {
+      value = absl::StrCat(flag->CurrentValue(), ",", value);
     }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {

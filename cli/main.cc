@@ -31,6 +31,9 @@
 #include "profiler/ort_backend.h"
 #include "profiler/ort_flags.h"
 
+ABSL_FLAG(std::vector<std::string>, input_shape, {},
+          "optimize: the shape to optimize a graph input for, NAME=1x3x224x224 (repeatable); inputs' other symbolic "
+          "dimensions are 1");
 ABSL_FLAG(uint64_t, seed, 1, "ir: seed of the deterministic input values; optimize: seed of the final "
           "numerical check's random inputs; rules fuzz: seed of shapes and inputs");
 ABSL_FLAG(bool, json, false, "print machine-readable JSON (on failure, an error object: code, message, exit_code)");
@@ -370,6 +373,7 @@ int Optimize(const Args& args) {
   if (Given("eqsat_backoff")) options.eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
   if (Given("eqsat_match_limit")) options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
   if (Given("eqsat_ban_length")) options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
+  options.input_shapes = absl::GetFlag(FLAGS_input_shape);
   options.calibration = CalibrationFlag();
   auto ort = OrtFlags("optimize");
   if (!ort) return 2;
@@ -520,7 +524,8 @@ std::vector<Command> Commands() {
               "Exit codes: 0 optimized and checked, 2 bad flags or input, 3 a server unreachable or busy,\n"
               "4 OUT is the input unchanged (the report says why), 1 internal error.",
               Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
-                     "eqsat_ban_length", "calibration", "rules", "store", "db", "profiler", "cache_dir", "backend", "seed",
+                     "eqsat_ban_length", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
+                     "backend", "seed",
                      "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
                      "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb"},
                     kOrt, kClientSecurity}),

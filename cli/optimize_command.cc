@@ -22,6 +22,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
 #include "net/grpc_status.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "optimizer/optimize.h"
 #include "optimizer/report_proto.h"
 #include "optimizer/rule_source.h"
@@ -198,6 +199,8 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!backend) return fail(2, absl::StrCat("--backend is ", profiler::BackendChoices()));
   std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
   if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
+  auto input_shapes = ParseInputShapes(options.input_shapes);
+  if (!input_shapes.ok()) return fail(2, std::string(input_shapes.status().message()));
   if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
   if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
     return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
@@ -264,6 +267,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_export_baseline(options.export_baseline);
     if (progress) progress->Waiting(absl::StrCat("sent to taso_optimizer at ", options.server, ", waiting for its result"));
     grpc::ClientContext context;
+    for (const std::string& shape : options.input_shapes) request.mutable_options()->add_input_shapes(shape);
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::milliseconds(static_cast<int64_t>(options.time_limit_s * 3000) + 120000));
@@ -316,6 +320,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.export_baseline = options.export_baseline;
     oo.eqsat.dump_egraph = options.dump_egraph;
     if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
+    oo.import.input_shapes = *input_shapes;
     if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail_status(result.status());

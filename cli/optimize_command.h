@@ -40,6 +40,7 @@ struct OptimizeCommandOptions {
   std::optional<bool> eqsat_backoff;
   std::optional<int> eqsat_match_limit;
   std::optional<int> eqsat_ban_length;
+  std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS, as given
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
   std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
   int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "net/grpc_status.h"
+#include "optimizer/onnx/onnx_import.h"
 #include "optimizer/report_proto.h"
 
 namespace taso::optimizer {
@@ -67,6 +68,9 @@ grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const Opti
   options.min_gain = in.has_min_gain() ? in.min_gain() : limits_.min_gain;
   options.export_baseline = in.export_baseline();
   options.import.max_model_bytes = limits_.max_model_bytes;
+  auto input_shapes = ParseInputShapes({in.input_shapes().begin(), in.input_shapes().end()});
+  if (!input_shapes.ok()) return net::ToGrpc(input_shapes.status());
+  options.import.input_shapes = *std::move(input_shapes);
   options.cancelled = [context] { return context->IsCancelled(); };
   const std::shared_ptr<const RuleSet> rules = rules_->Current();
   options.rules_provenance = rules->provenance;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/interpreter.h"
 #include "optimizer/onnx/onnx_common.h"
+#include "optimizer/onnx/onnx_versions.h"
 #include "core/op_registry.h"
 #include "onnx/onnx_pb.h"
 
@@ -631,7 +632,7 @@ absl::StatusOr<std::string> Exporter::Run() {
     opset->set_domain("");
     opset->set_version(opset_);
   }
-  if (absl::Status s = onnx_internal::RunOnnxChecker(out_); !s.ok()) {
+  if (absl::Status s = onnx_internal::CheckModelAnyVersion(out_); !s.ok()) {
     return absl::InternalError(absl::StrCat("the exported model fails the ONNX checker: ", s.message()));
   }
   std::string bytes;

@@ -9,10 +9,14 @@
 #include <queue>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "optimizer/onnx/onnx_common.h"
 #include "optimizer/onnx/onnx_import_internal.h"
 #include "optimizer/onnx/onnx_shape_folding.h"
+#include "optimizer/onnx/onnx_versions.h"
 #include "core/isolated_call.h"
 #include "core/op_registry.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -227,20 +231,77 @@ absl::Status Importer::InferWithFolding(const onnx::ModelProto& model, const onn
   }
 }
 
-absl::Status Importer::InferTypes() {
-  std::set<std::string> initializers;
-  for (const auto& t : model_.graph().initializer()) initializers.insert(t.name());
-  // Symbolic input dimensions take default_dim so that every shape downstream is concrete.
-  onnx::ModelProto fixed = CopyForInference(model_);
+absl::StatusOr<bool> Importer::BindInputShapes(onnx::ModelProto& model, const std::set<std::string>& initializers) {
   bool substituted = false;
-  for (auto& in : *fixed.mutable_graph()->mutable_input()) {
-    if (initializers.count(in.name()) || !in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
-    for (auto& d : *in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+  std::set<std::string> names;
+  std::vector<std::string> defaulted;  // "x[0] 'N'"
+  for (auto& in : *model.mutable_graph()->mutable_input()) {
+    if (initializers.count(in.name())) continue;
+    names.insert(in.name());
+    auto given = options_.input_shapes.find(in.name());
+    if (given != options_.input_shapes.end()) {
+      if (!in.type().has_tensor_type()) {
+        return absl::InvalidArgumentError(absl::StrCat("--input-shape ", in.name(), ": the graph input is not a tensor"));
+      }
+      auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+      const bool ranked = in.type().tensor_type().has_shape();
+      if (ranked && shape->dim_size() != static_cast<int>(given->second.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("--input-shape ", in.name(), "=", absl::StrJoin(given->second, "x"),
+                                                       " has rank ", given->second.size(), "; the graph input has rank ",
+                                                       shape->dim_size()));
+      }
+      for (int i = 0; ranked && i < shape->dim_size(); ++i) {
+        const auto& d = shape->dim(i);
+        if (d.has_dim_value() && d.dim_value() != given->second[i]) {
+          return absl::InvalidArgumentError(absl::StrCat("--input-shape ", in.name(), "=", absl::StrJoin(given->second, "x"),
+                                                         ": dimension ", i, " of the graph input is fixed at ",
+                                                         d.dim_value()));
+        }
+        substituted = substituted || !d.has_dim_value();
+      }
+      shape->clear_dim();
+      for (int64_t d : given->second) shape->add_dim()->set_dim_value(d);
+      substituted = substituted || !ranked;
+      continue;
+    }
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+    auto* dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    for (int i = 0; i < dims->size(); ++i) {
+      auto& d = (*dims)[i];
       if (d.has_dim_value()) continue;
+      defaulted.push_back(absl::StrCat(in.name(), "[", i, "]", d.dim_param().empty() ? "" : " '" + d.dim_param() + "'"));
       d.set_dim_value(options_.default_dim);  // clears dim_param (a oneof)
       substituted = true;
     }
   }
+  for (const auto& [name, dims] : options_.input_shapes) {
+    if (!names.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("--input-shape names '", name, "', which is not a graph input; the inputs are: ",
+                                                     absl::StrJoin(names, ", ")));
+    }
+  }
+  if (!options_.input_shapes.empty()) {
+    std::vector<std::string> given;
+    for (const auto& [name, dims] : options_.input_shapes) given.push_back(absl::StrCat(name, "=", absl::StrJoin(dims, "x")));
+    result_.import_notes.push_back(absl::StrCat("optimized for the input shapes given: ", absl::StrJoin(given, ", ")));
+  }
+  if (!defaulted.empty()) {
+    result_.import_notes.push_back(absl::StrCat(
+        "dynamic dimensions bound to ", options_.default_dim, ": ", absl::StrJoin(defaulted, ", "),
+        "; the result is optimized for that shape (give --input-shape NAME=DxDx... for another)"));
+  }
+  return substituted;
+}
+
+absl::Status Importer::InferTypes() {
+  std::set<std::string> initializers;
+  for (const auto& t : model_.graph().initializer()) initializers.insert(t.name());
+  // Symbolic input dimensions take default_dim so that every shape downstream is concrete.
+  onnx::ModelProto& source_model = bridged_ ? *bridged_ : model_;
+  onnx::ModelProto fixed = CopyForInference(source_model);
+  auto bound = BindInputShapes(fixed, initializers);
+  if (!bound.ok()) return bound.status();
+  const bool substituted = *bound;
   // Strict: a node whose declared or inferred shapes do not fit is an error.
   // Data propagation resolves shapes computed by Shape/Gather/Concat chains.
   // Data propagation is newer and more fragile, so it is tried first and
@@ -280,7 +341,7 @@ absl::Status Importer::InferTypes() {
   onnx::ModelProto declared;
   const onnx::ModelProto* source = &inferred;
   if (substituted) {
-    declared = CopyForInference(model_);
+    declared = CopyForInference(source_model);
     if (InferShapesNoThrow(declared, onnx::ShapeInferenceOptions(false, 0, false)).ok()) source = &declared;
   }
   ForEachTypedValue(source->graph(), [&](const onnx::ValueInfoProto& v) {
@@ -500,8 +561,9 @@ absl::Status Importer::AddOpaque(const onnx::NodeProto& node, int index) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<OnnxModel> Importer::Run(onnx::ModelProto model) {
+absl::StatusOr<OnnxModel> Importer::Run(onnx::ModelProto model, std::optional<onnx::ModelProto> bridged) {
   model_ = std::move(model);
+  bridged_ = std::move(bridged);
   opset_ = DefaultOpset(model_);
   if (options_.default_dim < 1) {
     return absl::InvalidArgumentError(absl::StrCat("default_dim must be >= 1, got ", options_.default_dim));
@@ -589,15 +651,46 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
   // ONNX's library throws; nothing thrown may leave this function.
   try {
     if (absl::Status s = onnx_internal::SortGraph(model.mutable_graph(), {}, ""); !s.ok()) return s;
-    if (absl::Status s = RunOnnxChecker(model); !s.ok()) {
+    if (absl::Status s = onnx_internal::CheckVersionsSupported(model); !s.ok()) return s;
+    std::optional<onnx::ModelProto> bridged;
+    if (onnx_internal::NeedsBridge(model)) {
+      auto copy = onnx_internal::BridgeToLibraryVersions(model);
+      if (!copy.ok()) return copy.status();
+      bridged = *std::move(copy);
+    }
+    if (absl::Status s = RunOnnxChecker(bridged ? *bridged : model); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the model fails the ONNX checker: ", s.message()));
     }
-    return onnx_internal::Importer(options).Run(std::move(model));
+    return onnx_internal::Importer(options).Run(std::move(model), std::move(bridged));
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("ONNX import failed: ", e.what()));
   } catch (...) {
     return absl::InternalError("ONNX import failed with an unknown exception");
   }
+}
+
+absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.rfind('=');
+    const std::string hint = " (expected NAME=DIMS with DIMS like 1x3x224x224)";
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("--input-shape '", spec, "'", hint));
+    }
+    std::vector<int64_t> dims;
+    for (absl::string_view part : absl::StrSplit(spec.substr(eq + 1), 'x')) {
+      int64_t d = 0;
+      if (!absl::SimpleAtoi(part, &d) || d < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--input-shape '", spec, "': '", part, "' is not a dimension >= 1", hint));
+      }
+      dims.push_back(d);
+    }
+    if (!shapes.emplace(spec.substr(0, eq), std::move(dims)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("--input-shape gives '", spec.substr(0, eq), "' twice"));
+    }
+  }
+  return shapes;
 }
 
 absl::StatusOr<std::map<std::string, int>> CountOnnxOperators(const std::string& model_bytes) {

@@ -19,7 +19,11 @@
 namespace taso {
 
 struct OnnxImportOptions {
-  // Value for symbolic or unknown dimensions of graph inputs (e.g. batch "N").
+  // Shapes of graph inputs by name (--input-shape), replacing their
+  // symbolic dimensions; the rank and the fixed dimensions must match.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Value for the other symbolic or unknown dimensions of graph inputs
+  // (e.g. batch "N"); the report notes each one bound.
   int64_t default_dim = 1;
   // Larger models are InvalidArgument (the message names this option).
   int64_t max_model_bytes = 2LL << 30;
@@ -68,6 +72,10 @@ struct OnnxModel {
 };
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});
+
+// "x=1x3x224x224" per input (--input-shape, repeatable) as input_shapes;
+// InvalidArgument naming the bad spec.
+absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs);
 
 // Per IR node id, "ONNX conv1 (Conv)": the ONNX node an operator came from,
 // as pictures label it; "" for inputs and weights.

@@ -50,12 +50,17 @@ struct InferredType {
 class Importer {
  public:
   explicit Importer(const OnnxImportOptions& options) : options_(options) {}
-  // `model` must be topologically sorted and checked.
-  absl::StatusOr<OnnxModel> Run(onnx::ModelProto model);
+  // `model` must be topologically sorted and checked. `bridged` is its copy
+  // in the linked ONNX library's versions (onnx_versions.h) when it is newer.
+  absl::StatusOr<OnnxModel> Run(onnx::ModelProto model, std::optional<onnx::ModelProto> bridged);
 
  private:
   // --- onnx_import.cc ---
   absl::Status InferTypes();
+  // Gives `model`'s graph inputs the shapes of options_.input_shapes, and
+  // their other symbolic dimensions default_dim (noted in the report).
+  // Returns whether any dimension was not the model's own.
+  absl::StatusOr<bool> BindInputShapes(onnx::ModelProto& model, const std::set<std::string>& initializers);
   // Shape inference on `model` with `options`, alternating with folding the
   // integer shape arithmetic (onnx_shape_folding.h) until nothing more folds.
   // Fails only if the first inference does; `folded` gets the folded values.
@@ -104,6 +109,8 @@ class Importer {
 
   OnnxImportOptions options_;
   onnx::ModelProto model_;
+  // What shape inference reads: model_ itself, or its bridged copy.
+  std::optional<onnx::ModelProto> bridged_;
   int64_t opset_ = 0;
   std::vector<Node> nodes_;
   std::map<std::string, ImportedValue> values_;

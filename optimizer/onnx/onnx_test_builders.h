@@ -77,6 +77,7 @@ inline onnx::NodeProto MakeNode(const std::string& op, const std::vector<std::st
 
 struct ModelSpec {
   int opset = 13;
+  int64_t ir_version = 7;
   std::vector<onnx::NodeProto> nodes;
   std::vector<onnx::ValueInfoProto> inputs, outputs;
   std::vector<onnx::TensorProto> initializers;
@@ -85,7 +86,7 @@ struct ModelSpec {
 
 inline onnx::ModelProto BuildProto(const ModelSpec& spec) {
   onnx::ModelProto m;
-  m.set_ir_version(7);
+  m.set_ir_version(spec.ir_version);
   m.set_producer_name("onnx_test");
   m.set_doc_string("a test model");
   auto* prop = m.add_metadata_props();

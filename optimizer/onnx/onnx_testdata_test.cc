@@ -250,7 +250,13 @@ TEST(OnnxTestdataTest, EveryConformanceModel) {
             << c.opaque_containing << ", round-tripped " << c.round_tripped << ", outputs checked "
             << c.outputs_checked << " (not evaluable: " << c.not_evaluable << "), clear errors " << c.clear_errors
             << ", failures " << c.failures.size() << "\n";
-  EXPECT_GT(c.models, 0);
+  // Pinned (Debian's libonnx-testdata 1.12.0): an import regression moves a
+  // model from "imported" to "clear errors", which must fail here, not pass
+  // as a clear error. Raise the floors when the importer learns more.
+  EXPECT_EQ(c.models, 1072);
+  EXPECT_GE(c.imported, 1041);
+  EXPECT_LE(c.clear_errors, 31);
+  EXPECT_GE(c.outputs_checked, 126);
   EXPECT_TRUE(c.failures.empty()) << c.failures.size() << " models failed; first: " << c.failures.front();
 }
 

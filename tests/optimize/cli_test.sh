@@ -107,6 +107,29 @@ set -e
   fail "a bad flag with --json: exit $flag_code, $(cat "$WORK/badflag.json")"
 check "--json: 64-bit fields are numbers; failures (a truncated model, a bad flag) print an error object, exit 2"
 
+# --- a dynamic batch: bound to 1 with a note, or to the shape --input-shape gives; the output keeps "N"
+DYN="$WORK/models/dynamic_batch.onnx"
+"$TASO" optimize "$DYN" -o "$WORK/dyn1.onnx" --time-limit 5 --json -q >"$WORK/dyn1.json" 2>/dev/null || fail "dynamic batch"
+"$TASO" optimize "$DYN" -o "$WORK/dyn4.onnx" --time-limit 5 --json -q --input-shape x=4x8x16x16 >"$WORK/dyn4.json" \
+  2>/dev/null || fail "--input-shape: $(cat "$WORK/dyn4.json")"
+json "$WORK/dyn1.json" "d['import_notes']" | grep -q "x\[0\] 'N'" || fail "no note of the bound batch: $(cat "$WORK/dyn1.json")"
+json "$WORK/dyn4.json" "d['import_notes']" | grep -q "x=4x8x16x16" || fail "no note of the shape: $(cat "$WORK/dyn4.json")"
+b1=$(json "$WORK/dyn1.json" "d['cost_baseline_ms']"); b4=$(json "$WORK/dyn4.json" "d['cost_baseline_ms']")
+awk -v a="$b1" -v b="$b4" 'BEGIN { exit !(b > a) }' || fail "batch 4 should cost more than batch 1: $b4 vs $b1 ms"
+for out in dyn1 dyn4; do
+  [ "$(/usr/bin/python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); print(m.graph.input[0].type.tensor_type.shape.dim[0].dim_param)" "$WORK/$out.onnx")" = N ] ||
+    fail "$out.onnx lost the symbolic batch"
+done
+set +e
+"$TASO" optimize "$DYN" -o "$WORK/dyn.onnx" -q --input-shape x=4x8x16x16 --input-shape x=2x8x16x16 >"$WORK/twice.out" 2>&1
+twice=$?
+"$TASO" optimize "$DYN" -o "$WORK/dyn.onnx" -q --input-shape image=1x8x16x16 >"$WORK/name.out" 2>&1
+name=$?
+set -e
+[ $twice -eq 2 ] && grep -q "twice" "$WORK/twice.out" || fail "a repeated input: exit $twice, $(cat "$WORK/twice.out")"
+[ $name -eq 2 ] && grep -q "'image', which is not a graph input" "$WORK/name.out" || fail "a wrong name: $(cat "$WORK/name.out")"
+check "a dynamic batch: 1 by default (noted), --input-shape x=4x8x16x16 costs $b4 ms vs $b1 ms; both keep 'N'; bad shapes exit 2"
+
 # --- progress on a real model: a line at least every 5 s, none with -q
 /usr/bin/python3 models/build_structures.py rnn_cell "$WORK/models/rnn_cell.onnx" >/dev/null ||
   fail "building the LSTM cell"

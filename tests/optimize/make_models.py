@@ -2,6 +2,7 @@
 """Small ONNX models for the optimizer's end-to-end test, written to DIR:
   convrelu.onnx   Conv (pads 1, bias) + Relu + a second Conv + Relu
   matmuls.onnx    two MatMuls sharing their input, then Add
+  dynamic_batch.onnx  convrelu.onnx with a symbolic batch "N"
   truncated.onnx  the first half of convrelu.onnx's bytes
   cycle.onnx      Relu nodes feeding each other
   dangling.onnx   a node reading a value nothing defines
@@ -47,6 +48,11 @@ def main(out):
         [f32("x", 1, 8, 16, 16)], [f32("y", 1, 8, 8, 8)],
         [weight("w1", 8, 8, 3, 3), weight("b1", 8), weight("w2", 8, 8, 3, 3)])
     onnx.save(conv, f"{out}/convrelu.onnx")
+    dynamic = onnx.ModelProto()
+    dynamic.CopyFrom(conv)
+    for value in (dynamic.graph.input[0], dynamic.graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.save(dynamic, f"{out}/dynamic_batch.onnx")
     mm = model(
         [helper.make_node("MatMul", ["x", "p"], ["a"]),
          helper.make_node("MatMul", ["x", "q"], ["b"]),

@@ -163,6 +163,8 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << "check";
   if (r.check_seed() != 0) out << " (seed " << r.check_seed() << ")";
   out << ": " << r.check_detail() << "\n";
+  // ONNX Runtime's own reading of the files, beside ours.
+  if (!r.runtime_check_detail().empty()) out << "runtime check: " << r.runtime_check_detail() << "\n";
   if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE) {
     out << absl::StrFormat("measured end to end: %.3f ms -> %.3f ms (%.2fx) against the runtime baseline\n",
                            r.measured_baseline_ms(), r.measured_after_ms(),
@@ -197,10 +199,10 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
   auto backend = profiler::BackendFromName(options.backend);
   if (!backend) return fail(2, absl::StrCat("--backend is ", profiler::BackendChoices()));
-  std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
-  if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
   auto input_shapes = ParseInputShapes(options.input_shapes);
   if (!input_shapes.ok()) return fail(2, std::string(input_shapes.status().message()));
+  std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
+  if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
   if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
   if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
     return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
@@ -265,9 +267,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     request.mutable_options()->set_measure_backend(*measure_backend);
     if (options.min_gain) request.mutable_options()->set_min_gain(*options.min_gain);
     request.mutable_options()->set_export_baseline(options.export_baseline);
+    for (const std::string& shape : options.input_shapes) request.mutable_options()->add_input_shapes(shape);
     if (progress) progress->Waiting(absl::StrCat("sent to taso_optimizer at ", options.server, ", waiting for its result"));
     grpc::ClientContext context;
-    for (const std::string& shape : options.input_shapes) request.mutable_options()->add_input_shapes(shape);
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::milliseconds(static_cast<int64_t>(options.time_limit_s * 3000) + 120000));
@@ -318,9 +320,9 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.measure_backend = *measure_backend;
     oo.min_gain = options.min_gain.value_or(oo.min_gain);
     oo.export_baseline = options.export_baseline;
+    oo.import.input_shapes = *input_shapes;
     oo.eqsat.dump_egraph = options.dump_egraph;
     if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
-    oo.import.input_shapes = *input_shapes;
     if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
     auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
     if (!result.ok()) return fail_status(result.status());

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -271,17 +272,27 @@ std::string DescribeTimes(const profiler::GraphMeasurement& baseline, const prof
   return absl::StrFormat("%.3f ms vs %.3f ms", candidate.median_ms(), baseline.median_ms());
 }
 
+// What ONNX Runtime did with the files: timed them (and compared their
+// outputs), or why not.
+struct FilesTimed {
+  std::optional<profiler::MeasureGraphResponse> response;
+  // A profiler that does not take models (or not these): the IR graphs are timed instead.
+  absl::Status refused;
+  // Any other failure: the measurement fails, unless a fallback backend stands in.
+  absl::Status failed;
+};
+
 // Under the ort backend the never-slower step times the input file against
 // the candidate's exported file as ORT reads them: ORT runs a re-exported IR
 // graph differently from the file it is given, and the user runs the file.
-// Nullopt when the files cannot be timed (another backend, or a profiler
-// that does not take models): the IR graphs are timed instead.
-std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles& files,
-                                                                profiler::ProfilerClient& profiler,
-                                                                profiler::Backend backend, absl::Status& failed) {
-  if (backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) {
-    return std::nullopt;
-  }
+// It compares their outputs on the check's seed in the same call: ORT reads
+// the files with its own importer, so it sees what our re-import cannot
+// (runtime_check.h). No response when the files cannot be timed (another
+// backend, or a profiler that does not take models).
+FilesTimed MeasureModelFiles(const ModelFiles& files, profiler::ProfilerClient& profiler, profiler::Backend backend,
+                             uint64_t seed) {
+  FilesTimed timed;
+  if (backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) return timed;
   profiler::MeasureGraphRequest request;
   request.add_onnx_models(*files.input);
   request.add_onnx_models(*files.output);
@@ -289,99 +300,64 @@ std::optional<profiler::MeasureGraphResponse> MeasureModelFiles(const ModelFiles
   // Twice a graph comparison's runs: ORT's run-to-run spread on small models
   // is of the order of the 1 % margin.
   request.set_min_runs(40);
+  request.set_compare_outputs(true);
+  request.set_compare_seed(seed);
   auto response = profiler.MeasureGraph(request);
-  if (response.ok()) return *response;
+  if (response.ok()) {
+    timed.response = std::move(*response);
+    return timed;
+  }
   const absl::StatusCode code = response.status().code();
   if (code != absl::StatusCode::kUnimplemented && code != absl::StatusCode::kResourceExhausted &&
       code != absl::StatusCode::kInvalidArgument) {
-    failed = response.status();
+    timed.failed = response.status();
+  } else {
+    timed.refused = response.status();
   }
-  return std::nullopt;
+  return timed;
 }
 
-// Never slower: times `baseline` (the input's runtime baseline) and
-// `candidate` end to end in one interleaved MeasureGraph call (or, under the
-// ort backend, the input and output files) and records the outcome in
-// `report`. False when the input must be returned instead of the candidate
-// (measured slower beyond the tolerance); true otherwise, including when no
-// measurement could be made (the candidate is checked and predicted faster).
-bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, const ModelFiles& files,
-                                 profiler::ProfilerClient& profiler, const OptimizerOptions& options,
-                                 OptimizeReport& report) {
-  if (!options.measure) {
-    report.measurement = MeasureVerdict::kSkippedDisabled;
-    report.measurement_detail = "not measured: disabled (--no-measure)";
-    return true;
+// "cpu", "ort_cpu": a backend as the report's text names it.
+std::string BackendText(profiler::Backend backend) {
+  return absl::AsciiStrToLower(absl::StripPrefix(profiler::Backend_Name(backend), "BACKEND_"));
+}
+
+// ONNX Runtime's comparison of the files (from `timed`) into
+// report.runtime_check, or why there is none: a check that did not run is
+// said, never left out. `asked` is the backend the step chose first.
+void RecordRuntimeCheck(const ModelFiles& files, const FilesTimed& timed, profiler::Backend asked, double tolerance,
+                        OptimizeReport& report) {
+  using V = RuntimeCheckVerdict;
+  RuntimeCheck& check = report.runtime_check;
+  if (timed.response) {
+    check = timed.response->comparisons_size() > 0
+                ? JudgeRuntimeComparison(timed.response->comparisons(0), tolerance)
+                : RuntimeCheckNotRun(V::kSkippedUnavailable,
+                                     "the profiler timed the files in ONNX Runtime but did not compare their outputs "
+                                     "(a taso_profiler from before the comparison?)");
+  } else if (files.input == nullptr || files.output == nullptr) {
+    check = RuntimeCheckNotRun(V::kSkipped, "no ONNX files (an IR graph was optimized)");
+  } else if (asked != profiler::BACKEND_ORT_CPU) {
+    // Unspecified: the backend the costs came from.
+    const profiler::Backend named = asked != profiler::BACKEND_UNSPECIFIED ? asked : report.cost_backend;
+    check = RuntimeCheckNotRun(
+        V::kSkipped, absl::StrCat("the never-slower step measures on the ", BackendText(named),
+                                  " backend, not in ONNX Runtime, so the files were not run there "
+                                  "(--measure-backend ort runs them)"));
+  } else {
+    const absl::Status& why = timed.refused.ok() ? timed.failed : timed.refused;
+    check = RuntimeCheckNotRun(BackendMissing(why) ? V::kSkippedUnavailable : V::kFailed,
+                               absl::StrCat("ONNX Runtime did not run the files (", why.message(), ")"));
   }
-  auto fail = [&](const std::string& why) {
-    report.measurement = MeasureVerdict::kFailed;
-    report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
-    return true;
-  };
-  EnterPhase(options.progress, OptimizePhase::kMeasure);
-  MeasureChoice choice = ChooseMeasureBackend(options, report);
-  std::string fallback_note;  // why the chosen backend was not the one measured on
-  absl::Status files_failed;
-  std::optional<profiler::MeasureGraphResponse> timed_files =
-      MeasureModelFiles(files, profiler, choice.backend, files_failed);
-  auto fall_back = [&](const absl::Status& why) {
-    fallback_note = absl::StrCat("ONNX Runtime could not be run (", why.message(),
-                                 "), so the cpu backend's graph runner decided");
-    choice.backend = choice.fallback;
-    choice.fallback = profiler::BACKEND_UNSPECIFIED;
-  };
-  if (!files_failed.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(files_failed)) {
-    fall_back(files_failed);
-    files_failed = absl::OkStatus();
-  }
-  if (!files_failed.ok()) return fail(std::string(files_failed.message()));
-  profiler::MeasureGraphRequest request;
-  *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
-  *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
-  request.set_backend(choice.backend);
-  // Views run as copies, as the runtime users run (ONNX Runtime) runs its
-  // Splits and Transposes: a candidate that adds views must not pass on
-  // aliases the runtime does not have.
-  request.set_views(profiler::GRAPH_VIEW_POLICY_MATERIALIZE);
-  // More runs than a lone graph gets: the decision rests on a 1 % margin.
-  request.set_min_runs(20);
-  auto response = timed_files ? absl::StatusOr<profiler::MeasureGraphResponse>(std::move(*timed_files))
-                              : profiler.MeasureGraph(request);
-  if (!response.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(response.status())) {
-    fall_back(response.status());
-    request.set_backend(choice.backend);
-    response = profiler.MeasureGraph(request);
-  }
-  if (!response.ok()) {
-    const absl::StatusCode code = response.status().code();
-    if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
-      report.measurement = MeasureVerdict::kSkippedBackendCannotRun;
-      report.measurement_detail = absl::StrCat("not measured: ", response.status().message());
-      return true;
-    }
-    return fail(std::string(response.status().message()));
-  }
-  if (response->results_size() != 2) return fail(absl::StrCat(response->results_size(), " results for 2 graphs"));
-  for (int i = 0; i < 2; ++i) {
-    if (!response->results(i).has_measurement()) {
-      return fail(absl::StrCat(i == 0 ? "baseline" : "candidate", ": ", response->results(i).error().message()));
-    }
-  }
-  const profiler::GraphMeasurement& b = response->results(0).measurement();
-  const profiler::GraphMeasurement& c = response->results(1).measurement();
-  report.measured_baseline_ms = b.median_ms();
-  report.measured_after_ms = c.median_ms();
-  report.measured_runs = std::min(b.runs(), c.runs());
-  report.measured_backend = c.backend();
+}
+
+// The timing's verdict on the measured pair: true keeps the candidate. `how`
+// says what was timed where, for the detail.
+bool KeepCandidateMeasured(const Graph& baseline, const Graph& candidate, const profiler::GraphMeasurement& b,
+                           const profiler::GraphMeasurement& c, const std::string& how,
+                           const OptimizerOptions& options, OptimizeReport& report) {
   const double ratio = MeasuredSpeedup(b, c);
   report.measured_speedup = ratio;
-  const std::string how = absl::StrFormat(
-      "%s, %d interleaved runs each on %s%s%s",
-      timed_files ? "the input and output files as the runtime reads them" : "the baseline and candidate graphs",
-      report.measured_runs, c.device(),
-      c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
-                             : "",
-      fallback_note.empty() ? "" : absl::StrCat("; ", fallback_note));
   // A candidate that is the baseline's own graph (the search found nothing
   // a runtime does not do anyway) differs from it by noise only.
   if (IsBaselineGraph(baseline, candidate)) {
@@ -414,6 +390,101 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
       ratio, gate, DescribeTimes(b, c), report.cost_after_ms, report.cost_baseline_ms, how);
   CostTheInputReturned(report);
   return false;
+}
+
+// Never slower: times `baseline` (the input's runtime baseline) and
+// `candidate` end to end in one interleaved MeasureGraph call (or, under the
+// ort backend, the input and output files, comparing their outputs too) and
+// records the outcome in `report`. False when the input must be returned
+// instead of the candidate (measured slower beyond the tolerance, or ONNX
+// Runtime's outputs differ: report.runtime_check); true otherwise, including
+// when no measurement could be made (the candidate is checked and predicted
+// faster).
+bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, const ModelFiles& files,
+                                 profiler::ProfilerClient& profiler, const OptimizerOptions& options,
+                                 OptimizeReport& report) {
+  if (!options.measure) {
+    report.measurement = MeasureVerdict::kSkippedDisabled;
+    report.measurement_detail = "not measured: disabled (--no-measure)";
+    report.runtime_check = RuntimeCheckNotRun(
+        RuntimeCheckVerdict::kSkipped, "the never-slower step, which runs the files in ONNX Runtime, is disabled");
+    return true;
+  }
+  auto fail = [&](const std::string& why) {
+    report.measurement = MeasureVerdict::kFailed;
+    report.measurement_detail = absl::StrCat("measurement failed (", why, "); returning the checked candidate");
+    return true;
+  };
+  EnterPhase(options.progress, OptimizePhase::kMeasure);
+  MeasureChoice choice = ChooseMeasureBackend(options, report);
+  std::string fallback_note;  // why the chosen backend was not the one measured on
+  FilesTimed timed = MeasureModelFiles(files, profiler, choice.backend, report.check.seed);
+  RecordRuntimeCheck(files, timed, choice.backend, options.check.tolerance, report);
+  if (report.runtime_check.verdict == RuntimeCheckVerdict::kDifferent) {
+    // Wrong in the runtime the user runs: how fast it is does not matter.
+    report.measurement = MeasureVerdict::kOutputsDiffer;
+    report.measurement_detail = "returned the input: ONNX Runtime computes different outputs for the output file";
+    return false;
+  }
+  const bool files_timed = timed.response.has_value();
+  absl::Status files_failed = timed.failed;
+  auto fall_back = [&](const absl::Status& why) {
+    fallback_note = absl::StrCat("ONNX Runtime could not be run (", why.message(),
+                                 "), so the cpu backend's graph runner decided");
+    choice.backend = choice.fallback;
+    choice.fallback = profiler::BACKEND_UNSPECIFIED;
+  };
+  if (!files_failed.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(files_failed)) {
+    fall_back(files_failed);
+    files_failed = absl::OkStatus();
+  }
+  if (!files_failed.ok()) return fail(std::string(files_failed.message()));
+  profiler::MeasureGraphRequest request;
+  *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
+  *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
+  request.set_backend(choice.backend);
+  // Views run as copies, as the runtime users run (ONNX Runtime) runs its
+  // Splits and Transposes: a candidate that adds views must not pass on
+  // aliases the runtime does not have.
+  request.set_views(profiler::GRAPH_VIEW_POLICY_MATERIALIZE);
+  // More runs than a lone graph gets: the decision rests on a 1 % margin.
+  request.set_min_runs(20);
+  auto response = files_timed ? absl::StatusOr<profiler::MeasureGraphResponse>(std::move(*timed.response))
+                              : profiler.MeasureGraph(request);
+  if (!response.ok() && choice.fallback != profiler::BACKEND_UNSPECIFIED && BackendMissing(response.status())) {
+    fall_back(response.status());
+    request.set_backend(choice.backend);
+    response = profiler.MeasureGraph(request);
+  }
+  if (!response.ok()) {
+    const absl::StatusCode code = response.status().code();
+    if (code == absl::StatusCode::kUnimplemented || code == absl::StatusCode::kFailedPrecondition) {
+      report.measurement = MeasureVerdict::kSkippedBackendCannotRun;
+      report.measurement_detail = absl::StrCat("not measured: ", response.status().message());
+      return true;
+    }
+    return fail(std::string(response.status().message()));
+  }
+  if (response->results_size() != 2) return fail(absl::StrCat(response->results_size(), " results for 2 graphs"));
+  for (int i = 0; i < 2; ++i) {
+    if (!response->results(i).has_measurement()) {
+      return fail(absl::StrCat(i == 0 ? "baseline" : "candidate", ": ", response->results(i).error().message()));
+    }
+  }
+  const profiler::GraphMeasurement& b = response->results(0).measurement();
+  const profiler::GraphMeasurement& c = response->results(1).measurement();
+  report.measured_baseline_ms = b.median_ms();
+  report.measured_after_ms = c.median_ms();
+  report.measured_runs = std::min(b.runs(), c.runs());
+  report.measured_backend = c.backend();
+  const std::string how = absl::StrFormat(
+      "%s, %d interleaved runs each on %s%s%s",
+      files_timed ? "the input and output files as the runtime reads them" : "the baseline and candidate graphs",
+      report.measured_runs, c.device(),
+      c.opaque_skipped() > 0 ? absl::StrCat("; ", c.opaque_skipped(), " opaque operators not run, in neither time")
+                             : "",
+      fallback_note.empty() ? "" : absl::StrCat("; ", fallback_note));
+  return KeepCandidateMeasured(baseline, candidate, b, c, how, options, report);
 }
 
 // Makes `report` describe the original coming back, for `why`.
@@ -554,9 +625,18 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
                                            options, report)) {
       result.model = std::move(*exported);
       result.graph = std::move(optimized->graph);
+    } else if (report.runtime_check.verdict == RuntimeCheckVerdict::kDifferent) {
+      // As a failed check of our own: the user's runtime computes something else.
+      ReturnOriginal(report, absl::StrCat(report.runtime_check.reason, "; returning the original"));
     } else {
       result.model = model_bytes;  // the baseline was faster: what came in, byte for byte
     }
+  }
+  if (report.runtime_check.reason.empty()) {
+    report.runtime_check = RuntimeCheckNotRun(
+        RuntimeCheckVerdict::kNotReached, report.returned_original
+                                              ? "the result failed before ONNX Runtime could run it"
+                                              : "the input is returned byte for byte, so there is nothing to compare");
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
   if (result.model == model_bytes) result.graph = model->graph;  // the input came back

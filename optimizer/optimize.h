@@ -19,6 +19,7 @@
 #include "optimizer/numeric_check.h"
 #include "optimizer/progress.h"
 #include "optimizer/rewrite_rule.h"
+#include "optimizer/runtime_check.h"
 #include "optimizer/search_report.h"
 #include "profiler/client.h"
 
@@ -36,6 +37,9 @@ enum class MeasureVerdict {
   kFailed,                   // the measurement failed: the checked candidate is returned
   kSkippedInputReturned,     // the result is the baseline's own graph: the input is returned
   kSkippedBelowMinGain,      // predicted faster by less than min_gain: the input is returned
+  // ONNX Runtime ran the files but their outputs differ (RuntimeCheck): the
+  // input is returned as after a failed check (returned_original).
+  kOutputsDiffer,
 };
 
 struct OptimizerOptions {
@@ -135,6 +139,9 @@ struct OptimizeReport {
   double extraction_cost_ms = 0;
   absl::Duration ilp_time_limit, exploration_time, costing_time, extraction_time;
   NumericCheck check;
+  // ONNX Runtime's comparison of the input and output files where the
+  // never-slower step runs them there (runtime_check.h), or why it did not run.
+  RuntimeCheck runtime_check;
   // Provenance (Report 47-50): version, rule-set digest, model bytes in and out.
   std::string taso_version, rules_digest, input_sha256, output_sha256;
   RuleProvenance rules;  // where the rules came from (OptimizerOptions::rules_provenance)
@@ -145,7 +152,8 @@ struct OptimizeReport {
   std::map<std::string, std::pair<int, int>> onnx_operators;
   int64_t enodes = 0, eclasses = 0;  // eqsat's e-graph when exploration stopped (Report 51, 52)
   // True when the optimized model failed the numerical check (or could not
-  // be exported and read back) and the original was returned; `error` says why.
+  // be exported and read back, or ONNX Runtime's outputs for it differ) and
+  // the original was returned; `error` says why.
   bool returned_original = false;
   std::string error;
   // The search's result was the runtime baseline's own graph, so the input

@@ -69,8 +69,21 @@ MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
     case MeasureVerdict::kFailed: return FAILED;
     case MeasureVerdict::kSkippedInputReturned: return SKIPPED_INPUT_RETURNED;
     case MeasureVerdict::kSkippedBelowMinGain: return SKIPPED_BELOW_MIN_GAIN;
+    case MeasureVerdict::kOutputsDiffer: return OUTPUTS_DIFFER;
   }
   return MEASUREMENT_OUTCOME_UNSPECIFIED;
+}
+
+RuntimeCheckOutcome RuntimeCheckToProto(RuntimeCheckVerdict verdict) {
+  switch (verdict) {
+    case RuntimeCheckVerdict::kNotReached: return RUNTIME_CHECK_UNSPECIFIED;
+    case RuntimeCheckVerdict::kEqual: return RUNTIME_CHECK_EQUAL;
+    case RuntimeCheckVerdict::kDifferent: return RUNTIME_CHECK_DIFFERENT;
+    case RuntimeCheckVerdict::kSkippedUnavailable: return RUNTIME_CHECK_SKIPPED_UNAVAILABLE;
+    case RuntimeCheckVerdict::kSkipped: return RUNTIME_CHECK_SKIPPED;
+    case RuntimeCheckVerdict::kFailed: return RUNTIME_CHECK_FAILED;
+  }
+  return RUNTIME_CHECK_UNSPECIFIED;
 }
 
 IlpOutcome IlpOutcomeToProto(IlpVerdict outcome) {
@@ -117,6 +130,11 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_max_abs_error(r.check.max_abs_diff);
   out.set_check_detail(r.check.reason);
   out.set_check_seed(r.check.seed);
+  out.set_runtime_check(RuntimeCheckToProto(r.runtime_check.verdict));
+  out.set_runtime_max_abs_error(r.runtime_check.max_abs_diff);
+  out.set_runtime_max_rel_error(r.runtime_check.max_rel_diff);
+  out.set_runtime_check_detail(r.runtime_check.reason);
+  for (const profiler::OutputDifference& d : r.runtime_check.outputs) *out.add_runtime_outputs() = d;
   out.set_nodes_before(r.operators_before);
   out.set_nodes_after(r.operators_after);
   out.set_returned_original(r.returned_original);

@@ -6,6 +6,7 @@
 #ifndef TASO_PROFILER_BACKEND_H_
 #define TASO_PROFILER_BACKEND_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -67,6 +68,18 @@ class MeasureBackend {
     (void)onnx_models, (void)options, (void)cancelled;
     return absl::UnimplementedError(absl::StrCat("the ", Backend_Name(kind()),
                                                  " backend does not run ONNX models; use --backend ort"));
+  }
+
+  // Runs the ONNX models once each on the first one's deterministic random
+  // inputs (from `seed`) and compares every later model's outputs with the
+  // first's: result[i] is onnx_models[i + 1]'s comparison (a model that does
+  // not run fails alone, in its entry). Only a backend that runs ONNX itself
+  // can; the others answer UNIMPLEMENTED.
+  virtual absl::StatusOr<std::vector<ModelComparison>> CompareModels(const std::vector<std::string>& onnx_models,
+                                                                     uint64_t seed) {
+    (void)onnx_models, (void)seed;
+    return absl::UnimplementedError(
+        absl::StrCat("the ", Backend_Name(kind()), " backend does not run ONNX models, so it cannot compare outputs"));
   }
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +32,32 @@ constexpr LevelName kLevels[] = {
 
 std::string DescribeKernels(const std::vector<std::string>& kernels) {
   return kernels.empty() ? std::string("no kernel") : absl::StrJoin(kernels, "+");
+}
+
+// A number of the worker's answer; JSON has no NaN or infinity, which it
+// writes as null.
+double NumberOr(const nlohmann::json& object, const char* key, double otherwise) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+// One entry of a "compare" answer's "outputs" (worker.js).
+OutputDifference OutputDifferenceFromJson(const nlohmann::json& o) {
+  OutputDifference d;
+  d.set_name(o.value("name", std::string()));
+  d.set_elements(static_cast<int64_t>(NumberOr(o, "elements", 0)));
+  d.set_mismatch(o.value("mismatch", std::string()));
+  if (!d.mismatch().empty()) return d;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  d.set_exact(o.value("exact", false));
+  d.set_max_abs_error(NumberOr(o, "max_abs_error", nan));
+  d.set_max_rel_error(NumberOr(o, "max_rel_error", nan));
+  d.set_differing(static_cast<int64_t>(NumberOr(o, "differing", 0)));
+  d.set_nonfinite_mismatches(static_cast<int64_t>(NumberOr(o, "nonfinite_mismatches", 0)));
+  d.set_worst_index(static_cast<int64_t>(NumberOr(o, "worst_index", 0)));
+  d.set_worst_reference(NumberOr(o, "worst_reference", nan));
+  d.set_worst_value(NumberOr(o, "worst_value", nan));
+  return d;
 }
 
 }  // namespace
@@ -230,6 +257,54 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureMode
   absl::Status timed = TimeInterleaved(paths, options, cancelled, results);
   if (!timed.ok()) return timed;
   return results;
+}
+
+absl::StatusOr<std::vector<ModelComparison>> OrtBackend::CompareModels(const std::vector<std::string>& onnx_models,
+                                                                       uint64_t seed) {
+  std::vector<std::string> paths;
+  auto remove_files = [&paths] {
+    std::error_code ignored;
+    for (const std::string& p : paths) std::filesystem::remove(p, ignored);
+  };
+  for (const std::string& model : onnx_models) {
+    auto path = WriteModel(model);
+    if (!path.ok()) {
+      remove_files();
+      return path.status();
+    }
+    paths.push_back(*path);
+  }
+  nlohmann::json request = {{"cmd", "compare"},
+                            {"models", paths},
+                            {"threads", options_.threads},
+                            {"level", OrtOptimizationLevelName(options_.level)},
+                            {"seed", seed & 0xffffffffu}};
+  auto answer = worker_.Call(std::move(request));
+  remove_files();
+  if (!answer.ok()) return answer.status();
+  const nlohmann::json& results = (*answer)["results"];
+  if (!results.is_array() || results.size() != paths.size()) {
+    return absl::InternalError("the ORT worker's comparison does not have one result per model");
+  }
+  const bool reference_ran = results[0].value("ok", false);
+  std::vector<ModelComparison> out;
+  for (size_t i = 1; i < results.size(); ++i) {
+    ModelComparison& c = out.emplace_back();
+    if (!reference_ran) {
+      c.set_failure(ModelComparison::REFERENCE_FAILED);
+      c.set_error(absl::StrCat("ONNX Runtime cannot run the first model: ",
+                               results[0].value("error", std::string("no reason given"))));
+    } else if (!results[i].value("ok", false)) {
+      c.set_failure(ModelComparison::MODEL_FAILED);
+      c.set_error(
+          absl::StrCat("ONNX Runtime cannot run it: ", results[i].value("error", std::string("no reason given"))));
+    } else {
+      for (const nlohmann::json& o : results[i].value("outputs", nlohmann::json::array())) {
+        *c.add_outputs() = OutputDifferenceFromJson(o);
+      }
+    }
+  }
+  return out;
 }
 
 absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, const GraphTimingOptions& options,

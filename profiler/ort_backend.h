@@ -84,6 +84,11 @@ class OrtBackend : public MeasureBackend {
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureModels(
       const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
       const std::function<bool()>& cancelled) override;
+  // The models' own bytes, written to files and run once each in the
+  // worker ("compare", worker.js) at the configured threads and level, the
+  // sessions a user's would be.
+  absl::StatusOr<std::vector<ModelComparison>> CompareModels(const std::vector<std::string>& onnx_models,
+                                                             uint64_t seed) override;
 
  private:
   struct Timed {

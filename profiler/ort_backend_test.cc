@@ -6,6 +6,8 @@
 
 #include <signal.h>
 
+#include <cmath>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/graph_proto.h"
@@ -280,6 +282,73 @@ TEST_F(OrtMeasureTest, OnnxModelsAreTimedAsFilesThroughMeasureGraph) {
   auto both = (*profiler)->MeasureGraph(request);
   ASSERT_FALSE(both.ok());
   EXPECT_EQ(both.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// compare_outputs: every later model run on the first one's inputs and its
+// outputs compared with the first's, output by output; the timing stands.
+TEST_F(OrtMeasureTest, OnnxModelsOutputsAreComparedOnTheFirstModelsInputs) {
+  GraphBuilder tanh, sigmoid;
+  for (auto* b : {&tanh, &sigmoid}) {
+    TensorRef x = b->In("x", {4, 64});
+    b->Out(b->Op(b == &tanh ? OpKind::kTanh : OpKind::kSigmoid, {b->Op(OpKind::kMatMul, {x, b->W("w", {64, 64})})}));
+  }
+  auto tanh_model = TimingModel(tanh.graph), sigmoid_model = TimingModel(sigmoid.graph);
+  ASSERT_TRUE(tanh_model.ok()) << tanh_model.status();
+  ASSERT_TRUE(sigmoid_model.ok()) << sigmoid_model.status();
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureGraphRequest request;
+  request.set_backend(BACKEND_ORT_CPU);
+  request.set_min_runs(4);
+  for (const std::string* m : {&*tanh_model, &*tanh_model, &*sigmoid_model}) request.add_onnx_models(*m);
+  request.add_onnx_models("not an ONNX model");
+  auto response = (*profiler)->MeasureGraph(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->comparisons_size(), 0) << "only when asked";
+
+  request.set_compare_outputs(true);
+  request.set_compare_seed(7);
+  response = (*profiler)->MeasureGraph(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->results_size(), 4);
+  EXPECT_TRUE(response->results(1).has_measurement()) << "still timed";
+  ASSERT_EQ(response->comparisons_size(), 3);
+  // The same model: equal to the last bit.
+  const ModelComparison& same = response->comparisons(0);
+  ASSERT_EQ(same.failure(), ModelComparison::COMPARED) << same.error();
+  ASSERT_EQ(same.outputs_size(), 1);
+  EXPECT_EQ(same.outputs(0).name(), "out0");
+  EXPECT_EQ(same.outputs(0).elements(), 4 * 64);
+  EXPECT_FALSE(same.outputs(0).exact());
+  EXPECT_EQ(same.outputs(0).max_abs_error(), 0);
+  EXPECT_EQ(same.outputs(0).max_rel_error(), 0);
+  EXPECT_EQ(same.outputs(0).differing(), 0);
+  EXPECT_TRUE(same.outputs(0).mismatch().empty());
+  // Sigmoid for tanh: every element differs, by sigmoid(v) - tanh(v).
+  const OutputDifference& other = response->comparisons(1).outputs(0);
+  EXPECT_EQ(other.differing(), 4 * 64);
+  EXPECT_GT(other.max_abs_error(), 0.1);
+  EXPECT_GT(other.max_abs_error(), other.max_rel_error());
+  EXPECT_NEAR(std::abs(other.worst_value() - other.worst_reference()) / (1 + std::abs(other.worst_reference())),
+              other.max_rel_error(), 1e-6);
+  // A model that does not load fails alone.
+  EXPECT_EQ(response->comparisons(2).failure(), ModelComparison::MODEL_FAILED);
+  EXPECT_THAT(response->comparisons(2).error(), HasSubstr("ONNX Runtime cannot run it"));
+
+  // Nothing to compare with when the first does not run.
+  MeasureGraphRequest broken_first;
+  broken_first.set_backend(BACKEND_ORT_CPU);
+  broken_first.set_min_runs(4);
+  broken_first.set_compare_outputs(true);
+  broken_first.add_onnx_models("not an ONNX model");
+  broken_first.add_onnx_models(*tanh_model);
+  response = (*profiler)->MeasureGraph(broken_first);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->comparisons_size(), 1);
+  EXPECT_EQ(response->comparisons(0).failure(), ModelComparison::REFERENCE_FAILED);
+  EXPECT_THAT(response->comparisons(0).error(), HasSubstr("cannot run the first model"));
 }
 
 TEST(OrtBackendTest, OtherBackendsRefuseOnnxModelsAsUnimplemented) {

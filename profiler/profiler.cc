@@ -458,13 +458,28 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureOnnxModels(const Measu
                                                                     const std::function<bool()>& cancelled) {
   const std::vector<std::string> models(request.onnx_models().begin(), request.onnx_models().end());
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
+  absl::StatusOr<std::vector<ModelComparison>> comparisons = std::vector<ModelComparison>{};
   {
     std::lock_guard<std::mutex> measuring(*measure_mu_[backend.kind()]);
     ++measurements_;
+    // Compared first: one run each, and a backend that cannot compare still times.
+    if (request.compare_outputs() && models.size() > 1) {
+      comparisons = backend.CompareModels(models, request.compare_seed() == 0 ? 1 : request.compare_seed());
+    }
     timings = backend.MeasureModels(models, timing, cancelled);
   }
   if (!timings.ok()) return timings.status();
   MeasureGraphResponse response;
+  if (!comparisons.ok()) {
+    // Said in every entry: the caller must see that nothing was compared.
+    for (size_t i = 1; i < models.size(); ++i) {
+      ModelComparison* c = response.add_comparisons();
+      c->set_failure(ModelComparison::NOT_COMPARED);
+      c->set_error(std::string(comparisons.status().message()));
+    }
+  } else {
+    for (ModelComparison& c : *comparisons) *response.add_comparisons() = std::move(c);
+  }
   response.set_interleaved(models.size() > 1);
   for (const absl::StatusOr<GraphTiming>& t : *timings) {
     GraphMeasureResult* result = response.add_results();

@@ -92,7 +92,8 @@ class CostProfiler {
   // FAILED_PRECONDITION for an unavailable backend, UNIMPLEMENTED for one
   // that cannot run whole graphs, CANCELLED as MeasureBatch; a graph that is
   // malformed, over the limits or not runnable fails alone. ONNX models
-  // (onnx_models) are timed as files by a backend that runs them (ort).
+  // (onnx_models) are timed as files by a backend that runs them (ort),
+  // their outputs compared first when asked (compare_outputs).
   absl::StatusOr<MeasureGraphResponse> MeasureGraph(const MeasureGraphRequest& request,
                                                     const std::function<bool()>& cancelled = nullptr);
   absl::StatusOr<ListCacheResponse> ListCache(const ListCacheRequest& request);
@@ -122,7 +123,7 @@ class CostProfiler {
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
 
-  // MeasureGraph's ONNX-model form: timed by `backend` as files, never cached.
+  // MeasureGraph's ONNX-model form: timed (and compared) by `backend` as files, never cached.
   absl::StatusOr<MeasureGraphResponse> MeasureOnnxModels(const MeasureGraphRequest& request, MeasureBackend& backend,
                                                          const GraphTimingOptions& timing,
                                                          const std::function<bool()>& cancelled);

@@ -17,6 +17,21 @@
 // `max_runs`. With several models each takes its turn as a block of "block" runs (default 4), the
 // first untimed. Inputs are deterministic normal floats (integers 0); outputs are written into the tensors
 // the first run returned, so no run allocates its outputs. A model that cannot load or run fails alone.
+//   {"id":3,"cmd":"compare","models":["/tmp/in.onnx","/tmp/out.onnx"],"threads":1,"level":"all","seed":1}
+//     -> {"id":3,"ok":true,"results":[{"ok":true},
+//         {"ok":true,"outputs":[{"name":"y","elements":64,"exact":false,"max_abs_error":2.4e-7,
+//          "max_rel_error":1.1e-7,"differing":3,"nonfinite_mismatches":0,"worst_index":17,
+//          "worst_reference":1.25,"worst_value":1.2500002}]}]}
+// "compare" runs every model once on the same inputs, the first model's random feeds (seed `seed`, as
+// "time" makes them; a later model must take inputs of the same names and types), in sessions as "time"
+// creates them, and compares each later model's outputs with the first's, output by output in the first's
+// order: the largest |b - a| and |b - a| / (1 + |a|) (a the first model's value: relative for large
+// values, absolute near 0), how many elements differ at all, how many differ by no finite amount (one
+// NaN, or infinities of opposite signs: in neither error figure), and the element with the largest
+// relative error. Floating-point outputs are "exact":false; other types compare exactly. An output
+// missing from a later model, of another type or shape, or only the later model's (listed last) has
+// "mismatch" saying so instead. A model that cannot load or run fails alone ({"ok":false,"error":...});
+// when the first fails, so do the others.
 // A request that cannot be parsed is answered with {"ok":false,"error":...}. If onnxruntime-node is
 // missing, every answer says so with "unavailable":true (install it with deploy/setup.sh: npm ci in
 // profiler/ort).
@@ -169,6 +184,99 @@ async function time(r) {
   return {results, loadavg: [load0, os.loadavg()[0]]};
 }
 
+// IEEE half-precision bits as a number (onnxruntime-node hands float16 data over as its bits).
+function halfToNumber(h) {
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  const v = e === 0 ? m * 2 ** -24 : e === 31 ? (m ? NaN : Infinity) : (1 + m / 1024) * 2 ** (e - 15);
+  return h & 0x8000 ? -v : v;
+}
+
+// One output of a later model against the first's (see "compare" above).
+function compareOutput(name, a, b) {
+  const out = {name, elements: a.data.length};
+  if (!b) return {...out, mismatch: 'missing from this model'};
+  if (a.type !== b.type) return {...out, mismatch: `element type ${b.type}, not ${a.type}`};
+  if (a.dims.length !== b.dims.length || a.dims.some((d, i) => d !== b.dims[i])) {
+    return {...out, mismatch: `shape [${b.dims}], not [${a.dims}]`};
+  }
+  const exact = !['float32', 'float64', 'float16'].includes(a.type);
+  const value = a.type === 'float16' && a.data instanceof Uint16Array ? halfToNumber : Number;
+  Object.assign(out, {exact, max_abs_error: 0, max_rel_error: 0, differing: 0, nonfinite_mismatches: 0,
+                      worst_index: 0});
+  let worst = -1;
+  for (let i = 0; i < a.data.length; i++) {
+    const x = value(a.data[i]);
+    const y = value(b.data[i]);
+    if (exact ? a.data[i] === b.data[i] : x === y || (Number.isNaN(x) && Number.isNaN(y))) continue;
+    out.differing++;
+    const abs = Math.abs(y - x);
+    // Only one NaN, or infinities of opposite signs: no error figure covers them (exact outputs never get here
+    // with a finite error; strings have none).
+    const rel = Number.isFinite(abs) ? abs / (1 + Math.abs(x)) : Infinity;
+    if (Number.isFinite(abs)) {
+      out.max_abs_error = Math.max(out.max_abs_error, abs);
+      out.max_rel_error = Math.max(out.max_rel_error, rel);
+    } else if (!exact) {
+      out.nonfinite_mismatches++;
+    }
+    if (rel > worst) [worst, out.worst_index] = [rel, i];
+  }
+  // The worst element's values (NaN and infinities become null in JSON); element 0's when none differs.
+  out.worst_reference = value(a.data[out.worst_index]);
+  out.worst_value = value(b.data[out.worst_index]);
+  return out;
+}
+
+async function compare(r) {
+  if (typeof r.threads !== 'number' || !(r.threads >= 1)) throw new Error('"threads" must be a number >= 1');
+  if (typeof r.seed !== 'number' || !(r.seed >= 0)) throw new Error('"seed" must be a number >= 0');
+  if (!Array.isArray(r.models) || r.models.length === 0) throw new Error('"models" must list model files');
+  if (typeof r.level !== 'string') throw new Error('"level" must be a graphOptimizationLevel');
+  const options = {executionProviders: ['cpu'], graphOptimizationLevel: r.level, intraOpNumThreads: r.threads,
+                   interOpNumThreads: 1, executionMode: 'sequential'};
+  let feeds = null;
+  let reference = null;  // the first model's outputs by name, in its order
+  const results = [];
+  for (let i = 0; i < r.models.length; i++) {
+    if (i > 0 && reference === null) {
+      results.push({ok: false, error: 'the first model did not run, so there is nothing to compare with'});
+      continue;
+    }
+    let session = null;
+    try {
+      session = await ort.InferenceSession.create(r.models[i], options);
+      if (i === 0) {
+        feeds = makeFeeds(session, r.seed);
+      } else {
+        for (const m of session.inputMetadata) {
+          const f = feeds[m.name];
+          if (!f) throw new Error(`it takes an input ${m.name} the first model does not`);
+          if (m.type !== f.type) throw new Error(`its input ${m.name} is ${m.type}, the first model's ${f.type}`);
+        }
+        if (session.inputNames.length !== Object.keys(feeds).length) {
+          throw new Error(`it takes ${session.inputNames.length} inputs, the first model ${Object.keys(feeds).length}`);
+        }
+      }
+      const out = await session.run(feeds);
+      if (i === 0) {
+        reference = session.outputNames.map((name) => [name, out[name]]);
+        results.push({ok: true});
+      } else {
+        const outputs = reference.map(([name, a]) => compareOutput(name, a, out[name]));
+        for (const name of session.outputNames.filter((n) => !reference.some(([m]) => m === n))) {
+          outputs.push({name, elements: out[name].data.length, mismatch: 'not an output of the first model'});
+        }
+        results.push({ok: true, outputs});
+      }
+    } catch (e) {
+      results.push({ok: false, error: String(e.message || e)});
+    }
+    if (session) await session.release();
+  }
+  return {results};
+}
+
 function hello() {
   const cpus = os.cpus();
   return {ort_version: ort.env.versions.node || ort.env.versions.common, node_version: process.version,
@@ -183,7 +291,8 @@ async function answer(line) {
     if (ort === null) return {id, ok: false, unavailable: true, error: loadError};
     if (r.cmd === 'hello') return {id, ok: true, ...hello()};
     if (r.cmd === 'time') return {id, ok: true, ...(await time(r))};
-    return {id, ok: false, error: `unknown command ${JSON.stringify(r.cmd)} (hello or time)`};
+    if (r.cmd === 'compare') return {id, ok: true, ...(await compare(r))};
+    return {id, ok: false, error: `unknown command ${JSON.stringify(r.cmd)} (hello, time or compare)`};
   } catch (e) {
     return {id, ok: false, error: String(e.message || e)};
   }

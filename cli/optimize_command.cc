@@ -1,6 +1,7 @@
 #include "cli/optimize_command.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
 #include "net/grpc_status.h"
+#include "optimizer/onnx/onnx_external_data.h"
 #include "optimizer/onnx/onnx_import.h"
 #include "optimizer/optimize.h"
 #include "optimizer/report_proto.h"
@@ -179,6 +181,20 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
       << r.output_sha256().substr(0, 16) << "\n";
 }
 
+// Writes `model` to `path`; when the input kept its tensors in an external
+// file, the output does too: tensors of 1 KiB or more in PATH.data beside it.
+absl::Status WriteModelAsInputWas(const std::string& path, const std::string& model, bool external) {
+  if (!external) return WriteFileAtomically(path, model);
+  const std::string location = std::filesystem::path(path).filename().string() + ".data";
+  std::string data;
+  auto written = ExternalizeData(model, location, 1024, data);
+  if (!written.ok()) return written.status();
+  if (data.empty()) return WriteFileAtomically(path, model);  // no tensor large enough to move out
+  const std::filesystem::path data_path = std::filesystem::path(path).parent_path() / location;
+  if (absl::Status s = WriteFileAtomically(data_path.string(), data); !s.ok()) return s;
+  return WriteFileAtomically(path, *written);
+}
+
 }  // namespace
 
 int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -228,8 +244,13 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
   }
   std::ifstream in(options.input, std::ios::binary);
   if (!in) return fail(2, absl::StrCat("cannot read ", options.input));
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  std::stringstream file;
+  file << in.rdbuf();
+  // Tensors kept in external files are read in: the optimizer works on bytes.
+  auto input = InlineExternalData(file.str(), std::filesystem::path(options.input).parent_path().string(),
+                                  OnnxImportOptions().max_model_bytes);
+  if (!input.ok()) return fail_status(input.status());
+  const std::string& bytes = input->model;
 
   std::optional<ProgressPrinter> progress;
   if (!options.quiet) {
@@ -250,7 +271,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     }
     auto stub = optimizer::Optimizer::NewStub(channel);
     optimizer::OptimizeRequest request;
-    request.set_model(bytes.str());
+    request.set_model(bytes);
     request.set_model_name(options.input);
     request.mutable_options()->set_search(options.search == "eqsat" ? optimizer::SEARCH_EQSAT
                                                                     : optimizer::SEARCH_BACKTRACK);
@@ -324,7 +345,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     oo.eqsat.dump_egraph = options.dump_egraph;
     if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
     if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
-    auto result = optimizer::OptimizeOnnx(bytes.str(), rules, **client, oo);
+    auto result = optimizer::OptimizeOnnx(bytes, rules, **client, oo);
     if (!result.ok()) return fail_status(result.status());
     model = std::move(result->model);
     graph_before = std::move(result->input_graph);
@@ -334,7 +355,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     report.set_cost_backend(*backend);
   }
   progress.reset();  // its last line before the report
-  if (absl::Status written = WriteFileAtomically(options.output, model); !written.ok()) {
+  if (absl::Status written = WriteModelAsInputWas(options.output, model, !input->files.empty()); !written.ok()) {
     return fail(1, std::string(written.message()));
   }
   PrintReport(report, options.output, options.json, out);
@@ -347,7 +368,7 @@ int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::o
     picture.before_origins = input_origins;
     if (report.output_sha256() == report.input_sha256()) picture.after_origins = input_origins;
     auto summary = graph_after ? WriteGraphDiffSvg(*graph_before, *graph_after, picture)
-                               : WriteModelDiffSvg(bytes.str(), model, picture);
+                               : WriteModelDiffSvg(bytes, model, picture);
     if (!summary.ok()) return fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
     (options.json ? err : out) << "diff picture: " << *summary << "; wrote " << options.diff_svg << "\n";
   }

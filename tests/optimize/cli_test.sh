@@ -130,6 +130,34 @@ set -e
 [ $name -eq 2 ] && grep -q "'image', which is not a graph input" "$WORK/name.out" || fail "a wrong name: $(cat "$WORK/name.out")"
 check "a dynamic batch: 1 by default (noted), --input-shape x=4x8x16x16 costs $b4 ms vs $b1 ms; both keep 'N'; bad shapes exit 2"
 
+# --- external data: read from beside the model; the output keeps its large tensors in OUT.data
+mkdir -p "$WORK/extout"
+"$TASO" optimize "$WORK/models/external/convrelu.onnx" -o "$WORK/extout/out.onnx" --time-limit 5 --export-baseline \
+  --json -q >"$WORK/ext.json" 2>"$WORK/ext.err" || fail "external data: $(cat "$WORK/ext.json" "$WORK/ext.err")"
+[ -s "$WORK/extout/out.onnx.data" ] || fail "no out.onnx.data beside the output"
+[ "$(json "$WORK/ext.json" "len(d.get('opaque_operators', []))")" = 0 ] || fail "weights read as opaque: $(cat "$WORK/ext.json")"
+/usr/bin/python3 - "$WORK/models/convrelu.onnx" "$WORK/extout/out.onnx" <<'PY' || fail "the external-data output"
+import sys, numpy as np, onnx
+from onnx import numpy_helper
+inp, out = onnx.load(sys.argv[1]), onnx.load(sys.argv[2])   # onnx.load reads the data file beside the model
+onnx.checker.check_model(sys.argv[2])
+external = [t.name for t in onnx.load(sys.argv[2], load_external_data=False).graph.initializer
+            if t.data_location == onnx.TensorProto.EXTERNAL]
+assert external, "no tensor in the data file"
+weights = {t.name: numpy_helper.to_array(t) for t in out.graph.initializer}
+for t in inp.graph.initializer:   # the convolution weights are the input's own
+    if t.name in ("w1", "w2"):
+        assert np.array_equal(weights[t.name], numpy_helper.to_array(t)), t.name
+PY
+set +e
+mkdir -p "$WORK/lost" && cp "$WORK/models/external/convrelu.onnx" "$WORK/lost/"
+"$TASO" optimize "$WORK/lost/convrelu.onnx" -o "$WORK/lost/out.onnx" -q >"$WORK/lost.out" 2>&1
+lost=$?
+set -e
+[ $lost -eq 2 ] && grep -q "keeps its data in 'convrelu.weights'" "$WORK/lost.out" ||
+  fail "a missing data file: exit $lost, $(cat "$WORK/lost.out")"
+check "external data: read from beside the model, the output's weights in out.onnx.data; a missing data file exits 2"
+
 # --- progress on a real model: a line at least every 5 s, none with -q
 /usr/bin/python3 models/build_structures.py rnn_cell "$WORK/models/rnn_cell.onnx" >/dev/null ||
   fail "building the LSTM cell"

@@ -3,6 +3,7 @@
   convrelu.onnx   Conv (pads 1, bias) + Relu + a second Conv + Relu
   matmuls.onnx    two MatMuls sharing their input, then Add
   dynamic_batch.onnx  convrelu.onnx with a symbolic batch "N"
+  external/convrelu.onnx  convrelu.onnx with its weights in external/convrelu.weights
   truncated.onnx  the first half of convrelu.onnx's bytes
   cycle.onnx      Relu nodes feeding each other
   dangling.onnx   a node reading a value nothing defines
@@ -13,6 +14,7 @@
                   through Conv + Relu, then x.reshape(x.shape[0], -1) as
                   Shape->Gather->Unsqueeze->Concat->Reshape into a MatMul
 Run with Debian's /usr/bin/python3 (python3-onnx)."""
+import os
 import sys
 
 import numpy as np
@@ -53,6 +55,11 @@ def main(out):
     for value in (dynamic.graph.input[0], dynamic.graph.output[0]):
         value.type.tensor_type.shape.dim[0].dim_param = "N"
     onnx.save(dynamic, f"{out}/dynamic_batch.onnx")
+    external = onnx.ModelProto()
+    external.CopyFrom(conv)
+    os.makedirs(f"{out}/external", exist_ok=True)
+    onnx.save_model(external, f"{out}/external/convrelu.onnx", save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="convrelu.weights", size_threshold=1024)
     mm = model(
         [helper.make_node("MatMul", ["x", "p"], ["a"]),
          helper.make_node("MatMul", ["x", "q"], ["b"]),

@@ -89,8 +89,8 @@ if command -v npm >/dev/null; then
   # onnxruntime-node (its .npmrc skips the CUDA download); only the benchmarks need it.
   npm_install bench/ort "bench/ort_compare.sh and bench/suite.sh"
   # The same onnxruntime-node for the profiler's ort backend (--backend ort); //profiler:ort_backend_test
-  # skips its measurements without it.
-  npm_install profiler/ort "the profiler's ort backend"
+  # skips its measurements without it, //tests/optimize:current_models_test fails.
+  npm_install profiler/ort "the profiler's ort backend and //tests/optimize:current_models_test"
   # The Kubernetes schema validator; //deploy/k8s:k8s_manifests_test fails without it.
   npm_install deploy/k8s/validate "//deploy/k8s:k8s_manifests_test"
 else

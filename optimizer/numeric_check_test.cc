@@ -2,6 +2,7 @@
 #include "optimizer/numeric_check.h"
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -81,6 +82,29 @@ TEST(NumericCheckTest, StandInSeesAScaledInput) {
   NumericCheck check = CompareGraphs(build(100), build(200));
   EXPECT_TRUE(check.ran);
   EXPECT_FALSE(check.equal) << check.reason;
+}
+
+// An attention mask: -inf where a position is hidden, fed to an opaque
+// operator (Softmax). The stand-in stays finite and still sees where the
+// -inf sits.
+Graph MaskIntoOpaque(int hidden) {
+  std::vector<float> v(8, 0.f);
+  v[hidden] = -std::numeric_limits<float>::infinity();
+  auto data = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({8}));
+  TensorRef masked = *g.AddOp1(OpKind::kEwAdd, {}, {x, g.AddWeight("mask", F32({8}), data)});
+  g.AddOutput("y", *g.AddOp1(OpKind::kOpaque, Opaque(F32({8})), {masked}));
+  return g;
+}
+
+TEST(NumericCheckTest, StandInIsFiniteOnAMaskAndSeesWhereItIs) {
+  NumericCheck same = CompareGraphs(MaskIntoOpaque(2), MaskIntoOpaque(2));
+  EXPECT_TRUE(same.ran && same.equal) << same.reason;
+  NumericCheck moved = CompareGraphs(MaskIntoOpaque(2), MaskIntoOpaque(5));
+  EXPECT_TRUE(moved.ran);
+  EXPECT_FALSE(moved.equal) << moved.reason;
+  EXPECT_EQ(moved.reason.find("nan"), std::string::npos) << moved.reason;
 }
 
 TEST(NumericCheckTest, TheSeedFixesTheInputs) {

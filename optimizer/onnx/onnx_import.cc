@@ -226,7 +226,8 @@ absl::Status Importer::InferWithFolding(const onnx::ModelProto& model, const onn
     inferred = std::move(attempt);
     if (round == kMaxFoldingRounds) return absl::OkStatus();
     std::map<std::string, FoldedInts> now = FoldShapeArithmetic(working, inferred);
-    if (now.empty()) return absl::OkStatus();
+    const int normalized = NormalizeBridgedNodes(working, inferred);
+    if (now.empty() && normalized == 0) return absl::OkStatus();
     folded.merge(now);
   }
 }

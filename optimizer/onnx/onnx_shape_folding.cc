@@ -1,11 +1,13 @@
 #include "optimizer/onnx/onnx_shape_folding.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
 
 #include "optimizer/onnx/onnx_common.h"
+#include "optimizer/onnx/onnx_versions.h"
 
 namespace taso::onnx_internal {
 namespace {
@@ -100,23 +102,126 @@ Folded FoldGather(const onnx::NodeProto& node, const FoldedInts& data, const Fol
   return out;
 }
 
-// Rank-1 Slice along axis 0 (Shape→Slice, as in x.shape[2:]).
+// Row-major strides of `dims`.
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+// Slice along any axes with any steps, as ONNX defines it (x.shape[2:], and
+// PyTorch's reversal of its pad list with step -1).
 Folded FoldSlice(const FoldedInts& data, const std::vector<const FoldedInts*>& operands) {
-  if (Rank(data) != 1 || operands.size() < 2 || !operands[0] || !operands[1]) return std::nullopt;
-  if (operands[0]->values.size() != 1 || operands[1]->values.size() != 1) return std::nullopt;
-  if (operands.size() > 2 && operands[2] &&
-      (operands[2]->values.size() != 1 || (operands[2]->values[0] != 0 && operands[2]->values[0] != -1))) {
-    return std::nullopt;
+  if (operands.size() < 2 || !operands[0] || !operands[1]) return std::nullopt;
+  const std::vector<int64_t>& starts = operands[0]->values;
+  const std::vector<int64_t>& ends = operands[1]->values;
+  const int64_t rank = Rank(data);
+  std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
+  for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+  if (operands.size() > 2 && operands[2]) axes = operands[2]->values;
+  if (operands.size() > 3 && operands[3]) steps = operands[3]->values;
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) return std::nullopt;
+  std::vector<int64_t> begin(rank, 0), step(rank, 1), count = data.dims;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank || steps[i] == 0) return std::nullopt;
+    const int64_t n = data.dims[axis];
+    auto resolve = [n](int64_t v) { return v < 0 ? v + n : v; };
+    int64_t b = resolve(starts[i]), e = resolve(ends[i]);
+    if (steps[i] > 0) {
+      b = std::clamp(b, int64_t{0}, n);
+      e = std::clamp(e, int64_t{0}, n);
+      count[axis] = e > b ? (e - b + steps[i] - 1) / steps[i] : 0;
+    } else {
+      b = std::clamp(b, int64_t{-1}, n - 1);
+      e = std::clamp(e, int64_t{-1}, n - 1);
+      count[axis] = b > e ? (b - e - steps[i] - 1) / -steps[i] : 0;
+    }
+    begin[axis] = b;
+    step[axis] = steps[i];
   }
-  if (operands.size() > 3 && operands[3] && (operands[3]->values.size() != 1 || operands[3]->values[0] != 1)) {
-    return std::nullopt;
+  FoldedInts out{data.elem_type, count, {}};
+  const std::vector<int64_t> in_strides = Strides(data.dims);
+  int64_t total = 1;
+  for (int64_t c : count) total *= c;
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t rest = flat, source = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      const int64_t index = rest % count[d];
+      rest /= count[d];
+      source += (begin[d] + index * step[d]) * in_strides[d];
+    }
+    out.values.push_back(data.values[source]);
+  }
+  return out;
+}
+
+Folded FoldTranspose(const onnx::NodeProto& node, const FoldedInts& data) {
+  const int64_t rank = Rank(data);
+  std::vector<int64_t> perm = IntsAttribute(node, "perm");
+  if (perm.empty()) {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  }
+  if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
+  std::vector<int64_t> dims(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= rank) return std::nullopt;
+    dims[i] = data.dims[perm[i]];
+  }
+  const std::vector<int64_t> in_strides = Strides(data.dims);
+  FoldedInts out{data.elem_type, dims, {}};
+  for (int64_t flat = 0; flat < static_cast<int64_t>(data.values.size()); ++flat) {
+    int64_t rest = flat, source = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      source += (rest % dims[d]) * in_strides[perm[d]];
+      rest /= dims[d];
+    }
+    out.values.push_back(data.values[source]);
+  }
+  return out;
+}
+
+// Reshape (0 copies the input's dimension, -1 takes what is left).
+Folded FoldReshape(const FoldedInts& data, const FoldedInts& shape) {
+  std::vector<int64_t> dims = shape.values;
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) {
+      if (i >= data.dims.size()) return std::nullopt;
+      dims[i] = data.dims[i];
+    }
+    if (dims[i] == -1) {
+      if (infer >= 0) return std::nullopt;
+      infer = static_cast<int64_t>(i);
+    } else if (dims[i] < 0) {
+      return std::nullopt;
+    } else {
+      known *= dims[i];
+    }
   }
   const int64_t n = static_cast<int64_t>(data.values.size());
-  auto clamp = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
-  const int64_t begin = clamp(operands[0]->values[0]), end = std::max(begin, clamp(operands[1]->values[0]));
-  FoldedInts out{data.elem_type, {end - begin}, {}};
-  out.values.assign(data.values.begin() + begin, data.values.begin() + end);
-  return out;
+  if (infer >= 0) {
+    if (known == 0 || n % known != 0) return std::nullopt;
+    dims[infer] = n / known;
+  } else if (known != n) {
+    return std::nullopt;
+  }
+  return FoldedInts{data.elem_type, dims, data.values};
+}
+
+// ConstantOfShape with an integer value (PyTorch's zero padding of its pad list).
+Folded FoldConstantOfShape(const onnx::NodeProto& node, const FoldedInts& shape) {
+  const onnx::AttributeProto* value = FindAttribute(node, "value");
+  if (value == nullptr || !value->has_t()) return std::nullopt;
+  auto fill = TensorInts(value->t());
+  if (!fill.ok() || fill->size() != 1 || !IsIntType(value->t().data_type())) return std::nullopt;
+  int64_t total = 1;
+  for (int64_t d : shape.values) {
+    if (d < 0 || d > kMaxFoldedElements) return std::nullopt;
+    total *= d;
+  }
+  if (total > kMaxFoldedElements) return std::nullopt;
+  return FoldedInts{value->t().data_type(), shape.values, std::vector<int64_t>(total, (*fill)[0])};
 }
 
 Folded FoldUnsqueezeOrSqueeze(const onnx::NodeProto& node, const FoldedInts& x, const FoldedInts* axes_input) {
@@ -186,8 +291,11 @@ Folded FoldNode(const onnx::NodeProto& node, const Known& known,
     return FoldUnsqueezeOrSqueeze(node, *in[0], in.size() > 1 ? in[1] : nullptr);
   }
   if (op == "Slice") return FoldSlice(*in[0], std::vector<const FoldedInts*>(in.begin() + 1, in.end()));
+  if (op == "Transpose") return FoldTranspose(node, *in[0]);
+  if (op == "ConstantOfShape") return FoldConstantOfShape(node, *in[0]);
   if (in.size() != 2 || !in[1]) return std::nullopt;
   if (op == "Gather") return FoldGather(node, *in[0], *in[1]);
+  if (op == "Reshape") return FoldReshape(*in[0], *in[1]);
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     if (in[0]->elem_type != in[1]->elem_type) return std::nullopt;
     return FoldArithmetic(op, *in[0], *in[1]);
@@ -229,6 +337,114 @@ std::map<std::string, FoldedInts> FoldShapeArithmetic(onnx::ModelProto& model, c
   g->mutable_node()->Swap(&kept);
   for (const auto& [name, f] : folded) *g->add_initializer() = ToTensor(name, f);
   return folded;
+}
+
+}  // namespace taso::onnx_internal
+
+namespace taso::onnx_internal {
+namespace {
+
+// Pads for every axis from opset 18's pads for the axes listed.
+std::optional<std::vector<int64_t>> PadsForEveryAxis(const std::vector<int64_t>& pads, const std::vector<int64_t>& axes,
+                                                     int64_t rank) {
+  if (pads.size() != 2 * axes.size()) return std::nullopt;
+  std::vector<int64_t> full(2 * rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) return std::nullopt;
+    full[axis] = pads[i];
+    full[rank + axis] = pads[axes.size() + i];
+  }
+  return full;
+}
+
+// Resize's scales or sizes for every axis from those for the axes listed
+// (the others keep their size: scale 1, size the input's).
+template <typename T>
+std::optional<std::vector<T>> ForEveryAxis(const std::vector<T>& given, const std::vector<int64_t>& axes,
+                                           const std::vector<T>& unchanged) {
+  const int64_t rank = static_cast<int64_t>(unchanged.size());
+  if (given.size() != axes.size()) return std::nullopt;
+  std::vector<T> full = unchanged;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) return std::nullopt;
+    full[axis] = given[i];
+  }
+  return full;
+}
+
+}  // namespace
+
+int NormalizeBridgedNodes(onnx::ModelProto& model, const onnx::ModelProto& inferred) {
+  onnx::GraphProto* g = model.mutable_graph();
+  const auto shapes = StaticShapes(inferred.graph());
+  std::map<std::string, const onnx::TensorProto*> constants;
+  for (const auto& t : g->initializer()) constants[t.name()] = &t;
+  std::vector<onnx::TensorProto> added;
+  auto constant = [&](const onnx::NodeProto& node, int i) -> const onnx::TensorProto* {
+    if (node.input_size() <= i || node.input(i).empty()) return nullptr;
+    auto it = constants.find(node.input(i));
+    return it == constants.end() ? nullptr : it->second;
+  };
+  for (auto& node : *g->mutable_node()) {
+    if (node.domain() != kUnknownShapeDomain || node.output_size() != 1 || node.input_size() == 0) continue;
+    auto data = shapes.find(node.input(0));
+    if (data == shapes.end()) continue;
+    const int64_t rank = static_cast<int64_t>(data->second.size());
+    onnx::TensorProto operand;
+    operand.set_name(node.output(0) + "__every_axis");
+    if (node.op_type() == "Pad") {
+      const onnx::TensorProto *pads = constant(node, 1), *axes = constant(node, 3);
+      if (!pads || !axes) continue;
+      auto p = TensorInts(*pads);
+      auto a = TensorInts(*axes);
+      std::optional<std::vector<int64_t>> full;
+      if (p.ok() && a.ok()) full = PadsForEveryAxis(*p, *a, rank);
+      if (!full) continue;
+      operand.set_data_type(onnx::TensorProto::INT64);
+      operand.add_dims(2 * rank);
+      for (int64_t v : *full) operand.add_int64_data(v);
+      node.set_input(1, operand.name());
+      node.mutable_input()->DeleteSubrange(3, node.input_size() - 3);
+    } else if (node.op_type() == "Resize" && FindAttribute(node, "axes") != nullptr) {
+      const std::vector<int64_t> axes = IntsAttribute(node, "axes");
+      const onnx::TensorProto *scales = constant(node, 2), *sizes = constant(node, 3);
+      absl::StatusOr<std::string> scale_bytes = absl::NotFoundError("no scales");
+      if (scales != nullptr && scales->data_type() == onnx::TensorProto::FLOAT) scale_bytes = TensorBytes(*scales);
+      if (scale_bytes.ok() && !scale_bytes->empty()) {
+        std::vector<float> given(scale_bytes->size() / sizeof(float));
+        std::memcpy(given.data(), scale_bytes->data(), given.size() * sizeof(float));
+        auto full = ForEveryAxis<float>(given, axes, std::vector<float>(rank, 1.f));
+        if (!full) continue;
+        operand.set_data_type(onnx::TensorProto::FLOAT);
+        operand.add_dims(rank);
+        for (float v : *full) operand.add_float_data(v);
+        node.set_input(2, operand.name());
+      } else if (sizes != nullptr) {
+        auto given = TensorInts(*sizes);
+        if (!given.ok()) continue;
+        auto full = ForEveryAxis<int64_t>(*given, axes, data->second);
+        if (!full) continue;
+        operand.set_data_type(onnx::TensorProto::INT64);
+        operand.add_dims(rank);
+        for (int64_t v : *full) operand.add_int64_data(v);
+        node.set_input(3, operand.name());
+      } else {
+        continue;
+      }
+      auto* attributes = node.mutable_attribute();
+      for (int i = attributes->size() - 1; i >= 0; --i) {
+        if (attributes->Get(i).name() == "axes") attributes->DeleteSubrange(i, 1);
+      }
+    } else {
+      continue;
+    }
+    node.set_domain("");
+    added.push_back(std::move(operand));
+  }
+  for (auto& t : added) *g->add_initializer() = std::move(t);
+  return static_cast<int>(added.size());
 }
 
 }  // namespace taso::onnx_internal

@@ -31,6 +31,13 @@ struct FoldedInts {
 // Cast, Identity, Slice, Add, Sub, Mul and Div on small integer tensors fold.
 std::map<std::string, FoldedInts> FoldShapeArithmetic(onnx::ModelProto& model, const onnx::ModelProto& inferred);
 
+// Rewrites nodes the version bridge (onnx_versions.h) left of unknown shape
+// into the forms ONNX 1.12 infers, once inference has found their data's rank
+// and their operands are constants: opset 18's Pad and Resize for listed
+// axes, with pads, scales or sizes written out for every axis. Returns how
+// many nodes it rewrote. On the inference copy only, like the folding.
+int NormalizeBridgedNodes(onnx::ModelProto& model, const onnx::ModelProto& inferred);
+
 }  // namespace taso::onnx_internal
 
 #endif  // TASO_OPTIMIZER_ONNX_ONNX_SHAPE_FOLDING_H_

@@ -23,6 +23,14 @@ onnx::NodeProto IntConstant(const std::string& out, const onnx::TensorProto& val
   return MakeNode("Constant", {}, {out}, {onnx_internal::MakeTensorAttribute("value", value)});
 }
 
+onnx::AttributeProto StringAttribute(const std::string& name, const std::string& value) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::STRING);
+  a.set_s(value);
+  return a;
+}
+
 const Node* OpaqueNamed(const Graph& g, const std::string& op_type, int nth = 0) {
   for (const Node& n : g.nodes()) {
     if (n.kind == OpKind::kOpaque && n.params.opaque.op_type == op_type && nth-- == 0) return &n;
@@ -124,6 +132,43 @@ TEST(OnnxShapeFoldingTest, SliceWithConstantOperandsFeedsMatMul) {
   ASSERT_NE(slice, nullptr);
   EXPECT_EQ(slice->output_types[0].dims, (std::vector<int64_t>{2, 6}));
   EXPECT_EQ(CountOps(model->graph, OpKind::kMatMul), 1);
+}
+
+// F.pad(x, (1, 1, 2, 2), mode="reflect") as PyTorch 1.13 exports it: the
+// pad list zero-extended (ConstantOfShape, Concat), reshaped to pairs,
+// reversed (Slice with step -1), transposed and flattened into ONNX's order.
+TEST(OnnxShapeFoldingTest, PyTorchsPadListChainFeedsPadThenConv) {
+  onnx::TensorProto zero = IntScalar("zero_value", 0);
+  zero.add_dims(1);
+  ModelSpec s;
+  s.inputs = {Value("x", {1, 4, 8, 8})};
+  s.outputs = {Value("y", {1, 4, 12, 10})};
+  s.initializers = {FloatInit("w", {4, 4, 1, 1}, std::vector<float>(16, 0.25f))};
+  s.nodes = {
+      IntConstant("zeros_count", IntInit("c0", {4})),
+      IntConstant("torch_pads", IntInit("c1", {1, 1, 2, 2})),
+      MakeNode("ConstantOfShape", {"zeros_count"}, {"zeros"}, {onnx_internal::MakeTensorAttribute("value", zero)}),
+      MakeNode("Concat", {"torch_pads", "zeros"}, {"extended"}, {MakeIntAttribute("axis", 0)}),
+      IntConstant("pairs_shape", IntInit("c2", {-1, 2})),
+      MakeNode("Reshape", {"extended", "pairs_shape"}, {"pairs"}),
+      IntConstant("starts", IntInit("c3", {-1})),
+      IntConstant("ends", IntInit("c4", {-9223372036854775807LL})),
+      IntConstant("axes", IntInit("c5", {0})),
+      IntConstant("steps", IntInit("c6", {-1})),
+      MakeNode("Slice", {"pairs", "starts", "ends", "axes", "steps"}, {"reversed"}),
+      MakeNode("Transpose", {"reversed"}, {"by_side"}, {MakeIntsAttribute("perm", {1, 0})}),
+      IntConstant("flat_shape", IntInit("c7", {-1})),
+      MakeNode("Reshape", {"by_side", "flat_shape"}, {"flat"}),
+      MakeNode("Cast", {"flat"}, {"pads"}, {MakeIntAttribute("to", onnx::TensorProto::INT64)}),
+      MakeNode("Pad", {"x", "pads"}, {"padded"}, {StringAttribute("mode", "reflect")}),
+      MakeNode("Conv", {"padded", "w"}, {"y"}),
+  };
+  auto model = ImportOnnx(Build(s));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Node* pad = OpaqueNamed(model->graph, "Pad");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->output_types[0].dims, (std::vector<int64_t>{1, 4, 12, 10}));
+  EXPECT_EQ(CountOps(model->graph, OpKind::kConv2D), 1);
 }
 
 // Ends read from a graph input are unknowable: import still succeeds, the

@@ -137,13 +137,20 @@ TEST(OnnxVersionsTest, AttributesNewerVersionsAddedDoNotFailTheCheck) {
   EXPECT_EQ(OpaqueOutputDims(model->graph, "AveragePool"), (std::vector<int64_t>{1, 4, 6, 6}));
 }
 
-TEST(OnnxVersionsTest, PadWithAxesStaysOpaqueWithAnUnknownShape) {
-  ModelSpec spec = ConvThen(10, 19, {MakeNode("Pad", {"c", "pads", "", "axes"}, {"y"})}, {1, 4, 10, 10});
-  spec.initializers.push_back(IntInit("pads", {1, 1, 1, 1}));
-  spec.initializers.push_back(IntInit("axes", {2, 3}));
+TEST(OnnxVersionsTest, PadAndResizeForListedAxesGetTheirShapes) {
+  // Pad-18 pads H by 1+2 and W by 0+3; Resize-18 doubles H and W, listed by axes.
+  ModelSpec spec = ConvThen(10, 19,
+                            {MakeNode("Pad", {"c", "pads", "", "pad_axes"}, {"p"}),
+                             MakeNode("Resize", {"p", "", "scales"}, {"y"},
+                                      {MakeIntsAttribute("axes", {-2, -1}), MakeIntAttribute("antialias", 0)})},
+                            {1, 4, 22, 22});
+  spec.initializers.push_back(IntInit("pads", {1, 0, 2, 3}));
+  spec.initializers.push_back(IntInit("pad_axes", {2, 3}));
+  spec.initializers.push_back(FloatInit("scales", {2}, {2.f, 2.f}));
   auto model = ImportOnnx(Build(spec));
   ASSERT_TRUE(model.ok()) << model.status();
-  EXPECT_EQ(CountKind(model->graph, OpKind::kOpaque), 1);
+  EXPECT_EQ(OpaqueOutputDims(model->graph, "Pad"), (std::vector<int64_t>{1, 4, 11, 11}));
+  EXPECT_EQ(OpaqueOutputDims(model->graph, "Resize"), (std::vector<int64_t>{1, 4, 22, 22}));
 }
 
 TEST(OnnxVersionsTest, UnknownOperatorsAndVersionsAreClearErrors) {

@@ -38,9 +38,10 @@ def allowed(target_pkg, header, allow):
 
 def check(package, src_dir, deps, test_deps, top, packages):
     problems = []
-    for name in sorted(os.listdir(src_dir)):
-        if not name.endswith((".cc", ".h")):
-            continue
+    names = [n for n in sorted(os.listdir(src_dir)) if n.endswith((".cc", ".h"))]
+    if not names:
+        return [f"{package}: no C++ sources to check in {src_dir}: an empty check proves nothing"]
+    for name in names:
         kind = kind_of(name)
         with open(os.path.join(src_dir, name), encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):

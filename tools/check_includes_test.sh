@@ -36,4 +36,8 @@ sed -i '$d' "$dir/prover.cc"
 
 echo '#include "cli/processes.h"' >> "$dir/main.cc"
 if out=$(run); then fail "main.cc including the top layer was accepted"; fi
+
+rm "$dir"/*.cc
+if out=$(run); then fail "a package without sources passed having checked nothing"; fi
+grep -q "no C++ sources to check" <<<"$out" || fail "unexpected report for an empty package: $out"
 echo "check_includes: all cases behave"

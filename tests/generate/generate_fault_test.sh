@@ -14,10 +14,14 @@ port=$STORE_PORT
   --batch-records 20000 >"$WORK/dist.json" 2>"$WORK/dist.err" &
 cli=$!
 
+# Generator shard 1 of this test's `taso generate` (its child): only processes
+# this test started are signalled, whatever else runs on the machine.
+shard1() { pgrep -P "$cli" -f -- "--job=job --shard=1"; }
+
 # Wait for both shards to have stored something, then kill shard 1.
 wait_stored() {
   for _ in $(seq 1 600); do
-    if [ -s "$WORK/dist/logs/generator-1.log" ] || pgrep -f -- "--job=job --shard=1" >/dev/null; then
+    if [ -s "$WORK/dist/logs/generator-1.log" ] || shard1 >/dev/null; then
       sleep "$1"; return 0
     fi
     sleep 0.1
@@ -25,7 +29,8 @@ wait_stored() {
   fail "generators never started: $(cat "$WORK/dist.err")"
 }
 wait_stored 3
-pkill -9 -f -- "--job=job --shard=1" || fail "no generator shard 1 to kill (job finished too fast?)"
+pid=$(shard1) || fail "no generator shard 1 to kill (job finished too fast?)"
+kill -9 $pid
 check "killed generator shard 1 with SIGKILL"
 
 sleep 3

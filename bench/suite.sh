@@ -80,7 +80,7 @@ profile_graph() {
   local rc=0
   "$taso" profile graph "$1" --measure --json --backend cpu --cache-dir "$work/costs" >"$2" 2>"$2.err" || rc=$?
   if ((rc == 4)); then
-    echo "$(sed -n 's/.*"unmeasured":\([0-9]*\).*/\1/p' "$2" | tail -1) operators our runner cannot run (opaque to the IR)" >>"$2.err"
+    echo "$(sed -n 's/.*"opaque_skipped":\([0-9]*\).*/\1/p' "$2" | tail -1) operators our runner cannot run (opaque to the IR)" >>"$2.err"
   fi
   return $rc
 }

@@ -147,6 +147,9 @@ ir::OpParams OpParamsToProto(OpKind kind, const OpParams& p) {
         a->set_value(value);
       }
       for (const TensorType& t : p.opaque.output_types) *o->add_output_types() = TensorTypeToProto(t);
+      o->set_opset(p.opaque.opset);
+      for (int slot : p.opaque.input_slots) o->add_input_slots(slot);
+      for (int slot : p.opaque.output_slots) o->add_output_slots(slot);
       break;
     }
     default:
@@ -245,6 +248,9 @@ absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& in) 
         if (!type.ok()) return type.status();
         p.opaque.output_types.push_back(*type);
       }
+      p.opaque.opset = o.opset();
+      p.opaque.input_slots.assign(o.input_slots().begin(), o.input_slots().end());
+      p.opaque.output_slots.assign(o.output_slots().begin(), o.output_slots().end());
       break;
     }
     default:

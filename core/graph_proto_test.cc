@@ -76,6 +76,12 @@ Graph Everything() {
   op.opaque.attributes = {{"axis", std::string("\x08\x01", 2)}};
   op.opaque.output_types = {F32({2, 4})};
   g.AddOutput("softmax", *g.AddOp1(OpKind::kOpaque, op, {a}));
+  OpParams gap;  // Clip(a, "", max): the opset and the omitted min survive
+  gap.opaque.op_type = "Clip";
+  gap.opaque.output_types = {F32({2, 4})};
+  gap.opaque.opset = 13;
+  gap.opaque.input_slots = {0, OpaqueInfo::kOmitted, 1};
+  g.AddOutput("clip", *g.AddOp1(OpKind::kOpaque, gap, {a, s}));
   return g;
 }
 

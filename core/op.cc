@@ -123,6 +123,10 @@ std::string CanonicalParams(OpKind kind, const OpParams& p) {
         absl::StrAppend(&s, ",", name, "#", h.Finish().ToHex().substr(0, 16));
       }
       for (const TensorType& t : p.opaque.output_types) absl::StrAppend(&s, ",out=", t.ToString());
+      // Left out when unset, so operators imported without them keep their text.
+      if (p.opaque.opset != 0) absl::StrAppend(&s, ",opset=", p.opaque.opset);
+      if (!p.opaque.input_slots.empty()) absl::StrAppend(&s, ",in_slots=", absl::StrJoin(p.opaque.input_slots, ":"));
+      if (!p.opaque.output_slots.empty()) absl::StrAppend(&s, ",out_slots=", absl::StrJoin(p.opaque.output_slots, ":"));
       return s;
     }
     case OpKind::kInput:
@@ -152,7 +156,8 @@ bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b) {
     // Attribute bytes are compared in full, not through their short hash.
     return a.opaque.op_type == b.opaque.op_type && a.opaque.domain == b.opaque.domain &&
            a.opaque.attributes == b.opaque.attributes &&
-           a.opaque.output_types == b.opaque.output_types;
+           a.opaque.output_types == b.opaque.output_types && a.opaque.opset == b.opaque.opset &&
+           a.opaque.input_slots == b.opaque.input_slots && a.opaque.output_slots == b.opaque.output_slots;
   }
   return CanonicalParams(kind, a) == CanonicalParams(kind, b);
 }

@@ -54,11 +54,24 @@ const char* PaddingName(Padding p);
 
 // An operator the IR does not model (kept verbatim from ONNX).
 struct OpaqueInfo {
+  // input_slots and output_slots entries that are not IR inputs or outputs.
+  static constexpr int kOmitted = -1;        // an optional input or output the node leaves out
+  static constexpr int kSideConstant = -2;   // an input the IR cannot hold (a double or string constant)
+
   std::string op_type;
   std::string domain;
   // (attribute name, serialized onnx.AttributeProto), kept verbatim.
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<TensorType> output_types;
+  // The version of the domain's operator set the model imports; 0 unknown.
+  int64_t opset = 0;
+  // Where the IR's inputs and outputs sit among the ONNX node's: slot i holds
+  // IR input (output) input_slots[i] (output_slots[i]), or kOmitted, or
+  // kSideConstant. Empty means the IR's in order, with no gaps. Together
+  // with the above they let a runtime run the operator alone, as the model
+  // does (profiler/ort_opaque_model.h).
+  std::vector<int> input_slots;
+  std::vector<int> output_slots;
 };
 
 // Parameters of every operator kind in one plain struct. Each kind reads only

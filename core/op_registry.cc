@@ -287,6 +287,25 @@ absl::StatusOr<std::vector<TensorType>> Constant(OpKind kind, const OpParams& p)
   return std::vector<TensorType>{TensorType::RowMajor(DType::kFloat32, p.shape)};
 }
 
+// Slots (OpaqueInfo) name every IR operand of the node once; `operands` of
+// them at most (inputs: outer-scope values follow the node's own).
+bool ValidSlots(const std::vector<int>& slots, int operands, bool all) {
+  if (slots.empty()) return true;
+  std::vector<bool> seen(operands, false);
+  int named = 0;
+  for (int s : slots) {
+    if (s == OpaqueInfo::kOmitted || s == OpaqueInfo::kSideConstant) continue;
+    if (s < 0 || s >= operands || seen[s]) return false;
+    seen[s] = true;
+    ++named;
+  }
+  // The node's own inputs come first, so they are 0..named-1.
+  for (int i = 0; i < named; ++i) {
+    if (!seen[i]) return false;
+  }
+  return !all || named == operands;
+}
+
 }  // namespace
 
 const OpInfo& GetOpInfo(OpKind kind) {
@@ -471,6 +490,13 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
     }
     case OpKind::kOpaque:
       if (p.opaque.op_type.empty()) return Invalid(kind, "opaque operator without an op_type", in);
+      if (!ValidSlots(p.opaque.input_slots, n, /*all=*/false)) {
+        return Invalid(kind, "input_slots do not name each input once", in);
+      }
+      if (!ValidSlots(p.opaque.output_slots, static_cast<int>(p.opaque.output_types.size()), /*all=*/true) ||
+          std::count(p.opaque.output_slots.begin(), p.opaque.output_slots.end(), OpaqueInfo::kSideConstant) > 0) {
+        return Invalid(kind, "output_slots do not name each output once", in);
+      }
       return p.opaque.output_types;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown operator kind ", static_cast<int>(kind)));

@@ -281,6 +281,27 @@ TEST(ShapeInference, OpaqueOperatorsMayCarryUnknownDims) {
   EXPECT_FALSE(InferOutputTypes(OpKind::kRelu, OpParams{}, {unknown}).ok());
 }
 
+TEST(ShapeInference, OpaqueSlotsNameEachOperandOnce) {
+  OpParams p;
+  p.opaque.op_type = "GRU";
+  p.opaque.output_types = {F32({1, 1, 4}), F32({1, 1, 4})};
+  p.opaque.input_slots = {0, 1, 2, OpaqueInfo::kOmitted, OpaqueInfo::kOmitted, 3};
+  const std::vector<TensorType> in = {F32({1, 1, 2}), F32({1, 12, 2}), F32({1, 12, 4}), F32({1, 1, 4})};
+  EXPECT_TRUE(InferOutputTypes(OpKind::kOpaque, p, in).ok());
+  // An outer-scope value past the node's own inputs is allowed.
+  std::vector<TensorType> outer = in;
+  outer.push_back(F32({1}));
+  EXPECT_TRUE(InferOutputTypes(OpKind::kOpaque, p, outer).ok());
+  OpParams twice = p;
+  twice.opaque.input_slots = {0, 1, 2, 2, OpaqueInfo::kOmitted, 3};
+  EXPECT_FALSE(InferOutputTypes(OpKind::kOpaque, twice, in).ok());
+  OpParams missing_output = p;
+  missing_output.opaque.output_slots = {0, OpaqueInfo::kOmitted};
+  EXPECT_FALSE(InferOutputTypes(OpKind::kOpaque, missing_output, in).ok());
+  missing_output.opaque.output_slots = {OpaqueInfo::kOmitted, 1, 0};
+  EXPECT_TRUE(InferOutputTypes(OpKind::kOpaque, missing_output, in).ok());
+}
+
 TEST(OpNames, RoundTrip) {
   for (OpKind k : AllOpKinds()) {
     ASSERT_TRUE(OpKindFromName(OpKindName(k)).has_value()) << OpKindName(k);

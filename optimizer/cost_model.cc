@@ -1,11 +1,61 @@
 #include "optimizer/cost_model.h"
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "profiler/signature.h"
 
 namespace taso::optimizer {
+bool RuntimeFoldsOpaque(const OpaqueInfo& op, const std::vector<TensorType>& inputs,
+                        const std::vector<bool>& inputs_at_load) {
+  // As ONNX Runtime's optimizer/constant_folding.cc and optimizer/utils.cc
+  // decide: Shape of a concrete shape; otherwise deterministic default-domain
+  // operators without subgraphs, on constant inputs only.
+  if (!op.domain.empty() && op.domain != "ai.onnx") return false;
+  if (op.op_type == "Shape" && inputs.size() == 1) {
+    for (int64_t d : inputs[0].dims) {
+      if (d < 0) return false;
+    }
+    return true;
+  }
+  static const std::set<std::string> kNever = {
+      // Not deterministic (ORT also lists Dropout)...
+      "RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Multinomial", "Dropout", "Bernoulli",
+      // ... or with a subgraph.
+      "If", "Loop", "Scan", "SequenceMap"};
+  if (kNever.count(op.op_type)) return false;
+  for (bool at_load : inputs_at_load) {
+    if (!at_load) return false;
+  }
+  return true;
+}
+
+std::vector<bool> FoldedAtLoad(const Graph& graph) {
+  std::vector<bool> at_load = ComputedAtLoad(graph);
+  auto order = graph.TopologicalOrder();
+  if (!order.ok()) return at_load;
+  // Again in order: an IR operator reading a folded opaque value is folded too.
+  for (int id : *order) {
+    const Node& node = graph.node(id);
+    if (IsInputOrWeight(node.kind)) continue;
+    if (node.kind == OpKind::kOpaque) {
+      std::vector<TensorType> inputs;
+      std::vector<bool> inputs_at_load;
+      for (const TensorRef& in : node.inputs) {
+        inputs.push_back(graph.type(in));
+        inputs_at_load.push_back(at_load[in.node]);
+      }
+      at_load[id] = RuntimeFoldsOpaque(node.params.opaque, inputs, inputs_at_load);
+      continue;
+    }
+    bool all = true;
+    for (const TensorRef& in : node.inputs) all = all && at_load[in.node];
+    at_load[id] = all;
+  }
+  return at_load;
+}
 
 CostModel::CostModel(profiler::ProfilerClient* client, profiler::Backend backend)
     : client_(client), backend_(backend) {}
@@ -18,13 +68,11 @@ absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
 
 absl::StatusOr<GraphCostParts> CostModel::GraphCostInParts(const Graph& graph) {
   // What a runtime computes at load costs nothing per run.
-  const std::vector<bool> at_load = ComputedAtLoad(graph);
+  const std::vector<bool> at_load = FoldedAtLoad(graph);
   std::vector<profiler::Signature> signatures;
   for (const Node& node : graph.nodes()) {
     if (IsInputOrWeight(node.kind) || at_load[node.id]) continue;
-    profiler::Signature sig{node.kind, node.params, {}};
-    for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
-    signatures.push_back(std::move(sig));
+    signatures.push_back(profiler::NodeSignature(graph, node));
   }
   auto costs = SignatureCosts(signatures);
   if (!costs.ok()) return costs.status();
@@ -67,6 +115,12 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
     if (!model_known_) {
       model_ = response->graph_cost_model();
       model_known_ = true;
+    }
+    // The backend that answered, not one a cost was delegated to (the cpu
+    // backend's opaque operators are measured in ONNX Runtime).
+    if (device_.empty() && response->backend() != profiler::BACKEND_UNSPECIFIED) {
+      device_ = response->device();
+      answered_backend_ = response->backend();
     }
     for (int i = 0; i < response->results_size() && i < static_cast<int>(asked.size()); ++i) {
       const auto& r = response->results(i);

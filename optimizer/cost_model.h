@@ -6,7 +6,7 @@
 // of the profiler once per optimization (one MeasureBatch for every new
 // signature of a graph) and remembered, so exploring thousands of candidate
 // graphs costs a handful of requests. Operators computed from weights only
-// cost 0: they are folded before the model runs. A whole graph also pays
+// cost 0: they are folded before the model runs (FoldedAtLoad). A whole graph also pays
 // for weights that no longer fit in cache (graph_cost_model.h's weight
 // term): GraphCost includes it; SignatureCosts, priced operator by operator
 // for the e-graph, cannot, so eqsat checks its extracted graph by GraphCost.
@@ -24,6 +24,18 @@
 #include "profiler/signature.h"
 
 namespace taso::optimizer {
+
+// For each node, whether the runtime computes it once, when it loads the
+// model, so it costs nothing per run: ComputedAtLoad (core/graph.h: weights,
+// and IR operators of them), and the opaque operators ONNX Runtime's constant
+// folding computes: a Shape of a tensor whose dimensions are all known, and
+// a deterministic operator without a subgraph whose inputs are all computed
+// at load (the shape arithmetic a PyTorch export feeds Expand and Reshape).
+std::vector<bool> FoldedAtLoad(const Graph& graph);
+// That rule for one opaque operator, given its inputs' types and whether
+// each is computed at load.
+bool RuntimeFoldsOpaque(const OpaqueInfo& op, const std::vector<TensorType>& inputs,
+                        const std::vector<bool>& inputs_at_load);
 
 // A graph's cost in its two parts: what its operators cost one by one (with
 // the graph cost model's per-operator terms), and what the whole graph pays

@@ -365,6 +365,7 @@ class FixedGraphTimes : public profiler::ProfilerClient {
     analytic.set_backend(profiler::BACKEND_ANALYTIC);
     auto response = costs_->MeasureBatch(analytic);
     if (response.ok() && cost_backend != profiler::BACKEND_UNSPECIFIED) {
+      response->set_backend(cost_backend);
       for (auto& result : *response->mutable_results()) {
         if (result.has_cost()) result.mutable_cost()->set_backend(cost_backend);
       }

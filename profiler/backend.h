@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ class MeasureBackend {
   // InvalidArgumentError for a signature the kernel library rejects.
   virtual absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
                                               const TimingOptions& options) = 0;
+
+  // Why this backend has no kernel for `signature` at all (an operator kind
+  // or element type it never runs), when that is known without trying;
+  // nullopt when Measure may. The profiler has ONNX Runtime measure such
+  // operators for the cpu backend (profiler.h).
+  virtual std::optional<std::string> NoKernelFor(const CanonicalSignature& signature) const {
+    (void)signature;
+    return std::nullopt;
+  }
 
   // Runs whole graphs end to end and times them; with several graphs, timed
   // interleaved in one session so they can be compared (results[i] is for

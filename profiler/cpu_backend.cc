@@ -161,6 +161,15 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(const CpuBackendO
   return backend;
 }
 
+std::optional<std::string> CpuBackend::NoKernelFor(const CanonicalSignature& signature) const {
+  // As Kernel::Build says when it refuses (cpu_kernels.cc).
+  if (signature.op.kind == OpKind::kOpaque) return std::string("the cpu backend has no kernel for opaque");
+  for (const TensorType& t : signature.op.inputs) {
+    if (t.dtype != DType::kFloat32) return absl::StrCat("the cpu backend measures float32 tensors only, got ", t.ToString());
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<Measurement> CpuBackend::Measure(const CanonicalSignature& signature,
                                                 const TimingOptions& options) {
   return state_->RunOnWorker<absl::StatusOr<Measurement>>([&]() -> absl::StatusOr<Measurement> {

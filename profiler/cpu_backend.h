@@ -49,6 +49,8 @@ class CpuBackend : public MeasureBackend {
 
   absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
                                       const TimingOptions& options) override;
+  // Opaque operators, and tensors other than float32.
+  std::optional<std::string> NoKernelFor(const CanonicalSignature& signature) const override;
 
   // Whole graphs on the same thread, team and pinning as Measure (see
   // graph_runner.h).

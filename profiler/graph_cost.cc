@@ -25,8 +25,7 @@ absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const Measu
   for (const Node& node : graph.nodes()) {
     if (node.kind == OpKind::kInput || node.kind == OpKind::kWeight) continue;
     ++report.operators;
-    Signature sig{node.kind, node.params, {}};
-    for (const TensorRef& in : node.inputs) sig.inputs.push_back(graph.type(in));
+    const Signature sig = NodeSignature(graph, node);
     auto canonical = Canonicalize(sig);
     const std::string key = canonical.ok() ? canonical->key : absl::StrCat(DescribeNode(node), " (invalid)");
     auto [it, inserted] = index.emplace(key, static_cast<int>(report.distinct.size()));
@@ -57,6 +56,10 @@ absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const Measu
         report.output_mb += op.count * static_cast<double>(op.output_bytes) / 1e6;
       }
       report.any_estimate = report.any_estimate || op.cost.is_estimate();
+      if (response->backend() != BACKEND_UNSPECIFIED && op.cost.backend() != response->backend()) {
+        report.delegated += op.count;
+        report.delegated_ms += op.count * op.cost.median_ms();
+      }
     } else {
       op.error = r.error().message();
       report.unmeasured += op.count;

@@ -38,6 +38,11 @@ struct GraphCostReport {
   double output_mb = 0;     // what those write, in 10^6 bytes
   int operators = 0;        // operator nodes (inputs and weights excluded)
   int unmeasured = 0;       // operators without a cost (their time is not in total_ms)
+  // Operators another backend measured for the one that answered (the cpu
+  // backend's opaque ones, in ONNX Runtime: profiler.h), and their share of
+  // total_ms: what that backend's whole-graph runner does not run.
+  int delegated = 0;
+  double delegated_ms = 0;
   bool any_estimate = false;
   std::vector<OperatorCost> distinct;  // in first-appearance order
   double request_ms = 0;    // wall time of the MeasureBatch call

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "profiler/ort_model.h"
+#include "profiler/ort_opaque_model.h"
 
 namespace taso::profiler {
 namespace {
@@ -182,28 +183,34 @@ absl::StatusOr<std::vector<absl::StatusOr<OrtBackend::Timed>>> OrtBackend::Time(
   return out;
 }
 
-absl::StatusOr<Measurement> OrtBackend::Measure(const CanonicalSignature& signature, const TimingOptions& options) {
-  const OpKind kind = signature.op.kind;
-  if (kind == OpKind::kOpaque) {
-    return absl::UnimplementedError("the ort backend times IR operators only; opaque operators are not measured");
-  }
-  if (kind == OpKind::kReshape || (kind == OpKind::kTranspose && !signature.op.params.shuffle)) {
-    Measurement m;
-    m.kernel = kind == OpKind::kReshape ? "view: ORT reuses the buffer" : "view: ORT folds it into its reader";
-    return m;
-  }
-  const int copies = OrtCopies(signature, options_.weight_bytes, options_.max_copies);
+absl::StatusOr<OneOperatorModel> OrtBackend::OperatorModel(const CanonicalSignature& signature, int copies) {
+  if (signature.op.kind == OpKind::kOpaque) return OpaqueTimingModel(signature, copies);
   auto graph = SignatureGraph(signature, copies);
   if (!graph.ok()) return graph.status();
   auto model = TimingModel(*graph);
   if (!model.ok()) {
     return absl::UnimplementedError(absl::StrCat("cannot write ", signature.key, " as ONNX: ", model.status().message()));
   }
-  int inputs = 0;
-  for (const Node& n : graph->nodes()) inputs += n.kind == OpKind::kInput;
-  auto overhead_model = OverheadModel(inputs, static_cast<int>(graph->outputs().size()));
+  OneOperatorModel out{*std::move(model), 0, static_cast<int>(graph->outputs().size())};
+  for (const Node& n : graph->nodes()) out.graph_inputs += n.kind == OpKind::kInput;
+  return out;
+}
+
+absl::StatusOr<Measurement> OrtBackend::Measure(const CanonicalSignature& signature, const TimingOptions& options) {
+  const OpKind kind = signature.op.kind;
+  if (kind == OpKind::kReshape || (kind == OpKind::kTranspose && !signature.op.params.shuffle)) {
+    Measurement m;
+    m.kernel = kind == OpKind::kReshape ? "view: ORT reuses the buffer" : "view: ORT folds it into its reader";
+    return m;
+  }
+  const int copies = OrtCopies(signature, options_.weight_bytes, options_.max_copies);
+  // An opaque operator the same way as an IR one: its own model, timed
+  // against a run-overhead probe of as many inputs and outputs.
+  auto model = OperatorModel(signature, copies);
+  if (!model.ok()) return model.status();
+  auto overhead_model = OverheadModel(model->graph_inputs, model->graph_outputs);
   if (!overhead_model.ok()) return overhead_model.status();
-  auto path = WriteModel(*model);
+  auto path = WriteModel(model->onnx);
   if (!path.ok()) return path.status();
   auto timed = Time({*overhead_model, *path}, options.warmup, options.repetitions, options.max_repetitions,
                     options.min_timed_ms);

@@ -13,6 +13,10 @@
 // copy and is timed as one; a transpose by strides and a reshape cost 0 (ORT
 // folds the first into a matmul reading it, FusedMatMul, and reuses the
 // buffer for the second).
+//
+// Opaque operators (ONNX operators the IR does not model) are timed the same
+// way, each as the model of one node the signature describes
+// (ort_opaque_model.h), on operands of any element type ORT takes.
 #ifndef TASO_PROFILER_ORT_BACKEND_H_
 #define TASO_PROFILER_ORT_BACKEND_H_
 
@@ -25,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "profiler/backend.h"
+#include "profiler/ort_opaque_model.h"
 #include "profiler/ort_worker.h"
 
 namespace taso::profiler {
@@ -97,6 +102,9 @@ class OrtBackend : public MeasureBackend {
     int nodes = 0;                     // nodes ORT ran per run
   };
   OrtBackend(const OrtBackendOptions& options, std::string model_dir);
+  // The model one signature is timed as: an IR operator's SignatureGraph
+  // (ort_model.h), an opaque one's OpaqueTimingModel (ort_opaque_model.h).
+  absl::StatusOr<OneOperatorModel> OperatorModel(const CanonicalSignature& signature, int copies);
   // Writes `model` to a file of its own in model_dir_ and returns the path.
   absl::StatusOr<std::string> WriteModel(const std::string& model);
   // One worker "time" call over `paths` in this order.

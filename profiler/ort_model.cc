@@ -43,16 +43,9 @@ std::vector<int> PermutationOfRowMajor(const TensorType& type) {
   return perm;
 }
 
-int64_t ElementBytes(DType dtype) {
-  switch (dtype) {
-    case DType::kInt64: return 8;
-    case DType::kFloat16: return 2;
-    case DType::kBool: return 1;
-    default: return 4;
-  }
-}
+}  // namespace
 
-std::shared_ptr<const std::string> Values(const TensorType& type, const std::string& name, bool positive) {
+std::shared_ptr<const std::string> DeterministicValues(const TensorType& type, const std::string& name, bool positive) {
   const TensorType plain = type.Plain();
   if (type.dtype != DType::kFloat32) {  // integer operands: zeros, like the worker's integer inputs
     return std::make_shared<const std::string>(static_cast<size_t>(plain.num_elements() * ElementBytes(type.dtype)),
@@ -66,13 +59,16 @@ std::shared_ptr<const std::string> Values(const TensorType& type, const std::str
                                              t.data.size() * sizeof(float));
 }
 
-}  // namespace
-
 int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies) {
   int64_t bytes = 0;
   for (int i = 0; i < static_cast<int>(signature.op.inputs.size()); ++i) {
     const TensorType& type = signature.op.inputs[i];
-    if (HeldAsWeight(signature.op.kind, i, type)) bytes += type.num_elements() * ElementBytes(type.dtype);
+    auto constant = signature.op.constant_inputs.find(i);
+    // An opaque operator's weights: its constants too large to carry a value.
+    const bool weight = signature.op.kind == OpKind::kOpaque
+                            ? constant != signature.op.constant_inputs.end() && constant->second.empty()
+                            : HeldAsWeight(signature.op.kind, i, type);
+    if (weight) bytes += std::max<int64_t>(type.num_elements(), 0) * ElementBytes(type.dtype);
   }
   if (bytes <= 0 || weight_bytes <= bytes) return 1;
   return static_cast<int>(std::min<int64_t>((weight_bytes + bytes - 1) / bytes, std::max(max_copies, 1)));
@@ -87,7 +83,7 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
     const TensorType& type = op.inputs[i];
     if (HeldAsWeight(op.kind, i, type)) {
       const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
-      operands.push_back(g.AddWeight(absl::StrCat("w", i), type.Plain(), Values(type, absl::StrCat("w", i), variance)));
+      operands.push_back(g.AddWeight(absl::StrCat("w", i), type.Plain(), DeterministicValues(type, absl::StrCat("w", i), variance)));
       weight_operands.push_back(i);
       continue;
     }
@@ -111,7 +107,7 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
       for (int i : weight_operands) {
         const std::string name = absl::StrCat("w", i, "_", copy);
         const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
-        operands[i] = g.AddWeight(name, op.inputs[i].Plain(), Values(op.inputs[i], name, variance));
+        operands[i] = g.AddWeight(name, op.inputs[i].Plain(), DeterministicValues(op.inputs[i], name, variance));
       }
     }
     auto outputs = g.AddOp(op.kind, op.params, operands);
@@ -145,7 +141,7 @@ absl::StatusOr<std::string> TimingModel(const Graph& graph) {
   bool filled = false;
   for (Node& n : nodes) {
     if (n.kind != OpKind::kWeight || n.data) continue;
-    n.data = Values(n.output_types[0], n.name, variance[n.id]);
+    n.data = DeterministicValues(n.output_types[0], n.name, variance[n.id]);
     filled = true;
   }
   if (!filled) return ExportStandaloneOnnx(graph);

@@ -3,6 +3,7 @@
 #ifndef TASO_PROFILER_ORT_MODEL_H_
 #define TASO_PROFILER_ORT_MODEL_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -25,8 +26,10 @@ namespace taso::profiler {
 // the separate nodes ORT fuses back (Conv + Relu -> FusedConv).
 absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies = 1);
 
-// How many copies SignatureGraph needs for the weights to total
-// `weight_bytes`: 1 for an operator without weights, at most `max_copies`.
+// How many copies SignatureGraph (OpaqueTimingModel for an opaque operator)
+// needs for the weights to total `weight_bytes`: 1 for an operator without
+// weights, at most `max_copies`. An opaque operator's weights are its
+// constant operands too large to carry a value (signature.h).
 int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies);
 
 // The model a run's fixed cost is measured with: `inputs` graph inputs and
@@ -41,6 +44,11 @@ Graph RunOverheadGraph(int inputs, int outputs);
 // deterministic ones (timings do not depend on values, and the optimizer
 // sends graphs without them; batch-norm variances are made positive).
 absl::StatusOr<std::string> TimingModel(const Graph& graph);
+
+// Deterministic values for a weight of `type` (normal floats from `name`,
+// made positive if asked; integers and booleans 0), little-endian.
+std::shared_ptr<const std::string> DeterministicValues(const TensorType& type, const std::string& name,
+                                                       bool positive);
 
 }  // namespace taso::profiler
 

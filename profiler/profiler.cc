@@ -218,6 +218,8 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
   }
   MeasureResponse response;
   *response.mutable_graph_cost_model() = (*backend)->graph_cost_model();
+  response.set_backend((*backend)->kind());
+  response.set_device((*backend)->device());
   for (const OpSignature& sig : request.signatures()) {
     if (cancelled && cancelled()) {
       return absl::CancelledError(absl::StrCat(
@@ -254,9 +256,40 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
         "the signature's tensors take %d MiB, over the limit of %d MiB (taso_profiler --max_signature_tensor_mb)",
         bytes >> 20, options_.max_signature_tensor_bytes >> 20)));
   }
+  if (backend->kind() == BACKEND_CPU && options_.cpu_gaps_in_ort) {
+    if (std::optional<std::string> why = backend->NoKernelFor(*canonical)) {
+      return MeasureInOrtForCpu(*canonical, *why, bypass_cache, timing);
+    }
+  }
   auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
   if (!cost.ok()) return ErrorResult(cost.status());
   *result.mutable_cost() = *cost;
+  return result;
+}
+
+MeasureResult CostProfiler::MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why,
+                                               bool bypass_cache, const TimingOptions& timing) {
+  auto ort = ResolveBackend(BACKEND_ORT_CPU);
+  if (!ort.ok()) {
+    std::string reason(ort.status().message());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = unavailable_.find(BACKEND_ORT_CPU); it != unavailable_.end()) reason = it->second;
+    }
+    return ErrorResult(absl::UnimplementedError(
+        absl::StrCat(why, "; ONNX Runtime, which measures such operators for it, is unavailable: ", reason)));
+  }
+  // Cached under the ort backend's own key: the same measurement as
+  // `--backend ort` makes, invalidated with ONNX Runtime's version, and never
+  // read back as a cpu cost.
+  auto cost = MeasureShared(*ort, sig, bypass_cache, timing);
+  if (!cost.ok()) {
+    return ErrorResult(absl::Status(cost.status().code(), absl::StrCat(why, "; ONNX Runtime could not measure it either: ",
+                                                                      cost.status().message())));
+  }
+  cost->set_kernel(absl::StrCat("measured in ONNX Runtime for the cpu backend (", why, "): ", cost->kernel()));
+  MeasureResult result;
+  *result.mutable_cost() = *std::move(cost);
   return result;
 }
 
@@ -413,7 +446,9 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
         graphs[i], [&](const MeasureRequest& r) { return MeasureBatch(r, cancelled); }, "the profiler",
         (*backend)->kind(), /*bypass_cache=*/false);
     if (!sum.ok()) return sum.status();
-    partial[i].set_operator_sum_ms(sum->total_ms);
+    // What the runner runs: not the operators ONNX Runtime measured for the
+    // cpu backend (opaque ones, which its runner skips).
+    partial[i].set_operator_sum_ms(sum->total_ms - sum->delegated_ms);
     to_measure.push_back(&graphs[i]);
     measured_index.push_back(i);
   }

@@ -40,6 +40,12 @@ struct ProfilerOptions {
   std::string analytic_device = "cpu";
   // The ort backend (started on first use: it spawns a node worker).
   OrtBackendOptions ort;
+  // Operators the cpu backend has no kernel for (opaque ones, tensors other
+  // than float32) are measured by the ort backend where it is available:
+  // cached under its key, and answered as its costs (Cost.backend, and a
+  // kernel saying so). Where ONNX Runtime is missing they stay unmeasured,
+  // the error saying why. False leaves them unmeasured.
+  bool cpu_gaps_in_ort = true;
   // Whole graphs (MeasureGraph): timing defaults and request limits.
   GraphTimingOptions graph_timing;
   int max_graph_nodes = 20000;                  // per graph: INVALID_ARGUMENT above
@@ -123,6 +129,10 @@ class CostProfiler {
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
 
+  // A signature the cpu backend has no kernel for (`why`), measured by the
+  // ort backend (cpu_gaps_in_ort).
+  MeasureResult MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, bool bypass_cache,
+                                   const TimingOptions& timing);
   // MeasureGraph's ONNX-model form: timed (and compared) by `backend` as files, never cached.
   absl::StatusOr<MeasureGraphResponse> MeasureOnnxModels(const MeasureGraphRequest& request, MeasureBackend& backend,
                                                          const GraphTimingOptions& timing,

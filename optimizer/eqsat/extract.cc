@@ -182,11 +182,60 @@ using extract_internal::PickCost;
 using extract_internal::RestrictPick;
 using extract_internal::StronglyConnectedComponents;
 
+namespace {
+
+// An opaque operator's operands that are weights, as its signature in the
+// input graph has them (profiler::NodeSignature): a child class holding a
+// weight is that weight's value.
+void AddConstantOperands(const EGraph& egraph, const ENode& node, profiler::Signature& sig) {
+  for (size_t i = 0; i < node.children.size(); ++i) {
+    for (ENodeId member : egraph.eclass(node.children[i]).nodes) {
+      const EOp& op = egraph.op(egraph.node(member).op);
+      if (op.role != EOp::Role::kVariable || op.kind != OpKind::kWeight) continue;
+      profiler::AddConstantOperand(sig, static_cast<int>(i), op.data);
+      break;
+    }
+  }
+}
+
+// Classes whose value ONNX Runtime has at load: the constant ones, and what
+// opaque operators it folds compute from them (FoldedAtLoad's rule, through
+// the items of their tuples), to a fixpoint.
+std::vector<bool> RuntimeFoldedClasses(const EGraph& egraph) {
+  std::vector<bool> folded(ClassCapacity(egraph), false);
+  for (EClassId c : egraph.ClassIds()) folded[c] = egraph.eclass(c).constant;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ENodeId id = 0; id < egraph.enode_capacity(); ++id) {
+      if (!egraph.alive(id) || folded[egraph.ClassOf(id)]) continue;
+      const ENode node = egraph.Canonical(egraph.node(id));
+      const EOp& op = egraph.op(node.op);
+      bool folds = false;
+      if (op.role == EOp::Role::kGetItem) {
+        folds = folded[node.children[0]];
+      } else if (op.role == EOp::Role::kOpaque) {
+        std::vector<TensorType> inputs;
+        std::vector<bool> at_load;
+        for (EClassId child : node.children) {
+          inputs.push_back(egraph.eclass(child).types[0]);
+          at_load.push_back(folded[child]);
+        }
+        folds = RuntimeFoldsOpaque(op.params.opaque, inputs, at_load);
+      }
+      if (folds) folded[egraph.ClassOf(id)] = changed = true;
+    }
+  }
+  return folded;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& cost, absl::Time deadline,
                                                int* unpriced, ENodeId always_below) {
   std::vector<double> costs(egraph.enode_capacity(), kInfinity);
   std::vector<profiler::Signature> signatures;
   std::vector<ENodeId> measured;
+  const std::vector<bool> runtime_folded = RuntimeFoldedClasses(egraph);
   for (ENodeId id = 0; id < egraph.enode_capacity(); ++id) {
     if (!egraph.alive(id)) continue;
     const ENode node = egraph.Canonical(egraph.node(id));
@@ -213,8 +262,13 @@ absl::StatusOr<std::vector<double>> ENodeCosts(const EGraph& egraph, CostModel& 
       costs[id] = elements > largest_input ? kFoldedElementCostMs * static_cast<double>(elements) : 0;
       continue;
     }
-    profiler::Signature sig{op.kind, op.params, {}};
+    if (op.role == EOp::Role::kOpaque && runtime_folded[cls]) {
+      costs[id] = 0;  // folded by the runtime at load, as GraphCost has it
+      continue;
+    }
+    profiler::Signature sig{op.kind, op.params, {}, {}};
     for (EClassId child : node.children) sig.inputs.push_back(egraph.eclass(child).types[0]);
+    if (op.role == EOp::Role::kOpaque) AddConstantOperands(egraph, node, sig);
     signatures.push_back(std::move(sig));
     measured.push_back(id);
   }

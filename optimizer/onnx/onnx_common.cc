@@ -42,6 +42,13 @@ int64_t DTypeBytes(DType dtype) {
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+int64_t DomainOpset(const onnx::ModelProto& model, const std::string& domain) {
+  for (const auto& o : model.opset_import()) {
+    if (o.domain() == domain || (IsDefaultDomain(o.domain()) && IsDefaultDomain(domain))) return o.version();
+  }
+  return 0;
+}
+
 int64_t DefaultOpset(const onnx::ModelProto& model) {
   for (const auto& opset : model.opset_import()) {
     if (IsDefaultDomain(opset.domain())) return opset.version();

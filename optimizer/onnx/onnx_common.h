@@ -27,6 +27,9 @@ int64_t DTypeBytes(DType dtype);
 bool IsDefaultDomain(const std::string& domain);
 // The opset version of the default (ai.onnx) domain, 0 when not imported.
 int64_t DefaultOpset(const onnx::ModelProto& model);
+// The version of `domain`'s operator set the model imports ("" and "ai.onnx"
+// are one domain), 0 when not imported.
+int64_t DomainOpset(const onnx::ModelProto& model, const std::string& domain);
 
 // "node 'conv1' (Conv)" or "node #3 (Conv)" for nodes without a name.
 std::string DescribeOnnxNode(const onnx::NodeProto& node, int index);

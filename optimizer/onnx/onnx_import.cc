@@ -507,6 +507,28 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node, int index) {
   return AddOpaque(node, index);
 }
 
+static bool InOrder(const std::vector<int>& slots) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i] != static_cast<int>(i)) return false;
+  }
+  return true;
+}
+
+void Importer::SetOpaqueSlots(const onnx::NodeProto& node, OpaqueInfo& info) const {
+  std::vector<int> in, out;
+  int k = 0;
+  for (const std::string& name : node.input()) {
+    auto it = name.empty() ? values_.end() : values_.find(name);
+    const bool side = it != values_.end() && it->second.kind == ImportedValue::Kind::kSideConstant;
+    in.push_back(name.empty() ? OpaqueInfo::kOmitted : side ? OpaqueInfo::kSideConstant : k++);
+  }
+  int j = 0;
+  for (const std::string& name : node.output()) out.push_back(name.empty() ? OpaqueInfo::kOmitted : j++);
+  // Empty: the IR's inputs and outputs in order, as most nodes have them.
+  if (!InOrder(in)) info.input_slots = std::move(in);
+  if (!InOrder(out)) info.output_slots = std::move(out);
+}
+
 absl::Status Importer::AddOpaque(const onnx::NodeProto& node, int index) {
   const std::string what = DescribeOnnxNode(node, index);
   OnnxOpaqueNode record;
@@ -532,6 +554,8 @@ absl::Status Importer::AddOpaque(const onnx::NodeProto& node, int index) {
   OpParams params;
   params.opaque.op_type = node.op_type();
   params.opaque.domain = node.domain();
+  params.opaque.opset = DomainOpset(model_, node.domain());
+  SetOpaqueSlots(node, params.opaque);
   for (const auto& a : node.attribute()) params.opaque.attributes.emplace_back(a.name(), a.SerializeAsString());
   for (const std::string& out : node.output()) {
     if (out.empty()) continue;

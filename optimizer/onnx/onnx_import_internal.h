@@ -69,6 +69,10 @@ class Importer {
   absl::Status AddGraphInputsAndConstants();
   absl::Status ImportNode(const onnx::NodeProto& node, int index);
   absl::Status AddOpaque(const onnx::NodeProto& node, int index);
+  // Where the IR's inputs and outputs sit among the node's (OpaqueInfo's
+  // input_slots and output_slots): the gaps of omitted optional operands and
+  // of constants the IR cannot hold.
+  void SetOpaqueSlots(const onnx::NodeProto& node, OpaqueInfo& info) const;
   absl::StatusOr<std::vector<TensorRef>> AddOp(OpKind kind, const OpParams& params,
                                                const std::vector<TensorRef>& inputs);
   absl::StatusOr<TensorRef> AddOp1(OpKind kind, const OpParams& params, const std::vector<TensorRef>& inputs);

@@ -91,13 +91,6 @@ std::string NewerOperatorNames() {
   return absl::StrJoin(names, ", ");
 }
 
-int64_t DomainOpset(const onnx::ModelProto& model, const std::string& domain) {
-  for (const auto& o : model.opset_import()) {
-    if (o.domain() == domain) return o.version();
-  }
-  return 0;
-}
-
 void EraseAttribute(onnx::NodeProto& node, const std::string& name) {
   auto* attributes = node.mutable_attribute();
   for (int i = attributes->size() - 1; i >= 0; --i) {

@@ -19,7 +19,7 @@ function normalSource(seed) {
 const TYPED = {
   float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array, int8: Int8Array,
   uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, uint32: Uint32Array, uint64: BigUint64Array,
-  bool: Uint8Array,
+  bool: Uint8Array, float16: Uint16Array,  // float16 as its bits (zeros)
 };
 
 // Feeds for every input of `session` (tensors of the caller's onnxruntime

@@ -384,10 +384,24 @@ absl::Status Exporter::EmitOpaque(const Node& node) {
     }
     outer = record->outer_scope_inputs;
   } else {
-    // Not from this model's import: every input and output is a plain slot.
+    // No kept node (a search built this one, e.g. eqsat's extraction): its
+    // slots say where the optional operands it omits go; without them every
+    // input and output is a plain slot.
     proto.set_name(node.name);
-    for (size_t i = 0; i < node.inputs.size(); ++i) proto.add_input("?");
-    for (size_t i = 0; i < node.output_types.size(); ++i) proto.add_output("?");
+    if (info.input_slots.empty()) {
+      for (size_t i = 0; i < node.inputs.size(); ++i) proto.add_input("?");
+    }
+    for (int slot : info.input_slots) {
+      if (slot == OpaqueInfo::kSideConstant) {
+        return absl::UnimplementedError(absl::StrCat(
+            DescribeNode(node), " reads a constant the IR cannot hold, and its ONNX node was not kept"));
+      }
+      proto.add_input(slot == OpaqueInfo::kOmitted ? "" : "?");
+    }
+    if (info.output_slots.empty()) {
+      for (size_t i = 0; i < node.output_types.size(); ++i) proto.add_output("?");
+    }
+    for (int slot : info.output_slots) proto.add_output(slot == OpaqueInfo::kOmitted ? "" : "?");
   }
   proto.set_op_type(info.op_type);
   proto.set_domain(info.domain);

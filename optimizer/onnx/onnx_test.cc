@@ -247,6 +247,43 @@ TEST(OnnxImportTest, OpaqueNodeKeepsOmittedInputsAndSeveralOutputs) {
   EXPECT_EQ(CountKind(again.graph, OpKind::kOpaque), 2);
 }
 
+TEST(OnnxImportTest, OpaqueNodeRecordsItsOpsetAndGapsEvenWithoutItsKeptNode) {
+  ModelSpec s;
+  s.opset = 15;
+  s.extra_opsets = {{"com.example", 3}};
+  s.inputs = {Value("x", {2, 3}), Value("z", {2, 3})};
+  s.outputs = {Value("a", {2, 3})};
+  onnx::NodeProto custom = MakeNode("Foo", {"x", "", "z"}, {"a", "", "b"}, {}, "foo");
+  custom.set_domain("com.example");
+  s.nodes = {custom};
+  auto model = ImportOnnx(Build(s));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Node* foo = nullptr;
+  for (const Node& n : model->graph.nodes()) {
+    if (n.kind == OpKind::kOpaque) foo = &n;
+  }
+  ASSERT_NE(foo, nullptr);
+  EXPECT_EQ(foo->params.opaque.opset, 3);
+  EXPECT_EQ(foo->params.opaque.input_slots, (std::vector<int>{0, OpaqueInfo::kOmitted, 1}));
+  EXPECT_EQ(foo->params.opaque.output_slots, (std::vector<int>{0, OpaqueInfo::kOmitted, 1}));
+  // A search that rebuilds the node (eqsat's extraction) loses its name and
+  // so its kept ONNX node; the slots still put the gaps back.
+  std::vector<Node> nodes = model->graph.nodes();
+  nodes[foo->id].name = "rebuilt";
+  auto rebuilt = Graph::Create(std::move(nodes), model->graph.outputs());
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  auto bytes = ExportOnnx(*model, *rebuilt);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  onnx::ModelProto exported;
+  ASSERT_TRUE(exported.ParseFromString(*bytes));
+  const onnx::NodeProto& out = exported.graph().node(0);
+  ASSERT_EQ(out.input_size(), 3);
+  EXPECT_EQ(out.input(1), "");
+  EXPECT_EQ(out.input(2), "z");
+  ASSERT_EQ(out.output_size(), 3);
+  EXPECT_EQ(out.output(1), "");
+}
+
 TEST(OnnxImportTest, IdentityAndDropoutAreRemoved) {
   ModelSpec s;
   s.inputs = {Value("x", {2, 3})};

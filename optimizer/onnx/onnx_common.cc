@@ -1,9 +1,11 @@
 #include "optimizer/onnx/onnx_common.h"
 
+#include <climits>
 #include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "onnx/checker.h"
 
 namespace taso::onnx_internal {
@@ -324,6 +326,27 @@ void CollectValueNames(const onnx::GraphProto& graph, std::set<std::string>& nam
       if (a.has_g()) CollectValueNames(a.g(), names);
       for (const auto& g : a.graphs()) CollectValueNames(g, names);
     }
+  }
+}
+
+absl::StatusOr<onnx::ModelProto> ParseModelBytes(const std::string& bytes, const std::string& not_a_model) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError("the model is over 2 GiB, which protobuf cannot parse");
+  }
+  onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError(not_a_model);
+  }
+  return model;
+}
+
+void EraseAttribute(onnx::NodeProto& node, const std::string& name) {
+  auto* attributes = node.mutable_attribute();
+  for (int i = attributes->size() - 1; i >= 0; --i) {
+    if (attributes->Get(i).name() == name) attributes->DeleteSubrange(i, 1);
   }
 }
 

@@ -68,6 +68,14 @@ std::set<std::string> NodeOuterScopeNames(const onnx::NodeProto& node);
 // Every value name mentioned anywhere in the graph, subgraphs included.
 void CollectValueNames(const onnx::GraphProto& graph, std::set<std::string>& names);
 
+// Parses a serialized ModelProto of up to 2 GiB (protobuf's most; its
+// default stream limit is lower). InvalidArgument "over 2 GiB", or
+// `not_a_model` when the bytes do not parse.
+absl::StatusOr<onnx::ModelProto> ParseModelBytes(const std::string& bytes, const std::string& not_a_model);
+
+// Removes every attribute named `name` from `node`.
+void EraseAttribute(onnx::NodeProto& node, const std::string& name);
+
 // Runs onnx::checker::check_model; a failure is InvalidArgument carrying the
 // checker's message. Never throws.
 absl::Status RunOnnxChecker(const onnx::ModelProto& model);

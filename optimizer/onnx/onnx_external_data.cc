@@ -12,7 +12,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "optimizer/onnx/onnx_common.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "onnx/onnx_pb.h"
 
 namespace taso {
@@ -22,17 +21,7 @@ namespace fs = std::filesystem;
 using onnx_internal::HasExternalData;
 
 absl::StatusOr<onnx::ModelProto> ParseModel(const std::string& bytes) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError("the model is over 2 GiB, which protobuf cannot parse");
-  }
-  onnx::ModelProto model;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                static_cast<int>(bytes.size()));
-  stream.SetTotalBytesLimit(INT_MAX);
-  if (!model.ParseFromCodedStream(&stream)) {
-    return absl::InvalidArgumentError("cannot parse the model: the bytes are not a valid ONNX ModelProto");
-  }
-  return model;
+  return onnx_internal::ParseModelBytes(bytes, "cannot parse the model: the bytes are not a valid ONNX ModelProto");
 }
 
 // Every tensor of the graph and its subgraphs that may hold data.

@@ -19,7 +19,6 @@
 #include "optimizer/onnx/onnx_versions.h"
 #include "core/isolated_call.h"
 #include "core/op_registry.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
 #include "onnx/shape_inference/implementation.h"
@@ -662,17 +661,10 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
     return absl::InvalidArgumentError(absl::StrCat("the model is ", model_bytes.size(), " bytes, over the limit of ",
                                                    options.max_model_bytes, " set by max_model_bytes"));
   }
-  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError("the model is over 2 GiB, which protobuf cannot parse");
-  }
-  onnx::ModelProto model;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(model_bytes.data()),
-                                                static_cast<int>(model_bytes.size()));
-  stream.SetTotalBytesLimit(static_cast<int>(std::min<int64_t>(options.max_model_bytes, INT_MAX)));
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError(
-        "cannot parse the model: the bytes are not a valid ONNX ModelProto (truncated or corrupt)");
-  }
+  auto parsed = onnx_internal::ParseModelBytes(
+      model_bytes, "cannot parse the model: the bytes are not a valid ONNX ModelProto (truncated or corrupt)");
+  if (!parsed.ok()) return parsed.status();
+  onnx::ModelProto model = *std::move(parsed);
   // ONNX's library throws; nothing thrown may leave this function.
   try {
     if (absl::Status s = onnx_internal::SortGraph(model.mutable_graph(), {}, ""); !s.ok()) return s;
@@ -719,16 +711,10 @@ absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(con
 }
 
 absl::StatusOr<std::map<std::string, int>> CountOnnxOperators(const std::string& model_bytes) {
-  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError("the model is over 2 GiB, which protobuf cannot parse");
-  }
-  onnx::ModelProto model;
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(model_bytes.data()),
-                                                static_cast<int>(model_bytes.size()));
-  stream.SetTotalBytesLimit(INT_MAX);
-  if (!model.ParseFromCodedStream(&stream)) return absl::InvalidArgumentError("not an ONNX model");
+  auto model = onnx_internal::ParseModelBytes(model_bytes, "not an ONNX model");
+  if (!model.ok()) return model.status();
   std::map<std::string, int> counts;
-  for (const onnx::NodeProto& node : model.graph().node()) {
+  for (const onnx::NodeProto& node : model->graph().node()) {
     ++counts[onnx_internal::IsDefaultDomain(node.domain()) ? node.op_type()
                                                            : absl::StrCat(node.domain(), "::", node.op_type())];
   }

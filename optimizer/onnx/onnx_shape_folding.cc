@@ -433,10 +433,7 @@ int NormalizeBridgedNodes(onnx::ModelProto& model, const onnx::ModelProto& infer
       } else {
         continue;
       }
-      auto* attributes = node.mutable_attribute();
-      for (int i = attributes->size() - 1; i >= 0; --i) {
-        if (attributes->Get(i).name() == "axes") attributes->DeleteSubrange(i, 1);
-      }
+      EraseAttribute(node, "axes");
     } else {
       continue;
     }

@@ -91,13 +91,6 @@ std::string NewerOperatorNames() {
   return absl::StrJoin(names, ", ");
 }
 
-void EraseAttribute(onnx::NodeProto& node, const std::string& name) {
-  auto* attributes = node.mutable_attribute();
-  for (int i = attributes->size() - 1; i >= 0; --i) {
-    if (attributes->Get(i).name() == name) attributes->DeleteSubrange(i, 1);
-  }
-}
-
 void SetStringAttribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
   for (auto& a : *node.mutable_attribute()) {
     if (a.name() == name) a.set_s(value);

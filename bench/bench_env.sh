@@ -19,7 +19,7 @@ bench_taso() {
   # `taso generate/verify` find the executables they start at ../PACKAGE/NAME beside taso.
   local bin f
   bin=$(bazel info -c opt bazel-bin 2>/dev/null)
-  for f in cli/taso rules_db/taso_rules_db generator/taso_generator verifier/taso_verifier; do
+  for f in cli/taso bin/taso_rules_db bin/taso_generator bin/taso_verifier; do
     mkdir -p "$work/bin/$(dirname "$f")"
     cp -f "$bin/$f" "$work/bin/$f"
   done

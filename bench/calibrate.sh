@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Calibrates the cpu graph cost model (profiler/graph_cost_model.h) against
+# Calibrates the cpu graph cost model (costs/graph_cost_model.h) against
 # ONNX Runtime: each model is timed in onnxruntime-node (bench/ort/run.js, cpu
 # EP, one model per run), its runtime baseline is measured operator by
 # operator on our cpu backend (bench:calibration_features), and

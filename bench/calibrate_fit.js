@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fits the cpu graph cost model (profiler/graph_cost_model.h) to measured
+// Fits the cpu graph cost model (costs/graph_cost_model.h) to measured
 // runtimes: for each model, what ONNX Runtime took beyond the sum of our
 // kernel times for its runtime baseline is explained as
 //   per_node_ms x kernel operators + per_mb_ms x MB written.

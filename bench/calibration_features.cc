@@ -1,5 +1,5 @@
 // What bench/calibrate.sh fits the cpu graph cost model to: for each ONNX
-// model, its runtime baseline (optimizer/runtime_baseline.h, what ONNX Runtime
+// model, its runtime baseline (optimizer/passes/runtime_baseline.h, what ONNX Runtime
 // runs after its own fusions) measured operator by operator on the profiler,
 // with the two features the model adds to the kernel sum: operators that run
 // a kernel, and the MB they write. One JSON object per model on stdout.
@@ -11,10 +11,10 @@
 #include "absl/flags/flag.h"
 #include "app/startup.h"
 #include "nlohmann/json.hpp"
-#include "optimizer/cost_model.h"
-#include "optimizer/onnx/onnx_import.h"
-#include "optimizer/runtime_baseline.h"
-#include "profiler/graph_cost.h"
+#include "optimizer/passes/cost_model.h"
+#include "onnx_io/onnx_import.h"
+#include "optimizer/passes/runtime_baseline.h"
+#include "costs/graph_cost.h"
 #include "profiler/open_client.h"
 
 ABSL_FLAG(std::string, cache_dir, "", "cost cache directory (default ~/.cache/taso/costs; 'none': memory only)");

@@ -16,7 +16,7 @@ concurrency=${2:-4}
 work=${3:-$(mktemp -d)}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bazel build -c opt //optimizer:taso_optimizer //bench:optimize_load >/dev/null 2>&1
+bazel build -c opt //bin:taso_optimizer //bench:optimize_load >/dev/null 2>&1
 bin="$root/bazel-bin"
 mkdir -p "$work/models"
 /usr/bin/python3 tests/optimize/make_models.py "$work/models" >/dev/null
@@ -29,7 +29,7 @@ flags=(--listen 127.0.0.1:0 --port_file "$work/port" --cache_dir "$work/costs")
 [ -n "${RULES:-}" ] && flags+=(--rules "$RULES")
 [ -n "${MAX_CALLS:-}" ] && flags+=(--max_concurrent "$MAX_CALLS")
 rm -f "$work/port"
-"$bin/optimizer/taso_optimizer" "${flags[@]}" --log_requests=false >"$work/server.log" 2>&1 &
+"$bin/bin/taso_optimizer" "${flags[@]}" --log_requests=false >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done

@@ -22,7 +22,7 @@
 #include "core/graph.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimize.h"
-#include "optimizer/structural_rules.h"
+#include "optimizer/passes/structural_rules.h"
 #include "optimizer/rule_source.h"
 #include "profiler/open_client.h"
 #include "profiler/profiler.h"

@@ -12,9 +12,9 @@ warm=${2:-11}
 threads=${3:-0}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bazel build -c opt //cli:taso //profiler:taso_profiler >/dev/null 2>&1
+bazel build -c opt //cli:taso //bin:taso_profiler >/dev/null 2>&1
 taso="$root/bazel-bin/cli/taso"
-profiler="$root/bazel-bin/profiler/taso_profiler"
+profiler="$root/bazel-bin/bin/taso_profiler"
 work=$(mktemp -d)
 trap 'if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 

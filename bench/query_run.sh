@@ -14,9 +14,9 @@ src=${1:?usage: bench/query_run.sh DB_DIR [RUNS]}
 runs=${2:-5}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bazel build -c opt //cli:taso //rules_db:taso_rules_db >/dev/null 2>&1
+bazel build -c opt //cli:taso //bin:taso_rules_db >/dev/null 2>&1
 taso="$root/bazel-bin/cli/taso"
-store_bin="$root/bazel-bin/rules_db/taso_rules_db"
+store_bin="$root/bazel-bin/bin/taso_rules_db"
 work=$(mktemp -d)
 trap 'if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 cp -r "$src/store-0" "$work/store-0"

@@ -1,6 +1,6 @@
 // Matching time with many rules: every rule tried (a linear scan) against
 // only the rules the index says can match, in backtracking's matcher and in
-// e-matching, on a small graph (optimizer/synthetic_rules.h).
+// e-matching, on a small graph (optimizer/rewrite/synthetic_rules.h).
 //
 //   bazel run -c opt //bench:rule_index_bench
 #include <cstdio>
@@ -10,11 +10,11 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "optimizer/backtrack/match.h"
-#include "optimizer/backtrack/rule_index.h"
+#include "optimizer/rewrite/match.h"
+#include "optimizer/rewrite/rule_index.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/ematch.h"
-#include "optimizer/synthetic_rules.h"
+#include "optimizer/rewrite/synthetic_rules.h"
 
 namespace taso::optimizer {
 namespace {

@@ -12,7 +12,7 @@ work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 workers=${WORKERS:-2}
 cd "$root"
-bazel build -c opt //cli:taso //generator:taso_generator //rules_db:taso_rules_db //verifier:taso_verifier >/dev/null 2>&1
+bazel build -c opt //cli:taso //bin:taso_generator //bin:taso_rules_db //bin:taso_verifier >/dev/null 2>&1
 taso="$root/bazel-bin/cli/taso"
 field() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p"; }
 printf '%-4s %12s %12s %10s %9s %10s %9s %9s %9s\n' size graphs fingerprints pairs gen_s proved verify_s renaming common

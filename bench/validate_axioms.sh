@@ -12,8 +12,8 @@ per_stratum=${2:-0}
 threads=${3:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bazel build -c opt //verifier:taso_verifier >/dev/null 2>&1
-verifier="$root/bazel-bin/verifier/taso_verifier"
+bazel build -c opt //bin:taso_verifier >/dev/null 2>&1
+verifier="$root/bazel-bin/bin/taso_verifier"
 echo "== taso_verifier axioms validate --max_dim $max_dim --max_instances_per_stratum $per_stratum" \
   "--threads $threads --by_param ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 start=$(date +%s)

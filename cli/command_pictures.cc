@@ -4,7 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/file_write.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "onnx_io/onnx_import.h"
 #include "pictures/diff_picture.h"
 #include "pictures/rule_picture.h"
 

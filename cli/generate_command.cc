@@ -117,7 +117,7 @@ class Generate {
            << (spec ? "" : absl::StrCat(", running ", absl::StrJoin(here_, ","), " here")) << ", " << stores_.size()
            << " store(s)" << (options_.stores.empty() ? " under " + options_.db : "") << "\n";
     }
-    auto worker_path = FindExecutable("taso_generator", "generator");
+    auto worker_path = FindExecutable("taso_generator");
     if (!worker_path.ok()) return Fail(1, std::string(worker_path.status().message()));
     // Exit 1 is an error a restart cannot fix.
     workers_ = std::make_unique<Supervisor>(*worker_path, options_.max_restarts, std::set<int>{1});

@@ -13,7 +13,7 @@ namespace taso::cli {
 
 absl::StatusOr<LocalStore> StartLocalStore(const std::string& db_dir, const std::string& log,
                                            const std::vector<std::string>& extra_flags) {
-  auto path = FindExecutable("taso_rules_db", "rules_db");
+  auto path = FindExecutable("taso_rules_db");
   if (!path.ok()) return path.status();
   const std::string port_file = db_dir + ".port";
   unlink(port_file.c_str());

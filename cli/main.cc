@@ -27,7 +27,7 @@
 #include "cli/up_command.h"
 #include "cli/verify_command.h"
 #include "net/security_flags.h"
-#include "optimizer/numeric_check.h"
+#include "optimizer/passes/numeric_check.h"
 #include "profiler/ort_backend.h"
 #include "profiler/ort_flags.h"
 

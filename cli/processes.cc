@@ -42,7 +42,8 @@ int DecodeWait(int status) {
 
 }  // namespace
 
-absl::StatusOr<std::string> FindExecutable(const std::string& name, const std::string& package) {
+absl::StatusOr<std::string> FindExecutable(const std::string& name) {
+  const std::string package = "bin";
   std::vector<std::string> candidates;
   if (const char* dir = std::getenv("TASO_BIN_DIR")) candidates.push_back(absl::StrCat(dir, "/", name));
   const std::string self = SelfPath();

@@ -14,9 +14,9 @@
 
 namespace taso::cli {
 
-// Looks for `name` (built from Bazel package `package`) in $TASO_BIN_DIR, next
+// Looks for the service binary `name` (built in //bin) in $TASO_BIN_DIR, next
 // to this executable, in the Bazel output tree and in this executable's runfiles.
-absl::StatusOr<std::string> FindExecutable(const std::string& name, const std::string& package);
+absl::StatusOr<std::string> FindExecutable(const std::string& name);
 
 // Starts `path args...` with stdin from /dev/null and stdout and stderr
 // appended to `log_path`. `detach`: in a session of its own, so it outlives

@@ -14,15 +14,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "models/resnet50.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "onnx_io/onnx_import.h"
 #include "core/graph_proto.h"
 #include "core/json_text.h"
 #include "google/protobuf/util/json_util.h"
 #include "profiler/open_client.h"
-#include "profiler/graph_cost.h"
+#include "costs/graph_cost.h"
 #include "profiler/cache_size.h"
 #include "profiler/weight_stream_probe.h"
-#include "profiler/signature_text.h"
+#include "costs/signature_text.h"
 
 namespace taso::cli {
 namespace {

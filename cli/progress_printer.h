@@ -12,7 +12,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "optimizer/progress.h"
+#include "optimizer/search/progress.h"
 
 namespace taso::cli {
 

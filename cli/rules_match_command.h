@@ -1,7 +1,7 @@
 // `taso rules match MODEL.onnx [--rules FILE | --db DIR | --store ADDR,...]`:
 // which proved rules apply to a model and where. The model is imported as
 // `taso optimize` imports it; each rule is matched as the searches match it
-// (optimizer/backtrack/rule_matches.h: both directions, side conditions
+// (optimizer/rewrite/rule_matches.h: both directions, side conditions
 // checked). With a store, the store matches (RuleDb.MatchRules, candidates
 // from its operator-kind index) and every shard is asked; with --rules the
 // file's rules are matched here. --structural adds the rewrites the searches

@@ -237,16 +237,15 @@ std::vector<std::string> ClientFlags(const net::ClientSecurity& c, const std::st
   return flags;
 }
 
-// Starts one process detached; a server (with `package`'s binary writing its
-// port) is waited for until its health check says SERVING, a verifier until
+// Starts one process detached; a server (its binary writing its port) is waited for until its health check says SERVING, a verifier until
 // it has stayed up a moment.
 class Launcher {
  public:
   Launcher(std::string dir, absl::Duration timeout) : dir_(std::move(dir)), timeout_(timeout) {}
 
   absl::StatusOr<Member> Start(const std::string& name, Kind kind, const std::string& binary,
-                               const std::string& package, std::vector<std::string> args) {
-    auto exe = FindExecutable(binary, package);
+                               std::vector<std::string> args) {
+    auto exe = FindExecutable(binary);
     if (!exe.ok()) return exe.status();
     Member m;
     m.name = name;
@@ -406,9 +405,9 @@ int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
   }
   const std::vector<std::string> server_flags = ServerFlags(options.server);
   Launcher launcher(options.dir, absl::Seconds(options.startup_timeout_s));
-  auto start = [&](const std::string& name, Kind kind, const std::string& binary, const std::string& package,
+  auto start = [&](const std::string& name, Kind kind, const std::string& binary,
                    std::vector<std::string> args) -> absl::Status {
-    auto m = launcher.Start(name, kind, binary, package, std::move(args));
+    auto m = launcher.Start(name, kind, binary, std::move(args));
     if (!m.ok()) return m.status();
     cluster.members.push_back(*m);
     return absl::OkStatus();
@@ -425,12 +424,12 @@ int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
       args.push_back(absl::StrCat("--store_index=", i));
       args.push_back(absl::StrCat("--store_count=", options.stores));
     }
-    s = start(absl::StrCat("store-", i), Kind::kStore, "taso_rules_db", "rules_db", with(args, server_flags));
+    s = start(absl::StrCat("store-", i), Kind::kStore, "taso_rules_db", with(args, server_flags));
     if (s.ok()) stores.push_back(cluster.members.back().address);
   }
   cluster.stores = absl::StrJoin(stores, ",");
   if (s.ok()) {
-    s = start("profiler", Kind::kProfiler, "taso_profiler", "profiler",
+    s = start("profiler", Kind::kProfiler, "taso_profiler",
               with({"--cache_dir=" + options.dir + "/profiler-cache"}, server_flags));
     if (s.ok()) cluster.profiler = cluster.members.back().address;
   }
@@ -439,13 +438,13 @@ int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
                                                            : "--rules=" + Absolute(options.rules),
                                      "--profiler=" + cluster.profiler};
     args = with(with(args, server_flags), ClientFlags(options.client, options.optimizer_token_file));
-    s = start("optimizer", Kind::kOptimizer, "taso_optimizer", "optimizer", args);
+    s = start("optimizer", Kind::kOptimizer, "taso_optimizer", args);
     if (s.ok()) cluster.optimizer = cluster.members.back().address;
   }
   for (int i = 0; i < options.verifiers && s.ok(); ++i) {
     std::vector<std::string> args = {"--store=" + cluster.stores, "--wait", absl::StrCat("--worker_id=verifier-", i),
                                      "--quiet"};
-    s = start(absl::StrCat("verifier-", i), Kind::kVerifier, "taso_verifier", "verifier",
+    s = start(absl::StrCat("verifier-", i), Kind::kVerifier, "taso_verifier",
               with(args, ClientFlags(options.client, options.worker_token_file)));
   }
   if (s.ok()) s = WriteCluster(options.dir, cluster);

@@ -99,7 +99,7 @@ class Verify {
     job_id_ = ready[0];
     if (!options_.json) err_ << "taso verify: job " << job_id_ << ", " << options_.workers << " verifier(s)\n";
 
-    auto path = FindExecutable("taso_verifier", "verifier");
+    auto path = FindExecutable("taso_verifier");
     if (!path.ok()) return Fail(1, std::string(path.status().message()));
     workers_ = std::make_unique<Supervisor>(*path, options_.max_restarts);
     for (int w = 0; w < options_.workers; ++w) {

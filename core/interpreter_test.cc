@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/interpreter_test_util.h"
+#include "testing/interpreter_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

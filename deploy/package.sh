@@ -44,8 +44,8 @@ CPU_ONLY_FLAGS=(--define=cuda=off)
 BAZEL_FLAGS=(-c opt)
 ((local_cuda)) || BAZEL_FLAGS+=("${CPU_ONLY_FLAGS[@]}")
 
-TARGETS=(//cli:taso //rules_db:taso_rules_db //generator:taso_generator //verifier:taso_verifier
-  //profiler:taso_profiler //optimizer:taso_optimizer)
+TARGETS=(//cli:taso //bin:taso_rules_db //bin:taso_generator //bin:taso_verifier
+  //bin:taso_profiler //bin:taso_optimizer)
 # The packages every C++ program here needs besides deploy/setup.sh's list.
 BASE_PACKAGES=(libc6 libstdc++6 libgcc-s1)
 

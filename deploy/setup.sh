@@ -37,7 +37,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev  # GoogleTest 1.12
   libdnnl-dev              # oneDNN 2.6: CPU operator costs
   libonnx-dev              # ONNX 1.12: model import/export
-  libonnx-testdata         # ONNX 1.12 conformance models (//optimizer/onnx:onnx_testdata_test)
+  libonnx-testdata         # ONNX 1.12 conformance models (//onnx_io:onnx_testdata_test)
   python3-onnx             # build and inspect test models (/usr/bin/python3)
   python3-torchvision      # ResNet-50 and friends exported to ONNX (models/export_torchvision.py)
   coinor-libcbc-dev        # CBC: ILP extraction for equality saturation

@@ -1,12 +1,12 @@
 // Operator signatures as text (`taso profile measure SIG`,
-// profiler/signature_text.h): any text parses or gets an error; a parsed
+// costs/signature_text.h): any text parses or gets an error; a parsed
 // signature that canonicalizes has a key that parses to the same key.
 #include <cstdint>
 #include <string>
 
 #include "fuzz/fuzz_check.h"
-#include "profiler/signature.h"
-#include "profiler/signature_text.h"
+#include "costs/signature.h"
+#include "costs/signature_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;

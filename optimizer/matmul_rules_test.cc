@@ -3,20 +3,20 @@
 // model, deterministic, so whether a merge pays does not depend on timing
 // noise of this shared 2-core machine (bench/matmul_merge_bench measures
 // the same graphs with the cpu backend).
-#include "optimizer/matmul_rules.h"
+#include "optimizer/passes/matmul_rules.h"
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "optimizer/backtrack/apply.h"
+#include "optimizer/rewrite/apply.h"
 #include "optimizer/backtrack/backtrack.h"
-#include "optimizer/backtrack/match.h"
-#include "optimizer/cse.h"
+#include "optimizer/rewrite/match.h"
+#include "optimizer/passes/cse.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/numeric_check.h"
-#include "optimizer/passes.h"
-#include "optimizer/structural_rules.h"
-#include "optimizer/test_util.h"
+#include "optimizer/passes/numeric_check.h"
+#include "optimizer/passes/passes.h"
+#include "optimizer/passes/structural_rules.h"
+#include "optimizer/rewrite/test_util.h"
 #include "testing/graph_builder.h"
 
 namespace taso::optimizer {

@@ -10,8 +10,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "optimizer/cost_model.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "optimizer/passes/cost_model.h"
+#include "onnx_io/onnx_import.h"
 #include "optimizer/optimize.h"
 #include "profiler/open_client.h"
 #include "profiler/ort_backend.h"

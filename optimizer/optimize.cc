@@ -18,15 +18,15 @@
 #include "core/rule_sexpr.h"
 #include "core/version.h"
 #include "net/digest.h"
-#include "optimizer/onnx/onnx_export.h"
-#include "optimizer/cost_model.h"
-#include "optimizer/cse.h"
-#include "optimizer/epilogue_fusion.h"
+#include "onnx_io/onnx_export.h"
+#include "optimizer/passes/cost_model.h"
+#include "optimizer/passes/cse.h"
+#include "optimizer/passes/epilogue_fusion.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/passes.h"
-#include "optimizer/reachable_rules.h"
-#include "optimizer/runtime_baseline.h"
-#include "optimizer/structural_rules.h"
+#include "optimizer/passes/passes.h"
+#include "optimizer/rewrite/reachable_rules.h"
+#include "optimizer/passes/runtime_baseline.h"
+#include "optimizer/passes/structural_rules.h"
 
 namespace taso::optimizer {
 namespace {

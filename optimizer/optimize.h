@@ -13,15 +13,15 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "onnx_io/onnx_import.h"
 #include "optimizer/backtrack/backtrack.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/numeric_check.h"
-#include "optimizer/progress.h"
-#include "optimizer/rewrite_rule.h"
+#include "optimizer/passes/numeric_check.h"
+#include "optimizer/search/progress.h"
+#include "optimizer/rewrite/rewrite_rule.h"
 #include "optimizer/runtime_check.h"
-#include "optimizer/search_report.h"
-#include "profiler/client.h"
+#include "optimizer/search/search_report.h"
+#include "costs/client.h"
 
 namespace taso::optimizer {
 

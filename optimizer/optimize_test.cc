@@ -6,13 +6,13 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "optimizer/onnx/onnx_export.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "onnx_io/onnx_export.h"
+#include "onnx_io/onnx_import.h"
 #include "gtest/gtest.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
 #include "optimizer/report_proto.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/test_util.h"
 #include "profiler/open_client.h"
 
 namespace taso::optimizer {

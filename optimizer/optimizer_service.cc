@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "net/grpc_status.h"
-#include "optimizer/onnx/onnx_import.h"
+#include "onnx_io/onnx_import.h"
 #include "optimizer/report_proto.h"
 
 namespace taso::optimizer {

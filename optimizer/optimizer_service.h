@@ -12,7 +12,7 @@
 #include "optimizer/optimize.h"
 #include "optimizer/served_rules.h"
 #include "optimizer/service_metrics.h"
-#include "profiler/client.h"
+#include "costs/client.h"
 #include "proto/optimizer.grpc.pb.h"
 
 namespace taso::optimizer {

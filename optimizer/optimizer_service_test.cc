@@ -6,8 +6,8 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "optimizer/onnx/onnx_test_builders.h"
-#include "optimizer/test_util.h"
+#include "onnx_io/onnx_test_builders.h"
+#include "optimizer/rewrite/test_util.h"
 
 namespace taso::optimizer {
 namespace {

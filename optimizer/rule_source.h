@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "optimizer/rewrite_rule.h"
+#include "optimizer/rewrite/rewrite_rule.h"
 
 namespace taso::optimizer {
 

@@ -1,16 +1,16 @@
 // The honest baseline and the graph cost model: what a runtime does anyway is
 // not claimed as a win, and a graph with fewer operators of equal kernel time
 // costs less once dispatch and memory traffic are counted.
-#include "optimizer/runtime_baseline.h"
+#include "optimizer/passes/runtime_baseline.h"
 
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "optimizer/cost_model.h"
-#include "optimizer/numeric_check.h"
+#include "optimizer/passes/cost_model.h"
+#include "optimizer/passes/numeric_check.h"
 #include "optimizer/optimize.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/test_util.h"
 #include "profiler/open_client.h"
 #include "profiler/profiler.h"
 

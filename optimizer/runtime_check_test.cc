@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
-#include "optimizer/onnx/onnx_export.h"
+#include "onnx_io/onnx_export.h"
 #include "optimizer/optimize.h"
 #include "optimizer/report_proto.h"
 #include "profiler/open_client.h"

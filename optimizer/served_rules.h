@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "optimizer/rewrite_rule.h"
+#include "optimizer/rewrite/rewrite_rule.h"
 
 namespace taso::optimizer {
 

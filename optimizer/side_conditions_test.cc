@@ -9,12 +9,12 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
-#include "optimizer/backtrack/apply.h"
+#include "optimizer/rewrite/apply.h"
 #include "optimizer/backtrack/backtrack.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/backtrack/match.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/match.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/rewrite/test_util.h"
 
 namespace taso::optimizer {
 namespace {

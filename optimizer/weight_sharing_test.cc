@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "optimizer/optimize.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/test_util.h"
 #include "testing/tensor_types.h"
 
 namespace taso::optimizer {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "profiler/backend.h"
+#include "costs/backend.h"
 
 namespace taso::profiler {
 

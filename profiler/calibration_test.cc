@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "profiler/cache_size.h"
-#include "profiler/graph_cost_model.h"
+#include "costs/graph_cost_model.h"
 #include "testing/tensor_types.h"
 
 namespace taso::profiler {

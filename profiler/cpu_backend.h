@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
 #include "oneapi/dnnl/dnnl.hpp"
-#include "profiler/backend.h"
+#include "costs/backend.h"
 
 namespace taso::profiler {
 

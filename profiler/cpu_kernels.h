@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
 #include "oneapi/dnnl/dnnl.hpp"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler::cpu {
 

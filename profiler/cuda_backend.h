@@ -14,9 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
-#include "profiler/backend.h"
-#include "profiler/signature.h"
-#include "profiler/timing.h"
+#include "costs/backend.h"
+#include "costs/signature.h"
+#include "costs/timing.h"
 #include "proto/profiler.pb.h"
 
 namespace taso::profiler {

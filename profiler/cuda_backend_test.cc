@@ -13,8 +13,8 @@
 #include "core/op.h"
 #include "core/tensor_type.h"
 #include "gtest/gtest.h"
-#include "profiler/signature.h"
-#include "profiler/timing.h"
+#include "costs/signature.h"
+#include "costs/timing.h"
 #include "testing/op_params.h"
 #include "testing/tensor_types.h"
 

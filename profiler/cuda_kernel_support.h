@@ -18,7 +18,7 @@
 #include "core/op.h"
 #include "core/tensor_type.h"
 #include "profiler/cuda_kernels.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler::cuda {
 

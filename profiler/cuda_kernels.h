@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/tensor_type.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 #define TASO_CUDA_CONCAT_INNER(a, b) a##b
 #define TASO_CUDA_CONCAT(a, b) TASO_CUDA_CONCAT_INNER(a, b)

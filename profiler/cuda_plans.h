@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "profiler/cuda_kernels.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler::cuda {
 

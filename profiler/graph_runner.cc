@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/random_inputs.h"
 #include "profiler/cpu_kernels.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler {
 namespace {

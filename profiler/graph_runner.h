@@ -33,7 +33,7 @@
 #include "core/graph.h"
 #include "core/interpreter.h"
 #include "profiler/cpu_backend.h"
-#include "profiler/timing.h"
+#include "costs/timing.h"
 
 namespace taso::profiler {
 

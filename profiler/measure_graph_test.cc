@@ -8,7 +8,7 @@
 #include "core/graph_proto.h"
 #include "gtest/gtest.h"
 #include "profiler/profiler.h"
-#include "profiler/timing.h"
+#include "costs/timing.h"
 #include "testing/graph_builder.h"
 #include "testing/op_params.h"
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler {
 

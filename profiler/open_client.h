@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "profiler/client.h"
+#include "costs/client.h"
 #include "profiler/profiler.h"
 
 namespace taso::profiler {

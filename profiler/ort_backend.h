@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "profiler/backend.h"
+#include "costs/backend.h"
 #include "profiler/ort_opaque_model.h"
 #include "profiler/ort_worker.h"
 

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/random_inputs.h"
-#include "optimizer/onnx/onnx_export.h"
+#include "onnx_io/onnx_export.h"
 
 namespace taso::profiler {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler {
 

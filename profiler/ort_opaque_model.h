@@ -20,7 +20,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::profiler {
 

@@ -15,8 +15,8 @@
 #include "core/graph_proto.h"
 #include "profiler/analytic_backend.h"
 #include "profiler/calibration.h"
-#include "profiler/graph_cost.h"
-#include "profiler/graph_cost_model.h"
+#include "costs/graph_cost.h"
+#include "costs/graph_cost_model.h"
 #include "profiler/cuda_backend.h"
 #include "storage/rocks_status.h"
 

@@ -14,11 +14,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "profiler/backend.h"
+#include "costs/backend.h"
 #include "profiler/cost_cache.h"
 #include "profiler/cpu_backend.h"
 #include "profiler/ort_backend.h"
-#include "profiler/timing.h"
+#include "costs/timing.h"
 #include "proto/profiler.pb.h"
 
 namespace taso::profiler {

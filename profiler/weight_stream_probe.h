@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "profiler/client.h"
+#include "costs/client.h"
 
 namespace taso::profiler {
 

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "profiler/cache_size.h"
-#include "profiler/graph_cost_model.h"
+#include "costs/graph_cost_model.h"
 #include "profiler/open_client.h"
 #include "profiler/profiler.h"
 

@@ -1,5 +1,5 @@
 #include "rules_db/hash_store.h"
-#include "rules_db/store_test_util.h"
+#include "rules_db/test_util.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -9,7 +9,7 @@
 #include "rocksdb/db.h"
 #include "rules_db/op_index.h"
 #include "rules_db/rule_store.h"
-#include "rules_db/store_test_util.h"
+#include "rules_db/test_util.h"
 #include "storage/database.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"

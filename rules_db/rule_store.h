@@ -74,7 +74,7 @@ struct PruneCounts {
 using RulePruner = std::function<PruneCounts(std::vector<rules::Rule>& rules)>;
 
 // Where proved rules match a graph (MatchRules): the optimizer's matcher,
-// handed in by taso_rules_db (optimizer/backtrack/rule_matches.h). Fills
+// handed in by taso_rules_db (optimizer/rewrite/rule_matches.h). Fills
 // the matches and the unusable-rule counts of the response.
 using RuleGraphMatcher = std::function<absl::StatusOr<MatchRulesResponse>(
     const ir::Graph& graph, const std::vector<rules::Rule>& rules, int max_sites)>;

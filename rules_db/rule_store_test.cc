@@ -7,7 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "records/encoding.h"
-#include "rules_db/store_test_util.h"
+#include "rules_db/test_util.h"
 #include "verifier/candidate.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"

@@ -2,9 +2,8 @@
 """Checks that a package's sources include only what its layer may use.
 
 The table lives in tools/layers.bzl; layering_test() passes this package's
-row. Each quoted #include of one of our packages must name a package (or a
-single header) the row allows: library files get `deps`, test files also
-`test_deps`, and a binary's main.cc anything outside the top layer.
+row. Each quoted #include of one of our packages must name a package the
+row allows: library files get `deps`, test files also `test_deps`.
 """
 import os
 import re
@@ -25,18 +24,12 @@ def package_of(path, packages):
 
 
 def kind_of(name):
-    if name == "main.cc":
-        return "main"
     if name.endswith("_test.cc") or "test_util" in name or name.endswith("_fuzzer.cc"):
         return "test"
     return "lib"
 
 
-def allowed(target_pkg, header, allow):
-    return target_pkg in allow or header in allow
-
-
-def check(package, src_dir, deps, test_deps, top, packages):
+def check(package, src_dir, deps, test_deps, packages):
     problems = []
     names = [n for n in sorted(os.listdir(src_dir)) if n.endswith((".cc", ".h"))]
     if not names:
@@ -52,12 +45,7 @@ def check(package, src_dir, deps, test_deps, top, packages):
                 target = package_of(header, packages)
                 if target is None or target == package:
                     continue
-                if kind == "main":
-                    ok = target not in top
-                elif kind == "test":
-                    ok = allowed(target, header, deps + test_deps)
-                else:
-                    ok = allowed(target, header, deps)
+                ok = target in (deps + test_deps if kind == "test" else deps)
                 if not ok:
                     problems.append(f"{package}/{name}:{number}: {kind} file includes {header} "
                                     f"({target} is not below {package} in tools/layers.bzl)")
@@ -65,11 +53,11 @@ def check(package, src_dir, deps, test_deps, top, packages):
 
 
 def main(argv):
-    # argv: package src_dir deps test_deps top packages (lists comma-separated)
+    # argv: package src_dir deps test_deps packages (lists comma-separated)
     package, src_dir = argv[1], argv[2]
     split = lambda s: [x for x in s.split(",") if x and x != "-"]
-    deps, test_deps, top, packages = (split(a) for a in argv[3:7])
-    problems = check(package, src_dir, deps, test_deps, top, set(packages))
+    deps, test_deps, packages = (split(a) for a in argv[3:6])
+    problems = check(package, src_dir, deps, test_deps, set(packages))
     for p in problems:
         print(p)
     print(f"{package}: {'ok' if not problems else str(len(problems)) + ' layering violation(s)'}")

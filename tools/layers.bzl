@@ -1,88 +1,144 @@
 """The layer table: which of our packages each package may depend on.
 
 One row per package. `deps` are what its library files may include and
-depend on; `test_deps` what its unit tests may use besides. A binary's
-main.cc may use anything below the top layer (it wires stages together).
-Bazel visibility is derived from this table (visible_to), and
-layering_test() checks every include of a package against its row, so an
-edge that points up or sideways fails the build or the tests.
+depend on. Bazel visibility is derived from this table (visible_to), and
+layering_test() checks every include of a package against its row.
+
+The floors, bottom up: 0 the contracts (proto), 1 the ground, 2 the shared
+vocabularies, 3 the stages, 4 the top (binaries, the CLI, benchmarks, fuzz
+targets, cross-executable tests). A row may name only packages on a lower
+floor; the stages are peers, so on floor 3 a row may name only its own
+stage's packages on a lower `step` (inside the optimizer: the rewrite engine,
+the passes over it, the searches over those, the pipeline and service on
+top). Loading this file fails on a row that breaks this (see
+layer_table_errors), so an upward or sideways edge cannot be written down.
 """
 
 _VOCABULARY = ["//proto", "//core"]
+_TOP = 4
+
+def _row(layer, deps = [], step = 0):
+    return struct(layer = layer, deps = deps, step = step)
+
+_OPTIMIZER_BELOW_SEARCHES = ["//optimizer/rewrite", "//optimizer/passes", "//optimizer/search"]
 
 LAYERS = {
-    # layer 0: the contracts
-    "proto": struct(layer = 0, deps = []),
-    # layer 1: shared vocabulary and plumbing
-    "core": struct(layer = 1, deps = ["//proto"]),
+    # floor 0: the contracts (generated code every floor may read)
+    "proto": _row(0),
+    # floor 1: the ground
+    "core": _row(1, ["//proto"]),
+    "net": _row(1),
+    "storage": _row(1),
+    "gpu": _row(1),
+    # The proved size-3 rule set compiled into the binaries (bytes only).
+    "rules": _row(1),
+    # floor 2: shared vocabularies
     # A store list is connected here (records/store_shards), with the
     # channels every client makes (net/credentials).
-    "records": struct(layer = 1, deps = _VOCABULARY + ["//net"]),
-    "storage": struct(layer = 1, deps = []),
-    "net": struct(layer = 1, deps = []),
-    "app": struct(layer = 1, deps = ["//core"]),
-    "gpu": struct(layer = 1, deps = []),
-    "models": struct(layer = 1, deps = _VOCABULARY),
-    "testing": struct(layer = 1, deps = _VOCABULARY),
+    "records": _row(2, _VOCABULARY + ["//net"]),
+    # ONNX models in and out of the IR (the optimizer and the ort backend).
+    "onnx_io": _row(2, _VOCABULARY),
+    # Signatures, timings, graph cost, the profiler client and backend
+    # interfaces: what the profiler and the optimizer both speak.
+    "costs": _row(2, _VOCABULARY),
     # IR graphs, rules and graph diffs as Graphviz DOT text (cli renders it).
-    "pictures": struct(layer = 1, deps = _VOCABULARY),
-    # The proved size-3 rule set compiled into the binaries (bytes only).
-    "rules": struct(layer = 1, deps = []),
-    # layer 2: the stages, peers that never include each other; the
-    # optimizer calls the profiler only through its client interface.
-    "generator": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
-    "verifier": struct(layer = 2, deps = _VOCABULARY + ["//records", "//net"]),
-    # The ort backend writes the graphs it times as ONNX (optimizer/onnx's
-    # exporter, which itself depends only on proto and core: no cycle).
-    "profiler": struct(layer = 2, deps = _VOCABULARY + ["//storage", "//net", "//gpu", "//optimizer/onnx"]),
-    "rules_db": struct(layer = 2, deps = _VOCABULARY + ["//records", "//storage", "//net"]),
-    "optimizer": struct(layer = 2, deps = _VOCABULARY + [
-        "//net",
-        "//rules",
-        "//optimizer/backtrack",
-        "//optimizer/eqsat",
-        "//optimizer/onnx",
-        "//profiler:client.h",
-        "//profiler:graph_cost_model.h",
-        "//profiler:signature.h",
-    ]),
-    "optimizer/backtrack": struct(layer = 2, deps = _VOCABULARY + ["//optimizer", "//profiler:signature.h"]),
-    "optimizer/eqsat": struct(layer = 2, deps = _VOCABULARY + ["//optimizer", "//profiler:signature.h"]),
-    "optimizer/onnx": struct(layer = 2, deps = _VOCABULARY),
-    # layer 3: what users run and what tests the whole
-    "cli": struct(layer = 3, deps = ["//..."]),
-    "bench": struct(layer = 3, deps = ["//..."]),
-    "fuzz": struct(layer = 3, deps = ["//..."]),
-    "tests": struct(layer = 3, deps = ["//..."]),
-    "deploy": struct(layer = 3, deps = ["//..."]),
+    "pictures": _row(2, _VOCABULARY),
+    "app": _row(2, ["//core"]),
+    "models": _row(2, _VOCABULARY),
+    "testing": _row(2, _VOCABULARY),
+    # floor 3: the stages, peers that never include each other
+    "generator": _row(3, _VOCABULARY + ["//records", "//net"]),
+    "verifier": _row(3, _VOCABULARY + ["//records", "//net"]),
+    "profiler": _row(3, _VOCABULARY + ["//storage", "//net", "//gpu", "//onnx_io", "//costs"]),
+    "rules_db": _row(3, _VOCABULARY + ["//records", "//storage", "//net"]),
+    "optimizer/rewrite": _row(3, _VOCABULARY, step = 0),
+    "optimizer/search": _row(3, [], step = 0),
+    "optimizer/passes": _row(3, _VOCABULARY + ["//costs", "//optimizer/rewrite"], step = 1),
+    "optimizer/backtrack": _row(3, _VOCABULARY + ["//costs"] + _OPTIMIZER_BELOW_SEARCHES, step = 2),
+    "optimizer/eqsat": _row(3, _VOCABULARY + ["//costs"] + _OPTIMIZER_BELOW_SEARCHES, step = 2),
+    "optimizer": _row(3, _VOCABULARY + ["//net", "//rules", "//onnx_io", "//costs"] +
+                         _OPTIMIZER_BELOW_SEARCHES + ["//optimizer/backtrack", "//optimizer/eqsat"], step = 3),
+    # floor 4: what users run and what tests the whole
+    "bin": _row(_TOP, ["//..."]),
+    "cli": _row(_TOP, ["//..."]),
+    "bench": _row(_TOP, ["//..."]),
+    "fuzz": _row(_TOP, ["//..."]),
+    "tests": _row(_TOP, ["//..."]),
+    "deploy": _row(_TOP, ["//..."]),
 }
 
 # What every package's unit tests may use besides its row.
 TEST_DEPS = ["//testing", "//models"]
 
 # Unit tests that drive a peer's implementation in-process (the optimizer's
-# tests with an embedded profiler; the stores' tests with the real class check,
-# re-prover and pruner, as taso_rules_db wires them); library files still may not.
+# tests with an embedded profiler, as taso_optimizer wires it; the stores'
+# tests with the real class check, re-prover and pruner, as taso_rules_db
+# wires them). Test files only: a library file including these fails.
 EXTRA_TEST_DEPS = {
     "rules_db": ["//generator", "//verifier"],
     "optimizer": ["//profiler"],
+    "optimizer/rewrite": ["//profiler", "//costs"],
+    "optimizer/passes": ["//profiler"],
     "optimizer/backtrack": ["//profiler"],
     "optimizer/eqsat": ["//profiler"],
 }
 
-# What a stage's binary (its main.cc) wires in besides the stage itself.
-MAIN_DEPS = {
-    "generator": ["//app"],
-    "verifier": ["//app"],
-    "profiler": ["//app"],
-    "optimizer": ["//app", "//profiler"],
-    "rules_db": ["//app", "//generator", "//verifier", "//optimizer/backtrack"],
-}
+def _dep_package(dep):
+    return dep[2:].split(":")[0]
+
+def _stage(package):
+    return package.split("/")[0]
+
+def layer_table_errors(layers):
+    """What is wrong with a layer table: a row naming an unknown package, a
+    package on its own floor (other than its own stage's lower steps) or
+    above, or a cycle. Empty when the table is sound."""
+    errors = []
+    for package, row in layers.items():
+        for dep in row.deps:
+            if dep == "//...":
+                if row.layer != _TOP:
+                    errors.append("%s (floor %d) names //..., which only the top floor may" % (package, row.layer))
+                continue
+            target = _dep_package(dep)
+            if target not in layers:
+                errors.append("%s names %s, which has no row" % (package, dep))
+                continue
+            below = layers[target]
+            if below.layer < row.layer:
+                continue
+            if below.layer == row.layer and _stage(target) == _stage(package) and below.step < row.step:
+                continue
+            errors.append("%s (floor %d, step %d) names %s (floor %d, step %d): a row may name only a lower floor, " %
+                          (package, row.layer, row.step, dep, below.layer, below.step) +
+                          "or on its own floor a lower step of its own stage")
+
+    # A cycle: some package reaches itself. Starlark has no recursion, so
+    # reachability is relaxed once per package.
+    reach = {p: {_dep_package(d): True for d in row.deps if d != "//..." and _dep_package(d) in layers}
+             for p, row in layers.items()}
+    for _ in layers:
+        for p in layers:
+            for q in list(reach[p].keys()):
+                for r in list(reach[q].keys()):
+                    reach[p][r] = True
+    for p in layers:
+        if p in reach[p]:
+            errors.append("%s depends on itself through the table (a cycle)" % p)
+    return errors
+
+def _refuse_unsound_table():
+    errors = layer_table_errors(LAYERS)
+    if errors:
+        fail("tools/layers.bzl:\n  " + "\n  ".join(errors))
+    return True
+
+_TABLE_IS_SOUND = _refuse_unsound_table()
 
 def _top_packages():
-    return [p for p, row in LAYERS.items() if row.layer == 3]
+    return [p for p, row in LAYERS.items() if row.layer == _TOP]
 
-def _row(package):
+def _row_of(package):
     if package in LAYERS:
         return LAYERS[package]
     for top in _top_packages():
@@ -90,18 +146,14 @@ def _row(package):
             return LAYERS[top]
     fail("package %s has no row in tools/layers.bzl" % package)
 
-def _dep_package(dep):
-    return dep[2:].split(":")[0]
-
 def visible_to(package):
-    """The visibility list for `package`'s targets: every package whose row,
-    tests' extras or binary wiring names it, and the top layer."""
+    """The visibility list for `package`'s targets: every package whose row
+    or tests' extras name it, and the top floor."""
     if package in [d[2:] for d in TEST_DEPS]:
         return ["//visibility:public"]  # testonly or vocabulary: every test may use it
     seen = {}
     for user, row in LAYERS.items():
-        names = row.deps + EXTRA_TEST_DEPS.get(user, []) + MAIN_DEPS.get(user, [])
-        for dep in names:
+        for dep in row.deps + EXTRA_TEST_DEPS.get(user, []):
             if dep != "//..." and _dep_package(dep) == package:
                 seen["//%s:__pkg__" % user] = True
     for top in _top_packages():
@@ -117,8 +169,7 @@ def layering_test(name = "layering_test"):
     sources = native.glob(["*.cc", "*.h"])
     if not sources:
         return
-    row = _row(package)
-    top = _top_packages()
+    row = _row_of(package)
     packages = list(LAYERS.keys())
     if "//..." in row.deps:
         deps = packages
@@ -131,5 +182,5 @@ def layering_test(name = "layering_test"):
         srcs = ["//tools:layering_test.sh"],
         data = ["//tools:check_includes.py"] + sources,
         # "-" stands for an empty list: Bazel drops empty arguments.
-        args = [package] + [",".join(x) or "-" for x in [deps, test_deps, top, packages]],
+        args = [package] + [",".join(x) or "-" for x in [deps, test_deps, packages]],
     )

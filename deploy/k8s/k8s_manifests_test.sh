@@ -41,8 +41,8 @@ grep -q "kind: Ingress" "$tmp/dev.yaml" "$tmp/gpu.yaml" && fail "a plaintext ove
 check "overlays/secure exposes the optimizer through an Ingress, the others do not"
 
 # Every flag the manifests pass exists in the binary they pass it to.
-declare -A bin=([taso]=cli/taso [taso_rules_db]=rules_db/taso_rules_db [taso_generator]=generator/taso_generator
-  [taso_verifier]=verifier/taso_verifier [taso_profiler]=profiler/taso_profiler [taso_optimizer]=optimizer/taso_optimizer)
+declare -A bin=([taso]=cli/taso [taso_rules_db]=bin/taso_rules_db [taso_generator]=bin/taso_generator
+  [taso_verifier]=bin/taso_verifier [taso_profiler]=bin/taso_profiler [taso_optimizer]=bin/taso_optimizer)
 flags=0
 # Each binary's --helpfull and --help (absl lists every flag under the first,
 # our own flag parsing under the second), for a taso command (validate.mjs

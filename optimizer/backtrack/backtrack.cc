@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
-#include "optimizer/backtrack/apply.h"
-#include "optimizer/backtrack/match.h"
-#include "optimizer/backtrack/rule_index.h"
+#include "optimizer/rewrite/apply.h"
+#include "optimizer/rewrite/match.h"
+#include "optimizer/rewrite/rule_index.h"
 
 namespace taso::optimizer {
 namespace {

@@ -16,10 +16,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
-#include "optimizer/cost_model.h"
-#include "optimizer/progress.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/search_report.h"
+#include "optimizer/passes/cost_model.h"
+#include "optimizer/search/progress.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/search/search_report.h"
 
 namespace taso::optimizer {
 

@@ -10,14 +10,14 @@
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "gtest/gtest.h"
-#include "optimizer/backtrack/apply.h"
+#include "optimizer/rewrite/apply.h"
 #include "optimizer/backtrack/backtrack.h"
-#include "optimizer/epilogue_fusion.h"
-#include "optimizer/backtrack/match.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/structural_rules.h"
-#include "optimizer/test_util.h"
-#include "profiler/client.h"
+#include "optimizer/passes/epilogue_fusion.h"
+#include "optimizer/rewrite/match.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/passes/structural_rules.h"
+#include "optimizer/rewrite/test_util.h"
+#include "costs/client.h"
 
 namespace taso::optimizer {
 namespace {

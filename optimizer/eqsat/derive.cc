@@ -7,7 +7,7 @@
 #include "core/graph_proto.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/reachable_rules.h"
+#include "optimizer/rewrite/reachable_rules.h"
 
 namespace taso::optimizer {
 namespace {

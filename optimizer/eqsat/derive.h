@@ -13,8 +13,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/search_report.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/search/search_report.h"
 #include "proto/rules.pb.h"
 
 namespace taso::optimizer {

@@ -3,7 +3,7 @@
 #include "core/graph_proto.h"
 #include "core/rule_sexpr.h"
 #include "gtest/gtest.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/test_util.h"
 
 namespace taso::optimizer {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "optimizer/eqsat/egraph.h"
-#include "optimizer/rewrite_rule.h"
+#include "optimizer/rewrite/rewrite_rule.h"
 
 namespace taso::optimizer {
 

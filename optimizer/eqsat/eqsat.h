@@ -29,12 +29,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
-#include "optimizer/cost_model.h"
+#include "optimizer/passes/cost_model.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/extract.h"
-#include "optimizer/progress.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/search_report.h"
+#include "optimizer/search/progress.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/search/search_report.h"
 
 namespace taso::optimizer {
 

@@ -8,7 +8,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "optimizer/eqsat/eqsat.h"
-#include "optimizer/test_util.h"
+#include "optimizer/rewrite/test_util.h"
 
 namespace taso::optimizer {
 namespace {

@@ -20,10 +20,10 @@
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/ematch.h"
 #include "optimizer/eqsat/extract.h"
-#include "optimizer/rewrite_rule.h"
-#include "optimizer/structural_rules.h"
-#include "optimizer/test_util.h"
-#include "profiler/client.h"
+#include "optimizer/rewrite/rewrite_rule.h"
+#include "optimizer/passes/structural_rules.h"
+#include "optimizer/rewrite/test_util.h"
+#include "costs/client.h"
 
 namespace taso::optimizer {
 namespace {

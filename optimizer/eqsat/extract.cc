@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "optimizer/eqsat/extract_internal.h"
-#include "profiler/signature.h"
+#include "costs/signature.h"
 
 namespace taso::optimizer {
 namespace {

@@ -58,7 +58,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
-#include "optimizer/cost_model.h"
+#include "optimizer/passes/cost_model.h"
 #include "optimizer/eqsat/egraph.h"
 
 namespace taso::optimizer {

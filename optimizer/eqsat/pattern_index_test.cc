@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/ematch.h"
-#include "optimizer/synthetic_rules.h"
+#include "optimizer/rewrite/synthetic_rules.h"
 
 namespace taso::optimizer {
 namespace {

@@ -10,7 +10,7 @@
 source tests/generate/lib.sh
 source tests/profile/lib.sh
 source tests/faults/lib.sh
-OPTIMIZER="$PWD/optimizer/taso_optimizer"
+OPTIMIZER="$PWD/bin/taso_optimizer"
 mkdir -p "$WORK/models" "$WORK/out"
 /usr/bin/python3 "$PWD/tests/optimize/make_models.py" "$WORK/models" || fail "making test models (needs python3-onnx)"
 MODEL="$WORK/models/convrelu.onnx"

@@ -7,7 +7,7 @@
 # verifier: tests/verify/verify_fault_test.sh.)
 source tests/generate/lib.sh
 source tests/faults/lib.sh
-VERIFIER_BIN="$PWD/verifier/taso_verifier"
+VERIFIER_BIN="$PWD/bin/taso_verifier"
 
 "$TASO" generate --max-ops 3 --shards 2 --db "$WORK/gen" --job job >/dev/null 2>"$WORK/gen.err" ||
   fail "generation: $(cat "$WORK/gen.err")"

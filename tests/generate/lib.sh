@@ -2,7 +2,7 @@
 # loopback). Sourced by each *_test.sh; runs from the Bazel runfiles root.
 set -euo pipefail
 TASO="$PWD/cli/taso"
-STORE_BIN="$PWD/rules_db/taso_rules_db"
+STORE_BIN="$PWD/bin/taso_rules_db"
 WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
 rm -rf "$WORK" && mkdir -p "$WORK"
 

@@ -5,7 +5,7 @@
 source tests/generate/lib.sh
 source tests/profile/lib.sh
 source tests/metrics/lib.sh
-OPTIMIZER="$PWD/optimizer/taso_optimizer"
+OPTIMIZER="$PWD/bin/taso_optimizer"
 mkdir -p "$WORK/models"
 trap 'for p in "${PROFILER_PID:-}" "${OPT_PID:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done; true' EXIT
 /usr/bin/python3 tests/optimize/make_models.py "$WORK/models" || fail "making test models (needs python3-onnx)"

@@ -5,7 +5,7 @@
 # store, started with --metrics_listen too, counts the verifier's calls.
 source tests/generate/lib.sh
 source tests/metrics/lib.sh
-VERIFIER_BIN="$PWD/verifier/taso_verifier"
+VERIFIER_BIN="$PWD/bin/taso_verifier"
 
 "$TASO" generate --max-ops 2 --db "$WORK/gen" --job job --json >"$WORK/gen.json" 2>"$WORK/gen.err" ||
   fail "generation: $(cat "$WORK/gen.err")"

@@ -7,7 +7,7 @@
 # store refuses a batch routed by another order, a store will not start as
 # another index, and a store list that misses a shard is refused.
 source tests/generate/lib.sh
-VERIFIER_BIN="$PWD/verifier/taso_verifier"
+VERIFIER_BIN="$PWD/bin/taso_verifier"
 SEND_BATCH="$PWD/tests/multistore/send_batch"
 SIZE=2
 SHARDS=3

@@ -26,8 +26,8 @@ grep -q -- "--instances=N" "$WORK/fuzz.out" || fail "taso rules fuzz --help: $(c
 check "taso optimize --help, -h, help optimize and taso --help exit 0; each lists its own flags with defaults"
 
 # The servers keep absl's flags, with the same promises: --help and --version exit 0, a bad flag exits 2.
-for server in optimizer/taso_optimizer rules_db/taso_rules_db profiler/taso_profiler verifier/taso_verifier \
-  generator/taso_generator; do
+for server in bin/taso_optimizer bin/taso_rules_db bin/taso_profiler bin/taso_verifier \
+  bin/taso_generator; do
   "$server" --help >"$WORK/server.out" 2>&1 || fail "$server --help exited $?"
   grep -q -- "--listen\|--store" "$WORK/server.out" || fail "$server --help lists no flags: $(head -5 "$WORK/server.out")"
   "$server" --version >"$WORK/server.out" 2>&1 || fail "$server --version exited $?"

@@ -4,7 +4,7 @@
 # we hold with SIGSTOP), then exits 0. Real processes on loopback.
 source tests/generate/lib.sh
 source tests/profile/lib.sh
-OPTIMIZER="$PWD/optimizer/taso_optimizer"
+OPTIMIZER="$PWD/bin/taso_optimizer"
 HERE="$PWD/tests/optimize"
 mkdir -p "$WORK/models"
 trap 'for p in "${PROFILER_PID:-}" "${OPT_PID:-}"; do [ -n "$p" ] && { kill -CONT "$p"; kill -9 "$p"; } 2>/dev/null; done; true' EXIT

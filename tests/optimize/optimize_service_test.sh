@@ -5,7 +5,7 @@
 # and malformed models get exit code 2 with a reason over both paths; opaque
 # operators fed by computed-but-constant shapes still allow the check.
 source tests/generate/lib.sh
-OPTIMIZER="$PWD/optimizer/taso_optimizer"
+OPTIMIZER="$PWD/bin/taso_optimizer"
 HERE="$PWD/tests/optimize"
 mkdir -p "$WORK/models"
 trap 'if [ -n "${OPT_PID:-}" ]; then kill -9 "$OPT_PID" 2>/dev/null || true; fi' EXIT

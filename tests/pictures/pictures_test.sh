@@ -5,7 +5,7 @@
 # refused up front with how to install it. Graphviz comes from deploy/setup.sh: this
 # test fails, saying so, where it is missing.
 source tests/generate/lib.sh
-OPTIMIZER="$PWD/optimizer/taso_optimizer"
+OPTIMIZER="$PWD/bin/taso_optimizer"
 CHECK="$PWD/tests/pictures/check_svg.py"
 command -v dot >/dev/null || fail "Graphviz's dot is not on PATH: run deploy/setup.sh (it installs graphviz)"
 /usr/bin/python3 -c "import onnx" || fail "python3-onnx is missing: run deploy/setup.sh"

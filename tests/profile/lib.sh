@@ -2,7 +2,7 @@
 # start_profiler [FLAGS...] starts taso_profiler on a free loopback port with
 # its cache in $WORK/costs and fast measurement settings, and sets ADDR and
 # PROFILER_PID; the profiler is killed when the test exits.
-PROFILER="$PWD/profiler/taso_profiler"
+PROFILER="$PWD/bin/taso_profiler"
 
 start_profiler() {  # start_profiler [FLAGS...]
   rm -f "$WORK/port"

@@ -114,7 +114,7 @@ nodes { id: 1 kind: OP_RELU inputs { node: 0 } }
 outputs { name: "y" tensor { node: 1 } }
 GRAPH
 rm -f "$WORK/profiler.port"
-"$PWD/profiler/taso_profiler" --listen 127.0.0.1:0 --port_file "$WORK/profiler.port" --cache_dir "$WORK/costs" \
+"$PWD/bin/taso_profiler" --listen 127.0.0.1:0 --port_file "$WORK/profiler.port" --cache_dir "$WORK/costs" \
   --threads 1 --repetitions 4 --min_timed_ms 1 --graph_runs 3 --graph_min_timed_ms 1 \
   --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" --tokens_file "$WORK/tokens" >>"$WORK/profiler.log" 2>&1 &
 PIDS+=($!)
@@ -152,7 +152,7 @@ graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x],
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
 PY
 rm -f "$WORK/optimizer.port"
-"$PWD/optimizer/taso_optimizer" --listen 127.0.0.1:0 --port_file "$WORK/optimizer.port" \
+"$PWD/bin/taso_optimizer" --listen 127.0.0.1:0 --port_file "$WORK/optimizer.port" \
   --rules_db "$RULES_ADDR" --profiler "$PADDR" --tls_ca "$pki/ca.pem" --token_file "$WORK/optimize.token" \
   --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" --tokens_file "$WORK/tokens" >>"$WORK/optimizer.log" 2>&1 &
 PIDS+=($!)

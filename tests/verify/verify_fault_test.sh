@@ -5,7 +5,7 @@
 # final rule set (every rule, its status and pruning) must be the same.
 # Also: the rules commands over it, and their errors.
 source tests/generate/lib.sh
-VERIFIER_BIN="$PWD/verifier/taso_verifier"
+VERIFIER_BIN="$PWD/bin/taso_verifier"
 
 "$TASO" generate --max-ops 3 --shards 2 --db "$WORK/gen" --job job --json >"$WORK/gen.json" 2>"$WORK/gen.err" ||
   fail "generation: $(cat "$WORK/gen.err")"

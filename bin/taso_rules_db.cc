@@ -1,0 +1,188 @@
+// taso_rules_db: the hash store and the rule database as one service.
+//   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
+//   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "app/startup.h"
+#include "generator/recheck.h"
+#include "net/metrics_flags.h"
+#include "net/security_flags.h"
+#include "net/server.h"
+#include "optimizer/rewrite/rule_matches.h"
+#include "records/encoding.h"
+#include "records/spec.h"
+#include "rules_db/hash_store.h"
+#include "rules_db/hash_store_service.h"
+#include "rules_db/rule_db_service.h"
+#include "rules_db/rule_store.h"
+#include "storage/database.h"
+#include "verifier/precheck.h"
+#include "verifier/prover.h"
+#include "verifier/pruning.h"
+
+ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
+ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
+ABSL_FLAG(int64_t, block_cache_mb, 64, "RocksDB block cache size (MiB)");
+ABSL_FLAG(int64_t, write_buffer_mb, 64, "RocksDB memtable size (MiB); up to --max_write_buffers per column family");
+ABSL_FLAG(int32_t, max_write_buffers, 3, "RocksDB memtables per column family");
+ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive power loss, not just crashes)");
+ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
+ABSL_FLAG(int32_t, store_index, -1,
+          "this store's index among the store shards (0-based); fixed when the database is created, checked after");
+ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");
+ABSL_FLAG(std::string, job, "", "dump: the job to print");
+ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
+ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
+ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
+          "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
+
+namespace {
+
+// The store's own check of rules a client submits as proved: the numeric
+// pre-check and the proof `taso rules import` runs, with the verifier's
+// default limits. One prover, made on first use (most stores never need
+// it), and one check at a time, since a prover is not thread-safe.
+class StoreRuleChecker {
+ public:
+  absl::Status Check(taso::rules::Rule& rule) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (prover_ == nullptr) {
+      auto prover = taso::verifier::Prover::Create();
+      if (!prover.ok()) return prover.status();
+      prover_ = std::move(*prover);
+    }
+    return taso::verifier::VerifyStandalone(*prover_, taso::verifier::SolverName(), rule);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<taso::verifier::Prover> prover_;
+};
+
+// The verifier's redundancy pruning, as the rule store counts it.
+taso::rules_db::PruneCounts PruneWithVerifier(std::vector<taso::rules::Rule>& rules) {
+  const taso::verifier::ReductionTable table = taso::verifier::PruneRules(rules);
+  return taso::rules_db::PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming,
+                                     table.pruned_subgraph, table.pruned_supergraph};
+}
+
+int Dump(taso::rules_db::GraphHashStore& store) {
+  const std::string job_id = absl::GetFlag(FLAGS_job);
+  auto job = store.GetJob(job_id);
+  if (!job.ok()) {
+    std::cerr << "error: " << job.status().message() << "\n";
+    return 1;
+  }
+  auto spec = taso::records::SpecFromProto(job->spec());
+  if (!spec.ok()) {
+    std::cerr << "error: " << spec.status().message() << "\n";
+    return 1;
+  }
+  taso::rules_db::ListCandidateClassesRequest request;
+  request.set_job_id(job_id);
+  request.set_page_size(1000);
+  while (true) {
+    auto page = store.ListCandidateClasses(request);
+    if (!page.ok()) {
+      std::cerr << "error: " << page.status().message() << "\n";
+      return 1;
+    }
+    for (const auto& c : page->classes()) {
+      for (const auto& p : c.pairs()) {
+        std::cout << absl::BytesToHexString(c.fingerprint()) << (p.rejected() ? " rejected " : " pair ")
+                  << taso::records::DescribeEncoding(*spec, c.members(p.source_member()).canonical())
+                  << " == "
+                  << taso::records::DescribeEncoding(*spec, c.members(p.target_member()).canonical())
+                  << (p.rejected() ? "  # " + p.reason() : "") << "\n";
+      }
+    }
+    if (page->next_page_token().empty()) break;
+    request.set_page_token(page->next_page_token());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  taso::net::BlockTerminationSignals();
+  std::vector<char*> args = taso::app::ParseCommandLine(
+      {"taso_rules_db",
+       "the TASO hash store and rule database (gRPC HashStore and RuleDb)\n"
+       "  taso_rules_db --db DIR [--listen HOST:PORT]\n"
+       "  taso_rules_db dump --db DIR --job ID"},
+      argc, argv);
+  bool dump = args.size() > 1 && std::string(args[1]) == "dump";
+  if (args.size() > 1 && !dump) {
+    std::cerr << "error: unknown command '" << args[1] << "' (try --help)\n";
+    return 2;
+  }
+  taso::rules_db::HashStoreOptions options;
+  options.path = absl::GetFlag(FLAGS_db);
+  if (options.path.empty()) return taso::app::Error("--db DIR is required", 2);
+  options.block_cache_mb = absl::GetFlag(FLAGS_block_cache_mb);
+  options.write_buffer_mb = absl::GetFlag(FLAGS_write_buffer_mb);
+  options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
+  options.sync_writes = absl::GetFlag(FLAGS_sync);
+  options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
+  options.class_checker = taso::generator::RecheckerFor;
+  options.store_index = absl::GetFlag(FLAGS_store_index);
+  options.store_count = absl::GetFlag(FLAGS_store_count);
+  auto store = taso::rules_db::GraphHashStore::Open(options);
+  if (!store.ok()) return taso::app::Error(store.status().message(), 1);
+  if (dump) {
+    (*store)->WaitForFinalization();
+    return Dump(**store);
+  }
+  taso::rules_db::HashStoreService service(store->get());
+  taso::net::MetricsRegistry metrics;
+  service.AttachMetrics(&metrics);
+  taso::rules_db::RuleStoreOptions rule_options;
+  rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
+  StoreRuleChecker checker;
+  rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
+  rule_options.pruner = PruneWithVerifier;
+  rule_options.matcher = taso::optimizer::MatchProvedRules;
+  taso::rules_db::RuleStore rule_store(store->get(), rule_options);
+  taso::rules_db::RuleDbService rule_service(&rule_store);
+  taso::net::ServerOptions server_options;
+  server_options.listen = absl::GetFlag(FLAGS_listen);
+  server_options.port_file = absl::GetFlag(FLAGS_port_file);
+  server_options.name = "taso_rules_db";
+  server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.metrics = &metrics;
+  taso::net::ApplyMetricsFlags(&server_options);
+  // After a full disk the store serves reads but takes no writes until it is
+  // restarted: a probe should see that (a liveness probe restarts it).
+  server_options.health = [db = (*store)->database()] { return db->WriteHealth(); };
+  // Rules stored before the operator index existed are indexed while the
+  // store serves (queries scan until it is done); resumes after a restart.
+  std::atomic<bool> stop_indexing{false};
+  std::thread indexing([&] {
+    if (!absl::GetFlag(FLAGS_op_index)) return;
+    const absl::Time start = absl::Now();
+    if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
+      std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
+                << "\n";
+    } else if (!stop_indexing) {
+      std::cerr << "taso_rules_db: the operator index is ready ("
+                << absl::StrFormat("%.1f", absl::ToDoubleSeconds(absl::Now() - start)) << " s)\n";
+    }
+  });
+  absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});
+  stop_indexing = true;
+  indexing.join();
+  return s.ok() ? 0 : taso::app::Error(s.message(), 1);
+}

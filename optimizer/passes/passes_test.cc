@@ -1,0 +1,206 @@
+// Batch-norm folding, constant folding, split flattening and the numerical check.
+#include "optimizer/passes/passes.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "optimizer/passes/numeric_check.h"
+#include "testing/tensor_types.h"
+
+namespace taso::optimizer {
+namespace {
+
+using ::taso::testing::F32;
+
+std::shared_ptr<const std::string> Data(const TensorType& t, float start, float step) {
+  std::vector<float> v(t.num_elements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = start + step * static_cast<float>(i % 7);
+  return std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+// conv -> (+bias) -> batchnorm -> relu, every weight with values.
+Graph ConvBn(bool with_bias) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 3, 6, 6}));
+  TensorRef w = g.AddWeight("w", F32({4, 3, 3, 3}), Data(F32({4, 3, 3, 3}), -0.3f, 0.1f));
+  TensorRef y = *g.AddOp1(OpKind::kConv2D, {}, {x, w});
+  if (with_bias) y = *g.AddOp1(OpKind::kEwAdd, {}, {y, g.AddWeight("b", F32({4, 1, 1}), Data(F32({4, 1, 1}), 0.2f, 0.1f))});
+  std::vector<TensorRef> bn = {y};
+  const char* names[] = {"scale", "shift", "mean", "var"};
+  for (int i = 0; i < 4; ++i) bn.push_back(g.AddWeight(names[i], F32({4}), Data(F32({4}), 0.5f + i, 0.25f)));
+  OpParams p;
+  p.epsilon = 1e-3f;
+  TensorRef out = *g.AddOp1(OpKind::kBatchNorm, p, bn);
+  g.AddOutput("y", *g.AddOp1(OpKind::kRelu, {}, {out}));
+  return g;
+}
+
+TEST(PassesTest, BatchNormFoldsIntoTheConvolution) {
+  for (bool bias : {false, true}) {
+    const Graph g = ConvBn(bias);
+    auto folded = FoldBatchNorm(g);
+    ASSERT_TRUE(folded.ok()) << folded.status();
+    EXPECT_EQ(folded->changed, 1);
+    for (const Node& n : folded->graph.nodes()) EXPECT_NE(n.kind, OpKind::kBatchNorm);
+    EXPECT_EQ(folded->graph.num_ops(), 3);  // conv, bias add, relu
+    NumericCheck check = CompareGraphs(g, folded->graph);
+    EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  }
+}
+
+TEST(PassesTest, WithoutValuesNothingFolds) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 3, 6, 6}));
+  TensorRef y = *g.AddOp1(OpKind::kConv2D, {}, {x, g.AddWeight("w", F32({4, 3, 3, 3}))});
+  std::vector<TensorRef> bn = {y};
+  for (const char* n : {"s", "b", "m", "v"}) bn.push_back(g.AddWeight(n, F32({4})));
+  g.AddOutput("y", *g.AddOp1(OpKind::kBatchNorm, {}, bn));
+  auto folded = FoldBatchNorm(g);
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded->changed, 0);
+}
+
+TEST(PassesTest, ConstantSubgraphsBecomeWeights) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  TensorRef w1 = g.AddWeight("w1", F32({4, 3}), Data(F32({4, 3}), 0.1f, 0.2f));
+  TensorRef w2 = g.AddWeight("w2", F32({4, 3}), Data(F32({4, 3}), -0.5f, 0.3f));
+  OpParams axis1;
+  axis1.axis = 1;
+  TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {w1, w2});
+  g.AddOutput("y", *g.AddOp1(OpKind::kMatMul, {}, {x, cat}));
+  auto folded = FoldConstants(g);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(folded->changed, 1);
+  EXPECT_EQ(folded->graph.num_ops(), 1);
+  NumericCheck check = CompareGraphs(g, folded->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+}
+
+// Bytes of every weight's values: what an exported model stores.
+int64_t WeightBytes(const Graph& g) {
+  int64_t bytes = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.kind == OpKind::kWeight && n.data) bytes += static_cast<int64_t>(n.data->size());
+  }
+  return bytes;
+}
+
+TEST(PassesTest, EqualComputedWeightsAreStoredOnce) {
+  // Three steps, each with its own concat of the same two weights (what a
+  // search leaves when the steps of an unrolled RNN share weights), and a
+  // transpose of a transpose that equals w1 itself.
+  Graph g;
+  TensorRef w1 = g.AddWeight("w1", F32({4, 3}), Data(F32({4, 3}), 0.1f, 0.2f));
+  TensorRef w2 = g.AddWeight("w2", F32({4, 3}), Data(F32({4, 3}), -0.5f, 0.3f));
+  OpParams axis1;
+  axis1.axis = 1;
+  OpParams swap;
+  swap.perm = {1, 0};
+  TensorRef h = g.AddInput("h", F32({2, 4}));
+  for (int step = 0; step < 3; ++step) {
+    TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {w1, w2});
+    h = *g.AddOp1(OpKind::kTanh, {}, {*g.AddOp1(OpKind::kMatMul, {}, {h, cat})});
+    h = *g.AddOp1(OpKind::kMatMul, {}, {h, *g.AddOp1(OpKind::kTranspose, swap, {cat})});
+  }
+  TensorRef back = *g.AddOp1(OpKind::kTranspose, swap, {*g.AddOp1(OpKind::kTranspose, swap, {w1})});
+  g.AddOutput("y", *g.AddOp1(OpKind::kMatMul, {}, {h, back}));
+  auto folded = FoldConstants(g);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  // One concat (96 bytes), one transposed concat (96) and w1 (48), which the
+  // double transpose equals; w2 is only read through the concat, so it goes.
+  // Without deduplication: 3 concats, 3 transposed ones and a w1 copy.
+  EXPECT_EQ(WeightBytes(folded->graph), 96 + 96 + 48);
+  int weights = 0;
+  for (const Node& n : folded->graph.nodes()) weights += n.kind == OpKind::kWeight;
+  EXPECT_EQ(weights, 3);
+  NumericCheck check = CompareGraphs(g, folded->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+}
+
+// matmul(x, concat(concat(w1, w2), w3)) taken apart by two splits, as a
+// three-way shared-input merge leaves it; `read_middle` also reads the first
+// split's (w1, w2) part elsewhere.
+Graph SplitChain(bool read_middle) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  OpParams axis1;
+  axis1.axis = 1;
+  std::vector<TensorRef> w;
+  for (int i = 0; i < 3; ++i) w.push_back(g.AddWeight("w" + std::to_string(i), F32({4, 4}), Data(F32({4, 4}), 0.1f * i, 0.2f)));
+  TensorRef cat = *g.AddOp1(OpKind::kConcat, axis1, {*g.AddOp1(OpKind::kConcat, axis1, {w[0], w[1]}), w[2]});
+  auto outer = *g.AddOp(OpKind::kSplit, axis1, {*g.AddOp1(OpKind::kMatMul, {}, {x, cat})});
+  auto inner = *g.AddOp(OpKind::kSplit, axis1, {outer[0]});
+  for (TensorRef part : {inner[0], inner[1], outer[1]}) {
+    g.AddOutput("y" + std::to_string(g.outputs().size()), *g.AddOp1(OpKind::kTanh, {}, {part}));
+  }
+  if (read_middle) g.AddOutput("middle", *g.AddOp1(OpKind::kRelu, {}, {outer[0]}));
+  return g;
+}
+
+int Splits(const Graph& g) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.kind == OpKind::kSplit;
+  return n;
+}
+
+TEST(PassesTest, AChainOfSplitsBecomesOneSplit) {
+  const Graph g = SplitChain(false);
+  ASSERT_EQ(Splits(g), 2);
+  auto flat = FlattenSplits(g);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ(flat->changed, 1);
+  ASSERT_EQ(Splits(flat->graph), 1);
+  for (const Node& n : flat->graph.nodes()) {
+    if (n.kind == OpKind::kSplit) {
+      EXPECT_EQ(n.params.sizes, (std::vector<int64_t>{4, 4, 4}));
+    }
+  }
+  NumericCheck check = CompareGraphs(g, flat->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  auto again = FlattenSplits(flat->graph);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->changed, 0);
+}
+
+TEST(PassesTest, ASplitPartReadElsewhereStaysWhole) {
+  const Graph g = SplitChain(true);
+  auto flat = FlattenSplits(g);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  EXPECT_EQ(flat->changed, 0);
+  EXPECT_EQ(Splits(flat->graph), 2);
+}
+
+TEST(NumericCheckTest, CatchesADifferenceEvenBehindAnOpaqueOperator) {
+  auto build = [](bool relu) {
+    Graph g;
+    TensorRef x = g.AddInput("x", F32({2, 4}));
+    TensorRef v = relu ? *g.AddOp1(OpKind::kRelu, {}, {x}) : *g.AddOp1(OpKind::kTanh, {}, {x});
+    OpParams op;
+    op.opaque.op_type = "LayerNormalization";
+    op.opaque.output_types = {F32({2, 4})};
+    g.AddOutput("y", *g.AddOp1(OpKind::kOpaque, op, {v}));
+    return g;
+  };
+  NumericCheck same = CompareGraphs(build(true), build(true));
+  EXPECT_TRUE(same.ran && same.equal) << same.reason;
+  NumericCheck differ = CompareGraphs(build(true), build(false));
+  EXPECT_TRUE(differ.ran);
+  EXPECT_FALSE(differ.equal);
+  EXPECT_NE(differ.reason.find("output y"), std::string::npos) << differ.reason;
+}
+
+TEST(NumericCheckTest, UnknownShapesMeanNoVerdict) {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({2, 4}));
+  OpParams op;
+  op.opaque.op_type = "NonZero";
+  op.opaque.output_types = {TensorType::RowMajor(DType::kInt64, {2, -1})};
+  g.AddOutput("y", *g.AddOp1(OpKind::kOpaque, op, {x}));
+  NumericCheck check = CompareGraphs(g, g);
+  EXPECT_FALSE(check.ran);
+  EXPECT_NE(check.reason.find("unknown shape"), std::string::npos) << check.reason;
+}
+
+}  // namespace
+}  // namespace taso::optimizer

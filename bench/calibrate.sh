@@ -9,7 +9,7 @@
 #   environment:
 #     WORK=DIR         logs, timings and features (and the models, when none are given); required
 #                      without models. bench/suite or models/export_torchvision.py fill one.
-#     OUT=FILE         calibration to write (default profiler/calibration/cpu_default.json: the
+#     OUT=FILE         calibration to write (default profiler/cpu/calibration/cpu_default.json: the
 #                      one compiled in; rebuild after)
 #     THREADS=1        ORT intraOpNumThreads and our cpu backend's threads
 #     LEVEL=all        ORT graphOptimizationLevel (its fusions are what the runtime baseline models)
@@ -26,7 +26,7 @@ fi
 work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/calibrate.XXXXXX")}
 mkdir -p "$work/calibration"
 work=$(cd "$work" && pwd)
-out=${OUT:-profiler/calibration/cpu_default.json}
+out=${OUT:-profiler/cpu/calibration/cpu_default.json}
 threads=${THREADS:-1}
 level=${LEVEL:-all}
 if (($#)); then models=("$@"); else models=("$work"/*.onnx); fi

@@ -1,6 +1,6 @@
 // taso_optimizer: ONNX model in, faster equivalent ONNX model out, over gRPC.
 //   taso_optimizer [--listen HOST:PORT] [--rules FILE | --rules_db ADDR] [--profiler ADDR | --cache_dir DIR]
-//                  [--ort_* (the embedded profiler's ort backend, profiler/ort_flags.h)]
+//                  [--ort_* (the embedded profiler's ort backend, profiler/ort/ort_flags.h)]
 #include <iostream>
 #include <string>
 
@@ -14,7 +14,7 @@
 #include "optimizer/rule_source.h"
 #include "optimizer/served_rules.h"
 #include "profiler/open_client.h"
-#include "profiler/ort_flags.h"
+#include "profiler/ort/ort_flags.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
@@ -34,9 +34,9 @@ ABSL_FLAG(int32_t, max_concurrent, taso::optimizer::ServiceLimits().max_concurre
           "searches run at once (each takes a core for up to its time limit)");
 ABSL_FLAG(int32_t, max_queued, taso::optimizer::ServiceLimits().max_queued,
           "calls that wait for a free search; beyond them a call is refused with RESOURCE_EXHAUSTED");
-ABSL_FLAG(int64_t, ilp_memory_mb, taso::optimizer::ServiceLimits().ilp_memory_mb,
+ABSL_FLAG(int64_t, ilp_memory_mb, taso::optimizer::ServiceLimits().defaults.ilp_memory_mb,
           "eqsat: memory the extraction ILP's child process may add (0: no cap); past it the greedy program is used");
-ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::ServiceLimits().max_check_bytes >> 20,
+ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::ServiceLimits().defaults.max_check_bytes >> 20,
           "largest total of a model's tensors (at its declared shapes) the numerical check may hold; larger models "
           "are refused (INVALID_ARGUMENT)");
 ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
@@ -105,27 +105,30 @@ int main(int argc, char** argv) {
   if (!opened.ok()) return taso::app::Error(opened.status().message(), absl::GetFlag(FLAGS_profiler).empty() ? 1 : 3);
   std::unique_ptr<taso::profiler::ProfilerClient> profiler = std::move(*opened);
   taso::optimizer::ServiceLimits limits;
-  limits.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
-  limits.default_time_limit = absl::Seconds(absl::GetFlag(FLAGS_default_time_limit_s));
-  limits.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
-  limits.measure = absl::GetFlag(FLAGS_measure);
   limits.max_concurrent = absl::GetFlag(FLAGS_max_concurrent);
-  limits.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
-  limits.max_check_bytes = absl::GetFlag(FLAGS_max_check_mb) << 20;
   limits.max_queued = absl::GetFlag(FLAGS_max_queued);
   if (limits.max_concurrent < 1 || limits.max_queued < 0) {
     return taso::app::Error("--max_concurrent must be >= 1 and --max_queued >= 0", 2);
   }
-  limits.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
-  if (!(limits.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
-  limits.min_gain = absl::GetFlag(FLAGS_min_gain);
-  if (!(limits.min_gain >= 0 && limits.min_gain < 1)) return taso::app::Error("--min_gain must be in [0, 1)", 2);
-  limits.default_search = search == "eqsat" ? taso::optimizer::SearchKind::kEqsat
-                                            : taso::optimizer::SearchKind::kBacktrack;
-  limits.default_eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
-  limits.default_eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
-  limits.default_eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
-  if (limits.default_eqsat_match_limit <= 0 || limits.default_eqsat_ban_length <= 0) {
+  taso::optimizer::OptionDefaults& defaults = limits.defaults;
+  defaults.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
+  defaults.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
+  defaults.measure = absl::GetFlag(FLAGS_measure);
+  defaults.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
+  defaults.max_check_bytes = absl::GetFlag(FLAGS_max_check_mb) << 20;
+  defaults.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
+  if (!(defaults.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
+  // What a request leaves unset: the same fields it would set.
+  taso::optimizer::OptimizeOptions& unset = defaults.options;
+  unset.set_time_limit_s(absl::GetFlag(FLAGS_default_time_limit_s));
+  unset.set_min_gain(absl::GetFlag(FLAGS_min_gain));
+  if (!(unset.min_gain() >= 0 && unset.min_gain() < 1)) return taso::app::Error("--min_gain must be in [0, 1)", 2);
+  unset.set_search(search == "eqsat" ? taso::optimizer::SEARCH_EQSAT : taso::optimizer::SEARCH_BACKTRACK);
+  unset.set_eqsat_backoff(absl::GetFlag(FLAGS_eqsat_backoff) ? taso::optimizer::EQSAT_BACKOFF_ON
+                                                             : taso::optimizer::EQSAT_BACKOFF_OFF);
+  unset.set_eqsat_match_limit(absl::GetFlag(FLAGS_eqsat_match_limit));
+  unset.set_eqsat_ban_length(absl::GetFlag(FLAGS_eqsat_ban_length));
+  if (unset.eqsat_match_limit() <= 0 || unset.eqsat_ban_length() <= 0) {
     return taso::app::Error("--eqsat_match_limit and --eqsat_ban_length must be > 0", 2);
   }
   std::cerr << "taso_optimizer: " << rules->Current()->rewrites.size() << " rewrites; costs from "

@@ -10,11 +10,12 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "costs/backend.h"
 #include "net/metrics.h"
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
-#include "profiler/ort_flags.h"
+#include "profiler/ort/ort_flags.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_service.h"
 
@@ -28,7 +29,7 @@ ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: au
 ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
 ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
 ABSL_FLAG(std::string, calibration, "", "cpu backend: graph cost model calibration JSON (default: the one compiled "
-          "in, profiler/calibration/cpu_default.json; 'none': plain sums of kernel times)");
+          "in, profiler/cpu/calibration/cpu_default.json; 'none': plain sums of kernel times)");
 ABSL_FLAG(bool, cuda, true, "use the cuda backend when a GPU is present");
 ABSL_FLAG(std::string, analytic_device, "cpu", "device the analytic backend models: v100, t4, a100, h100 or cpu");
 ABSL_FLAG(int32_t, warmup, 8, "untimed runs before timing");

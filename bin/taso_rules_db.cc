@@ -70,13 +70,6 @@ class StoreRuleChecker {
   std::unique_ptr<taso::verifier::Prover> prover_;
 };
 
-// The verifier's redundancy pruning, as the rule store counts it.
-taso::rules_db::PruneCounts PruneWithVerifier(std::vector<taso::rules::Rule>& rules) {
-  const taso::verifier::ReductionTable table = taso::verifier::PruneRules(rules);
-  return taso::rules_db::PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming,
-                                     table.pruned_subgraph, table.pruned_supergraph};
-}
-
 int Dump(taso::rules_db::GraphHashStore& store) {
   const std::string job_id = absl::GetFlag(FLAGS_job);
   auto job = store.GetJob(job_id);
@@ -153,7 +146,7 @@ int main(int argc, char** argv) {
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
   StoreRuleChecker checker;
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
-  rule_options.pruner = PruneWithVerifier;
+  rule_options.pruner = taso::verifier::PruneRules;
   rule_options.matcher = taso::optimizer::MatchProvedRules;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);

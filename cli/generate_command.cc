@@ -16,10 +16,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/job_spec.h"
-#include "cli/local_store.h"
 #include "app/startup.h"
-#include "cli/processes.h"
-#include "cli/supervisor.h"
+#include "cluster/local_store.h"
+#include "cluster/processes.h"
+#include "cluster/supervisor.h"
 #include "core/hash.h"
 #include "core/json_text.h"
 #include "google/protobuf/text_format.h"
@@ -35,7 +35,7 @@ namespace {
 struct StoreHandle {
   std::string address;
   std::unique_ptr<rules_db::HashStore::Stub> stub;
-  LocalStore local;  // pid -1 unless started here
+  cluster::LocalStore local;  // pid -1 unless started here
 };
 
 std::string Human(double v) {
@@ -89,7 +89,7 @@ class Generate {
   // `spec` empty: the job exists (created by `taso job create`); run the
   // shards named by --shards-here.
   int Execute(const std::optional<generator::GenerationSpec>& spec) {
-    auto logs = MakeLogDir(options_.db);
+    auto logs = cluster::MakeLogDir(options_.db);
     if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
     logs_ = *logs;
     if (options_.stores.empty()) {
@@ -117,10 +117,10 @@ class Generate {
            << (spec ? "" : absl::StrCat(", running ", absl::StrJoin(here_, ","), " here")) << ", " << stores_.size()
            << " store(s)" << (options_.stores.empty() ? " under " + options_.db : "") << "\n";
     }
-    auto worker_path = FindExecutable("taso_generator");
+    auto worker_path = cluster::FindExecutable("taso_generator");
     if (!worker_path.ok()) return Fail(1, std::string(worker_path.status().message()));
     // Exit 1 is an error a restart cannot fix.
-    workers_ = std::make_unique<Supervisor>(*worker_path, options_.max_restarts, std::set<int>{1});
+    workers_ = std::make_unique<cluster::Supervisor>(*worker_path, options_.max_restarts, std::set<int>{1});
     std::vector<std::string> addresses;
     for (const StoreHandle& s : stores_) addresses.push_back(s.address);
     for (int shard : here_) {
@@ -170,7 +170,7 @@ class Generate {
 
   int StartLocalStores() {
     for (int i = 0; i < options_.store_shards; ++i) {
-      auto store = StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"),
+      auto store = cluster::StartLocalStore(absl::StrCat(options_.db, "/store-", i), absl::StrCat(logs_, "/store-", i, ".log"),
                                    {absl::StrCat("--store_index=", i), absl::StrCat("--store_count=", options_.store_shards)});
       if (!store.ok()) return Fail(1, std::string(store.status().message()));
       Connect(store->address);
@@ -182,13 +182,13 @@ class Generate {
   // Restarts the shards that failed and may try again; an exit code when
   // one failed for good.
   std::optional<int> ReapWorkers(bool tty) {
-    for (const Supervisor::Exit& exit : workers_->Reap()) {
-      if (exit.verdict == Supervisor::Verdict::kFinished) continue;
+    for (const cluster::Supervisor::Exit& exit : workers_->Reap()) {
+      if (exit.verdict == cluster::Supervisor::Verdict::kFinished) continue;
       if (tty) err_ << "\n";
-      if (exit.verdict == Supervisor::Verdict::kGiveUp) {
+      if (exit.verdict == cluster::Supervisor::Verdict::kGiveUp) {
         return Fail(exit.code == 3 ? 3 : 1,
                     absl::StrCat("generator shard ", exit.child, " failed (exit ", exit.code, "):\n",
-                                 TailFile(workers_->log(exit.child), 3), "\nrerun the same command to resume"));
+                                 cluster::TailFile(workers_->log(exit.child), 3), "\nrerun the same command to resume"));
       }
       err_ << "taso generate: generator shard " << exit.child << " exited with code " << exit.code
            << "; restarting it (" << workers_->restarts(exit.child) + 1 << "/" << options_.max_restarts << ")\n";
@@ -341,7 +341,7 @@ class Generate {
   // Workers first: a store outlives every writer.
   void Shutdown() {
     if (workers_) workers_->StopAll(SIGTERM, 2000);
-    for (StoreHandle& s : stores_) StopLocalStore(s.local);
+    for (StoreHandle& s : stores_) cluster::StopLocalStore(s.local);
   }
 
   const GenerateOptions& options_;
@@ -354,7 +354,7 @@ class Generate {
   std::string logs_;
   absl::Time start_;
   std::vector<StoreHandle> stores_;
-  std::unique_ptr<Supervisor> workers_;
+  std::unique_ptr<cluster::Supervisor> workers_;
 };
 
 }  // namespace

@@ -6,7 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/job_spec.h"
-#include "cli/store_set.h"
+#include "cluster/job_states.h"
+#include "cluster/store_set.h"
 #include "core/json_text.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
@@ -27,7 +28,7 @@ class Job {
     }
     if (options_.store.empty()) return Fail(2, "--store is required: every store of the job, comma-separated");
     if (c != "create" && options_.job_id.empty()) return Fail(2, "--job ID is required");
-    auto stores = StoreSet::Open(options_.store, "", "");
+    auto stores = cluster::StoreSet::Open(options_.store, "", "");
     if (!stores.ok()) return FailStatus(stores.status());
     stores_ = std::move(*stores);
     for (const records::StoreShard& shard : stores_->shards()) {
@@ -97,8 +98,9 @@ class Job {
     return 0;
   }
 
-  // Every store's view: a shard is done when every store has it done; the
-  // job is generated when every store has finished its slice.
+  // Every store's view, merged (cluster/job_states.h): a shard is done when
+  // every store has it done; the job is generated when every store has
+  // finished its slice.
   int Status() {
     std::vector<rules_db::Job> views;
     for (size_t i = 0; i < stubs_.size(); ++i) {
@@ -110,20 +112,13 @@ class Job {
       }
       views.push_back(job);
     }
-    const int shards = views[0].num_shards();
-    std::vector<int> done, pending;
-    for (int s = 0; s < shards; ++s) {
-      bool all = true;
-      for (const rules_db::Job& v : views) all = all && s < v.shards_size() && v.shards(s).done();
-      (all ? done : pending).push_back(s);
-    }
+    const cluster::MergedJobStates merged = cluster::MergeJobStates(views);
+    const int shards = merged.shards;
+    const std::vector<int>& done = merged.done;
+    const std::vector<int>& pending = merged.pending;
+    const bool complete = merged.complete;
     std::vector<std::string> states;
-    bool complete = true;
-    for (const rules_db::Job& v : views) {
-      states.push_back(rules_db::JobState_Name(v.state()));
-      complete = complete && (v.state() == rules_db::JOB_STATE_GENERATED ||
-                              v.state() == rules_db::JOB_STATE_VERIFYING || v.state() == rules_db::JOB_STATE_DONE);
-    }
+    for (rules_db::JobState state : merged.states) states.push_back(rules_db::JobState_Name(state));
     std::string text;
     google::protobuf::TextFormat::PrintToString(views[0].spec(), &text);
     if (options_.json) {
@@ -148,7 +143,7 @@ class Job {
   const JobOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
-  std::unique_ptr<StoreSet> stores_;
+  std::unique_ptr<cluster::StoreSet> stores_;
   std::vector<std::unique_ptr<rules_db::HashStore::Stub>> stubs_;
 };
 

@@ -12,6 +12,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "app/command_flags.h"
@@ -26,10 +27,11 @@
 #include "cli/rules_command.h"
 #include "cli/up_command.h"
 #include "cli/verify_command.h"
+#include "costs/backend.h"
 #include "net/security_flags.h"
 #include "optimizer/passes/numeric_check.h"
-#include "profiler/ort_backend.h"
-#include "profiler/ort_flags.h"
+#include "profiler/ort/ort_backend.h"
+#include "profiler/ort/ort_flags.h"
 
 ABSL_FLAG(std::vector<std::string>, input_shape, {},
           "optimize: the shape to optimize a graph input for, NAME=1x3x224x224 (repeatable); inputs' other symbolic "
@@ -116,7 +118,7 @@ ABSL_FLAG(std::string, backend, "auto", "profile, optimize: auto (cuda if a GPU,
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
 ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
 ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
-          "JSON (default: the one compiled in, profiler/calibration/cpu_default.json; 'none': plain kernel sums)");
+          "JSON (default: the one compiled in, profiler/cpu/calibration/cpu_default.json; 'none': plain kernel sums)");
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
 ABSL_FLAG(int32_t, repetitions, 0, "profile measure: minimum timed runs (0: the profiler's default, 32); "
           "profile graph --measure: minimum timed runs of the whole graph (0: the profiler's default, 10)");
@@ -362,18 +364,56 @@ int Rules(const Args& args) {
   return taso::cli::RunRules(options, std::cout, std::cerr);
 }
 
+// The optimizer's options from the optimize flags (one type from flag to
+// search: optimizer/optimize_options.h). Returns what a flag got wrong, or
+// "" when all became options.
+std::string OptimizeOptionsFromFlags(taso::optimizer::OptimizeOptions& o) {
+  using taso::profiler::BackendChoices;
+  using taso::profiler::BackendFromName;
+  const std::string search = absl::GetFlag(FLAGS_search);
+  if (search != "backtrack" && search != "eqsat") return "--search is backtrack or eqsat";
+  o.set_search(search == "eqsat" ? taso::optimizer::SEARCH_EQSAT : taso::optimizer::SEARCH_BACKTRACK);
+  if (!(absl::GetFlag(FLAGS_time_limit) > 0)) return "--time-limit must be > 0 seconds";
+  o.set_time_limit_s(absl::GetFlag(FLAGS_time_limit));
+  if (Given("eqsat_backoff")) {
+    o.set_eqsat_backoff(absl::GetFlag(FLAGS_eqsat_backoff) ? taso::optimizer::EQSAT_BACKOFF_ON
+                                                           : taso::optimizer::EQSAT_BACKOFF_OFF);
+  }
+  if (Given("eqsat_match_limit")) {
+    if (absl::GetFlag(FLAGS_eqsat_match_limit) < 1) return "--eqsat-match-limit must be at least 1";
+    o.set_eqsat_match_limit(absl::GetFlag(FLAGS_eqsat_match_limit));
+  }
+  if (Given("eqsat_ban_length")) {
+    if (absl::GetFlag(FLAGS_eqsat_ban_length) < 1) return "--eqsat-ban-length must be at least 1";
+    o.set_eqsat_ban_length(absl::GetFlag(FLAGS_eqsat_ban_length));
+  }
+  for (const std::string& shape : absl::GetFlag(FLAGS_input_shape)) o.add_input_shapes(shape);
+  auto backend = BackendFromName(absl::GetFlag(FLAGS_backend));
+  if (!backend) return absl::StrCat("--backend is ", BackendChoices());
+  o.set_cost_backend(*backend);
+  o.set_seed(absl::GetFlag(FLAGS_seed));
+  o.set_skip_measure(absl::GetFlag(FLAGS_no_measure));
+  if (!absl::GetFlag(FLAGS_measure_backend).empty()) {
+    auto measure_backend = BackendFromName(absl::GetFlag(FLAGS_measure_backend));
+    if (!measure_backend) return absl::StrCat("--measure-backend is ", BackendChoices());
+    o.set_measure_backend(*measure_backend);
+  }
+  if (Given("min_gain")) {
+    const double gain = absl::GetFlag(FLAGS_min_gain);
+    if (!(gain >= 0 && gain < 1)) return "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)";
+    o.set_min_gain(gain);
+  }
+  o.set_export_baseline(absl::GetFlag(FLAGS_export_baseline));
+  return "";
+}
+
 int Optimize(const Args& args) {
   taso::cli::OptimizeCommandOptions options;
   if (args.size() > 3) options.extra_argument = args[3];
   if (args.size() >= 3) options.input = Resolve(args[2]);
   options.output = Resolve(absl::GetFlag(FLAGS_o));
   options.server = absl::GetFlag(FLAGS_server);
-  options.search = absl::GetFlag(FLAGS_search);
-  options.time_limit_s = absl::GetFlag(FLAGS_time_limit);
-  if (Given("eqsat_backoff")) options.eqsat_backoff = absl::GetFlag(FLAGS_eqsat_backoff);
-  if (Given("eqsat_match_limit")) options.eqsat_match_limit = absl::GetFlag(FLAGS_eqsat_match_limit);
-  if (Given("eqsat_ban_length")) options.eqsat_ban_length = absl::GetFlag(FLAGS_eqsat_ban_length);
-  options.input_shapes = absl::GetFlag(FLAGS_input_shape);
+  options.invalid_flag = OptimizeOptionsFromFlags(options.request);
   options.calibration = CalibrationFlag();
   auto ort = OrtFlags("optimize");
   if (!ort) return 2;
@@ -383,13 +423,7 @@ int Optimize(const Args& args) {
   if (Given("db")) options.db = Resolve(absl::GetFlag(FLAGS_db));
   options.profiler = absl::GetFlag(FLAGS_profiler);
   options.cache_dir = CacheDirFlag();
-  options.backend = absl::GetFlag(FLAGS_backend);
-  options.seed = absl::GetFlag(FLAGS_seed);
-  options.measure = !absl::GetFlag(FLAGS_no_measure);
   options.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
-  options.measure_backend = absl::GetFlag(FLAGS_measure_backend);
-  if (Given("min_gain")) options.min_gain = absl::GetFlag(FLAGS_min_gain);
-  options.export_baseline = absl::GetFlag(FLAGS_export_baseline);
   options.json = absl::GetFlag(FLAGS_json);
   options.quiet = absl::GetFlag(FLAGS_quiet);
   options.diff_svg = Resolve(absl::GetFlag(FLAGS_diff_svg));

@@ -14,8 +14,8 @@
 #include "app/startup.h"
 #include "cli/command_pictures.h"
 #include "cli/progress_printer.h"
-#include "cli/processes.h"
-#include "cli/store_set.h"
+#include "cluster/processes.h"
+#include "cluster/store_set.h"
 #include "core/json_text.h"
 #include "core/proto_json.h"
 #include "core/file_write.h"
@@ -26,10 +26,10 @@
 #include "onnx_io/onnx_external_data.h"
 #include "onnx_io/onnx_import.h"
 #include "optimizer/optimize.h"
+#include "optimizer/optimize_options.h"
 #include "optimizer/report_proto.h"
 #include "optimizer/rule_source.h"
 #include "profiler/open_client.h"
-#include "profiler/cost_cache.h"
 #include "proto/optimizer.grpc.pb.h"
 
 namespace taso::cli {
@@ -101,12 +101,12 @@ absl::StatusOr<optimizer::RuleSet> LoadCommandRules(const OptimizeCommandOptions
     return absl::InvalidArgumentError("give one of --rules, --store and --db");
   }
   if (options.db.empty()) return optimizer::LoadRules(options.rules, options.store);
-  if (StoreDirs(options.db).empty()) {
+  if (cluster::StoreDirs(options.db).empty()) {
     return absl::InvalidArgumentError(absl::StrCat("no rule database at ", options.db,
                                                    " (make one with `taso generate --db DIR && taso verify --db DIR`)"));
   }
-  (void)MakeLogDir(options.db);
-  auto stores = StoreSet::Open("", options.db, options.db + "/logs");
+  (void)cluster::MakeLogDir(options.db);
+  auto stores = cluster::StoreSet::Open("", options.db, options.db + "/logs");
   if (!stores.ok()) return stores.status();
   auto loaded = optimizer::FetchRules(absl::StrJoin((*stores)->addresses(), ","));
   if (!loaded.ok()) return loaded.status();
@@ -195,184 +195,213 @@ absl::Status WriteModelAsInputWas(const std::string& path, const std::string& mo
   return WriteFileAtomically(path, *written);
 }
 
-}  // namespace
+// One `taso optimize`: checks the command, runs the optimizer embedded or
+// on a server, writes OUT and the report. Each step returns an exit code
+// (kContinue to go on).
+class OptimizeRun {
+ public:
+  static constexpr int kContinue = -1;
 
-int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto fail_as = [&](int code, absl::StatusCode status, const std::string& message) {
-    err << "taso optimize: " << message << "\n";
-    if (options.json) out << app::ErrorJson(status, message, code) << "\n";
-    return code;
-  };
-  auto fail = [&](int code, const std::string& message) { return fail_as(code, StatusCodeOfExit(code), message); };
-  auto fail_status = [&](const absl::Status& s) { return fail_as(ExitCode(s), s.code(), std::string(s.message())); };
-  if (options.input.empty()) return fail(2, "give the model: taso optimize IN.onnx -o OUT.onnx");
-  if (!options.extra_argument.empty()) {
-    return fail(2, absl::StrCat("unexpected argument '", options.extra_argument, "': give one model"));
-  }
-  if (options.output.empty()) return fail(2, "give the output file: -o OUT.onnx");
-  if (options.search != "backtrack" && options.search != "eqsat") return fail(2, "--search is backtrack or eqsat");
-  if (!(options.time_limit_s > 0)) return fail(2, "--time-limit must be > 0 seconds");
-  if (!(options.measure_tolerance >= 0)) return fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
-  auto backend = profiler::BackendFromName(options.backend);
-  if (!backend) return fail(2, absl::StrCat("--backend is ", profiler::BackendChoices()));
-  auto input_shapes = ParseInputShapes(options.input_shapes);
-  if (!input_shapes.ok()) return fail(2, std::string(input_shapes.status().message()));
-  std::optional<profiler::Backend> measure_backend = profiler::BACKEND_UNSPECIFIED;
-  if (!options.measure_backend.empty()) measure_backend = profiler::BackendFromName(options.measure_backend);
-  if (!measure_backend) return fail(2, absl::StrCat("--measure-backend is ", profiler::BackendChoices()));
-  if (options.min_gain && !(*options.min_gain >= 0 && *options.min_gain < 1)) {
-    return fail(2, "--min-gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
-  }
-  if (options.ilp_memory_mb && *options.ilp_memory_mb < 1) return fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
-  if (options.max_check_mb && *options.max_check_mb < 1) return fail(2, "--max-check-mb must be at least 1 (MiB)");
-  if (!options.server.empty() && (options.ilp_memory_mb || options.max_check_mb)) {
-    return fail(2, "--ilp-memory-mb and --max-check-mb set the embedded optimizer's caps; a taso_optimizer "
-                   "(--server) has its own --ilp_memory_mb and --max_check_mb flags");
-  }
-  if (!options.dump_egraph.empty()) {
-    if (options.search != "eqsat") return fail(2, "--dump-egraph writes eqsat's e-graph: add --search eqsat");
-    if (!options.server.empty()) {
-      return fail(2, "--dump-egraph needs the embedded optimizer (the e-graph is built in this process): drop --server");
+  OptimizeRun(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err)
+      : options_(options), out_(out), err_(err) {}
+
+  int Run() {
+    if (int code = CheckCommand(); code != kContinue) return code;
+    if (int code = ReadInput(); code != kContinue) return code;
+    if (!options_.quiet) {
+      progress_.emplace(err_, "taso optimize", absl::Seconds(4),
+                        absl::StrCat(SearchName(), ", limit ", options_.request.time_limit_s(), " s"));
     }
-    // Before the search, not after it: an unwritable path is found at once.
-    if (!std::ofstream(options.dump_egraph)) return fail(2, absl::StrCat("--dump-egraph: cannot write ", options.dump_egraph));
+    const int code = options_.server.empty() ? OptimizeEmbedded() : OptimizeOnServer();
+    if (code != kContinue) return code;
+    progress_.reset();  // its last line before the report
+    if (absl::Status written = WriteModelAsInputWas(options_.output, model_, !input_.files.empty()); !written.ok()) {
+      return Fail(1, std::string(written.message()));
+    }
+    PrintReport(report_, options_.output, options_.json, out_);
+    if (int code = DrawDiff(); code != kContinue) return code;
+    return report_.returned_original() ? 4 : 0;
   }
-  if (!options.diff_svg.empty()) {
-    if (options.diff_svg_max_nodes < 1) return fail(2, "--diff-svg-max-nodes must be at least 1");
-    // Before the search, not after it: a missing Graphviz is found at once.
-    if (auto graphviz = FindGraphviz(); !graphviz.ok()) return fail(1, std::string(graphviz.status().message()));
-  }
-  std::ifstream in(options.input, std::ios::binary);
-  if (!in) return fail(2, absl::StrCat("cannot read ", options.input));
-  std::stringstream file;
-  file << in.rdbuf();
-  // Tensors kept in external files are read in: the optimizer works on bytes.
-  auto input = InlineExternalData(file.str(), std::filesystem::path(options.input).parent_path().string(),
-                                  OnnxImportOptions().max_model_bytes);
-  if (!input.ok()) return fail_status(input.status());
-  const std::string& bytes = input->model;
 
-  std::optional<ProgressPrinter> progress;
-  if (!options.quiet) {
-    progress.emplace(err, "taso optimize", absl::Seconds(4),
-                     absl::StrCat(options.search, ", limit ", options.time_limit_s, " s"));
+ private:
+  int FailAs(int code, absl::StatusCode status, const std::string& message) {
+    err_ << "taso optimize: " << message << "\n";
+    if (options_.json) out_ << app::ErrorJson(status, message, code) << "\n";
+    return code;
   }
-  std::string model;
-  optimizer::Report report;
-  std::optional<Graph> graph_before, graph_after;  // embedded: the IR graphs, for --diff-svg
-  std::vector<std::string> input_origins;           // embedded: graph_before's ONNX nodes
-  if (!options.server.empty()) {
+  int Fail(int code, const std::string& message) { return FailAs(code, StatusCodeOfExit(code), message); }
+  int Fail(const absl::Status& s) { return FailAs(ExitCode(s), s.code(), std::string(s.message())); }
+
+  std::string SearchName() const { return options_.request.search() == optimizer::SEARCH_EQSAT ? "eqsat" : "backtrack"; }
+
+  // What this process's optimizer would run with: the request over the
+  // optimizer's own defaults and this command's caps.
+  absl::StatusOr<optimizer::OptimizerOptions> Resolve() const {
+    optimizer::OptionDefaults defaults;
+    defaults.measure_tolerance = options_.measure_tolerance;
+    if (options_.ilp_memory_mb) defaults.ilp_memory_mb = *options_.ilp_memory_mb;
+    if (options_.max_check_mb) defaults.max_check_bytes = *options_.max_check_mb << 20;
+    return optimizer::ResolveOptimizeOptions(options_.request, defaults);
+  }
+
+  // Everything that can be refused before reading the model.
+  int CheckCommand() {
+    if (options_.input.empty()) return Fail(2, "give the model: taso optimize IN.onnx -o OUT.onnx");
+    if (!options_.extra_argument.empty()) {
+      return Fail(2, absl::StrCat("unexpected argument '", options_.extra_argument, "': give one model"));
+    }
+    if (options_.output.empty()) return Fail(2, "give the output file: -o OUT.onnx");
+    if (!options_.invalid_flag.empty()) return Fail(2, options_.invalid_flag);
+    if (!(options_.measure_tolerance >= 0)) {
+      return Fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
+    }
+    // The same resolution the server does, so a bad value is refused here
+    // before anything is sent.
+    if (auto resolved = Resolve(); !resolved.ok()) return Fail(2, std::string(resolved.status().message()));
+    if (options_.ilp_memory_mb && *options_.ilp_memory_mb < 1) return Fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
+    if (options_.max_check_mb && *options_.max_check_mb < 1) return Fail(2, "--max-check-mb must be at least 1 (MiB)");
+    if (!options_.server.empty() && (options_.ilp_memory_mb || options_.max_check_mb)) {
+      return Fail(2, "--ilp-memory-mb and --max-check-mb set the embedded optimizer's caps; a taso_optimizer "
+                     "(--server) has its own --ilp_memory_mb and --max_check_mb flags");
+    }
+    if (!options_.dump_egraph.empty()) {
+      if (options_.request.search() != optimizer::SEARCH_EQSAT) {
+        return Fail(2, "--dump-egraph writes eqsat's e-graph: add --search eqsat");
+      }
+      if (!options_.server.empty()) {
+        return Fail(2, "--dump-egraph needs the embedded optimizer (the e-graph is built in this process): drop --server");
+      }
+      // Before the search, not after it: an unwritable path is found at once.
+      if (!std::ofstream(options_.dump_egraph)) {
+        return Fail(2, absl::StrCat("--dump-egraph: cannot write ", options_.dump_egraph));
+      }
+    }
+    if (!options_.diff_svg.empty()) {
+      if (options_.diff_svg_max_nodes < 1) return Fail(2, "--diff-svg-max-nodes must be at least 1");
+      // Before the search, not after it: a missing Graphviz is found at once.
+      if (auto graphviz = FindGraphviz(); !graphviz.ok()) return Fail(1, std::string(graphviz.status().message()));
+    }
+    return kContinue;
+  }
+
+  int ReadInput() {
+    std::ifstream in(options_.input, std::ios::binary);
+    if (!in) return Fail(2, absl::StrCat("cannot read ", options_.input));
+    std::stringstream file;
+    file << in.rdbuf();
+    // Tensors kept in external files are read in: the optimizer works on bytes.
+    auto input = InlineExternalData(file.str(), std::filesystem::path(options_.input).parent_path().string(),
+                                    OnnxImportOptions().max_model_bytes);
+    if (!input.ok()) return Fail(input.status());
+    input_ = *std::move(input);
+    return kContinue;
+  }
+
+  int OptimizeOnServer() {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(1 << 30);
     args.SetMaxSendMessageSize(1 << 30);
-    auto channel = taso::net::NewChannel(options.server, args);
+    auto channel = taso::net::NewChannel(options_.server, args);
     if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
-      return fail(3, absl::StrCat("taso_optimizer at ", options.server, " is unreachable"));
+      return Fail(3, absl::StrCat("taso_optimizer at ", options_.server, " is unreachable"));
     }
     auto stub = optimizer::Optimizer::NewStub(channel);
     optimizer::OptimizeRequest request;
-    request.set_model(bytes);
-    request.set_model_name(options.input);
-    request.mutable_options()->set_search(options.search == "eqsat" ? optimizer::SEARCH_EQSAT
-                                                                    : optimizer::SEARCH_BACKTRACK);
-    request.mutable_options()->set_time_limit_s(options.time_limit_s);
-    request.mutable_options()->set_cost_backend(*backend);
-    request.mutable_options()->set_seed(options.seed);
-    if (options.eqsat_backoff) {
-      request.mutable_options()->set_eqsat_backoff(*options.eqsat_backoff ? optimizer::EQSAT_BACKOFF_ON
-                                                                          : optimizer::EQSAT_BACKOFF_OFF);
+    request.set_model(input_.model);
+    request.set_model_name(options_.input);
+    *request.mutable_options() = options_.request;
+    if (progress_) {
+      progress_->Waiting(absl::StrCat("sent to taso_optimizer at ", options_.server, ", waiting for its result"));
     }
-    request.mutable_options()->set_eqsat_match_limit(options.eqsat_match_limit.value_or(0));
-    request.mutable_options()->set_eqsat_ban_length(options.eqsat_ban_length.value_or(0));
-    request.mutable_options()->set_skip_measure(!options.measure);
-    request.mutable_options()->set_measure_backend(*measure_backend);
-    if (options.min_gain) request.mutable_options()->set_min_gain(*options.min_gain);
-    request.mutable_options()->set_export_baseline(options.export_baseline);
-    for (const std::string& shape : options.input_shapes) request.mutable_options()->add_input_shapes(shape);
-    if (progress) progress->Waiting(absl::StrCat("sent to taso_optimizer at ", options.server, ", waiting for its result"));
     grpc::ClientContext context;
     // The search may use the whole limit; import, check and export come on top.
     context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(static_cast<int64_t>(options.time_limit_s * 3000) + 120000));
+                         std::chrono::milliseconds(static_cast<int64_t>(options_.request.time_limit_s() * 3000) +
+                                                   120000));
     optimizer::OptimizeResponse response;
     absl::Status s = net::FromGrpc(stub->Optimize(&context, request, &response),
-                                   absl::StrCat("taso_optimizer at ", options.server));
-    if (!s.ok()) return fail_status(s);
-    model = std::move(*response.mutable_model());
-    report = response.report();
-  } else {
-    if (progress) progress->EnterPhase(optimizer::OptimizePhase::kLoadingRules);
-    auto loaded = LoadCommandRules(options);
-    if (!loaded.ok()) return fail_status(loaded.status());
+                                   absl::StrCat("taso_optimizer at ", options_.server));
+    if (!s.ok()) return Fail(s);
+    model_ = std::move(*response.mutable_model());
+    report_ = response.report();
+    return kContinue;
+  }
+
+  int OptimizeEmbedded() {
+    if (progress_) progress_->EnterPhase(optimizer::OptimizePhase::kLoadingRules);
+    auto loaded = LoadCommandRules(options_);
+    if (!loaded.ok()) return Fail(loaded.status());
     if (std::string warning = optimizer::UnusableRulesWarning(*loaded); !warning.empty()) {
-      err << "taso optimize: warning: " << warning << "\n";
+      err_ << "taso optimize: warning: " << warning << "\n";
     }
-    const std::vector<optimizer::RewriteRule> rules = std::move(loaded->rewrites);
     profiler::ProfilerOptions embedded;
-    embedded.cache_dir = profiler::CacheDirFromFlag(options.cache_dir);
-    embedded.cpu.calibration = options.calibration;
-    embedded.ort = options.ort;
+    embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
+    embedded.cpu.calibration = options_.calibration;
+    embedded.ort = options_.ort;
     // Two CI jobs optimizing at once on one machine share the default cache:
     // the second reads it and keeps what it measures in memory.
     embedded.when_cache_in_use = profiler::WhenCacheInUse::kReadSnapshot;
     profiler::CostProfiler* embedded_profiler = nullptr;
-    auto client = profiler::OpenProfiler(options.profiler, embedded, &embedded_profiler);
+    auto client = profiler::OpenProfiler(options_.profiler, embedded, &embedded_profiler);
     if (client.ok() && embedded_profiler != nullptr && !embedded_profiler->cache_note().empty()) {
-      err << "taso optimize: warning: " << embedded_profiler->cache_note() << "\n";
+      err_ << "taso optimize: warning: " << embedded_profiler->cache_note() << "\n";
     }
     if (!client.ok()) {
       // Unreachable (3): the server, or the embedded profiler's cache held by another process.
-      const bool unreachable = !options.profiler.empty() ||
+      const bool unreachable = !options_.profiler.empty() ||
                                client.status().code() == absl::StatusCode::kFailedPrecondition;
-      return fail(unreachable ? 3 : 1, std::string(client.status().message()));
+      return Fail(unreachable ? 3 : 1, std::string(client.status().message()));
     }
-    optimizer::OptimizerOptions oo;
-    oo.progress = progress ? &*progress : nullptr;
+    auto resolved = Resolve();  // checked in CheckCommand
+    if (!resolved.ok()) return Fail(2, std::string(resolved.status().message()));
+    optimizer::OptimizerOptions& oo = *resolved;
+    oo.progress = progress_ ? &*progress_ : nullptr;
     oo.rules_provenance = loaded->provenance;
-    oo.search = options.search == "eqsat" ? optimizer::SearchKind::kEqsat : optimizer::SearchKind::kBacktrack;
-    oo.time_limit = absl::Seconds(options.time_limit_s);
-    oo.eqsat.backoff_scheduler = options.eqsat_backoff.value_or(oo.eqsat.backoff_scheduler);
-    oo.eqsat.max_matches_per_rule = options.eqsat_match_limit.value_or(oo.eqsat.max_matches_per_rule);
-    oo.eqsat.backoff_ban_length = options.eqsat_ban_length.value_or(oo.eqsat.backoff_ban_length);
-    oo.backend = *backend;
-    oo.check.seed = options.seed;
-    oo.measure = options.measure;
-    oo.measure_tolerance = options.measure_tolerance;
-    oo.measure_backend = *measure_backend;
-    oo.min_gain = options.min_gain.value_or(oo.min_gain);
-    oo.export_baseline = options.export_baseline;
-    oo.import.input_shapes = *input_shapes;
-    oo.eqsat.dump_egraph = options.dump_egraph;
-    if (options.ilp_memory_mb) oo.eqsat.ilp_memory_mb = *options.ilp_memory_mb;
-    if (options.max_check_mb) oo.check.max_bytes = *options.max_check_mb << 20;
-    auto result = optimizer::OptimizeOnnx(bytes, rules, **client, oo);
-    if (!result.ok()) return fail_status(result.status());
-    model = std::move(result->model);
-    graph_before = std::move(result->input_graph);
-    graph_after = std::move(result->graph);
-    input_origins = std::move(result->input_origins);
-    report = optimizer::ReportToProto(result->report);
-    report.set_cost_backend(*backend);
+    oo.eqsat.dump_egraph = options_.dump_egraph;
+    auto result = optimizer::OptimizeOnnx(input_.model, loaded->rewrites, **client, oo);
+    if (!result.ok()) return Fail(result.status());
+    model_ = std::move(result->model);
+    graph_before_ = std::move(result->input_graph);
+    graph_after_ = std::move(result->graph);
+    input_origins_ = std::move(result->input_origins);
+    report_ = optimizer::ReportToProto(result->report);
+    report_.set_cost_backend(oo.backend);
+    return kContinue;
   }
-  progress.reset();  // its last line before the report
-  if (absl::Status written = WriteModelAsInputWas(options.output, model, !input->files.empty()); !written.ok()) {
-    return fail(1, std::string(written.message()));
-  }
-  PrintReport(report, options.output, options.json, out);
-  if (!options.diff_svg.empty()) {
+
+  int DrawDiff() {
+    if (options_.diff_svg.empty()) return kContinue;
     ModelDiffSvgOptions picture;
-    picture.svg_path = options.diff_svg;
-    picture.title = absl::StrCat("taso optimize ", options.input, " -o ", options.output);
-    picture.max_nodes = options.diff_svg_max_nodes;
-    if (!graph_after) absl::StrAppend(&picture.title, "\n(as the ONNX files have it: fused operators as ONNX spells them)");
-    picture.before_origins = input_origins;
-    if (report.output_sha256() == report.input_sha256()) picture.after_origins = input_origins;
-    auto summary = graph_after ? WriteGraphDiffSvg(*graph_before, *graph_after, picture)
-                               : WriteModelDiffSvg(bytes, model, picture);
-    if (!summary.ok()) return fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
-    (options.json ? err : out) << "diff picture: " << *summary << "; wrote " << options.diff_svg << "\n";
+    picture.svg_path = options_.diff_svg;
+    picture.title = absl::StrCat("taso optimize ", options_.input, " -o ", options_.output);
+    picture.max_nodes = options_.diff_svg_max_nodes;
+    if (!graph_after_) {
+      absl::StrAppend(&picture.title, "\n(as the ONNX files have it: fused operators as ONNX spells them)");
+    }
+    picture.before_origins = input_origins_;
+    if (report_.output_sha256() == report_.input_sha256()) picture.after_origins = input_origins_;
+    auto summary = graph_after_ ? WriteGraphDiffSvg(*graph_before_, *graph_after_, picture)
+                                : WriteModelDiffSvg(input_.model, model_, picture);
+    if (!summary.ok()) return Fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
+    (options_.json ? err_ : out_) << "diff picture: " << *summary << "; wrote " << options_.diff_svg << "\n";
+    return kContinue;
   }
-  return report.returned_original() ? 4 : 0;
+
+  const OptimizeCommandOptions& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  InlinedModel input_;
+  std::optional<ProgressPrinter> progress_;
+  std::string model_;
+  optimizer::Report report_;
+  std::optional<Graph> graph_before_, graph_after_;  // embedded: the IR graphs, for --diff-svg
+  std::vector<std::string> input_origins_;           // embedded: graph_before_'s ONNX nodes
+};
+
+}  // namespace
+
+int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err) {
+  return OptimizeRun(options, out, err).Run();
 }
 
 }  // namespace taso::cli

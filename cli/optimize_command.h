@@ -8,7 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "profiler/ort_backend.h"
+#include "profiler/ort/ort_backend.h"
+#include "proto/optimizer.pb.h"
 
 namespace taso::cli {
 
@@ -17,30 +18,20 @@ struct OptimizeCommandOptions {
   std::string extra_argument;  // a second model given: refused with the usage
   std::string output;
   std::string server;       // taso_optimizer address; empty: embedded
-  std::string search = "backtrack";
-  double time_limit_s = 60;
+  // The optimizer's options, set from the flags (the one type from flag to
+  // search: optimizer/optimize_options.h); sent to the server as they are.
+  optimizer::OptimizeOptions request;
+  // A flag that could not become an option: the message, reported (as text
+  // or JSON) with exit code 2; empty when all were fine.
+  std::string invalid_flag;
   std::string rules;        // embedded: RuleCollection file
   std::string store;        // embedded: taso_rules_db address to fetch proved rules from
   std::string db;           // embedded: a local database (`taso generate --db DIR`) to read proved rules from
   std::string profiler;     // embedded: taso_profiler address; empty: in-process profiler
   std::string cache_dir;    // embedded in-process profiler's cache ("" default, "none" memory)
-  std::string backend = "auto";
-  uint64_t seed = 0;        // the final check's random inputs; 0: the optimizer's default
-  bool measure = true;      // never slower: time the result against the baseline end to end (--no-measure: off)
-  // Nothing found beyond the runtime baseline: return the baseline re-exported,
-  // not the input byte for byte (--export-baseline).
-  bool export_baseline = false;
   double measure_tolerance = 0.01;  // embedded: keep the result unless measured slower by more than this fraction
-  std::string measure_backend;      // never slower's backend by name ("": the cost backend)
-  std::optional<double> min_gain;   // unset: OptimizerOptions' default (embedded) or the server's
   bool json = false;
   bool quiet = false;       // no progress lines on `err`
-  // Eqsat's rule scheduling (optimizer/eqsat/rule_scheduler.h); unset: the
-  // default (embedded: EqsatOptions'; with --server: the server's).
-  std::optional<bool> eqsat_backoff;
-  std::optional<int> eqsat_match_limit;
-  std::optional<int> eqsat_ban_length;
-  std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS, as given
   std::string calibration;  // embedded profiler: the cpu calibration ("" compiled in, "none", FILE)
   std::string diff_svg;     // draw what changed (IN before, OUT after) to this SVG file; "" none
   int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)

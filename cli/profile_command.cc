@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "costs/backend.h"
 #include "models/resnet50.h"
 #include "onnx_io/onnx_import.h"
 #include "core/graph_proto.h"
@@ -20,7 +21,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "profiler/open_client.h"
 #include "costs/graph_cost.h"
-#include "profiler/cache_size.h"
+#include "profiler/cpu/cache_size.h"
 #include "profiler/weight_stream_probe.h"
 #include "costs/signature_text.h"
 

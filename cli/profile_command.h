@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/ort_backend.h"
+#include "profiler/ort/ort_backend.h"
 
 namespace taso::cli {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "cli/store_prune_source.h"
-#include "cli/store_set.h"
+#include "cluster/store_set.h"
 #include "core/json_text.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/rule_store.h"
@@ -64,9 +64,7 @@ class PruneCommand {
     if (!result.ok()) {
       return Fail(1, absl::StrCat(result.status().message(), "; rerun the same command to resume"));
     }
-    const verifier::ReductionTable& t = result->table;
-    const rules_db::PruneCounts counts{t.after_renaming, t.after_common_subgraph, t.pruned_renaming,
-                                       t.pruned_subgraph, t.pruned_supergraph};
+    const rules_db::PruneCounts& counts = result->table;
     for (size_t i = 0; i < rule_stores_.size(); ++i) {
       absl::Status s = rule_stores_[i]->RecordPruning(job_id_, counts, static_cast<int>(rule_stores_.size()));
       if (!s.ok()) return Fail(1, absl::StrCat(dirs_[i], ": ", s.message()));
@@ -83,7 +81,7 @@ class PruneCommand {
 
   // Every store-N under --db, in store-index order.
   int Open() {
-    dirs_ = StoreDirs(options_.db);
+    dirs_ = cluster::StoreDirs(options_.db);
     if (dirs_.empty()) {
       return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` and `taso verify` first"));
     }

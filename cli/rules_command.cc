@@ -12,13 +12,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/command_pictures.h"
-#include "cli/local_store.h"
-#include "cli/processes.h"
 #include "cli/rules_fuzz_command.h"
 #include "cli/rules_match_command.h"
 #include "cli/rules_query.h"
-#include "cli/shard_rules.h"
-#include "cli/store_set.h"
+#include "cluster/local_store.h"
+#include "cluster/processes.h"
+#include "cluster/shard_rules.h"
+#include "cluster/store_set.h"
 #include "core/graph_proto.h"
 #include "core/json_text.h"
 #include "core/op.h"
@@ -30,6 +30,7 @@
 #include "rules_db/rule_filter.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
+#include "verifier/pruning.h"
 
 namespace taso::cli {
 namespace {
@@ -151,12 +152,12 @@ class Rules {
   int Connect() {
     // Importing hand-written rules may start a database; reading needs one.
     const bool importing = options_.subcommand == "import";
-    if (options_.store.empty() && StoreDirs(options_.db).empty() && !importing) {
+    if (options_.store.empty() && cluster::StoreDirs(options_.db).empty() && !importing) {
       return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` and `taso verify` first"));
     }
     // A log directory that cannot be made shows as the store's log failing.
-    (void)MakeLogDir(options_.db);
-    auto stores = StoreSet::Open(options_.store, options_.db, options_.db + "/logs", {}, importing);
+    (void)cluster::MakeLogDir(options_.db);
+    auto stores = cluster::StoreSet::Open(options_.store, options_.db, options_.db + "/logs", {}, importing);
     if (!stores.ok()) return FailStatus(stores.status());
     stores_ = std::move(*stores);
     address_ = stores_->shards()[0].address;
@@ -167,12 +168,12 @@ class Rules {
 
   bool Sharded() const { return stores_->size() > 1; }
 
-  // The union of the shards, pruned together (cli/shard_rules.h); fetched once.
-  absl::StatusOr<const ShardRules*> Union() {
+  // The union of the shards, pruned together (cluster/shard_rules.h); fetched once.
+  absl::StatusOr<const cluster::ShardRules*> Union() {
     if (!union_) {
-      auto fetched = FetchPrunedUnion(*stores_, options_.job_id);
+      auto fetched = cluster::FetchPrunedUnion(*stores_, options_.job_id, verifier::PruneRules);
       if (!fetched.ok()) return fetched.status();
-      union_ = std::make_unique<ShardRules>(std::move(*fetched));
+      union_ = std::make_unique<cluster::ShardRules>(std::move(*fetched));
     }
     return union_.get();
   }
@@ -495,8 +496,8 @@ class Rules {
   const RulesOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
-  std::unique_ptr<StoreSet> stores_;
-  std::unique_ptr<ShardRules> union_;
+  std::unique_ptr<cluster::StoreSet> stores_;
+  std::unique_ptr<cluster::ShardRules> union_;
   std::string address_;
   std::unique_ptr<rules_db::RuleDb::Stub> rules_;
   std::unique_ptr<rules_db::HashStore::Stub> jobs_;

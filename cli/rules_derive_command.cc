@@ -159,6 +159,174 @@ std::string ResultLine(const Result& r) {
   return absl::StrFormat("%-10s %-16s %s\n    (%s)\n", r.target->name, OutcomeLabel(r.outcome), r.target->text, why);
 }
 
+// Our proved rules to derive with: --rules FILE's if given, else the
+// store's. Unusable rules are warned about, as the optimizer does; none
+// usable at all is an error.
+absl::StatusOr<OurRules> LoadOurRules(const DeriveCommandOptions& options, std::vector<rules::Rule> stored,
+                                      std::ostream& err) {
+  if (!options.rules_file.empty()) {
+    auto collection = optimizer::ReadRulesFile(options.rules_file);
+    if (!collection.ok()) return collection.status();
+    stored.assign(collection->rules().begin(), collection->rules().end());
+  }
+  OurRules ours = Usable(std::move(stored));
+  if (options.with_commutativity) ours.extra = optimizer::CommutativityRewrites();
+  optimizer::RuleSet unused;  // for the optimizer's own warning
+  unused.unusable = ours.unusable;
+  unused.first_unusable = ours.first_unusable;
+  if (std::string warning = optimizer::UnusableRulesWarning(unused); !warning.empty()) {
+    err << "taso rules derive: " << warning << "\n";
+  }
+  if (ours.rules.empty()) return absl::FailedPreconditionError("no usable proved rules to derive with");
+  return ours;
+}
+
+// `sample` of the targets, every k-th (k fractional), so the sample spans
+// the whole set; all of them if there are no more than `sample`.
+std::vector<Target> SampleEvenly(std::vector<Target> targets, int sample) {
+  if (sample <= 0 || sample >= static_cast<int>(targets.size())) return targets;
+  std::vector<Target> sampled;
+  for (int i = 0; i < sample; ++i) {
+    sampled.push_back(std::move(targets[static_cast<size_t>(i) * targets.size() / sample]));
+  }
+  return sampled;
+}
+
+// Targets part, part + parts, ...: parts 0 .. parts-1 cover the set once.
+std::vector<Target> TakePart(std::vector<Target> targets, int part, int parts) {
+  if (parts <= 1) return targets;
+  std::vector<Target> mine;
+  for (size_t i = part; i < targets.size(); i += parts) mine.push_back(std::move(targets[i]));
+  return mine;
+}
+
+// The rules to derive: each of ours (--self) or the other set's, then
+// --sample and --part applied, in that order.
+absl::StatusOr<std::vector<Target>> SelectTargets(const DeriveCommandOptions& options, const OurRules& ours) {
+  std::vector<Target> targets;
+  if (options.self) {
+    for (size_t i = 0; i < ours.rules.size(); ++i) {
+      targets.push_back({ours.rules[i].id(), Sexpr(ours.rules[i]), "", ours.rules[i], "", static_cast<int>(i)});
+    }
+  } else {
+    auto read = ReadAgainst(options.against);
+    if (!read.ok()) return read.status();
+    targets = *std::move(read);
+  }
+  return TakePart(SampleEvenly(std::move(targets), options.sample), options.part, options.parts);
+}
+
+DeriveOptions DeriveOptionsOf(const DeriveCommandOptions& options) {
+  DeriveOptions derive;
+  derive.mode = options.mode == "lhs" ? optimizer::DeriveMode::kLhs : optimizer::DeriveMode::kLhsAndRhs;
+  derive.iteration_limit = options.iter_limit;
+  derive.node_limit = options.node_limit;
+  derive.time_limit = absl::Seconds(options.time_limit_s);
+  derive.kinds_as_declared = options.kinds_as_declared;
+  return derive;
+}
+
+// Derives one target, counting its outcome in `totals`. `all`: our
+// rewrites, built once; --self derives each of ours from the others only.
+Result DeriveTarget(const Target& t, const OurRules& ours, const std::vector<RewriteRule>& all,
+                    const DeriveOptions& derive, Totals& totals) {
+  Result r{&t};
+  ++totals.rules;
+  if (!t.rule) {
+    r.outcome = Outcome::kNotExpressible;
+    r.detail = t.not_expressible;
+    ++totals.not_expressible;
+    return r;
+  }
+  auto d = t.ours >= 0 ? optimizer::DeriveRule(*t.rule, ours.AllBut(t.ours), derive)
+                       : optimizer::DeriveRule(*t.rule, all, derive);
+  if (!d.ok()) {
+    r.outcome = Outcome::kError;
+    r.detail = std::string(d.status().message());
+    ++totals.errors;
+    return r;
+  }
+  r.derivation = *d;
+  r.outcome = OutcomeOf(d->outcome);
+  r.detail = d->stop_detail;
+  if (d->outcome == DeriveOutcome::kDerived) ++totals.derived;
+  if (d->outcome == DeriveOutcome::kSaturated) ++totals.saturated;
+  if (d->outcome == DeriveOutcome::kLimit) ++totals.limit;
+  return r;
+}
+
+struct Derivations {
+  std::vector<Result> results;  // point into the targets derived
+  Totals totals;
+};
+
+// Derives every target. The table streams a line per rule as it goes; JSON
+// is written at the end, so its progress goes to `err` every 100 rules.
+Derivations DeriveAll(const std::vector<Target>& targets, const OurRules& ours, const DeriveOptions& derive,
+                      bool json, std::ostream& out, std::ostream& err) {
+  const std::vector<RewriteRule> all = ours.AllBut(-1);
+  Derivations d;
+  for (const Target& t : targets) {
+    Result r = DeriveTarget(t, ours, all, derive, d.totals);
+    if (!json) out << ResultLine(r) << std::flush;
+    if (json && d.totals.rules % 100 == 0) {
+      err << "taso rules derive: " << d.totals.rules << " of " << targets.size() << " rules, " << d.totals.derived
+          << " derived\n";
+    }
+    d.results.push_back(std::move(r));
+  }
+  return d;
+}
+
+// The totals as one JSON line, then a line per rule.
+void WriteJson(const DeriveCommandOptions& options, const OurRules& ours, const Derivations& d, double seconds,
+               std::ostream& out) {
+  const Totals& totals = d.totals;
+  const Json summary = {{"against", options.self ? "self" : options.against},
+                        {"mode", options.mode},
+                        {"our_rules", ours.rules.size()},
+                        {"our_rules_unusable", ours.unusable},
+                        {"rules", totals.rules},
+                        {"expressible", totals.expressible()},
+                        {"derived", totals.derived},
+                        {"percent", totals.percent()},
+                        {"saturated", totals.saturated},
+                        {"limit", totals.limit},
+                        {"not_expressible", totals.not_expressible},
+                        {"errors", totals.errors},
+                        {"iter_limit", options.iter_limit},
+                        {"node_limit", options.node_limit},
+                        {"time_limit_s", options.time_limit_s},
+                        {"kinds_as_declared", options.kinds_as_declared},
+                        {"with_commutativity", options.with_commutativity},
+                        {"sample", options.sample},
+                        {"part", absl::StrCat(options.part, "/", options.parts)},
+                        {"seconds", seconds}};
+  out << JsonLine(summary) << "\n";
+  for (const Result& r : d.results) out << JsonLine(ResultJson(r)) << "\n";
+}
+
+// The table's closing summary (its rule lines were streamed by DeriveAll).
+void WriteSummary(const DeriveCommandOptions& options, const OurRules& ours, const Totals& totals, double seconds,
+                  std::ostream& out) {
+  out << absl::StrFormat("not derived: %d saturated without the sides meeting, %d stopped at a limit "
+                         "(mode %s, per rule --iter-limit %d --node-limit %d --time-limit-s %g%s%s)\n",
+                         totals.saturated, totals.limit, options.mode, options.iter_limit, options.node_limit,
+                         options.time_limit_s, options.kinds_as_declared ? ", --kinds-as-declared" : "",
+                         options.with_commutativity ? ", --with-commutativity" : "");
+  if (totals.not_expressible > 0 || totals.errors > 0) {
+    out << absl::StrFormat("not counted: %d not expressible in our rules, %d that could not be built\n",
+                           totals.not_expressible, totals.errors);
+  }
+  if (options.self) {
+    out << absl::StrFormat("redundant: %d of our %d rules are derived by the others\n", totals.derived,
+                           totals.expressible());
+  }
+  out << absl::StrFormat("derives %d of %d (%.1f%%) with %d rules, in %.1f s%s\n", totals.derived,
+                         totals.expressible(), totals.percent(), ours.rules.size(), seconds,
+                         options.parts > 1 ? absl::StrFormat(" (part %d of %d)", options.part, options.parts) : "");
+}
+
 }  // namespace
 
 absl::Status CheckDeriveOptions(const DeriveCommandOptions& o) {
@@ -185,130 +353,19 @@ int RunDerive(const DeriveCommandOptions& options, std::vector<rules::Rule> stor
     return code;
   };
   if (absl::Status s = CheckDeriveOptions(options); !s.ok()) return fail(2, s.message());
-  const absl::Time start = absl::Now();
-  if (!options.rules_file.empty()) {
-    auto collection = optimizer::ReadRulesFile(options.rules_file);
-    if (!collection.ok()) return fail(1, collection.status().message());
-    stored.assign(collection->rules().begin(), collection->rules().end());
-  }
-  OurRules ours = Usable(std::move(stored));
-  if (options.with_commutativity) ours.extra = optimizer::CommutativityRewrites();
-  optimizer::RuleSet unused;  // for the optimizer's own warning
-  unused.unusable = ours.unusable;
-  unused.first_unusable = ours.first_unusable;
-  if (std::string warning = optimizer::UnusableRulesWarning(unused); !warning.empty()) {
-    err << "taso rules derive: " << warning << "\n";
-  }
-  if (ours.rules.empty()) return fail(1, "no usable proved rules to derive with");
-
-  std::vector<Target> targets;
-  if (options.self) {
-    for (size_t i = 0; i < ours.rules.size(); ++i) {
-      targets.push_back({ours.rules[i].id(), Sexpr(ours.rules[i]), "", ours.rules[i], "", static_cast<int>(i)});
-    }
-  } else {
-    auto read = ReadAgainst(options.against);
-    if (!read.ok()) return fail(1, read.status().message());
-    targets = *std::move(read);
-  }
-
-  if (options.sample > 0 && options.sample < static_cast<int>(targets.size())) {
-    // Every k-th rule (k fractional), so the sample spans the whole set.
-    std::vector<Target> sampled;
-    for (int i = 0; i < options.sample; ++i) {
-      sampled.push_back(std::move(targets[static_cast<size_t>(i) * targets.size() / options.sample]));
-    }
-    targets = std::move(sampled);
-  }
-  if (options.parts > 1) {
-    std::vector<Target> mine;
-    for (size_t i = options.part; i < targets.size(); i += options.parts) mine.push_back(std::move(targets[i]));
-    targets = std::move(mine);
-  }
-
-  DeriveOptions derive;
-  derive.mode = options.mode == "lhs" ? optimizer::DeriveMode::kLhs : optimizer::DeriveMode::kLhsAndRhs;
-  derive.iteration_limit = options.iter_limit;
-  derive.node_limit = options.node_limit;
-  derive.time_limit = absl::Seconds(options.time_limit_s);
-  derive.kinds_as_declared = options.kinds_as_declared;
-  const std::vector<RewriteRule> all = ours.AllBut(-1);
-
-  std::vector<Result> results;
-  Totals totals;
-  for (const Target& t : targets) {
-    Result r{&t};
-    ++totals.rules;
-    if (!t.rule) {
-      r.outcome = Outcome::kNotExpressible;
-      r.detail = t.not_expressible;
-      ++totals.not_expressible;
-    } else {
-      auto d = t.ours >= 0 ? optimizer::DeriveRule(*t.rule, ours.AllBut(t.ours), derive)
-                           : optimizer::DeriveRule(*t.rule, all, derive);
-      if (!d.ok()) {
-        r.outcome = Outcome::kError;
-        r.detail = std::string(d.status().message());
-        ++totals.errors;
-      } else {
-        r.derivation = *d;
-        r.outcome = OutcomeOf(d->outcome);
-        r.detail = d->stop_detail;
-        if (d->outcome == DeriveOutcome::kDerived) ++totals.derived;
-        if (d->outcome == DeriveOutcome::kSaturated) ++totals.saturated;
-        if (d->outcome == DeriveOutcome::kLimit) ++totals.limit;
-      }
-    }
-    if (!json) out << ResultLine(r) << std::flush;
-    if (json && totals.rules % 100 == 0) {
-      err << "taso rules derive: " << totals.rules << " of " << targets.size() << " rules, " << totals.derived
-          << " derived\n";
-    }
-    results.push_back(std::move(r));
-  }
+  const absl::Time start = absl::Now();  // the reported time includes reading the rules
+  auto ours = LoadOurRules(options, std::move(stored), err);
+  if (!ours.ok()) return fail(1, ours.status().message());
+  auto targets = SelectTargets(options, *ours);
+  if (!targets.ok()) return fail(1, targets.status().message());
+  // `derived` points into *targets, which outlives it.
+  const Derivations derived = DeriveAll(*targets, *ours, DeriveOptionsOf(options), json, out, err);
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-
   if (json) {
-    const Json summary = {{"against", options.self ? "self" : options.against},
-                          {"mode", options.mode},
-                          {"our_rules", ours.rules.size()},
-                          {"our_rules_unusable", ours.unusable},
-                          {"rules", totals.rules},
-                          {"expressible", totals.expressible()},
-                          {"derived", totals.derived},
-                          {"percent", totals.percent()},
-                          {"saturated", totals.saturated},
-                          {"limit", totals.limit},
-                          {"not_expressible", totals.not_expressible},
-                          {"errors", totals.errors},
-                          {"iter_limit", options.iter_limit},
-                          {"node_limit", options.node_limit},
-                          {"time_limit_s", options.time_limit_s},
-                          {"kinds_as_declared", options.kinds_as_declared},
-                          {"with_commutativity", options.with_commutativity},
-                          {"sample", options.sample},
-                          {"part", absl::StrCat(options.part, "/", options.parts)},
-                          {"seconds", seconds}};
-    out << JsonLine(summary) << "\n";
-    for (const Result& r : results) out << JsonLine(ResultJson(r)) << "\n";
-    return 0;
+    WriteJson(options, *ours, derived, seconds, out);
+  } else {
+    WriteSummary(options, *ours, derived.totals, seconds, out);
   }
-  out << absl::StrFormat("not derived: %d saturated without the sides meeting, %d stopped at a limit "
-                         "(mode %s, per rule --iter-limit %d --node-limit %d --time-limit-s %g%s%s)\n",
-                         totals.saturated, totals.limit, options.mode, options.iter_limit, options.node_limit,
-                         options.time_limit_s, options.kinds_as_declared ? ", --kinds-as-declared" : "",
-                         options.with_commutativity ? ", --with-commutativity" : "");
-  if (totals.not_expressible > 0 || totals.errors > 0) {
-    out << absl::StrFormat("not counted: %d not expressible in our rules, %d that could not be built\n",
-                           totals.not_expressible, totals.errors);
-  }
-  if (options.self) {
-    out << absl::StrFormat("redundant: %d of our %d rules are derived by the others\n", totals.derived,
-                           totals.expressible());
-  }
-  out << absl::StrFormat("derives %d of %d (%.1f%%) with %d rules, in %.1f s%s\n", totals.derived,
-                         totals.expressible(), totals.percent(), ours.rules.size(), seconds,
-                         options.parts > 1 ? absl::StrFormat(" (part %d of %d)", options.part, options.parts) : "");
   return 0;
 }
 

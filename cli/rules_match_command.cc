@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/processes.h"
-#include "cli/store_set.h"
+#include "cluster/processes.h"
+#include "cluster/store_set.h"
 #include "core/graph_proto.h"
 #include "core/json_text.h"
 #include "core/op.h"
@@ -105,12 +105,12 @@ class RulesMatch {
   // Every store shard matches its own rules (a rule lives on one shard);
   // the answers are merged in rule order.
   absl::Status FromStores(const ir::Graph& graph, const rules_db::ListRulesRequest& filter, Matches& matches) {
-    if (options_.store.empty() && StoreDirs(options_.db).empty()) {
+    if (options_.store.empty() && cluster::StoreDirs(options_.db).empty()) {
       return absl::InvalidArgumentError(absl::StrCat("no database at ", options_.db,
                                                      "/store-0: give --rules FILE, --db DIR or --store ADDR"));
     }
-    (void)MakeLogDir(options_.db);
-    auto stores = StoreSet::Open(options_.store, options_.db, options_.db + "/logs");
+    (void)cluster::MakeLogDir(options_.db);
+    auto stores = cluster::StoreSet::Open(options_.store, options_.db, options_.db + "/logs");
     if (!stores.ok()) return stores.status();
     rules_db::MatchRulesRequest request;
     *request.mutable_graph() = graph;

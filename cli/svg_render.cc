@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/processes.h"
+#include "cluster/processes.h"
 
 namespace taso::cli {
 namespace {
@@ -70,13 +70,13 @@ absl::Status RenderSvg(const std::string& dot_text, const std::string& svg_path,
     std::ofstream out(input, std::ios::binary);
     if (!(out << dot_text)) return absl::PermissionDeniedError(absl::StrCat("cannot write ", input));
   }
-  auto pid = Spawn(*program, {"-Tsvg", "-o", partial, input}, log);
+  auto pid = cluster::Spawn(*program, {"-Tsvg", "-o", partial, input}, log);
   if (!pid.ok()) return pid.status();
   const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(options.time_limit);
   std::optional<int> code;
-  while (!(code = PollExit(*pid))) {
+  while (!(code = cluster::PollExit(*pid))) {
     if (std::chrono::steady_clock::now() > deadline) {
-      Stop(*pid, SIGKILL, 1000);
+      cluster::Stop(*pid, SIGKILL, 1000);
       std::remove(partial.c_str());
       return absl::DeadlineExceededError(absl::StrCat("Graphviz took longer than ", absl::FormatDuration(options.time_limit),
                                                       " on ", svg_path, "; draw fewer nodes"));
@@ -85,7 +85,7 @@ absl::Status RenderSvg(const std::string& dot_text, const std::string& svg_path,
   }
   if (*code != 0) {
     std::remove(partial.c_str());
-    return absl::InternalError(absl::StrCat(*program, " exited with ", *code, " drawing ", svg_path, ": ", TailFile(log, 5)));
+    return absl::InternalError(absl::StrCat(*program, " exited with ", *code, " drawing ", svg_path, ": ", cluster::TailFile(log, 5)));
   }
   if (std::rename(partial.c_str(), svg_path.c_str()) != 0) {
     std::remove(partial.c_str());

@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "cli/processes.h"
+#include "cluster/processes.h"
 #include "core/file_write.h"
 #include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
@@ -196,7 +196,7 @@ void StopGroup(const std::vector<const Member*>& group, absl::Duration timeout) 
   for (;;) {
     bool any = false;
     for (const Member* m : group) {
-      PollExit(m->pid);  // reaps it when `up` itself started it
+      cluster::PollExit(m->pid);  // reaps it when `up` itself started it
       any = any || Alive(m->pid, m->exe);
     }
     if (!any) return;
@@ -205,7 +205,7 @@ void StopGroup(const std::vector<const Member*>& group, absl::Duration timeout) 
   }
   for (const Member* m : group) {
     if (Alive(m->pid, m->exe)) kill(m->pid, SIGKILL);
-    PollExit(m->pid);
+    cluster::PollExit(m->pid);
   }
 }
 
@@ -245,7 +245,7 @@ class Launcher {
 
   absl::StatusOr<Member> Start(const std::string& name, Kind kind, const std::string& binary,
                                std::vector<std::string> args) {
-    auto exe = FindExecutable(binary);
+    auto exe = cluster::FindExecutable(binary);
     if (!exe.ok()) return exe.status();
     Member m;
     m.name = name;
@@ -260,16 +260,16 @@ class Launcher {
       unlink(port_file.c_str());
       args.insert(args.begin(), {"--listen=127.0.0.1:0", "--port_file=" + port_file});
     }
-    auto pid = Spawn(*exe, args, m.log, /*detach=*/true);
+    auto pid = cluster::Spawn(*exe, args, m.log, /*detach=*/true);
     if (!pid.ok()) return pid.status();
     m.pid = *pid;
     const absl::Time deadline = absl::Now() + timeout_;
     const absl::Time settled = absl::Now() + absl::Milliseconds(500);
     for (;;) {
-      if (auto code = PollExit(m.pid)) {
+      if (auto code = cluster::PollExit(m.pid)) {
         return Failed(m, absl::StrCat("exited (code ", *code, ")"));
       }
-      if (server && m.address.empty()) m.address = LoopbackAddressFromPortFile(port_file).value_or("");
+      if (server && m.address.empty()) m.address = cluster::LoopbackAddressFromPortFile(port_file).value_or("");
       if (server && !m.address.empty() && CheckHealth(m.address, absl::Seconds(2)) == Health::kServing) return m;
       if (!server && absl::Now() > settled) return m;
       if (absl::Now() > deadline) {
@@ -286,7 +286,7 @@ class Launcher {
   absl::Status Failed(const Member& m, const std::string& what) {
     failed_ = m;
     return absl::UnavailableError(
-        absl::StrCat(m.name, " ", what, "; last lines of ", m.log, ":\n", TailFile(m.log, 10)));
+        absl::StrCat(m.name, " ", what, "; last lines of ", m.log, ":\n", cluster::TailFile(m.log, 10)));
   }
 
   std::string dir_;

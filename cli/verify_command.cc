@@ -14,16 +14,17 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "cli/local_store.h"
 #include "app/startup.h"
-#include "cli/processes.h"
-#include "cli/shard_rules.h"
-#include "cli/store_set.h"
-#include "cli/supervisor.h"
+#include "cluster/local_store.h"
+#include "cluster/processes.h"
+#include "cluster/shard_rules.h"
+#include "cluster/store_set.h"
+#include "cluster/supervisor.h"
 #include "core/json_text.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "verifier/pruning.h"
 
 namespace taso::cli {
 namespace {
@@ -50,14 +51,14 @@ class Verify {
   }
 
   int Execute() {
-    auto logs = MakeLogDir(options_.db);
+    auto logs = cluster::MakeLogDir(options_.db);
     if (!logs.ok()) return Fail(1, std::string(logs.status().message()));
     logs_ = *logs;
-    if (options_.store.empty() && StoreDirs(options_.db).empty()) {
+    if (options_.store.empty() && cluster::StoreDirs(options_.db).empty()) {
       return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` first (or give --store)"));
     }
     // Every store shard: the verifiers lease from all of them.
-    auto stores = StoreSet::Open(options_.store, options_.db, logs_, {absl::StrCat("--lease_ms=", options_.lease_ms)});
+    auto stores = cluster::StoreSet::Open(options_.store, options_.db, logs_, {absl::StrCat("--lease_ms=", options_.lease_ms)});
     if (!stores.ok()) {
       return Fail(stores.status().code() == absl::StatusCode::kUnavailable ? 3 : 1,
                   std::string(stores.status().message()));
@@ -99,9 +100,9 @@ class Verify {
     job_id_ = ready[0];
     if (!options_.json) err_ << "taso verify: job " << job_id_ << ", " << options_.workers << " verifier(s)\n";
 
-    auto path = FindExecutable("taso_verifier");
+    auto path = cluster::FindExecutable("taso_verifier");
     if (!path.ok()) return Fail(1, std::string(path.status().message()));
-    workers_ = std::make_unique<Supervisor>(*path, options_.max_restarts);
+    workers_ = std::make_unique<cluster::Supervisor>(*path, options_.max_restarts);
     for (int w = 0; w < options_.workers; ++w) {
       auto started = workers_->Start(
           {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
@@ -117,12 +118,12 @@ class Verify {
   // work left it could lease: the rest is leased by others and will finish.
   // An exit code when one failed too often.
   std::optional<int> ReapWorkers() {
-    for (const Supervisor::Exit& exit : workers_->Reap()) {
-      if (exit.verdict == Supervisor::Verdict::kFinished) continue;
+    for (const cluster::Supervisor::Exit& exit : workers_->Reap()) {
+      if (exit.verdict == cluster::Supervisor::Verdict::kFinished) continue;
       const int i = exit.child;
-      if (exit.verdict == Supervisor::Verdict::kGiveUp) {
+      if (exit.verdict == cluster::Supervisor::Verdict::kGiveUp) {
         return Fail(1, absl::StrCat("verifier ", i, " failed ", workers_->restarts(i) + 1, " times; last lines of ",
-                                    workers_->log(i), ":\n", TailFile(workers_->log(i), 5)));
+                                    workers_->log(i), ":\n", cluster::TailFile(workers_->log(i), 5)));
       }
       if (absl::Status s = workers_->Restart(i); !s.ok()) return Fail(1, std::string(s.message()));
     }
@@ -168,10 +169,10 @@ class Verify {
   }
 
   // Several shards: the reduction table of the union, pruned together
-  // (cli/shard_rules.h), in place of the per-shard ones.
+  // (cluster/shard_rules.h), in place of the per-shard ones.
   absl::Status UnionReduction(rules_db::Job& job) {
     if (stores_->size() < 2) return absl::OkStatus();
-    auto u = FetchPrunedUnion(*stores_, job_id_);
+    auto u = cluster::FetchPrunedUnion(*stores_, job_id_, verifier::PruneRules);
     if (!u.ok()) return u.status();
     auto table = u->tables.find(job_id_);
     if (table == u->tables.end()) return absl::OkStatus();
@@ -275,10 +276,10 @@ class Verify {
   std::string logs_;
   std::string address_;
   std::string job_id_;
-  std::unique_ptr<StoreSet> stores_;
+  std::unique_ptr<cluster::StoreSet> stores_;
   absl::Time start_;
   std::vector<std::unique_ptr<rules_db::HashStore::Stub>> jobs_;
-  std::unique_ptr<Supervisor> workers_;
+  std::unique_ptr<cluster::Supervisor> workers_;
 };
 
 }  // namespace

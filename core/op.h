@@ -69,7 +69,7 @@ struct OpaqueInfo {
   // IR input (output) input_slots[i] (output_slots[i]), or kOmitted, or
   // kSideConstant. Empty means the IR's in order, with no gaps. Together
   // with the above they let a runtime run the operator alone, as the model
-  // does (profiler/ort_opaque_model.h).
+  // does (profiler/ort/ort_opaque_model.h).
   std::vector<int> input_slots;
   std::vector<int> output_slots;
 };

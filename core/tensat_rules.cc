@@ -348,6 +348,53 @@ class LineConverter {
     return v.shape;
   }
 
+  // One operator application being shaped: `e` is (op arg...), read where
+  // TASO only put weights when `weight` is set.
+  struct OpCall {
+    const Sexpr& e;
+    const std::string& op;
+    bool weight;
+
+    size_t n() const { return e.items.size() - 1; }
+    const Sexpr& arg(size_t i) const { return e.items[i + 1]; }
+    absl::Status Arity(size_t want) const {
+      if (n() == want) return absl::OkStatus();
+      return absl::InvalidArgumentError(absl::StrCat(op, " takes ", want, " arguments, got ", n()));
+    }
+  };
+  using Shaper = absl::StatusOr<int> (LineConverter::*)(const OpCall&);
+
+  // The shaper of each operator we read; a table keeps Shape() a dispatch
+  // and puts each operator family's rules in one place.
+  static const Shaper* ShaperOf(const std::string& op) {
+    static const auto* shapers = new std::map<std::string, Shaper>{
+        {"ewadd", &LineConverter::ShapeElementwise},
+        {"ewmul", &LineConverter::ShapeElementwise},
+        {"smul", &LineConverter::ShapeScalarMul},
+        {"relu", &LineConverter::ShapeActivation},
+        {"tanh", &LineConverter::ShapeActivation},
+        {"sigmoid", &LineConverter::ShapeActivation},
+        {"matmul", &LineConverter::ShapeMatmul},
+        {"conv2d", &LineConverter::ShapeConv2d},
+        {"poolavg", &LineConverter::ShapePool},
+        {"poolmax", &LineConverter::ShapePool},
+        {"concat", &LineConverter::ShapeConcat},
+        {"concat3", &LineConverter::ShapeConcat},
+        {"concat4", &LineConverter::ShapeConcat},
+        {"concat5", &LineConverter::ShapeConcat},
+        {"split_0", &LineConverter::ShapeSplitOutput},
+        {"split_1", &LineConverter::ShapeSplitOutput},
+        {"transpose", &LineConverter::ShapeTranspose},
+        {"enlarge", &LineConverter::ShapeEnlarge},
+        {"Cpool", &LineConverter::ShapeConstant},
+        {"Iconv", &LineConverter::ShapeConstant},
+        {"Imatmul", &LineConverter::ShapeConstant},
+        {"Ones", &LineConverter::ShapeConstant},
+    };
+    auto it = shapers->find(op);
+    return it == shapers->end() ? nullptr : &it->second;
+  }
+
   // The shape of `e`; `weight`: e is read where TASO only put weights.
   absl::StatusOr<int> Shape(const Sexpr& e, bool weight) {
     if (IsVariable(e)) return Variable(e, weight);
@@ -356,172 +403,200 @@ class LineConverter {
     }
     const std::string& op = e.items[0].atom;
     if (auto why = Unwritable(op)) return absl::UnimplementedError(*why);
-    const size_t n = e.items.size() - 1;
-    auto arg = [&](size_t i) -> const Sexpr& { return e.items[i + 1]; };
-    auto arity = [&](size_t want) -> absl::Status {
-      if (n == want) return absl::OkStatus();
-      return absl::InvalidArgumentError(absl::StrCat(op, " takes ", want, " arguments, got ", n));
-    };
-    auto tensor = [&](size_t i, bool w = false) { return Shape(arg(i), weight || w); };
-#define TASO_TRY(var, expr)                   \
-  auto var##_or = (expr);                     \
+    const Shaper* shaper = ShaperOf(op);
+    if (shaper == nullptr) return absl::UnimplementedError(absl::StrCat("unknown operator '", op, "'"));
+    return (this->*(*shaper))(OpCall{e, op, weight});
+  }
+
+  // The shape of argument `i`, a weight position if the call is in one or `w`.
+  absl::StatusOr<int> Tensor(const OpCall& c, size_t i, bool w = false) { return Shape(c.arg(i), c.weight || w); }
+
+// Early returns for the shapers below: bind `var` to the value of a
+// StatusOr, or return a failed Status.
+#define TASO_TRY(var, expr)                     \
+  auto var##_or = (expr);                       \
   if (!var##_or.ok()) return var##_or.status(); \
   auto var = *var##_or
-#define TASO_TRY_STATUS(expr)                 \
+#define TASO_TRY_STATUS(expr) \
   if (absl::Status s_ = (expr); !s_.ok()) return s_
-    if (op == "ewadd" || op == "ewmul") {
-      TASO_TRY_STATUS(arity(2));
-      TASO_TRY(a, tensor(0));
-      TASO_TRY(b, tensor(1));
-      TASO_TRY_STATUS(solver_.Unify(a, b));
-      return a;
+
+  // ewadd, ewmul: both operands and the result have one shape.
+  absl::StatusOr<int> ShapeElementwise(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(2));
+    TASO_TRY(a, Tensor(c, 0));
+    TASO_TRY(b, Tensor(c, 1));
+    TASO_TRY_STATUS(solver_.Unify(a, b));
+    return a;
+  }
+
+  // smul: a tensor times a scalar (a 0-D tensor).
+  absl::StatusOr<int> ShapeScalarMul(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(2));
+    TASO_TRY(a, Tensor(c, 0));
+    TASO_TRY(s, Tensor(c, 1));
+    TASO_TRY_STATUS(solver_.Ranked(s, 0).status());
+    return a;
+  }
+
+  // relu, tanh, sigmoid: the operand's shape.
+  absl::StatusOr<int> ShapeActivation(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(1));
+    return Tensor(c, 0);
+  }
+
+  // (matmul ACTIVATION A B): batch dimensions agree, A's last meets B's
+  // second-to-last; B is where TASO puts weights.
+  absl::StatusOr<int> ShapeMatmul(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(3));
+    TASO_TRY_STATUS(Number(c.arg(0), c.op).status());
+    TASO_TRY(a, Tensor(c, 1));
+    TASO_TRY(b, Tensor(c, 2, true));
+    const int rank = solver_.Rank(a).value_or(solver_.Rank(b).value_or(2));
+    if (rank < 2) return absl::InvalidArgumentError("matmul of a tensor below 2-D");
+    TASO_TRY(da, solver_.Ranked(a, rank));
+    TASO_TRY(db, solver_.Ranked(b, rank));
+    for (int i = 0; i < rank - 2; ++i) TASO_TRY_STATUS(solver_.dims.Unify(da[i], db[i]));
+    TASO_TRY_STATUS(solver_.dims.Unify(da[rank - 1], db[rank - 2]));
+    std::vector<int> out(da.begin(), da.end() - 1);
+    out.push_back(db[rank - 1]);
+    return solver_.Of(out);
+  }
+
+  // (conv2d SH SW PAD ACTIVATION X W), NCHW input and OIHW kernel of one group.
+  absl::StatusOr<int> ShapeConv2d(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(6));
+    TASO_TRY(sh, Number(c.arg(0), c.op));
+    TASO_TRY(sw, Number(c.arg(1), c.op));
+    TASO_TRY(pad, Number(c.arg(2), c.op));
+    TASO_TRY_STATUS(Number(c.arg(3), c.op).status());
+    if (sh < 1 || sw < 1) return absl::InvalidArgumentError("conv2d: strides must be positive");
+    TASO_TRY(x, Tensor(c, 4));
+    TASO_TRY(w, Tensor(c, 5, true));
+    TASO_TRY(dx, solver_.Ranked(x, 4));
+    const bool fresh_kernel = !solver_.Rank(w).has_value();
+    TASO_TRY(dw, solver_.Ranked(w, 4));
+    if (fresh_kernel) {
+      // Kernel extents nothing else fixes default to 3.
+      for (int i : {2, 3}) TASO_TRY_STATUS(solver_.dims.Unify(dw[i], solver_.dims.Free(/*kernel=*/true)));
     }
-    if (op == "smul") {
-      TASO_TRY_STATUS(arity(2));
-      TASO_TRY(a, tensor(0));
-      TASO_TRY(s, tensor(1));
-      TASO_TRY_STATUS(solver_.Ranked(s, 0).status());
-      return a;
+    TASO_TRY_STATUS(solver_.dims.Unify(dx[1], dw[1]));  // one group
+    return solver_.Of({dx[0], dw[0], solver_.dims.Out(dx[2], dw[2], static_cast<int>(sh), pad == 0),
+                       solver_.dims.Out(dx[3], dw[3], static_cast<int>(sw), pad == 0)});
+  }
+
+  // (poolavg|poolmax X KH KW SH SW PAD ACTIVATION) over an NCHW input.
+  absl::StatusOr<int> ShapePool(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(7));
+    TASO_TRY(x, Tensor(c, 0));
+    std::vector<int64_t> p;
+    for (size_t i = 1; i <= 5; ++i) {
+      TASO_TRY(v, Number(c.arg(i), c.op));
+      p.push_back(v);
     }
-    if (op == "relu" || op == "tanh" || op == "sigmoid") {
-      TASO_TRY_STATUS(arity(1));
-      return tensor(0);
+    if (p[2] < 1 || p[3] < 1) return absl::InvalidArgumentError(absl::StrCat(c.op, ": strides must be positive"));
+    TASO_TRY(dx, solver_.Ranked(x, 4));
+    return solver_.Of({dx[0], dx[1],
+                       solver_.dims.Out(dx[2], solver_.dims.Const(p[0]), static_cast<int>(p[2]), p[4] == 0),
+                       solver_.dims.Out(dx[3], solver_.dims.Const(p[1]), static_cast<int>(p[3]), p[4] == 0)});
+  }
+
+  // (concat AXIS NDIM A B), concatN with N inputs: the inputs agree off the
+  // axis, and the axis is their sum.
+  absl::StatusOr<int> ShapeConcat(const OpCall& c) {
+    const size_t inputs = c.op == "concat" ? 2 : static_cast<size_t>(c.op.back() - '0');
+    TASO_TRY_STATUS(c.Arity(2 + inputs));
+    TASO_TRY(axis, Number(c.arg(0), c.op));
+    TASO_TRY(ndim, Number(c.arg(1), c.op));
+    if (ndim < 1 || ndim > 8 || axis < 0 || axis >= ndim) {
+      return absl::InvalidArgumentError(absl::StrCat(c.op, ": axis ", axis, " of a ", ndim, "-D concat"));
     }
-    if (op == "matmul") {
-      TASO_TRY_STATUS(arity(3));
-      TASO_TRY_STATUS(Number(arg(0), op).status());
-      TASO_TRY(a, tensor(1));
-      TASO_TRY(b, tensor(2, true));
-      const int rank = solver_.Rank(a).value_or(solver_.Rank(b).value_or(2));
-      if (rank < 2) return absl::InvalidArgumentError("matmul of a tensor below 2-D");
-      TASO_TRY(da, solver_.Ranked(a, rank));
-      TASO_TRY(db, solver_.Ranked(b, rank));
-      for (int i = 0; i < rank - 2; ++i) TASO_TRY_STATUS(solver_.dims.Unify(da[i], db[i]));
-      TASO_TRY_STATUS(solver_.dims.Unify(da[rank - 1], db[rank - 2]));
-      std::vector<int> out(da.begin(), da.end() - 1);
-      out.push_back(db[rank - 1]);
-      return solver_.Of(out);
+    std::vector<int> acc;
+    for (size_t i = 0; i < inputs; ++i) {
+      TASO_TRY(t, Tensor(c, 2 + i));
+      TASO_TRY(d, solver_.Ranked(t, static_cast<int>(ndim)));
+      if (i == 0) {
+        acc = d;
+        continue;
+      }
+      for (int k = 0; k < ndim; ++k) {
+        if (k != axis) TASO_TRY_STATUS(solver_.dims.Unify(acc[k], d[k]));
+      }
+      acc[axis] = solver_.dims.Sum(acc[axis], d[axis]);
     }
-    if (op == "conv2d") {
-      TASO_TRY_STATUS(arity(6));
-      TASO_TRY(sh, Number(arg(0), op));
-      TASO_TRY(sw, Number(arg(1), op));
-      TASO_TRY(pad, Number(arg(2), op));
-      TASO_TRY_STATUS(Number(arg(3), op).status());
-      if (sh < 1 || sw < 1) return absl::InvalidArgumentError("conv2d: strides must be positive");
-      TASO_TRY(x, tensor(4));
-      TASO_TRY(w, tensor(5, true));
+    return solver_.Of(acc);
+  }
+
+  // (split_0|split_1 (split AXIS X)): one of two parts whose sum is X's axis.
+  absl::StatusOr<int> ShapeSplitOutput(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(1));
+    const Sexpr& inner = c.arg(0);
+    if (!inner.is_list || inner.items.size() != 3 || inner.items[0].atom != "split") {
+      return absl::InvalidArgumentError(absl::StrCat(c.op, " takes (split AXIS X)"));
+    }
+    TASO_TRY(axis, Number(inner.items[1], "split"));
+    TASO_TRY(x, Shape(inner.items[2], c.weight));
+    const int rank = solver_.Rank(x).value_or(std::max<int>(kFreeRank, static_cast<int>(axis) + 1));
+    if (axis < 0 || axis >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("split: axis ", axis, " of ", rank, "-D"));
+    }
+    TASO_TRY(dx, solver_.Ranked(x, rank));
+    const int first = solver_.dims.Free();
+    const int second = solver_.dims.Free();
+    TASO_TRY_STATUS(solver_.dims.Unify(dx[axis], solver_.dims.Sum(first, second)));
+    dx[axis] = c.op == "split_0" ? first : second;
+    return solver_.Of(dx);
+  }
+
+  // (transpose X PERM SHUFFLE), PERM written like 1_0.
+  absl::StatusOr<int> ShapeTranspose(const OpCall& c) {
+    TASO_TRY_STATUS(c.Arity(3));
+    TASO_TRY(x, Tensor(c, 0));
+    std::vector<int> perm;
+    for (absl::string_view p : absl::StrSplit(c.arg(1).atom, '_')) {
+      int v = 0;
+      if (!absl::SimpleAtoi(p, &v)) return absl::InvalidArgumentError("transpose: perm is like 1_0");
+      perm.push_back(v);
+    }
+    TASO_TRY_STATUS(Number(c.arg(2), c.op).status());
+    TASO_TRY(dx, solver_.Ranked(x, static_cast<int>(perm.size())));
+    std::vector<int> out;
+    for (int p : perm) {
+      if (p < 0 || p >= static_cast<int>(dx.size())) return absl::InvalidArgumentError("transpose: bad perm");
+      out.push_back(dx[p]);
+    }
+    return solver_.Of(out);
+  }
+
+  // Ours, (enlarge KH KW X), or Tensat's, (enlarge X REFERENCE): a kernel
+  // grown to KHxKW or to the reference kernel's extents.
+  absl::StatusOr<int> ShapeEnlarge(const OpCall& c) {
+    if (c.n() == 3) {
+      TASO_TRY(kh, Number(c.arg(0), c.op));
+      TASO_TRY(kw, Number(c.arg(1), c.op));
+      TASO_TRY(x, Tensor(c, 2, true));
       TASO_TRY(dx, solver_.Ranked(x, 4));
-      const bool fresh_kernel = !solver_.Rank(w).has_value();
-      TASO_TRY(dw, solver_.Ranked(w, 4));
-      if (fresh_kernel) {
-        // Kernel extents nothing else fixes default to 3.
-        for (int i : {2, 3}) TASO_TRY_STATUS(solver_.dims.Unify(dw[i], solver_.dims.Free(/*kernel=*/true)));
-      }
-      TASO_TRY_STATUS(solver_.dims.Unify(dx[1], dw[1]));  // one group
-      return solver_.Of({dx[0], dw[0], solver_.dims.Out(dx[2], dw[2], static_cast<int>(sh), pad == 0),
-                         solver_.dims.Out(dx[3], dw[3], static_cast<int>(sw), pad == 0)});
+      return solver_.Of({dx[0], dx[1], solver_.dims.Const(kh), solver_.dims.Const(kw)});
     }
-    if (op == "poolavg" || op == "poolmax") {
-      TASO_TRY_STATUS(arity(7));
-      TASO_TRY(x, tensor(0));
-      std::vector<int64_t> p;
-      for (size_t i = 1; i <= 5; ++i) {
-        TASO_TRY(v, Number(arg(i), op));
-        p.push_back(v);
-      }
-      if (p[2] < 1 || p[3] < 1) return absl::InvalidArgumentError(absl::StrCat(op, ": strides must be positive"));
-      TASO_TRY(dx, solver_.Ranked(x, 4));
-      return solver_.Of({dx[0], dx[1],
-                         solver_.dims.Out(dx[2], solver_.dims.Const(p[0]), static_cast<int>(p[2]), p[4] == 0),
-                         solver_.dims.Out(dx[3], solver_.dims.Const(p[1]), static_cast<int>(p[3]), p[4] == 0)});
+    TASO_TRY_STATUS(c.Arity(2));
+    TASO_TRY(x, Tensor(c, 0, true));
+    TASO_TRY(ref, Tensor(c, 1, true));
+    TASO_TRY(dx, solver_.Ranked(x, 4));
+    TASO_TRY(dr, solver_.Ranked(ref, 4));
+    reference_[&c.e] = ref;  // written out as ours once the reference's shape is known
+    return solver_.Of({dx[0], dx[1], dr[2], dr[3]});
+  }
+
+  // Cpool, Iconv, Imatmul, Ones: constants whose arguments are their dimensions.
+  absl::StatusOr<int> ShapeConstant(const OpCall& c) {
+    std::vector<int> dims;
+    for (size_t i = 0; i < c.n(); ++i) {
+      TASO_TRY(v, Number(c.arg(i), c.op));
+      dims.push_back(solver_.dims.Const(v));
     }
-    if (op == "concat" || op == "concat3" || op == "concat4" || op == "concat5") {
-      const size_t inputs = op == "concat" ? 2 : static_cast<size_t>(op.back() - '0');
-      TASO_TRY_STATUS(arity(2 + inputs));
-      TASO_TRY(axis, Number(arg(0), op));
-      TASO_TRY(ndim, Number(arg(1), op));
-      if (ndim < 1 || ndim > 8 || axis < 0 || axis >= ndim) {
-        return absl::InvalidArgumentError(absl::StrCat(op, ": axis ", axis, " of a ", ndim, "-D concat"));
-      }
-      std::vector<int> acc;
-      for (size_t i = 0; i < inputs; ++i) {
-        TASO_TRY(t, tensor(2 + i));
-        TASO_TRY(d, solver_.Ranked(t, static_cast<int>(ndim)));
-        if (i == 0) {
-          acc = d;
-          continue;
-        }
-        for (int k = 0; k < ndim; ++k) {
-          if (k != axis) TASO_TRY_STATUS(solver_.dims.Unify(acc[k], d[k]));
-        }
-        acc[axis] = solver_.dims.Sum(acc[axis], d[axis]);
-      }
-      return solver_.Of(acc);
-    }
-    if (op == "split_0" || op == "split_1") {
-      TASO_TRY_STATUS(arity(1));
-      const Sexpr& inner = arg(0);
-      if (!inner.is_list || inner.items.size() != 3 || inner.items[0].atom != "split") {
-        return absl::InvalidArgumentError(absl::StrCat(op, " takes (split AXIS X)"));
-      }
-      TASO_TRY(axis, Number(inner.items[1], "split"));
-      TASO_TRY(x, Shape(inner.items[2], weight));
-      const int rank = solver_.Rank(x).value_or(std::max<int>(kFreeRank, static_cast<int>(axis) + 1));
-      if (axis < 0 || axis >= rank) return absl::InvalidArgumentError(absl::StrCat("split: axis ", axis, " of ", rank, "-D"));
-      TASO_TRY(dx, solver_.Ranked(x, rank));
-      const int first = solver_.dims.Free();
-      const int second = solver_.dims.Free();
-      TASO_TRY_STATUS(solver_.dims.Unify(dx[axis], solver_.dims.Sum(first, second)));
-      dx[axis] = op == "split_0" ? first : second;
-      return solver_.Of(dx);
-    }
-    if (op == "transpose") {
-      TASO_TRY_STATUS(arity(3));
-      TASO_TRY(x, tensor(0));
-      std::vector<int> perm;
-      for (absl::string_view p : absl::StrSplit(arg(1).atom, '_')) {
-        int v = 0;
-        if (!absl::SimpleAtoi(p, &v)) return absl::InvalidArgumentError("transpose: perm is like 1_0");
-        perm.push_back(v);
-      }
-      TASO_TRY_STATUS(Number(arg(2), op).status());
-      TASO_TRY(dx, solver_.Ranked(x, static_cast<int>(perm.size())));
-      std::vector<int> out;
-      for (int p : perm) {
-        if (p < 0 || p >= static_cast<int>(dx.size())) return absl::InvalidArgumentError("transpose: bad perm");
-        out.push_back(dx[p]);
-      }
-      return solver_.Of(out);
-    }
-    if (op == "enlarge") {
-      if (n == 3) {  // ours: (enlarge KH KW X)
-        TASO_TRY(kh, Number(arg(0), op));
-        TASO_TRY(kw, Number(arg(1), op));
-        TASO_TRY(x, tensor(2, true));
-        TASO_TRY(dx, solver_.Ranked(x, 4));
-        return solver_.Of({dx[0], dx[1], solver_.dims.Const(kh), solver_.dims.Const(kw)});
-      }
-      TASO_TRY_STATUS(arity(2));  // Tensat's: (enlarge X REFERENCE)
-      TASO_TRY(x, tensor(0, true));
-      TASO_TRY(ref, tensor(1, true));
-      TASO_TRY(dx, solver_.Ranked(x, 4));
-      TASO_TRY(dr, solver_.Ranked(ref, 4));
-      reference_[&e] = ref;
-      return solver_.Of({dx[0], dx[1], dr[2], dr[3]});
-    }
-    if (op == "Cpool" || op == "Iconv" || op == "Imatmul" || op == "Ones") {
-      std::vector<int> dims;
-      for (size_t i = 0; i < n; ++i) {
-        TASO_TRY(v, Number(arg(i), op));
-        dims.push_back(solver_.dims.Const(v));
-      }
-      return solver_.Of(dims);
-    }
+    return solver_.Of(dims);
+  }
 #undef TASO_TRY
 #undef TASO_TRY_STATUS
-    return absl::UnimplementedError(absl::StrCat("unknown operator '", op, "'"));
-  }
 
   std::string NameOf(const std::string& name, const Var& v) const {
     if (v.given) return name;

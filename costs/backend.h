@@ -20,6 +20,13 @@
 #include "proto/profiler.pb.h"
 
 namespace taso::profiler {
+// Backends by name, parsed here where the backend interface lives (flags,
+// requests and cache keys all use these): "cuda", "cpu", "analytic", "ort",
+// and "auto" for BACKEND_UNSPECIFIED.
+const char* BackendName(Backend backend);
+std::optional<Backend> BackendFromName(const std::string& name);
+// What a --backend flag accepts, for its error message: "auto, cuda, cpu, analytic or ort".
+std::string BackendChoices();
 
 class MeasureBackend {
  public:

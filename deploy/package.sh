@@ -16,7 +16,7 @@
 # Layout: /usr/bin/taso* (and taso-gate: deploy/ci/taso-gate.sh), the ONNX
 # Runtime worker in /usr/lib/taso/ort, the license, a README and two sample
 # models in /usr/share/doc/taso. A binary finds the worker there only if its
-# build looks in ../lib/taso/ort beside itself (profiler/ort_worker.cc);
+# build looks in ../lib/taso/ort beside itself (profiler/ort/ort_worker.cc);
 # otherwise the executables go to /usr/lib/taso/bin and /usr/bin holds
 # wrappers that set TASO_ORT_WORKER.
 set -euo pipefail

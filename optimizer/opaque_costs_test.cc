@@ -14,7 +14,7 @@
 #include "onnx_io/onnx_import.h"
 #include "optimizer/optimize.h"
 #include "profiler/open_client.h"
-#include "profiler/ort_backend.h"
+#include "profiler/ort/ort_backend.h"
 
 namespace taso::optimizer {
 namespace {

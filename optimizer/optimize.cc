@@ -38,25 +38,13 @@ struct SearchOutcome {
   Graph baseline;
 };
 
-// The search alone; callers check its result against what they started from.
-absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<RewriteRule>& rules,
-                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
-  SearchOutcome outcome;
-  GraphResult& result = outcome.result;
-  OptimizeReport& report = result.report;
-  auto bn = FoldBatchNorm(input);
-  if (!bn.ok()) return bn.status();
-  report.batchnorms_folded = bn->changed;
-  auto cse = EliminateCommonSubexpressions(bn->graph);
-  if (!cse.ok()) return cse.status();
-  report.cse_merged = cse->changed;
-  const Graph& start = cse->graph;
-  report.operators_before = input.num_ops();
-
+// The proved rewrites and the structural ones for `start`, only those that
+// could ever match it: the search copies what it is given, and a size-4
+// rule set is 185,000 rewrites.
+std::vector<RewriteRule> RewritesFor(const Graph& start, const std::vector<RewriteRule>& rules,
+                                     const OptimizerOptions& options, OptimizeReport& report) {
   std::vector<RewriteRule> structural;
   if (options.structural_rules) structural = StructuralRewrites(start);
-  // Only the rewrites that could ever match this graph: the search copies
-  // what it is given, and a size-4 rule set is 185,000 rewrites.
   std::vector<const RewriteRule*> given;
   given.reserve(rules.size() + structural.size());
   for (const RewriteRule& r : rules) given.push_back(&r);
@@ -73,62 +61,91 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   }
   report.rules_available = static_cast<int>(all.size());
   report.rules_unreachable = static_cast<int>(given.size() - all.size());
+  return all;
+}
+
+// Tensat's search: saturation, then extraction; its figures into `report`.
+absl::StatusOr<Graph> RunEqsat(const Graph& start, const std::vector<RewriteRule>& rules, CostModel& cost,
+                               const OptimizerOptions& options, OptimizeReport& report) {
+  EqsatOptions eq = options.eqsat;
+  eq.time_limit = options.time_limit;
+  eq.cancelled = options.cancelled;
+  eq.progress = options.progress;
+  // One budget for exploration, costing and extraction: the ILP gets what
+  // is left of it (EqsatOptions::time_limit).
+  eq.ilp_time_limit = options.time_limit;
+  auto r = EqsatSearch(start, rules, cost, eq);
+  if (!r.ok()) return r.status();
+  report.search = "eqsat";
+  int applications = 0;
+  for (const auto& [rule, count] : r->report.rules_applied) applications += count;
+  report.stop_reason = r->report.stop_reason;
+  report.stop_detail = absl::StrCat(r->report.stop_detail, " (", r->iterations, " iterations, ", r->enodes,
+                                    " e-nodes, ", r->eclasses, " e-classes, ", applications,
+                                    " rule applications",
+                                    r->report.rule_bans > 0 ? absl::StrCat(", ", r->report.rule_bans, " rule bans") : "",
+                                    "); extraction: ", r->report.extraction_detail);
+  report.enodes = r->enodes;
+  report.eclasses = r->eclasses;
+  report.extraction = r->report.extraction;
+  report.extraction_detail = r->report.extraction_detail;
+  // The rules the result is made with, not every application in the e-graph.
+  report.rules_applied = r->rules_used;
+  report.rule_bans = r->report.rule_bans;
+  report.ilp = r->report.ilp;
+  report.ilp_incumbent_ms = r->report.ilp_incumbent_ms;
+  report.ilp_bound_ms = r->report.ilp_bound_ms;
+  report.ilp_gap = r->report.ilp_gap;
+  report.extraction_cost_ms = r->report.extraction_cost_ms;
+  report.ilp_time_limit = r->report.ilp_time_limit;
+  report.exploration_time = r->report.exploration_time;
+  report.costing_time = r->report.costing_time;
+  report.extraction_time = r->report.extraction_time;
+  return std::move(r->best);
+}
+
+// TASO's search: cost-directed backtracking; its figures into `report`.
+absl::StatusOr<Graph> RunBacktrack(const Graph& start, const std::vector<RewriteRule>& rules, CostModel& cost,
+                                   const OptimizerOptions& options, OptimizeReport& report) {
+  BacktrackOptions bt = options.backtrack;
+  bt.time_limit = options.time_limit;
+  bt.cancelled = options.cancelled;
+  bt.progress = options.progress;
+  auto r = BacktrackSearch(start, rules, cost, bt);
+  if (!r.ok()) return r.status();
+  report.search = "backtrack";
+  report.stop_reason = r->report.stop_reason;
+  report.stop_detail = r->report.stop_detail;
+  report.rules_applied = r->report.rules_applied;
+  return std::move(r->best);
+}
+
+// The search alone; callers check its result against what they started from.
+absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<RewriteRule>& rules,
+                                          profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
+  SearchOutcome outcome;
+  GraphResult& result = outcome.result;
+  OptimizeReport& report = result.report;
+  auto bn = FoldBatchNorm(input);
+  if (!bn.ok()) return bn.status();
+  report.batchnorms_folded = bn->changed;
+  auto cse = EliminateCommonSubexpressions(bn->graph);
+  if (!cse.ok()) return cse.status();
+  report.cse_merged = cse->changed;
+  const Graph& start = cse->graph;
+  report.operators_before = input.num_ops();
+
+  const std::vector<RewriteRule> all = RewritesFor(start, rules, options, report);
   CostModel cost(&profiler, options.backend);
   EnterPhase(options.progress, OptimizePhase::kBaseline);
   auto baseline = RuntimeBaseline(input, cost);
   if (!baseline.ok()) return baseline.status();
   const absl::Time search_start = absl::Now();
-  Graph best = start;
   EnterPhase(options.progress, OptimizePhase::kSearch);
-  if (options.search == SearchKind::kEqsat) {
-    EqsatOptions eq = options.eqsat;
-    eq.time_limit = options.time_limit;
-    eq.cancelled = options.cancelled;
-    eq.progress = options.progress;
-    // One budget for exploration, costing and extraction: the ILP gets what
-    // is left of it (EqsatOptions::time_limit).
-    eq.ilp_time_limit = options.time_limit;
-    auto r = EqsatSearch(start, all, cost, eq);
-    if (!r.ok()) return r.status();
-    best = std::move(r->best);
-    report.search = "eqsat";
-    int applications = 0;
-    for (const auto& [rule, count] : r->report.rules_applied) applications += count;
-    report.stop_reason = r->report.stop_reason;
-    report.stop_detail = absl::StrCat(r->report.stop_detail, " (", r->iterations, " iterations, ", r->enodes,
-                                      " e-nodes, ", r->eclasses, " e-classes, ", applications,
-                                      " rule applications",
-                                      r->report.rule_bans > 0 ? absl::StrCat(", ", r->report.rule_bans, " rule bans") : "",
-                                      "); extraction: ", r->report.extraction_detail);
-    report.enodes = r->enodes;
-    report.eclasses = r->eclasses;
-    report.extraction = r->report.extraction;
-    report.extraction_detail = r->report.extraction_detail;
-    // The rules the result is made with, not every application in the e-graph.
-    report.rules_applied = r->rules_used;
-    report.rule_bans = r->report.rule_bans;
-    report.ilp = r->report.ilp;
-    report.ilp_incumbent_ms = r->report.ilp_incumbent_ms;
-    report.ilp_bound_ms = r->report.ilp_bound_ms;
-    report.ilp_gap = r->report.ilp_gap;
-    report.extraction_cost_ms = r->report.extraction_cost_ms;
-    report.ilp_time_limit = r->report.ilp_time_limit;
-    report.exploration_time = r->report.exploration_time;
-    report.costing_time = r->report.costing_time;
-    report.extraction_time = r->report.extraction_time;
-  } else {
-    BacktrackOptions bt = options.backtrack;
-    bt.time_limit = options.time_limit;
-    bt.cancelled = options.cancelled;
-    bt.progress = options.progress;
-    auto r = BacktrackSearch(start, all, cost, bt);
-    if (!r.ok()) return r.status();
-    best = std::move(r->best);
-    report.search = "backtrack";
-    report.stop_reason = r->report.stop_reason;
-    report.stop_detail = r->report.stop_detail;
-    report.rules_applied = r->report.rules_applied;
-  }
+  auto searched = options.search == SearchKind::kEqsat ? RunEqsat(start, all, cost, options, report)
+                                                        : RunBacktrack(start, all, cost, options, report);
+  if (!searched.ok()) return searched.status();
+  Graph best = *std::move(searched);
   report.search_time = absl::Now() - search_start;
   if (options.structural_rules) {
     auto fused = FuseEpilogues(best, cost);

@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "net/admission.h"
 #include "optimizer/optimize.h"
+#include "optimizer/optimize_options.h"
 #include "optimizer/served_rules.h"
 #include "optimizer/service_metrics.h"
 #include "costs/client.h"
@@ -17,32 +18,19 @@
 
 namespace taso::optimizer {
 
+// A taso_optimizer's own defaults: requests of up to 512 MiB, searches of
+// 60 s unless asked for up to 10 min, backtracking.
+OptionDefaults ServerOptionDefaults();
+
 struct ServiceLimits {
-  int64_t max_model_bytes = 512LL << 20;
-  absl::Duration default_time_limit = absl::Seconds(60);
-  absl::Duration max_time_limit = absl::Minutes(10);
-  SearchKind default_search = SearchKind::kBacktrack;
-  // EQSAT's rule scheduling where a request leaves it unset.
-  bool default_eqsat_backoff = EqsatOptions().backoff_scheduler;
-  int default_eqsat_match_limit = EqsatOptions().max_matches_per_rule;
-  int default_eqsat_ban_length = EqsatOptions().backoff_ban_length;
-  // Never slower (OptimizerOptions::measure) unless a request skips it.
-  bool measure = true;
+  // What requests leave unset, and the caps none can raise
+  // (ResolveOptimizeOptions; taso_optimizer's flags).
+  OptionDefaults defaults = ServerOptionDefaults();
   // Searches running at once, and calls waiting for one to finish; beyond
   // both a call is refused with RESOURCE_EXHAUSTED.
   int max_concurrent = 2;
   int max_queued = 16;
-  double measure_tolerance = 0.01;  // OptimizerOptions::measure_tolerance
-  double min_gain = 0.01;           // OptimizerOptions::min_gain, when a request leaves it unset
-  int64_t ilp_memory_mb = EqsatOptions().ilp_memory_mb;
-  // A model whose tensors take more than this at its declared shapes is
-  // refused with INVALID_ARGUMENT (its result could not be checked).
-  int64_t max_check_bytes = NumericCheckOptions().max_bytes;
 };
-
-// EQSAT's rule scheduling for a request: what it sets, the server's
-// defaults for what it leaves unset (its caller has refused negative values).
-EqsatOptions EqsatOptionsFor(const OptimizeOptions& request, const ServiceLimits& limits);
 
 class OptimizerService final : public Optimizer::Service {
  public:

@@ -1,5 +1,6 @@
-// The eqsat scheduling options a request sets reach the search; the ones it
-// leaves unset take the server's defaults (taso_optimizer --eqsat_*).
+// The service's admission: calls beyond the concurrency and queue limits are
+// refused at once. (How a request's options meet the server's defaults is
+// optimize_options_test.)
 #include "optimizer/optimizer_service.h"
 
 #include <thread>
@@ -11,30 +12,6 @@
 
 namespace taso::optimizer {
 namespace {
-
-TEST(OptimizerServiceTest, EqsatSchedulingFromTheRequestOrTheServerDefaults) {
-  ServiceLimits limits;
-  limits.default_eqsat_backoff = false;
-  limits.default_eqsat_match_limit = 77;
-  limits.default_eqsat_ban_length = 3;
-  const EqsatOptions defaults = EqsatOptionsFor(OptimizeOptions(), limits);
-  EXPECT_FALSE(defaults.backoff_scheduler);
-  EXPECT_EQ(defaults.max_matches_per_rule, 77);
-  EXPECT_EQ(defaults.backoff_ban_length, 3);
-
-  OptimizeOptions request;
-  request.set_eqsat_backoff(EQSAT_BACKOFF_ON);
-  request.set_eqsat_match_limit(5);
-  request.set_eqsat_ban_length(9);
-  const EqsatOptions asked = EqsatOptionsFor(request, limits);
-  EXPECT_TRUE(asked.backoff_scheduler);
-  EXPECT_EQ(asked.max_matches_per_rule, 5);
-  EXPECT_EQ(asked.backoff_ban_length, 9);
-
-  request.set_eqsat_backoff(EQSAT_BACKOFF_OFF);
-  limits.default_eqsat_backoff = true;
-  EXPECT_FALSE(EqsatOptionsFor(request, limits).backoff_scheduler);
-}
 
 // The analytic profiler, except that the first batch waits until released:
 // a search that is provably still running when the next call arrives.
@@ -80,7 +57,7 @@ TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOn
   ServiceLimits limits;
   limits.max_concurrent = 1;
   limits.max_queued = 0;
-  limits.measure = false;
+  limits.defaults.measure = false;
   OptimizerService service(&rules, &profiler, limits);
   const OptimizeRequest request = ReluModel();
 

@@ -59,25 +59,6 @@ std::string EncodeCacheKey(const CacheKey& k) {
                       std::string(1, kSep), k.signature);
 }
 
-const char* BackendName(Backend backend) {
-  switch (backend) {
-    case BACKEND_CUDA: return "cuda";
-    case BACKEND_CPU: return "cpu";
-    case BACKEND_ANALYTIC: return "analytic";
-    case BACKEND_ORT_CPU: return "ort";
-    default: return "auto";
-  }
-}
-
-std::optional<Backend> BackendFromName(const std::string& name) {
-  for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC, BACKEND_ORT_CPU, BACKEND_UNSPECIFIED}) {
-    if (name == BackendName(b)) return b;
-  }
-  return std::nullopt;
-}
-
-std::string BackendChoices() { return "auto, cuda, cpu, analytic or ort"; }
-
 absl::StatusOr<std::unique_ptr<CostCache>> CostCache::Open(const std::string& path, WhenCacheInUse when_in_use) {
   storage::DatabaseOptions options;
   options.path = path;

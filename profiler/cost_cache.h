@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "costs/backend.h"
 #include "proto/profiler.pb.h"
 
 namespace rocksdb {
@@ -89,12 +90,6 @@ class CostCache {
 // The key's bytes in the cache (also how concurrent requests for one
 // measurement find each other).
 std::string EncodeCacheKey(const CacheKey& key);
-
-// Stable lower-case backend name: "cuda", "cpu", "analytic", "ort".
-const char* BackendName(Backend backend);
-std::optional<Backend> BackendFromName(const std::string& name);
-// What a --backend flag accepts, for its error message: "auto, cuda, cpu, analytic or ort".
-std::string BackendChoices();
 
 }  // namespace taso::profiler
 

@@ -2,7 +2,7 @@
 // or the worker is missing, and real measurements in ONNX Runtime where node
 // and profiler/ort/node_modules exist (deploy/setup.sh installs both; each
 // case that needs them skips saying which is missing).
-#include "profiler/ort_backend.h"
+#include "profiler/ort/ort_backend.h"
 
 #include <signal.h>
 
@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/graph_proto.h"
-#include "profiler/ort_model.h"
+#include "profiler/ort/ort_model.h"
 #include "profiler/profiler.h"
 #include "testing/graph_builder.h"
 #include "testing/op_params.h"

@@ -13,11 +13,12 @@
 #include "absl/time/clock.h"
 #include "core/canonical.h"
 #include "core/graph_proto.h"
-#include "profiler/analytic_backend.h"
-#include "profiler/calibration.h"
+#include "costs/backend.h"
+#include "profiler/analytic/analytic_backend.h"
+#include "profiler/cpu/calibration.h"
 #include "costs/graph_cost.h"
 #include "costs/graph_cost_model.h"
-#include "profiler/cuda_backend.h"
+#include "profiler/cuda/cuda_backend.h"
 #include "storage/rocks_status.h"
 
 namespace taso::profiler {

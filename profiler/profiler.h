@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "costs/backend.h"
 #include "profiler/cost_cache.h"
-#include "profiler/cpu_backend.h"
-#include "profiler/ort_backend.h"
+#include "profiler/cpu/cpu_backend.h"
+#include "profiler/ort/ort_backend.h"
 #include "costs/timing.h"
 #include "proto/profiler.pb.h"
 

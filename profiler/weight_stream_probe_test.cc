@@ -1,7 +1,7 @@
 #include "profiler/weight_stream_probe.h"
 
 #include "gtest/gtest.h"
-#include "profiler/cache_size.h"
+#include "profiler/cpu/cache_size.h"
 #include "costs/graph_cost_model.h"
 #include "profiler/open_client.h"
 #include "profiler/profiler.h"

@@ -1,8 +1,8 @@
 #include "rules_db/rule_store.h"
 
 #include <algorithm>
+#include <deque>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "core/canonical.h"
@@ -57,23 +57,10 @@ absl::StatusOr<std::string> RuleIdOf(const Graph& source, const Graph& target,
   return "r" + h.Finish().ToHex().substr(0, 16);
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
-  auto source = GraphFromProto(rule.source());
-  if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("source graph: ", source.status().message()));
-  auto target = GraphFromProto(rule.target());
-  if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("target graph: ", target.status().message()));
-  std::vector<std::pair<int, int>> outputs;
-  for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
-  return RuleIdOf(*source, *target, outputs);
-}
-
 // The rule id each pair of a class stands for, so a verdict can be matched
 // to the pair it claims to be about. A pair the re-check rejected before it
 // had an output mapping stands for a rule without output pairs.
-absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleStore::ExpectedPairs(
-    const records::Spec& spec, const CandidateClass& c) {
+absl::StatusOr<LeaseQueue::ExpectedPairs> ExpectedPairsOf(const records::Spec& spec, const CandidateClass& c) {
   std::map<int, Graph> members;
   auto member = [&](int m) -> absl::StatusOr<const Graph*> {
     if (m < 0 || m >= c.members_size()) {
@@ -87,7 +74,7 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
     }
     return &it->second;
   };
-  std::map<MemberPair, ExpectedPair> ids;
+  LeaseQueue::ExpectedPairs ids;
   for (const CandidatePair& pair : c.pairs()) {
     auto source = member(pair.source_member());
     if (!source.ok()) return source.status();
@@ -97,9 +84,21 @@ absl::StatusOr<std::map<RuleStore::MemberPair, RuleStore::ExpectedPair>> RuleSto
     for (int i = 0; i < pair.output_mapping_size(); ++i) outputs.emplace_back(i, pair.output_mapping(i));
     auto id = RuleIdOf(**source, **target, outputs);
     if (!id.ok()) return id.status();
-    ids[{pair.source_member(), pair.target_member()}] = ExpectedPair{*id, pair.rejected()};
+    ids[{pair.source_member(), pair.target_member()}] = LeaseQueue::ExpectedPair{*id, pair.rejected()};
   }
   return ids;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
+  auto source = GraphFromProto(rule.source());
+  if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("source graph: ", source.status().message()));
+  auto target = GraphFromProto(rule.target());
+  if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("target graph: ", target.status().message()));
+  std::vector<std::pair<int, int>> outputs;
+  for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
+  return RuleIdOf(*source, *target, outputs);
 }
 
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
@@ -133,7 +132,7 @@ absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
     if (job.state() != JOB_STATE_GENERATED && job.state() != JOB_STATE_VERIFYING) continue;
     auto queue = Queue(job.id());
     if (!queue.ok()) return queue.status();
-    if (!(*queue)->pending.empty() || !(*queue)->leases.empty()) return job.id();
+    if ((*queue)->leases.HasWork()) return job.id();
   }
   return std::string();
 }
@@ -149,42 +148,32 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!prefix.ok()) return prefix.status();
   auto spec = records::SpecFromProto(job->spec());
   if (!spec.ok()) return absl::DataLossError(absl::StrCat("job ", job_id, "'s spec: ", spec.status().message()));
-  auto queue = std::make_unique<JobQueue>();
-  queue->prefix = *prefix;
-  queue->max_ops = static_cast<int>(job->max_ops());
-  queue->spec = std::move(*spec);
   auto families = OwnFamilies();
   if (!families.ok()) return families.status();
   const Families& f = *families;
+  // The verified markers are the truth: a restart forgets only the leases.
+  std::deque<std::string> pending;
+  int64_t verified = 0;
   std::string ignored;
   for (const std::string& fp : *fingerprints) {
-    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, queue->prefix + fp, &ignored);
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, *prefix + fp, &ignored);
     if (s.ok()) {
-      ++queue->verified;
+      ++verified;
     } else if (s.IsNotFound()) {
-      queue->pending.push_back(fp);
+      pending.push_back(fp);
     } else {
       return storage::FromRocks(s, "reading verification markers");
     }
   }
-  queue->total = static_cast<int64_t>(fingerprints->size());
+  auto queue = std::make_unique<JobQueue>(JobQueue{
+      *prefix, static_cast<int>(job->max_ops()), std::move(*spec),
+      LeaseQueue(job_id, std::move(pending), verified, &next_lease_number_)});
   JobQueue* raw = queue.get();
   queues_[job_id] = std::move(queue);
-  if (raw->verified == raw->total && job->state() != JOB_STATE_DONE) {
+  if (raw->leases.verified() == raw->leases.total() && job->state() != JOB_STATE_DONE) {
     if (absl::Status s = FinishJob(job_id, *raw); !s.ok()) return s;
   }
   return raw;
-}
-
-void RuleStore::ExpireLeases(JobQueue& queue, absl::Time now) {
-  for (auto it = queue.leases.begin(); it != queue.leases.end();) {
-    if (it->second.expires <= now) {
-      queue.pending.push_front(it->second.fingerprint);
-      it = queue.leases.erase(it);
-    } else {
-      ++it;
-    }
-  }
 }
 
 absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCandidatesRequest& request) {
@@ -201,25 +190,31 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
   if (!queue_or.ok()) return queue_or.status();
   JobQueue& queue = **queue_or;
   const absl::Time now = absl::Now();
-  ExpireLeases(queue, now);
+  queue.leases.Expire(now);
   if (queue.started == absl::InfinitePast()) queue.started = now;
-  if (!queue.verifying && !queue.pending.empty()) {
+  if (!queue.verifying && queue.leases.pending() > 0) {
     if (absl::Status s = PersistProgress(*job_id, queue); !s.ok()) return s;
   }
-  while (response.leases_size() < wanted && !queue.pending.empty()) {
-    const std::string fp = queue.pending.front();
-    auto c = hash_store_->GetCandidateClass(*job_id, fp);
-    if (!c.ok()) return c.status();
-    auto pairs = ExpectedPairs(queue.spec, *c);
-    if (!pairs.ok()) return pairs.status();
-    queue.pending.pop_front();
-    const std::string lease_id = absl::StrCat(*job_id, "/", absl::BytesToHexString(fp), "/", next_lease_++);
-    queue.leases[lease_id] = Lease{fp, request.worker_id(), now + absl::Milliseconds(ms), std::move(*pairs)};
+  // Each class is read as it is leased: its verdicts are checked against
+  // the store's copy, and the worker gets that copy.
+  std::vector<CandidateClass> classes;
+  auto granted = queue.leases.Grant(
+      request.worker_id(), wanted, absl::Milliseconds(ms), now,
+      [&](const std::string& fp) -> absl::StatusOr<LeaseQueue::ExpectedPairs> {
+        auto c = hash_store_->GetCandidateClass(*job_id, fp);
+        if (!c.ok()) return c.status();
+        auto pairs = ExpectedPairsOf(queue.spec, *c);
+        if (!pairs.ok()) return pairs.status();
+        classes.push_back(std::move(*c));
+        return pairs;
+      });
+  if (!granted.ok()) return granted.status();
+  for (size_t i = 0; i < granted->size(); ++i) {
     auto* lease = response.add_leases();
-    lease->set_lease_id(lease_id);
-    *lease->mutable_candidate_class() = std::move(*c);
+    lease->set_lease_id((*granted)[i].lease_id);
+    *lease->mutable_candidate_class() = std::move(classes[i]);
     lease->mutable_candidate_class()->set_job_id(*job_id);
-    storage::SetTime(now + absl::Milliseconds(ms), lease->mutable_expires_at());
+    storage::SetTime((*granted)[i].expires, lease->mutable_expires_at());
   }
   return response;
 }
@@ -234,14 +229,13 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   if (!queue_or.ok()) return queue_or.status();
   JobQueue& queue = **queue_or;
   const absl::Time now = absl::Now();
-  ExpireLeases(queue, now);
-  auto lease_it = queue.leases.find(request.lease_id());
-  if (lease_it == queue.leases.end() || lease_it->second.worker_id != request.worker_id()) {
+  queue.leases.Expire(now);
+  const LeaseQueue::Lease* lease = queue.leases.Held(request.lease_id(), request.worker_id());
+  if (lease == nullptr) {
     response.set_accepted(false);  // expired and back in the queue (or never ours)
     return response;
   }
-  const Lease& lease = lease_it->second;
-  const std::string fingerprint = lease.fingerprint;  // the lease may be released below
+  const std::string fingerprint = lease->fingerprint;  // the lease may be released below
   auto families = OwnFamilies();
   if (!families.ok()) return families.status();
   const Families& f = *families;
@@ -253,7 +247,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
       return absl::InvalidArgumentError(absl::StrCat("verdict for pair (", v.source_member(), ", ",
                                                      v.target_member(), "): ", id.status().message()));
     }
-    if (absl::Status s = CheckVerdict(lease, v, *id); !s.ok()) return s;
+    if (absl::Status s = LeaseQueue::CheckVerdict(*lease, v, *id); !s.ok()) return s;
     rule.set_id(*id);
     std::string existing;
     rules::Rule stored;
@@ -281,13 +275,12 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   response.set_accepted(true);
   if (!request.complete()) {
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
-    lease_it->second.expires = expires;
+    if (absl::Status s = queue.leases.Renew(request.lease_id(), expires); !s.ok()) return s;
     storage::SetTime(expires, response.mutable_expires_at());
     return response;
   }
-  queue.leases.erase(lease_it);
-  ++queue.verified;
-  if (queue.verified == queue.total) {
+  if (absl::Status s = queue.leases.Complete(request.lease_id()); !s.ok()) return s;
+  if (queue.leases.verified() == queue.leases.total()) {
     if (absl::Status s = FinishJob(job_id, queue); !s.ok()) return s;
   } else if (now - queue.persisted >= absl::Seconds(1)) {
     // Progress for `taso verify` and stats; the verified markers are the truth.
@@ -296,33 +289,10 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   return response;
 }
 
-absl::Status RuleStore::CheckVerdict(const Lease& lease, const PairVerdict& v, const std::string& rule_id) {
-  const std::string pair = absl::StrCat("verdict for pair (", v.source_member(), ", ", v.target_member(), ")");
-  auto expected = lease.pairs.find({v.source_member(), v.target_member()});
-  if (expected == lease.pairs.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(pair, ": the leased class has no such candidate pair"));
-  }
-  if (rule_id != expected->second.rule_id) {
-    return absl::InvalidArgumentError(absl::StrCat(pair, ": its rule ", rule_id, " is not the pair's rule ",
-                                                   expected->second.rule_id,
-                                                   ": a lease covers only the graphs of its own class"));
-  }
-  if (v.rule().status() == rules::RULE_STATUS_PRUNED) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(pair, ": pruned is the store's status, set when a job's proved rules are pruned"));
-  }
-  if (expected->second.rejected && v.rule().status() == rules::RULE_STATUS_PROVED) {
-    // The re-check found the two sides differ on concrete inputs.
-    return absl::InvalidArgumentError(
-        absl::StrCat(pair, ": the store's re-check rejected this pair, so it cannot be proved"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& queue) {
   Verification v;
-  v.set_classes_total(queue.total);
-  v.set_classes_verified(queue.verified);
+  v.set_classes_total(queue.leases.total());
+  v.set_classes_verified(queue.leases.verified());
   queue.verifying = true;
   queue.persisted = absl::Now();
   return hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v);
@@ -383,8 +353,8 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
     return true;
   });
   if (!s.ok()) return s;
-  v.set_classes_total(queue.total);
-  v.set_classes_verified(queue.verified);
+  v.set_classes_total(queue.leases.total());
+  v.set_classes_verified(queue.leases.verified());
   if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
   if (!prune) {
     v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
@@ -769,8 +739,8 @@ absl::StatusOr<StatsResponse> RuleStore::Stats(const StatsRequest& request) {
     response.set_candidate_classes(response.candidate_classes() + job.candidate_classes());
     auto q = queues_.find(job.id());
     if (q != queues_.end()) {
-      response.set_classes_leased(response.classes_leased() + static_cast<int64_t>(q->second->leases.size()));
-      response.set_classes_pending(response.classes_pending() + static_cast<int64_t>(q->second->pending.size()));
+      response.set_classes_leased(response.classes_leased() + q->second->leases.leased());
+      response.set_classes_pending(response.classes_pending() + q->second->leases.pending());
     } else if (job.state() == JOB_STATE_GENERATED) {
       response.set_classes_pending(response.classes_pending() + job.candidate_classes());
     }

@@ -5,9 +5,10 @@
 // class has verdicts) and `prune` (job id -> a pruner's checkpoint, `taso
 // rules prune`).
 //
-// Leases live in memory: a class is pending until a verifier reports it
-// complete, and a lease that expires (its worker died or stalled) puts the
-// class back in the queue. A class's verdicts and its `verified` marker are
+// Leases live in memory (lease_queue.h, one queue per job, guarded by the
+// store's mutex): a class is pending until a verifier reports it complete,
+// and a lease that expires (its worker died or stalled) puts the class back
+// in the queue. A class's verdicts and its `verified` marker are
 // written in one batch, so a class is either done with all its rules stored
 // or still pending; a store restart only forgets leases, never verdicts.
 // Rule ids derive from the pair's canonical form, so a class verified twice
@@ -29,7 +30,6 @@
 #define TASO_RULES_DB_RULE_STORE_H_
 
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,8 +42,10 @@
 #include "absl/time/time.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
+#include "records/reduction_table.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
+#include "rules_db/lease_queue.h"
 #include "rules_db/rule_filter.h"
 
 namespace rocksdb {
@@ -62,14 +64,7 @@ using RuleChecker = std::function<absl::Status(rules::Rule& rule)>;
 
 // What pruning a job's proved rules removed, as the job's Verification
 // reports it.
-struct PruneCounts {
-  int64_t after_renaming = 0;
-  int64_t after_common_subgraph = 0;
-  int64_t pruned_renaming = 0;
-  int64_t pruned_subgraph = 0;
-  int64_t pruned_supergraph = 0;
-};
-// Marks the redundant PROVED rules among a job's rules as PRUNED (with the
+using PruneCounts = records::ReductionTable;// Marks the redundant PROVED rules among a job's rules as PRUNED (with the
 // reason in status_detail), leaving every other rule alone.
 using RulePruner = std::function<PruneCounts(std::vector<rules::Rule>& rules)>;
 
@@ -142,26 +137,14 @@ class RuleStore {
   absl::Status RecordPruning(const std::string& job_id, const PruneCounts& counts, int store_shards);
 
  private:
-  // What a verdict for one pair of a leased class must be about.
-  struct ExpectedPair {
-    std::string rule_id;  // RuleId of the pair's graphs and output mapping
-    bool rejected = false;  // the store's re-check rejected it
-  };
-  using MemberPair = std::pair<int, int>;  // (source member, target member)
-  struct Lease {
-    std::string fingerprint;
-    std::string worker_id;
-    absl::Time expires;
-    std::map<MemberPair, ExpectedPair> pairs;
-  };
+  // A GENERATED or VERIFYING job this store serves leases of: what its
+  // verdicts are stored under and decoded with, its lease queue, and how its
+  // progress was last reported.
   struct JobQueue {
     std::string prefix;  // the job's key prefix
     int max_ops = 0;
     records::Spec spec;  // decodes the job's classes
-    std::deque<std::string> pending;  // fingerprints
-    std::map<std::string, Lease> leases;  // lease id -> lease
-    int64_t total = 0;
-    int64_t verified = 0;
+    LeaseQueue leases;
     absl::Time started = absl::InfinitePast();
     bool verifying = false;                      // the job's state says so
     absl::Time persisted = absl::InfinitePast();  // progress last written
@@ -170,15 +153,8 @@ class RuleStore {
   // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.
   absl::StatusOr<JobQueue*> Queue(const std::string& job_id);
   absl::StatusOr<std::string> PickJob(const std::string& job_id);
-  void ExpireLeases(JobQueue& queue, absl::Time now);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
-  // The rule each pair of a class stands for, from the store's own copy.
-  static absl::StatusOr<std::map<MemberPair, ExpectedPair>> ExpectedPairs(const records::Spec& spec,
-                                                                         const CandidateClass& c);
-  // Refuses a verdict that is not about its pair of the leased class, or
-  // that claims what only the store may say.
-  static absl::Status CheckVerdict(const Lease& lease, const PairVerdict& verdict, const std::string& rule_id);
   // A rule PutRules received: its id checked, and when claimed proved, proved
   // again by the checker. `index` names it in errors.
   absl::Status AdmitRule(int index, rules::Rule& rule) const;
@@ -210,7 +186,7 @@ class RuleStore {
   RuleStoreOptions options_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<JobQueue>> queues_;
-  int64_t next_lease_ = 1;
+  int64_t next_lease_number_ = 1;  // shared by the queues (LeaseQueue)
   std::atomic<bool> op_index_built_{false};  // cached once OpIndex::Built says so
 };
 

@@ -98,12 +98,8 @@ rules::Rule Planted(const std::string& sexpr) {
 constexpr char kTrueRule[] = "(ewadd ?x@2_4 ?y@2_4)=>(ewadd ?y@2_4 ?x@2_4)";
 constexpr char kFalseRule[] = "(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))";
 
-// The pruner taso_rules_db wires in (rules_db/main.cc).
-PruneCounts PruneWithVerifier(std::vector<rules::Rule>& rules) {
-  const verifier::ReductionTable table = verifier::PruneRules(rules);
-  return PruneCounts{table.after_renaming, table.after_common_subgraph, table.pruned_renaming, table.pruned_subgraph,
-                     table.pruned_supergraph};
-}
+// The pruner taso_rules_db wires in (bin/taso_rules_db.cc).
+PruneCounts PruneWithVerifier(std::vector<rules::Rule>& rules) { return verifier::PruneRules(rules); }
 
 class RuleStoreTest : public ::testing::Test {
  protected:
@@ -280,9 +276,7 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   EXPECT_EQ(limited.StorePruning("other", {changed[0]}, "x").code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(limited.PruneCheckpoint("j").value(), "checkpoint 1");
 
-  ASSERT_TRUE(limited.RecordPruning("j", PruneCounts{table.after_renaming, table.after_common_subgraph,
-                                                     table.pruned_renaming, table.pruned_subgraph,
-                                                     table.pruned_supergraph}, 1).ok());
+  ASSERT_TRUE(limited.RecordPruning("j", table, 1).ok());
   auto job = store_->GetJob("j");
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->verification().after_common_subgraph(), table.after_common_subgraph);

@@ -49,8 +49,19 @@ LAYERS = {
     # floor 3: the stages, peers that never include each other
     "generator": _row(3, _VOCABULARY + ["//records", "//net"]),
     "verifier": _row(3, _VOCABULARY + ["//records", "//net"]),
-    "profiler": _row(3, _VOCABULARY + ["//storage", "//net", "//gpu", "//onnx_io", "//costs"]),
+    # The backends, each over the cost vocabulary; the profiler's core (the
+    # cache, CostProfiler, clients, the service) picks one by name.
+    "profiler/cpu": _row(3, _VOCABULARY + ["//costs"], step = 0),
+    "profiler/cuda": _row(3, _VOCABULARY + ["//costs", "//gpu"], step = 0),
+    "profiler/ort": _row(3, _VOCABULARY + ["//costs", "//onnx_io"], step = 0),
+    "profiler/analytic": _row(3, _VOCABULARY + ["//costs"], step = 0),
+    "profiler": _row(3, _VOCABULARY + ["//storage", "//net", "//costs", "//profiler/cpu", "//profiler/cuda",
+                                       "//profiler/ort", "//profiler/analytic"], step = 1),
     "rules_db": _row(3, _VOCABULARY + ["//records", "//storage", "//net"]),
+    # The client of a set of store shards, a peer of the stages it talks to
+    # only over gRPC: local stores started as processes, the shard fan-out
+    # and the union of their rules, job states merged.
+    "cluster": _row(3, _VOCABULARY + ["//records", "//net"]),
     "optimizer/rewrite": _row(3, _VOCABULARY, step = 0),
     "optimizer/search": _row(3, [], step = 0),
     "optimizer/passes": _row(3, _VOCABULARY + ["//costs", "//optimizer/rewrite"], step = 1),
@@ -76,7 +87,7 @@ TEST_DEPS = ["//testing", "//models"]
 # wires them). Test files only: a library file including these fails.
 EXTRA_TEST_DEPS = {
     "rules_db": ["//generator", "//verifier"],
-    "optimizer": ["//profiler"],
+    "optimizer": ["//profiler", "//profiler/ort"],
     "optimizer/rewrite": ["//profiler", "//costs"],
     "optimizer/passes": ["//profiler"],
     "optimizer/backtrack": ["//profiler"],

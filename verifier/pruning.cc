@@ -408,16 +408,6 @@ std::string RuleRenamingKey(const rules::Rule& rule) {
   return std::min(key(MakeForm(p)), key(MakeForm(p.Reversed())));
 }
 
-void ReductionTable::Count(PruneReason reason) {
-  switch (reason) {
-    case PruneReason::kRenaming: ++pruned_renaming; break;
-    case PruneReason::kCommonSubgraph: ++pruned_subgraph; break;
-    case PruneReason::kCommonSupergraph: ++pruned_supergraph; break;
-  }
-  after_renaming = proved - pruned_renaming;
-  after_common_subgraph = after_renaming - pruned_subgraph - pruned_supergraph;
-}
-
 bool PrunedBefore(const PruneOrderKey& x, const PruneOrderKey& y) {
   // Smaller rules first; among equal sizes, more general (more distinct
   // variables) first, so an instance finds its general rule already known.

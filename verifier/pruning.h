@@ -25,22 +25,14 @@
 #include <vector>
 
 #include "proto/rules.pb.h"
+#include "records/reduction_table.h"
 
 namespace taso::verifier {
 
-// Why a proved rule is redundant.
-enum class PruneReason { kRenaming, kCommonSubgraph, kCommonSupergraph };
-
-struct ReductionTable {
-  int64_t proved = 0;              // PROVED rules before pruning
-  int64_t after_renaming = 0;      // left after renaming/instance pruning
-  int64_t after_common_subgraph = 0;  // left after both common-subgraph forms
-  int64_t pruned_renaming = 0;
-  int64_t pruned_subgraph = 0;
-  int64_t pruned_supergraph = 0;
-  // One more rule pruned for `reason`; the "after" counts follow.
-  void Count(PruneReason reason);
-};
+// The table lives below the stages (records/reduction_table.h), so a store
+// and the cluster client can hold it without including the verifier.
+using records::PruneReason;
+using records::ReductionTable;
 
 // Marks redundant PROVED rules in `rules` as PRUNED, with status_detail
 // naming the reason and the rule (by id) that implies them. Rules are taken

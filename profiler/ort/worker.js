@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The profiler's ort backend (profiler/ort_backend.h) times ONNX models in onnxruntime-node through this
+// The profiler's ort backend (profiler/ort/ort_backend.h) times ONNX models in onnxruntime-node through this
 // long-lived worker. Protocol: one JSON object per line on stdin, one answer per line on stdout, echoing
 // the request's "id"; nothing else is written to stdout (ORT's own log goes to stderr).
 //   node worker.js [PROFILE_DIR]    (ORT's kernel profiles go there; default a temporary directory)

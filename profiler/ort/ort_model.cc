@@ -1,0 +1,153 @@
+#include "profiler/ort/ort_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/random_inputs.h"
+#include "onnx_io/onnx_export.h"
+
+namespace taso::profiler {
+namespace {
+
+// Whether operand `i` of `kind` is a weight in the models users run.
+bool HeldAsWeight(OpKind kind, int i, const TensorType& type) {
+  switch (kind) {
+    case OpKind::kConv2D: return i >= 1;
+    case OpKind::kMatMul: return i == 1 && type.rank() == 2;
+    case OpKind::kBatchNorm: return i >= 1;
+    default: return false;
+  }
+}
+
+// The perm that makes `type` a transpose (no shuffle) of a row-major tensor,
+// or empty when its strides are not a permutation of row-major ones (a split
+// part, say, which ORT would have copied out: it then reads a dense input).
+std::vector<int> PermutationOfRowMajor(const TensorType& type) {
+  const int rank = type.rank();
+  std::vector<int> order(rank);  // source axis k is the type's axis order[k]
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return type.strides[a] > type.strides[b]; });
+  std::vector<int64_t> source_dims;
+  for (int k = 0; k < rank; ++k) source_dims.push_back(type.dims[order[k]]);
+  const std::vector<int64_t> source_strides = RowMajorStrides(source_dims);
+  std::vector<int> perm(rank);
+  for (int k = 0; k < rank; ++k) {
+    if (type.dims[order[k]] > 1 && type.strides[order[k]] != source_strides[k]) return {};
+    perm[order[k]] = k;
+  }
+  return perm;
+}
+
+}  // namespace
+
+std::shared_ptr<const std::string> DeterministicValues(const TensorType& type, const std::string& name, bool positive) {
+  const TensorType plain = type.Plain();
+  if (type.dtype != DType::kFloat32) {  // integer operands: zeros, like the worker's integer inputs
+    return std::make_shared<const std::string>(static_cast<size_t>(plain.num_elements() * ElementBytes(type.dtype)),
+                                               '\0');
+  }
+  FloatTensor t = DeterministicFloatTensor(plain, name, /*seed=*/1);
+  if (positive) {
+    for (float& v : t.data) v = std::abs(v) + 0.1f;
+  }
+  return std::make_shared<const std::string>(reinterpret_cast<const char*>(t.data.data()),
+                                             t.data.size() * sizeof(float));
+}
+
+int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies) {
+  int64_t bytes = 0;
+  for (int i = 0; i < static_cast<int>(signature.op.inputs.size()); ++i) {
+    const TensorType& type = signature.op.inputs[i];
+    auto constant = signature.op.constant_inputs.find(i);
+    // An opaque operator's weights: its constants too large to carry a value.
+    const bool weight = signature.op.kind == OpKind::kOpaque
+                            ? constant != signature.op.constant_inputs.end() && constant->second.empty()
+                            : HeldAsWeight(signature.op.kind, i, type);
+    if (weight) bytes += std::max<int64_t>(type.num_elements(), 0) * ElementBytes(type.dtype);
+  }
+  if (bytes <= 0 || weight_bytes <= bytes) return 1;
+  return static_cast<int>(std::min<int64_t>((weight_bytes + bytes - 1) / bytes, std::max(max_copies, 1)));
+}
+
+absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies) {
+  const Signature& op = signature.op;
+  Graph g;
+  std::vector<TensorRef> operands;
+  std::vector<int> weight_operands;
+  for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
+    const TensorType& type = op.inputs[i];
+    if (HeldAsWeight(op.kind, i, type)) {
+      const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
+      operands.push_back(g.AddWeight(absl::StrCat("w", i), type.Plain(), DeterministicValues(type, absl::StrCat("w", i), variance)));
+      weight_operands.push_back(i);
+      continue;
+    }
+    const std::vector<int> perm = type.is_row_major() ? std::vector<int>{} : PermutationOfRowMajor(type);
+    if (perm.empty()) {
+      operands.push_back(g.AddInput(absl::StrCat("in", i), type.Plain()));
+      continue;
+    }
+    std::vector<int64_t> source_dims(type.rank());
+    for (int a = 0; a < type.rank(); ++a) source_dims[perm[a]] = type.dims[a];
+    TensorRef source = g.AddInput(absl::StrCat("in", i), TensorType::RowMajor(type.dtype, source_dims));
+    OpParams view;
+    view.perm = perm;
+    view.shuffle = false;
+    auto permuted = g.AddOp1(OpKind::kTranspose, view, {source});
+    if (!permuted.ok()) return permuted.status();
+    operands.push_back(*permuted);
+  }
+  for (int copy = 0; copy < std::max(copies, 1); ++copy) {
+    if (copy > 0) {
+      for (int i : weight_operands) {
+        const std::string name = absl::StrCat("w", i, "_", copy);
+        const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
+        operands[i] = g.AddWeight(name, op.inputs[i].Plain(), DeterministicValues(op.inputs[i], name, variance));
+      }
+    }
+    auto outputs = g.AddOp(op.kind, op.params, operands);
+    if (!outputs.ok()) return outputs.status();
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      g.AddOutput(copy == 0 ? absl::StrCat("out", i) : absl::StrCat("out", i, "_", copy), (*outputs)[i]);
+    }
+  }
+  return g;
+}
+
+Graph RunOverheadGraph(int inputs, int outputs) {
+  Graph g;
+  std::vector<TensorRef> in;
+  for (int i = 0; i < std::max(inputs, 1); ++i) {
+    in.push_back(g.AddInput(absl::StrCat("in", i), TensorType::RowMajor(DType::kFloat32, {1})));
+  }
+  for (int j = 0; j < std::max(outputs, 1); ++j) {
+    g.AddOutput(absl::StrCat("out", j), *g.AddOp1(OpKind::kRelu, OpParams{}, {in[std::min<int>(j, in.size() - 1)]}));
+  }
+  return g;
+}
+
+absl::StatusOr<std::string> TimingModel(const Graph& graph) {
+  std::vector<Node> nodes = graph.nodes();
+  // Batch norm's variance operand (its fifth) must stay positive.
+  std::vector<bool> variance(nodes.size(), false);
+  for (const Node& n : nodes) {
+    if (n.kind == OpKind::kBatchNorm && n.inputs.size() == 5) variance[n.inputs[4].node] = true;
+  }
+  bool filled = false;
+  for (Node& n : nodes) {
+    if (n.kind != OpKind::kWeight || n.data) continue;
+    n.data = DeterministicValues(n.output_types[0], n.name, variance[n.id]);
+    filled = true;
+  }
+  if (!filled) return ExportStandaloneOnnx(graph);
+  auto with_values = Graph::Create(std::move(nodes), graph.outputs());
+  if (!with_values.ok()) return with_values.status();
+  return ExportStandaloneOnnx(*with_values);
+}
+
+}  // namespace taso::profiler

@@ -1,0 +1,55 @@
+// The ONNX models the ort backend times: one operator of a signature, laid
+// out as a real model holds it, or an IR graph as it is.
+#ifndef TASO_PROFILER_ORT_ORT_MODEL_H_
+#define TASO_PROFILER_ORT_ORT_MODEL_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/graph.h"
+#include "costs/signature.h"
+
+namespace taso::profiler {
+
+// The graph a signature is timed as. Operands a model holds as weights are
+// weights with deterministic values, so ONNX Runtime pre-packs them as it
+// does in a real model: conv2d's weight and bias, a matmul's 2-D right-hand
+// side, batch norm's four parameters. Every other operand is a graph input.
+// `copies` operators (each with weights of its own, all reading the same
+// inputs, each output a graph output) make the weights of a lone operator
+// as cold as a model's: timed in a loop, one 1 MB weight stays in L2, while a
+// model's layers together stream theirs from L3 or memory (OrtCopies).
+// An input whose layout is a permutation of row-major is a transpose (no
+// shuffle) of a row-major input, which ORT folds into a matmul (FusedMatMul)
+// or runs as a Transpose kernel, as in a real model; fused activations are
+// the separate nodes ORT fuses back (Conv + Relu -> FusedConv).
+absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies = 1);
+
+// How many copies SignatureGraph (OpaqueTimingModel for an opaque operator)
+// needs for the weights to total `weight_bytes`: 1 for an operator without
+// weights, at most `max_copies`. An opaque operator's weights are its
+// constant operands too large to carry a value (signature.h).
+int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies);
+
+// The model a run's fixed cost is measured with: `inputs` graph inputs and
+// `outputs` graph outputs of one float each, every output a relu. The ort
+// backend subtracts its time from that of an operator model with as many
+// inputs and outputs, so that an operator costs what it adds to a graph run,
+// not what a session.run from node costs (binding each input and output
+// included: a split's eight outputs are no work inside a graph).
+Graph RunOverheadGraph(int inputs, int outputs);
+
+// `graph` as a standalone ONNX model, every weight without values given
+// deterministic ones (timings do not depend on values, and the optimizer
+// sends graphs without them; batch-norm variances are made positive).
+absl::StatusOr<std::string> TimingModel(const Graph& graph);
+
+// Deterministic values for a weight of `type` (normal floats from `name`,
+// made positive if asked; integers and booleans 0), little-endian.
+std::shared_ptr<const std::string> DeterministicValues(const TensorType& type, const std::string& name,
+                                                       bool positive);
+
+}  // namespace taso::profiler
+
+#endif  // TASO_PROFILER_ORT_ORT_MODEL_H_

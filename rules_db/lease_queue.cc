@@ -1,0 +1,92 @@
+#include "rules_db/lease_queue.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "proto/rules.pb.h"
+
+namespace taso::rules_db {
+
+LeaseQueue::LeaseQueue(std::string job_id, std::deque<std::string> pending, int64_t verified,
+                       int64_t* next_lease_number)
+    : job_id_(std::move(job_id)),
+      pending_(std::move(pending)),
+      total_(static_cast<int64_t>(pending_.size()) + verified),
+      verified_(verified),
+      next_lease_number_(next_lease_number) {}
+
+void LeaseQueue::Expire(absl::Time now) {
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    if (it->second.expires <= now) {
+      pending_.push_front(it->second.fingerprint);
+      it = leases_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+absl::StatusOr<std::vector<LeaseQueue::Granted>> LeaseQueue::Grant(const std::string& worker_id, int max_classes,
+                                                                   absl::Duration duration, absl::Time now,
+                                                                   const ClassReader& read) {
+  const absl::Time expires = now + duration;
+  std::vector<Granted> granted;
+  while (static_cast<int>(granted.size()) < max_classes && !pending_.empty()) {
+    const std::string fingerprint = pending_.front();
+    auto pairs = read(fingerprint);
+    if (!pairs.ok()) return pairs.status();
+    pending_.pop_front();
+    // The job id lets a report find its queue; the number tells a class's
+    // successive leases apart, so a late report under an old one is refused.
+    std::string lease_id =
+        absl::StrCat(job_id_, "/", absl::BytesToHexString(fingerprint), "/", (*next_lease_number_)++);
+    leases_[lease_id] = Lease{fingerprint, worker_id, expires, std::move(*pairs)};
+    granted.push_back(Granted{std::move(lease_id), fingerprint, expires});
+  }
+  return granted;
+}
+
+const LeaseQueue::Lease* LeaseQueue::Held(const std::string& lease_id, const std::string& worker_id) const {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end() || it->second.worker_id != worker_id) return nullptr;
+  return &it->second;
+}
+
+absl::Status LeaseQueue::CheckVerdict(const Lease& lease, const PairVerdict& v, const std::string& rule_id) {
+  const std::string pair = absl::StrCat("verdict for pair (", v.source_member(), ", ", v.target_member(), ")");
+  auto expected = lease.pairs.find({v.source_member(), v.target_member()});
+  if (expected == lease.pairs.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(pair, ": the leased class has no such candidate pair"));
+  }
+  if (rule_id != expected->second.rule_id) {
+    return absl::InvalidArgumentError(absl::StrCat(pair, ": its rule ", rule_id, " is not the pair's rule ",
+                                                   expected->second.rule_id,
+                                                   ": a lease covers only the graphs of its own class"));
+  }
+  if (v.rule().status() == rules::RULE_STATUS_PRUNED) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(pair, ": pruned is the store's status, set when a job's proved rules are pruned"));
+  }
+  if (expected->second.rejected && v.rule().status() == rules::RULE_STATUS_PROVED) {
+    // The re-check found the two sides differ on concrete inputs.
+    return absl::InvalidArgumentError(
+        absl::StrCat(pair, ": the store's re-check rejected this pair, so it cannot be proved"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LeaseQueue::Renew(const std::string& lease_id, absl::Time expires) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return absl::FailedPreconditionError(absl::StrCat("lease ", lease_id, " is not held"));
+  it->second.expires = expires;
+  return absl::OkStatus();
+}
+
+absl::Status LeaseQueue::Complete(const std::string& lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return absl::FailedPreconditionError(absl::StrCat("lease ", lease_id, " is not held"));
+  leases_.erase(it);
+  ++verified_;
+  return absl::OkStatus();
+}
+
+}  // namespace taso::rules_db

@@ -1,0 +1,109 @@
+// The verification queue of one job, in memory: which of its candidate
+// classes are pending, which are leased to which verifier worker and until
+// when, and how many are verified. The rule store (rule_store.h) keeps one
+// per job it serves, reads the classes and writes the verdicts; this class
+// only keeps the books, so it holds no storage and no lock (the store's
+// mutex guards it).
+//
+// A class is pending until a report completes it. A lease that expires (its
+// worker died or stalled) puts its class back at the front of the queue, so
+// it is the next one leased; a report under an expired lease is refused.
+// A lease covers the candidate pairs of its class only: each carries the
+// rule every pair stands for, and a verdict about anything else is refused.
+#ifndef TASO_RULES_DB_LEASE_QUEUE_H_
+#define TASO_RULES_DB_LEASE_QUEUE_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/rules_db.pb.h"
+
+namespace taso::rules_db {
+
+class LeaseQueue {
+ public:
+  // What a verdict for one candidate pair of a leased class must be about.
+  struct ExpectedPair {
+    std::string rule_id;    // RuleId of the pair's graphs and output mapping
+    bool rejected = false;  // the store's re-check rejected it
+  };
+  using MemberPair = std::pair<int, int>;  // (source member, target member)
+  using ExpectedPairs = std::map<MemberPair, ExpectedPair>;
+
+  struct Lease {
+    std::string fingerprint;
+    std::string worker_id;
+    absl::Time expires;
+    ExpectedPairs pairs;
+  };
+
+  // One lease Grant made.
+  struct Granted {
+    std::string lease_id;
+    std::string fingerprint;
+    absl::Time expires;
+  };
+
+  // Reads a pending class as it is about to be leased (the store's copy of
+  // it) and says what its pairs' verdicts must be about. An error stops
+  // Grant and leaves the class pending.
+  using ClassReader = std::function<absl::StatusOr<ExpectedPairs>(const std::string& fingerprint)>;
+
+  // `pending`: the classes without a verified marker, in the order they are
+  // to be leased; `verified`: how many have one. Lease numbers are drawn
+  // from `next_lease_number`, which the store shares between its queues so
+  // that no two leases it grants while it runs have the same number.
+  LeaseQueue(std::string job_id, std::deque<std::string> pending, int64_t verified, int64_t* next_lease_number);
+
+  // Puts the class of every lease that expired by `now` back in front of the
+  // pending ones. Call it before the other methods that take a time, so
+  // they see the queue as of `now`.
+  void Expire(absl::Time now);
+
+  // Leases up to `max_classes` pending classes, front first, to `worker_id`
+  // until now + `duration`, reading each with `read` first. On a read error
+  // that class stays pending and the error is returned; the classes leased
+  // before it stay leased (until they expire).
+  absl::StatusOr<std::vector<Granted>> Grant(const std::string& worker_id, int max_classes, absl::Duration duration,
+                                             absl::Time now, const ClassReader& read);
+
+  // The lease `lease_id` if `worker_id` holds it; null when it expired (and
+  // was taken back by Expire), was completed, or is someone else's.
+  const Lease* Held(const std::string& lease_id, const std::string& worker_id) const;
+
+  // Refuses a verdict that is not about its pair of the leased class (whose
+  // rule is `rule_id`), or that claims what only the store may say.
+  static absl::Status CheckVerdict(const Lease& lease, const PairVerdict& verdict, const std::string& rule_id);
+
+  // Extends a held lease to `expires` (a partial report is a heartbeat).
+  absl::Status Renew(const std::string& lease_id, absl::Time expires);
+  // Releases a held lease for good: its class is verified.
+  absl::Status Complete(const std::string& lease_id);
+
+  int64_t total() const { return total_; }
+  int64_t verified() const { return verified_; }
+  int64_t pending() const { return static_cast<int64_t>(pending_.size()); }
+  int64_t leased() const { return static_cast<int64_t>(leases_.size()); }
+  // Some class is still waiting for a lease or held under one.
+  bool HasWork() const { return !pending_.empty() || !leases_.empty(); }
+
+ private:
+  std::string job_id_;  // the first part of every lease id
+  std::deque<std::string> pending_;      // fingerprints
+  std::map<std::string, Lease> leases_;  // lease id -> lease
+  int64_t total_ = 0;
+  int64_t verified_ = 0;
+  int64_t* next_lease_number_;
+};
+
+}  // namespace taso::rules_db
+
+#endif  // TASO_RULES_DB_LEASE_QUEUE_H_

@@ -106,6 +106,8 @@ ABSL_FLAG(bool, eqsat_backoff, true, "optimize (eqsat): ban rules that match mor
           "round, for growing numbers of rounds; false: apply every rule each round (the cap doubling when cut)");
 ABSL_FLAG(int32_t, eqsat_match_limit, 1000, "optimize (eqsat): matches a rule may have in a round at first (before "
           "its first ban; doubles with each ban, or each cut without --eqsat-backoff)");
+ABSL_FLAG(int32_t, eqsat_node_limit, 0, "optimize (eqsat): e-nodes the e-graph may grow to before saturation stops "
+          "(0: the default, 50,000)");
 ABSL_FLAG(int32_t, eqsat_ban_length, 5, "optimize (eqsat): rounds of a rule's first ban (doubles with each ban)");
 ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules derive: rules file from `taso rules export "
           "--format proto -o FILE`; optimize: default the proved size-3 set built into taso, 'none' for structural "
@@ -387,6 +389,10 @@ std::string OptimizeOptionsFromFlags(taso::optimizer::OptimizeOptions& o) {
     if (absl::GetFlag(FLAGS_eqsat_ban_length) < 1) return "--eqsat-ban-length must be at least 1";
     o.set_eqsat_ban_length(absl::GetFlag(FLAGS_eqsat_ban_length));
   }
+  if (Given("eqsat_node_limit")) {
+    if (absl::GetFlag(FLAGS_eqsat_node_limit) < 1) return "--eqsat-node-limit must be at least 1";
+    o.set_eqsat_node_limit(absl::GetFlag(FLAGS_eqsat_node_limit));
+  }
   for (const std::string& shape : absl::GetFlag(FLAGS_input_shape)) o.add_input_shapes(shape);
   auto backend = BackendFromName(absl::GetFlag(FLAGS_backend));
   if (!backend) return absl::StrCat("--backend is ", BackendChoices());
@@ -558,7 +564,7 @@ std::vector<Command> Commands() {
               "Exit codes: 0 optimized and checked, 2 bad flags or input, 3 a server unreachable or busy,\n"
               "4 OUT is the input unchanged (the report says why), 1 internal error.",
               Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
-                     "eqsat_ban_length", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
+                     "eqsat_ban_length", "eqsat_node_limit", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
                      "backend", "seed",
                      "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
                      "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb"},

@@ -10,9 +10,9 @@ namespace taso::optimizer {
 absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& request,
                                                         const OptionDefaults& defaults) {
   if (request.time_limit_s() < 0 || request.alpha() < 0 || request.budget() < 0 || request.eqsat_match_limit() < 0 ||
-      request.eqsat_ban_length() < 0) {
+      request.eqsat_ban_length() < 0 || request.eqsat_node_limit() < 0) {
     return absl::InvalidArgumentError(
-        "time_limit_s, alpha, budget, eqsat_match_limit and eqsat_ban_length must not be negative");
+        "time_limit_s, alpha, budget, eqsat_match_limit, eqsat_ban_length and eqsat_node_limit must not be negative");
   }
   if (request.has_min_gain() && !(request.min_gain() >= 0 && request.min_gain() < 1)) {
     return absl::InvalidArgumentError("min_gain must be in [0, 1) (a fraction: 0.01 is 1 %)");
@@ -33,6 +33,7 @@ absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& r
   }
   if (in.eqsat_match_limit() > 0) out.eqsat.max_matches_per_rule = in.eqsat_match_limit();
   if (in.eqsat_ban_length() > 0) out.eqsat.backoff_ban_length = in.eqsat_ban_length();
+  if (in.eqsat_node_limit() > 0) out.eqsat.node_limit = in.eqsat_node_limit();
   out.eqsat.ilp_memory_mb = defaults.ilp_memory_mb;
   out.backend = in.cost_backend();
   out.check.seed = in.seed();

@@ -47,6 +47,7 @@ TEST(OptimizeOptionsTest, SetFieldsWinAndCapsHold) {
   request.set_eqsat_backoff(EQSAT_BACKOFF_ON);
   request.set_eqsat_match_limit(5);
   request.set_eqsat_ban_length(9);
+  request.set_eqsat_node_limit(20);
   request.set_min_gain(0);  // set, though zero: presence, not value, decides
   request.set_alpha(1.2);
   request.set_budget(int64_t{1} << 40);
@@ -61,6 +62,7 @@ TEST(OptimizeOptionsTest, SetFieldsWinAndCapsHold) {
   EXPECT_TRUE(options->eqsat.backoff_scheduler);
   EXPECT_EQ(options->eqsat.max_matches_per_rule, 5);
   EXPECT_EQ(options->eqsat.backoff_ban_length, 9);
+  EXPECT_EQ(options->eqsat.node_limit, 20);
   EXPECT_DOUBLE_EQ(options->min_gain, 0);
   EXPECT_DOUBLE_EQ(options->backtrack.alpha, 1.2);
   EXPECT_EQ(options->backtrack.budget, 1 << 30);
@@ -105,6 +107,7 @@ TEST(OptimizeOptionsTest, EmptyDefaultsAreTheOptimizersOwn) {
   EXPECT_EQ(options->time_limit, own.time_limit);
   EXPECT_EQ(options->eqsat.max_matches_per_rule, own.eqsat.max_matches_per_rule);
   EXPECT_EQ(options->eqsat.backoff_scheduler, own.eqsat.backoff_scheduler);
+  EXPECT_EQ(options->eqsat.node_limit, own.eqsat.node_limit);
   EXPECT_DOUBLE_EQ(options->min_gain, own.min_gain);
 }
 

@@ -257,7 +257,9 @@ class OptimizeRun {
     }
     // The same resolution the server does, so a bad value is refused here
     // before anything is sent.
-    if (auto resolved = Resolve(); !resolved.ok()) return Fail(2, std::string(resolved.status().message()));
+    auto resolved = Resolve();
+    if (!resolved.ok()) return Fail(2, std::string(resolved.status().message()));
+    resolved_ = *std::move(resolved);
     if (options_.ilp_memory_mb && *options_.ilp_memory_mb < 1) return Fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
     if (options_.max_check_mb && *options_.max_check_mb < 1) return Fail(2, "--max-check-mb must be at least 1 (MiB)");
     if (!options_.server.empty() && (options_.ilp_memory_mb || options_.max_check_mb)) {
@@ -352,9 +354,7 @@ class OptimizeRun {
                                client.status().code() == absl::StatusCode::kFailedPrecondition;
       return Fail(unreachable ? 3 : 1, std::string(client.status().message()));
     }
-    auto resolved = Resolve();  // checked in CheckCommand
-    if (!resolved.ok()) return Fail(2, std::string(resolved.status().message()));
-    optimizer::OptimizerOptions& oo = *resolved;
+    optimizer::OptimizerOptions& oo = resolved_;
     oo.progress = progress_ ? &*progress_ : nullptr;
     oo.rules_provenance = loaded->provenance;
     oo.eqsat.dump_egraph = options_.dump_egraph;
@@ -390,6 +390,7 @@ class OptimizeRun {
   const OptimizeCommandOptions& options_;
   std::ostream& out_;
   std::ostream& err_;
+  optimizer::OptimizerOptions resolved_;  // the request resolved (CheckCommand)
   InlinedModel input_;
   std::optional<ProgressPrinter> progress_;
   std::string model_;

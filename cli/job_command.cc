@@ -102,16 +102,9 @@ class Job {
   // every store has it done; the job is generated when every store has
   // finished its slice.
   int Status() {
-    std::vector<rules_db::Job> views;
-    for (size_t i = 0; i < stubs_.size(); ++i) {
-      rules_db::GetJobRequest request;
-      request.set_job_id(options_.job_id);
-      rules_db::Job job;
-      if (auto s = Rpc(i, [&](grpc::ClientContext* ctx) { return stubs_[i]->GetJob(ctx, request, &job); }); !s.ok()) {
-        return FailStatus(s);
-      }
-      views.push_back(job);
-    }
+    auto fetched = cluster::FetchJobViews(stores_->shards(), options_.job_id, absl::Seconds(30));
+    if (!fetched.ok()) return FailStatus(fetched.status());
+    const std::vector<rules_db::Job>& views = *fetched;
     const cluster::MergedJobStates merged = cluster::MergeJobStates(views);
     const int shards = merged.shards;
     const std::vector<int>& done = merged.done;

@@ -15,6 +15,7 @@
 #include "cli/rules_fuzz_command.h"
 #include "cli/rules_match_command.h"
 #include "cli/rules_query.h"
+#include "cluster/job_states.h"
 #include "cluster/local_store.h"
 #include "cluster/processes.h"
 #include "cluster/shard_rules.h"
@@ -63,18 +64,6 @@ std::string DescribeGraph(const ir::Graph& proto) {
   }
   for (const GraphOutput& o : g->outputs()) absl::StrAppend(&out, "    output ", o.name, " = ", ref(o.tensor), "\n");
   return out;
-}
-
-// How far a job is, to merge shards: failed and cancelled rank lowest.
-int JobStateRank(rules_db::JobState s) {
-  switch (s) {
-    case rules_db::JOB_STATE_GENERATING: return 1;
-    case rules_db::JOB_STATE_FINALIZING: return 2;
-    case rules_db::JOB_STATE_GENERATED: return 3;
-    case rules_db::JOB_STATE_VERIFYING: return 4;
-    case rules_db::JOB_STATE_DONE: return 5;
-    default: return 0;
-  }
 }
 
 class Rules {
@@ -189,7 +178,7 @@ class Rules {
   // least advanced shard), and rules counted over the union pruned together.
   absl::Status ShardedStats(rules_db::StatsResponse& stats, rules_db::ListJobsResponse& jobs,
                             std::map<std::string, int64_t>& by_status) {
-    std::map<std::string, rules_db::Job> merged;
+    std::map<std::string, std::vector<rules_db::Job>> views;  // by job id, in store order
     std::vector<std::string> order;
     for (const records::StoreShard& shard : stores_->shards()) {
       auto rules = rules_db::RuleDb::NewStub(shard.channel);
@@ -207,23 +196,16 @@ class Rules {
       rules_db::ListJobsResponse page;
       if (auto s = Rpc([&](grpc::ClientContext* c) { return hash->ListJobs(c, list, &page); }); !s.ok()) return s;
       for (const rules_db::Job& job : page.jobs()) {
-        auto [it, fresh] = merged.emplace(job.id(), job);
-        if (fresh) {
-          order.push_back(job.id());
-          continue;
-        }
-        rules_db::Job& m = it->second;
-        if (JobStateRank(job.state()) < JobStateRank(m.state())) m.set_state(job.state());
-        auto* v = m.mutable_verification();
-        v->set_classes_total(v->classes_total() + job.verification().classes_total());
-        v->set_classes_verified(v->classes_verified() + job.verification().classes_verified());
+        std::vector<rules_db::Job>& of_job = views[job.id()];
+        if (of_job.empty()) order.push_back(job.id());
+        of_job.push_back(job);
       }
     }
     auto u = Union();
     if (!u.ok()) return u.status();
     for (const rules::Rule& r : (*u)->rules) ++by_status[StatusName(r.status())];
     for (const std::string& id : order) {
-      rules_db::Job& job = merged[id];
+      rules_db::Job job = cluster::MergeShardJobs(views[id]);
       auto table = (*u)->tables.find(id);
       if (table != (*u)->tables.end()) {
         auto* v = job.mutable_verification();

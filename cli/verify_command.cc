@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "app/startup.h"
+#include "cluster/job_states.h"
 #include "cluster/local_store.h"
 #include "cluster/processes.h"
 #include "cluster/shard_rules.h"
@@ -65,9 +66,6 @@ class Verify {
     }
     stores_ = std::move(*stores);
     address_ = absl::StrJoin(stores_->addresses(), ",");
-    for (const records::StoreShard& shard : stores_->shards()) {
-      jobs_.push_back(rules_db::HashStore::NewStub(shard.channel));
-    }
 
     // Which job.
     rules_db::ListJobsRequest list;
@@ -76,14 +74,14 @@ class Verify {
     {
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-      absl::Status s = net::FromGrpc(jobs_[0]->ListJobs(&context, list, &jobs), stores_->Describe());
+      auto store0 = rules_db::HashStore::NewStub(stores_->shards()[0].channel);
+      absl::Status s = net::FromGrpc(store0->ListJobs(&context, list, &jobs), stores_->Describe());
       if (!s.ok()) return Fail(s.code() == absl::StatusCode::kUnavailable ? 3 : 1, std::string(s.message()));
     }
     std::vector<std::string> ready;
     for (const auto& job : jobs.jobs()) {
       if (!options_.job_id.empty() && job.id() != options_.job_id) continue;
-      if (job.state() == rules_db::JOB_STATE_GENERATED || job.state() == rules_db::JOB_STATE_VERIFYING ||
-          job.state() == rules_db::JOB_STATE_DONE) {
+      if (cluster::JobStateRank(job.state()) >= cluster::JobStateRank(rules_db::JOB_STATE_GENERATED)) {
         ready.push_back(job.id());
       } else if (!options_.job_id.empty()) {
         return Fail(2, absl::StrCat("job ", job.id(), " is ", rules_db::JobState_Name(job.state()),
@@ -135,37 +133,12 @@ class Verify {
     return std::nullopt;
   }
 
-  // The job as every shard has it: DONE once all are; verification summed.
+  // The job as every shard has it (cluster/job_states.h): DONE once all
+  // are; verification summed.
   absl::StatusOr<rules_db::Job> GetJob() {
-    rules_db::Job merged;
-    bool all_done = true;
-    for (size_t i = 0; i < jobs_.size(); ++i) {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-      rules_db::GetJobRequest request;
-      request.set_job_id(job_id_);
-      rules_db::Job job;
-      absl::Status s = net::FromGrpc(jobs_[i]->GetJob(&context, request, &job), "store " + stores_->shards()[i].address);
-      if (!s.ok()) return s;
-      all_done = all_done && job.state() == rules_db::JOB_STATE_DONE;
-      if (i == 0) {
-        merged = job;
-        continue;
-      }
-      const rules_db::Verification& a = job.verification();
-      rules_db::Verification* v = merged.mutable_verification();
-      v->set_classes_total(v->classes_total() + a.classes_total());
-      v->set_classes_verified(v->classes_verified() + a.classes_verified());
-      v->set_rules_proved(v->rules_proved() + a.rules_proved());
-      v->set_rules_refuted(v->rules_refuted() + a.rules_refuted());
-      v->set_rules_timeout(v->rules_timeout() + a.rules_timeout());
-      v->set_rules_unknown(v->rules_unknown() + a.rules_unknown());
-      v->set_rules_rejected_precheck(v->rules_rejected_precheck() + a.rules_rejected_precheck());
-      v->set_wall_seconds(std::max(v->wall_seconds(), a.wall_seconds()));
-      if (v->note().empty()) v->set_note(a.note());
-    }
-    merged.set_state(all_done ? rules_db::JOB_STATE_DONE : rules_db::JOB_STATE_VERIFYING);
-    return merged;
+    auto views = cluster::FetchJobViews(stores_->shards(), job_id_);
+    if (!views.ok()) return views.status();
+    return cluster::MergeShardJobs(*views);
   }
 
   // Several shards: the reduction table of the union, pruned together
@@ -266,7 +239,6 @@ class Verify {
   // Workers first: the store outlives every writer.
   void Shutdown() {
     if (workers_) workers_->StopAll(SIGTERM, 2000);
-    jobs_.clear();
     stores_.reset();
   }
 
@@ -278,7 +250,6 @@ class Verify {
   std::string job_id_;
   std::unique_ptr<cluster::StoreSet> stores_;
   absl::Time start_;
-  std::vector<std::unique_ptr<rules_db::HashStore::Stub>> jobs_;
   std::unique_ptr<cluster::Supervisor> workers_;
 };
 

@@ -16,6 +16,15 @@
 #include "profiler/open_client.h"
 #include "profiler/ort/ort_flags.h"
 
+namespace {
+// The flags' defaults are the service's own (optimizer_service.h), so each is
+// written once.
+const taso::optimizer::OptionDefaults& Server() {
+  static const taso::optimizer::OptionDefaults defaults = taso::optimizer::ServerOptionDefaults();
+  return defaults;
+}
+}  // namespace
+
 ABSL_FLAG(std::string, listen, "127.0.0.1:7073", "address to serve on; port 0 picks a free one");
 ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once serving");
 ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto -o FILE`); default: the proved "
@@ -27,19 +36,21 @@ ABSL_FLAG(double, rules_refresh_s, 5, "with --rules_db: look at the stores' fini
           "request) and read their rules again when one finished since");
 ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
 ABSL_FLAG(std::string, cache_dir, "", "embedded profiler: cost cache directory (default ~/.cache/taso/costs; 'none': memory only)");
-ABSL_FLAG(std::string, search, "backtrack", "default search: backtrack or eqsat");
-ABSL_FLAG(int64_t, max_model_mb, 512, "largest model accepted");
-ABSL_FLAG(double, default_time_limit_s, 60, "search time when a request names none");
+ABSL_FLAG(std::string, search, Server().options.search() == taso::optimizer::SEARCH_EQSAT ? "eqsat" : "backtrack",
+          "default search: backtrack or eqsat");
+ABSL_FLAG(int64_t, max_model_mb, Server().max_model_bytes >> 20, "largest model accepted");
+ABSL_FLAG(double, default_time_limit_s, Server().options.time_limit_s(), "search time when a request names none");
 ABSL_FLAG(int32_t, max_concurrent, taso::optimizer::ServiceLimits().max_concurrent,
           "searches run at once (each takes a core for up to its time limit)");
 ABSL_FLAG(int32_t, max_queued, taso::optimizer::ServiceLimits().max_queued,
           "calls that wait for a free search; beyond them a call is refused with RESOURCE_EXHAUSTED");
-ABSL_FLAG(int64_t, ilp_memory_mb, taso::optimizer::ServiceLimits().defaults.ilp_memory_mb,
+ABSL_FLAG(int64_t, ilp_memory_mb, Server().ilp_memory_mb,
           "eqsat: memory the extraction ILP's child process may add (0: no cap); past it the greedy program is used");
-ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::ServiceLimits().defaults.max_check_bytes >> 20,
+ABSL_FLAG(int64_t, max_check_mb, Server().max_check_bytes >> 20,
           "largest total of a model's tensors (at its declared shapes) the numerical check may hold; larger models "
           "are refused (INVALID_ARGUMENT)");
-ABSL_FLAG(double, max_time_limit_s, 600, "longest search a request may ask for");
+ABSL_FLAG(double, max_time_limit_s, absl::ToDoubleSeconds(Server().max_time_limit),
+          "longest search a request may ask for");
 ABSL_FLAG(bool, eqsat_backoff, taso::optimizer::EqsatOptions().backoff_scheduler,
           "eqsat default: ban rules that match more than their limit in a round (requests may override)");
 ABSL_FLAG(int32_t, eqsat_match_limit, taso::optimizer::EqsatOptions().max_matches_per_rule,
@@ -48,11 +59,11 @@ ABSL_FLAG(int32_t, eqsat_ban_length, taso::optimizer::EqsatOptions().backoff_ban
           "eqsat default: rounds of a rule's first ban");
 ABSL_FLAG(std::string, calibration, "", "embedded profiler: the cpu cost model's calibration JSON (default: the "
           "one compiled in; 'none': plain sums of kernel times)");
-ABSL_FLAG(bool, measure, true, "never slower: time the result against the input's runtime baseline end to end "
+ABSL_FLAG(bool, measure, Server().measure, "never slower: time the result against the input's runtime baseline end to end "
           "where the profiler's backend can (cpu) and return the input if the result is slower; requests may skip it");
-ABSL_FLAG(double, measure_tolerance, 0.01, "never slower, with a minimum gain of 0: keep the result unless measured "
+ABSL_FLAG(double, measure_tolerance, Server().measure_tolerance, "never slower, with a minimum gain of 0: keep the result unless measured "
           "slower than the baseline by more than this fraction");
-ABSL_FLAG(double, min_gain, taso::optimizer::OptimizerOptions().min_gain,
+ABSL_FLAG(double, min_gain, Server().options.min_gain(),
           "a result predicted, or measured by the never-slower step, faster than the runtime baseline by less than "
           "this fraction comes back as the input, byte for byte (requests may set their own)");
 

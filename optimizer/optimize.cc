@@ -68,9 +68,7 @@ std::vector<RewriteRule> RewritesFor(const Graph& start, const std::vector<Rewri
 absl::StatusOr<Graph> RunEqsat(const Graph& start, const std::vector<RewriteRule>& rules, CostModel& cost,
                                const OptimizerOptions& options, OptimizeReport& report) {
   EqsatOptions eq = options.eqsat;
-  eq.time_limit = options.time_limit;
-  eq.cancelled = options.cancelled;
-  eq.progress = options.progress;
+  static_cast<SearchControl&>(eq) = options;
   // One budget for exploration, costing and extraction: the ILP gets what
   // is left of it (EqsatOptions::time_limit).
   eq.ilp_time_limit = options.time_limit;
@@ -108,9 +106,7 @@ absl::StatusOr<Graph> RunEqsat(const Graph& start, const std::vector<RewriteRule
 absl::StatusOr<Graph> RunBacktrack(const Graph& start, const std::vector<RewriteRule>& rules, CostModel& cost,
                                    const OptimizerOptions& options, OptimizeReport& report) {
   BacktrackOptions bt = options.backtrack;
-  bt.time_limit = options.time_limit;
-  bt.cancelled = options.cancelled;
-  bt.progress = options.progress;
+  static_cast<SearchControl&>(bt) = options;
   auto r = BacktrackSearch(start, rules, cost, bt);
   if (!r.ok()) return r.status();
   report.search = "backtrack";

@@ -18,6 +18,7 @@
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/passes/numeric_check.h"
 #include "optimizer/search/progress.h"
+#include "optimizer/search/search_control.h"
 #include "optimizer/rewrite/rewrite_rule.h"
 #include "optimizer/runtime_check.h"
 #include "optimizer/search/search_report.h"
@@ -42,9 +43,14 @@ enum class MeasureVerdict {
   kOutputsDiffer,
 };
 
-struct OptimizerOptions {
+// SearchControl: the search's time limit (import, export and the check come
+// on top); `cancelled`, polled inside both searches: once true the search
+// stops and the call returns CANCELLED without the check or the measurement
+// (the service sets it to "the caller went away", which a SIGTERM drain's end
+// also causes); `progress`, told each phase as it starts and the search's
+// state as it changes (for progress lines).
+struct OptimizerOptions : SearchControl {
   SearchKind search = SearchKind::kBacktrack;
-  absl::Duration time_limit = absl::Seconds(60);  // the search's; import/export/check come on top
   BacktrackOptions backtrack;
   // Saturation's limits and rule scheduling; `time_limit` is the whole eqsat
   // search's (exploration, costing, extraction: EqsatOptions::time_limit).
@@ -85,13 +91,6 @@ struct OptimizerOptions {
   // export_baseline. 0 keeps any predicted gain. The never-slower
   // measurement asks the same gain of the measured speedup.
   double min_gain = 0.01;
-  // Polled inside both searches; once true the search stops and the call
-  // returns CANCELLED without the check or the measurement (the service sets
-  // it to "the caller went away", which a SIGTERM drain's end also causes).
-  std::function<bool()> cancelled;
-  // Told each phase as it starts and the search's state as it changes (for
-  // progress lines); not owned, may be null.
-  ProgressObserver* progress = nullptr;
   // Where the rules handed to OptimizeOnnx came from (rule_source.h), for
   // the report; its digest, when set, is the report's rules_digest.
   RuleProvenance rules_provenance;

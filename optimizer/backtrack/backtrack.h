@@ -18,17 +18,16 @@
 #include "core/graph.h"
 #include "optimizer/passes/cost_model.h"
 #include "optimizer/search/progress.h"
+#include "optimizer/search/search_control.h"
 #include "optimizer/rewrite/rewrite_rule.h"
 #include "optimizer/search/search_report.h"
 
 namespace taso::optimizer {
 
-struct BacktrackOptions {
+// SearchControl's `progress` is told the best cost after each expanded graph.
+struct BacktrackOptions : SearchControl {
   double alpha = 1.05;               // TASO's default
   int budget = 1000;                 // graphs expanded at most
-  absl::Duration time_limit = absl::Seconds(60);
-  std::function<bool()> cancelled;   // polled with the time limit; true stops the search
-  ProgressObserver* progress = nullptr;  // told the best cost after each expanded graph
   int max_matches_per_rule = 200;    // per graph expanded
   int max_queue = 20000;             // candidate graphs held at most
 };

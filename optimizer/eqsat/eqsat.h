@@ -33,29 +33,26 @@
 #include "optimizer/eqsat/egraph.h"
 #include "optimizer/eqsat/extract.h"
 #include "optimizer/search/progress.h"
+#include "optimizer/search/search_control.h"
 #include "optimizer/rewrite/rewrite_rule.h"
 #include "optimizer/search/search_report.h"
 
 namespace taso::optimizer {
 
-struct EqsatOptions {
+// SearchControl's time_limit: Saturate's own; EqsatSearch's whole search's,
+// shared by exploration (at most `exploration_share` of it), costing the
+// e-graph's e-nodes (profiling operators the rewrites made) and extraction,
+// whose ILP gets what is left (at most ilp_time_limit) if that is at least
+// `ilp_min_time`; otherwise greedy's program is used and the report says so.
+// `cancelled` ends exploration as the limit would; `progress` is told the
+// e-graph's size after each round, and when extraction starts.
+struct EqsatOptions : SearchControl {
   // Rounds: egg's default. The e-graph's room (node_limit) and the time
   // limit are what end a search of a large model; 15 rounds ended the
   // suite's transformer layer and NAS-RNN cell before either.
   int iteration_limit = 30;
   int multi_pattern_iteration_limit = 2;  // Tensat's k_multi: small, multi-output rules explode
   int node_limit = 50000;                 // e-nodes
-  // Saturate: its own. EqsatSearch: the whole search's, shared by
-  // exploration (at most `exploration_share` of it), costing the e-graph's
-  // e-nodes (profiling operators the rewrites made) and extraction, whose
-  // ILP gets what is left (at most ilp_time_limit) if that is at least
-  // `ilp_min_time`; otherwise greedy's program is used and the report says so.
-  absl::Duration time_limit = absl::Seconds(60);
-  // Polled with the time limit: true ends exploration as the limit would
-  // (the caller went away; the service's SIGTERM drain ran out).
-  std::function<bool()> cancelled;
-  // Told the e-graph's size after each round, and when extraction starts.
-  ProgressObserver* progress = nullptr;
   // Polled before each round: true ends saturation (kGoalReached), e.g. once
   // the two sides of a rule being derived share a class.
   std::function<bool(const EGraph&)> goal;

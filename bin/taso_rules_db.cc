@@ -1,13 +1,16 @@
 // taso_rules_db: the hash store and the rule database as one service.
 //   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
@@ -42,6 +45,9 @@ ABSL_FLAG(int32_t, store_index, -1,
           "this store's index among the store shards (0-based); fixed when the database is created, checked after");
 ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");
 ABSL_FLAG(std::string, job, "", "dump: the job to print");
+ABSL_FLAG(int32_t, check_threads, 2,
+          "proofs the store runs at once to check what clients call proved (each PROVED verdict a verifier reports, "
+          "PutRules): no proof is stored on trust");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
 ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
@@ -49,25 +55,54 @@ ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index ex
 
 namespace {
 
-// The store's own check of rules a client submits as proved: the numeric
-// pre-check and the proof `taso rules import` runs, with the verifier's
-// default limits. One prover, made on first use (most stores never need
-// it), and one check at a time, since a prover is not thread-safe.
+// The store's own check of every rule a client calls proved (PutRules, and
+// each PROVED verdict a verifier reports): the numeric pre-check and the proof
+// `taso rules import` runs, with the verifier's default limits. Provers are
+// made on first use (a store nobody reports to needs none) up to `max`, one
+// per concurrent check, since a prover is not thread-safe.
 class StoreRuleChecker {
  public:
+  explicit StoreRuleChecker(int max) : max_(std::max(1, max)) {}
+
   absl::Status Check(taso::rules::Rule& rule) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (prover_ == nullptr) {
-      auto prover = taso::verifier::Prover::Create();
-      if (!prover.ok()) return prover.status();
-      prover_ = std::move(*prover);
-    }
-    return taso::verifier::VerifyStandalone(*prover_, taso::verifier::SolverName(), rule);
+    auto prover = Acquire();
+    if (!prover.ok()) return prover.status();
+    absl::Status s = taso::verifier::VerifyStandalone(**prover, taso::verifier::SolverName(), rule);
+    Release(std::move(*prover));
+    return s;
   }
 
  private:
+  absl::StatusOr<std::unique_ptr<taso::verifier::Prover>> Acquire() {
+    std::unique_lock<std::mutex> lock(mu_);
+    free_cv_.wait(lock, [this] { return !free_.empty() || made_ < max_; });
+    if (!free_.empty()) {
+      auto prover = std::move(free_.back());
+      free_.pop_back();
+      return prover;
+    }
+    ++made_;
+    lock.unlock();
+    auto prover = taso::verifier::Prover::Create();
+    if (!prover.ok()) {
+      std::lock_guard<std::mutex> relock(mu_);
+      --made_;
+      free_cv_.notify_one();
+    }
+    return prover;
+  }
+
+  void Release(std::unique_ptr<taso::verifier::Prover> prover) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(prover));
+    free_cv_.notify_one();
+  }
+
+  const int max_;
   std::mutex mu_;
-  std::unique_ptr<taso::verifier::Prover> prover_;
+  std::condition_variable free_cv_;
+  std::vector<std::unique_ptr<taso::verifier::Prover>> free_;
+  int made_ = 0;  // provers in existence, free or checking
 };
 
 int Dump(taso::rules_db::GraphHashStore& store) {
@@ -144,7 +179,7 @@ int main(int argc, char** argv) {
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
-  StoreRuleChecker checker;
+  StoreRuleChecker checker(absl::GetFlag(FLAGS_check_threads));
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
   rule_options.matcher = taso::optimizer::MatchProvedRules;

@@ -51,8 +51,12 @@ const LeaseQueue::Lease* LeaseQueue::Held(const std::string& lease_id, const std
   return &it->second;
 }
 
+std::string VerdictName(const PairVerdict& v) {
+  return absl::StrCat("verdict for pair (", v.source_member(), ", ", v.target_member(), ")");
+}
+
 absl::Status LeaseQueue::CheckVerdict(const Lease& lease, const PairVerdict& v, const std::string& rule_id) {
-  const std::string pair = absl::StrCat("verdict for pair (", v.source_member(), ", ", v.target_member(), ")");
+  const std::string pair = VerdictName(v);
   auto expected = lease.pairs.find({v.source_member(), v.target_member()});
   if (expected == lease.pairs.end()) {
     return absl::InvalidArgumentError(absl::StrCat(pair, ": the leased class has no such candidate pair"));

@@ -28,6 +28,9 @@
 
 namespace taso::rules_db {
 
+// "verdict for pair (S, T)", naming a verdict in errors.
+std::string VerdictName(const PairVerdict& verdict);
+
 class LeaseQueue {
  public:
   // What a verdict for one candidate pair of a leased class must be about.

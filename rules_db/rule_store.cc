@@ -223,8 +223,37 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   const size_t slash = request.lease_id().find('/');
   if (slash == std::string::npos) return absl::InvalidArgumentError("lease_id is not one this store issued");
   const std::string job_id = request.lease_id().substr(0, slash);
-  std::lock_guard<std::mutex> lock(mu_);
   ReportVerdictsResponse response;
+  // Each verdict checked against its pair of the held lease first, so a
+  // stale or foreign report costs no proof.
+  std::vector<rules::Rule> rules;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto queue_or = Queue(job_id);
+    if (!queue_or.ok()) return queue_or.status();
+    LeaseQueue& leases = (*queue_or)->leases;
+    leases.Expire(absl::Now());
+    const LeaseQueue::Lease* lease = leases.Held(request.lease_id(), request.worker_id());
+    if (lease == nullptr) {
+      response.set_accepted(false);  // expired and back in the queue (or never ours)
+      return response;
+    }
+    for (const PairVerdict& v : request.verdicts()) {
+      rules::Rule rule = v.rule();
+      auto id = RuleId(rule);
+      if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat(VerdictName(v), ": ", id.status().message()));
+      if (absl::Status s = LeaseQueue::CheckVerdict(*lease, v, *id); !s.ok()) return s;
+      rule.set_id(*id);
+      rules.push_back(std::move(rule));
+    }
+  }
+  // Proved again outside the lock: a proof takes a while, and other
+  // workers' leases and reports must not wait for it.
+  for (int i = 0; i < request.verdicts_size(); ++i) {
+    if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
+    if (absl::Status s = ReproveVerdict(request.verdicts(i), request.worker_id(), rules[i]); !s.ok()) return s;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
   auto queue_or = Queue(job_id);
   if (!queue_or.ok()) return queue_or.status();
   JobQueue& queue = **queue_or;
@@ -232,7 +261,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   queue.leases.Expire(now);
   const LeaseQueue::Lease* lease = queue.leases.Held(request.lease_id(), request.worker_id());
   if (lease == nullptr) {
-    response.set_accepted(false);  // expired and back in the queue (or never ours)
+    response.set_accepted(false);  // it expired while the proofs ran
     return response;
   }
   const std::string fingerprint = lease->fingerprint;  // the lease may be released below
@@ -240,18 +269,10 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   if (!families.ok()) return families.status();
   const Families& f = *families;
   rocksdb::WriteBatch batch;
-  for (const PairVerdict& v : request.verdicts()) {
-    rules::Rule rule = v.rule();
-    auto id = RuleId(rule);
-    if (!id.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("verdict for pair (", v.source_member(), ", ",
-                                                     v.target_member(), "): ", id.status().message()));
-    }
-    if (absl::Status s = LeaseQueue::CheckVerdict(*lease, v, *id); !s.ok()) return s;
-    rule.set_id(*id);
+  for (rules::Rule& rule : rules) {
     std::string existing;
     rules::Rule stored;
-    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, *id, &existing);
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
     if (s.ok() && stored.ParseFromString(existing)) {
       rule.set_revision(stored.revision() + 1);
       if (stored.provenance().has_discovered_at()) {
@@ -287,6 +308,51 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;
   }
   return response;
+}
+
+absl::Status RuleStore::ReproveVerdict(const PairVerdict& verdict, const std::string& worker_id,
+                                       rules::Rule& rule) const {
+  const std::string name = VerdictName(verdict);
+  if (!options_.checker) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        name, " is reported proved, but this store has no rule checker to prove it again, and takes no proof on trust"));
+  }
+  // Nothing the verifier said about the proof survives: the check writes it.
+  rules::Rule checked = rule;
+  checked.set_status(rules::RULE_STATUS_CANDIDATE);
+  checked.clear_status_detail();
+  checked.clear_proof();
+  checked.clear_conditions();
+  if (absl::Status s = options_.checker(checked); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
+  }
+  switch (checked.status()) {
+    case rules::RULE_STATUS_PROVED:
+      break;
+    case rules::RULE_STATUS_TIMEOUT:
+    case rules::RULE_STATUS_UNKNOWN:
+      // Not disproved, only not proved here (a busier machine, another Z3):
+      // the store's verdict is stored, never the claim.
+      checked.set_status_detail(
+          absl::StrCat("reported proved by verifier ", worker_id, "; the store's own proof: ", checked.status_detail()));
+      rule = std::move(checked);
+      return absl::OkStatus();
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " is reported proved, but the store's own check finds it ", rules::RuleStatus_Name(checked.status()),
+          ": ", checked.status_detail(), "; nothing of this report was stored"));
+  }
+  // The conditions say where a rule holds: a report that widens them (a
+  // fact left open that the proof needs) would let the optimizer apply the
+  // rule where it is false.
+  if (checked.conditions().SerializeAsString() != rule.conditions().SerializeAsString()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " is proved, but its side conditions are not the ones the store's own proof derives (verifier's axiom set ",
+        rule.proof().axiom_set_version(), ", the store's ", checked.proof().axiom_set_version(),
+        "); nothing of this report was stored"));
+  }
+  rule = std::move(checked);
+  return absl::OkStatus();
 }
 
 absl::Status RuleStore::PersistProgress(const std::string& job_id, JobQueue& queue) {

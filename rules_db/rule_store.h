@@ -21,11 +21,13 @@
 // and the job is DONE. A job above prune_max_rules, or spread over several
 // store shards, is pruned as a whole by `taso rules prune` instead.
 //
-// Trust: a rule is PROVED only by a proof someone the store trusts made. A
-// verifier's verdict counts only for a pair of a class it holds a lease on;
-// a rule a client sends through PutRules as proved is proved again by the
-// store's own checker (handed to it by its binary), and the stored status and
-// proof are that check's. PRUNED is the store's own status, never a client's.
+// Trust: a rule is PROVED only by the store's own proof. A verifier's verdict
+// counts only for a pair of a class it holds a lease on, and a PROVED one is
+// proved again by the store's checker (handed to it by its binary), as is a
+// rule a client sends through PutRules as proved: the stored status, proof
+// and side conditions are that check's. A report whose proved rule the check
+// refutes, or whose conditions differ from the ones the check derives, is
+// refused whole. PRUNED is the store's own status, never a client's.
 #ifndef TASO_RULES_DB_RULE_STORE_H_
 #define TASO_RULES_DB_RULE_STORE_H_
 
@@ -80,8 +82,9 @@ struct RuleStoreOptions {
   // Pruning holds a job's rules in memory (about 10 KB each with their
   // decoded graphs); above this many it is skipped and the job says so.
   int64_t prune_max_rules = 250'000;
-  // Checks rules that PutRules receives as proved. Unset: such rules are
-  // refused, since nothing here could tell a real proof from a claim.
+  // Proves again the rules PutRules receives as proved and the PROVED
+  // verdicts verifiers report. Unset: both are refused, since nothing here
+  // could tell a real proof from a claim.
   RuleChecker checker;
   // Prunes each finished job's proved rules. Unset: jobs end unpruned, and
   // say so.
@@ -155,6 +158,10 @@ class RuleStore {
   absl::StatusOr<std::string> PickJob(const std::string& job_id);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
+  // A verdict reported PROVED, proved again by the checker: `rule` becomes
+  // the check's (its TIMEOUT or UNKNOWN included); a refutation or other
+  // side conditions are InvalidArgument. Called without mu_.
+  absl::Status ReproveVerdict(const PairVerdict& verdict, const std::string& worker_id, rules::Rule& rule) const;
   // A rule PutRules received: its id checked, and when claimed proved, proved
   // again by the checker. `index` names it in errors.
   absl::Status AdmitRule(int index, rules::Rule& rule) const;

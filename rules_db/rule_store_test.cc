@@ -115,13 +115,17 @@ class RuleStoreTest : public ::testing::Test {
     auto checker_prover = verifier::Prover::Create();
     ASSERT_TRUE(checker_prover.ok());
     checker_prover_ = std::move(*checker_prover);
-    // The checker taso_rules_db wires in (rules_db/main.cc).
+    RuleStoreOptions options = Checked();
+    options.pruner = PruneWithVerifier;
+    rules_ = std::make_unique<RuleStore>(store_.get(), options);
+  }
+  // Options with the checker taso_rules_db wires in (bin/taso_rules_db.cc).
+  RuleStoreOptions Checked() {
     RuleStoreOptions options;
     options.checker = [this](rules::Rule& rule) {
       return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
     };
-    options.pruner = PruneWithVerifier;
-    rules_ = std::make_unique<RuleStore>(store_.get(), options);
+    return options;
   }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
@@ -185,7 +189,7 @@ TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
 }
 
 TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
-  RuleStoreOptions options;
+  RuleStoreOptions options = Checked();
   options.prune_max_rules = 5;
   options.pruner = PruneWithVerifier;
   RuleStore limited(store_.get(), options);
@@ -212,7 +216,7 @@ TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
 // rules prune` does: its rules read back, verdicts and a checkpoint written
 // in one go, the table recorded; only proved/pruned ever change.
 TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExchanged) {
-  RuleStoreOptions options;
+  RuleStoreOptions options = Checked();
   options.prune_max_rules = 5;
   RuleStore limited(store_.get(), options);
   while (true) {
@@ -472,11 +476,87 @@ TEST_F(RuleStoreTest, AVerdictMustBeAboutAPairOfTheLeasedClass) {
   EXPECT_TRUE(accepted->accepted());
 }
 
-TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
-  // Forged records: graphs that are not equal, sent under one fingerprint, as
-  // a hash collision would. The store's re-check rejects them, and a proof
-  // attempt without it (the verifier on its own) does not prove them either.
-  auto store = OpenStore(TempDir("injected"));
+// The index of a verdict the verifier proved, or -1.
+int FirstProved(const ReportVerdictsRequest& report) {
+  for (int i = 0; i < report.verdicts_size(); ++i) {
+    if (report.verdicts(i).rule().status() == rules::RULE_STATUS_PROVED) return i;
+  }
+  return -1;
+}
+
+TEST_F(RuleStoreTest, AProvedVerdictIsStoredWithTheStoresOwnProof) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  ReportVerdictsRequest report = Verify(leases->leases(0), "w", *prover_);
+  const int i = FirstProved(report);
+  ASSERT_GE(i, 0);
+  // What the verifier says about its proof beyond the conditions is not kept.
+  report.mutable_verdicts(i)->mutable_rule()->mutable_proof()->add_axioms_used("forged");
+  report.mutable_verdicts(i)->mutable_rule()->set_status_detail("trust me");
+  auto accepted = rules_->ReportVerdicts(report);
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_TRUE(accepted->accepted());
+  auto id = RuleId(report.verdicts(i).rule());
+  ASSERT_TRUE(id.ok());
+  auto stored = rules_->GetRule(*id);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_PROVED);
+  EXPECT_NE(stored->status_detail(), "trust me");
+  for (const std::string& axiom : stored->proof().axioms_used()) EXPECT_NE(axiom, "forged");
+  EXPECT_EQ(stored->proof().axiom_set_version(), checker_prover_->axiom_set_version());
+  EXPECT_EQ(stored->provenance().verifier_worker_id(), "w");
+}
+
+TEST_F(RuleStoreTest, AVerdictWithWidenedConditionsIsRefusedWhole) {
+  auto leases = rules_->LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  const ReportVerdictsRequest honest = Verify(leases->leases(0), "w", *prover_);
+  const int i = FirstProved(honest);
+  ASSERT_GE(i, 0);
+  // A fact left open that the proof needed: the rule would apply anywhere.
+  ReportVerdictsRequest widened = honest;
+  rules::SideConditions* conditions = widened.mutable_verdicts(i)->mutable_rule()->mutable_conditions();
+  ASSERT_GT(conditions->source_size(), 0);
+  ASSERT_GT(conditions->source(0).signatures_size(), 0);
+  rules::ProofSignature* sig = conditions->mutable_source(0)->mutable_signatures(0);
+  if (sig->params_size() == 0) sig->add_params(0);
+  sig->set_params(0, FactVariable(0));
+  auto refused = rules_->ReportVerdicts(widened);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("side conditions are not the ones the store's own proof derives"));
+  // No conditions at all (a claim with the proof left out) is as far off.
+  ReportVerdictsRequest bare = honest;
+  bare.mutable_verdicts(i)->mutable_rule()->clear_conditions();
+  EXPECT_EQ(rules_->ReportVerdicts(bare).status().code(), absl::StatusCode::kInvalidArgument);
+  // Nothing was written; the honest report is still taken.
+  for (const PairVerdict& v : honest.verdicts()) {
+    auto id = RuleId(v.rule());
+    ASSERT_TRUE(id.ok());
+    EXPECT_EQ(rules_->GetRule(*id).status().code(), absl::StatusCode::kNotFound);
+  }
+  auto accepted = rules_->ReportVerdicts(honest);
+  ASSERT_TRUE(accepted.ok()) << accepted.status();
+  EXPECT_TRUE(accepted->accepted());
+}
+
+TEST_F(RuleStoreTest, AStoreWithoutACheckerTakesNoProvedVerdict) {
+  RuleStore unchecked(store_.get(), RuleStoreOptions());
+  auto leases = unchecked.LeaseCandidates(LeaseRequest("w"));
+  ASSERT_TRUE(leases.ok());
+  ASSERT_EQ(leases->leases_size(), 1);
+  const ReportVerdictsRequest report = Verify(leases->leases(0), "w", *prover_);
+  ASSERT_GE(FirstProved(report), 0);
+  auto refused = unchecked.ReportVerdicts(report);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(refused.status().message(), HasSubstr("takes no proof on trust"));
+}
+
+// Forged records: graphs that are not equal (x1+x2 against x1*x2, x1@w1
+// against x1*x2), sent to `store` under one fingerprint each, as a hash
+// collision would, for a job "j" that ends GENERATED.
+void InjectCollisions(GraphHashStore& store) {
   const generator::GenerationSpec proto = SmallSpec(kSize);
   auto spec = records::SpecFromProto(proto);
   ASSERT_TRUE(spec.ok());
@@ -484,7 +564,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   create.set_job_id("j");
   *create.mutable_spec() = proto;
   create.set_num_shards(1);
-  ASSERT_TRUE(store->CreateJob(create).ok());
+  ASSERT_TRUE(store.CreateJob(create).ok());
   auto template_index = [&](OpKind kind) {
     for (size_t t = 0; t < spec->templates.size(); ++t) {
       if (spec->templates[t].kind == kind) return static_cast<int>(t);
@@ -509,11 +589,22 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
     records::AppendPackedRecord(fp, forged[i].first, *batch.mutable_packed());
     records::AppendPackedRecord(fp, forged[i].second, *batch.mutable_packed());
   }
-  ASSERT_TRUE(store->PutBatch(batch).ok());
-  ASSERT_TRUE(store->ReportProgress(Done("j", 0)).ok());
-  Job job = WaitGenerated(*store, "j");
+  ASSERT_TRUE(store.PutBatch(batch).ok());
+  ASSERT_TRUE(store.ReportProgress(Done("j", 0)).ok());
+  Job job = WaitGenerated(store, "j");
   ASSERT_EQ(job.state(), JOB_STATE_GENERATED);
-  ASSERT_EQ(job.rejected_pairs(), 2);
+}
+
+TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
+  // The store's re-check rejects forged collisions, and a proof attempt
+  // without it (the verifier on its own) does not prove them either.
+  auto store = OpenStore(TempDir("injected"));
+  auto spec = records::SpecFromProto(SmallSpec(kSize));
+  ASSERT_TRUE(spec.ok());
+  InjectCollisions(*store);
+  auto generated = store->GetJob("j");
+  ASSERT_TRUE(generated.ok());
+  ASSERT_EQ(generated->rejected_pairs(), 2);
 
   RuleStore rules(store.get());
   auto prover = verifier::Prover::Create();
@@ -555,6 +646,60 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
   EXPECT_EQ(after->verification().rules_rejected_precheck(), 2);
   // This store was given no pruner, and its job says so.
   EXPECT_THAT(after->verification().note(), HasSubstr("no pruner"));
+}
+
+TEST(RuleStoreInjected, AProvedVerdictForAFalseRuleIsRefused) {
+  // A collision the exact re-check missed (here: its rejections undone), and
+  // a verifier that calls the pair proved: the store's own proof refuses it.
+  HashStoreOptions options;
+  options.path = TempDir("missed");
+  options.write_buffer_mb = 4;
+  options.class_checker = [](const records::Spec& spec) -> records::ClassChecker {
+    records::ClassChecker recheck = generator::RecheckerFor(spec);
+    return [recheck](const std::vector<std::string>& members) {
+      records::ClassCheck check = recheck(members);
+      for (records::PairCheck& pair : check.pairs) {
+        pair.rejected = false;
+        pair.reason.clear();
+        if (pair.output_mapping.empty()) pair.output_mapping = {0};
+      }
+      return check;
+    };
+  };
+  auto opened = GraphHashStore::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::unique_ptr<GraphHashStore> store = std::move(*opened);
+  InjectCollisions(*store);
+  auto checker_prover = verifier::Prover::Create();
+  ASSERT_TRUE(checker_prover.ok());
+  RuleStoreOptions rule_options;
+  rule_options.checker = [&](rules::Rule& rule) {
+    return verifier::VerifyStandalone(**checker_prover, verifier::SolverName(), rule);
+  };
+  RuleStore rules(store.get(), rule_options);
+  auto prover = verifier::Prover::Create();
+  ASSERT_TRUE(prover.ok());
+  int refused_claims = 0;
+  while (true) {
+    auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok());
+    if (leases->leases().empty()) break;
+    const ReportVerdictsRequest honest = Verify(leases->leases(0), "w", **prover);
+    ASSERT_EQ(honest.verdicts_size(), 1);
+    EXPECT_NE(honest.verdicts(0).rule().status(), rules::RULE_STATUS_PROVED);
+    ReportVerdictsRequest claim = honest;
+    claim.mutable_verdicts(0)->mutable_rule()->set_status(rules::RULE_STATUS_PROVED);
+    auto refused = rules.ReportVerdicts(claim);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(refused.status().message(), HasSubstr("the store's own check finds it"));
+    ++refused_claims;
+    ASSERT_TRUE(rules.ReportVerdicts(honest).ok());
+  }
+  EXPECT_EQ(refused_claims, 2);
+  auto after = store->GetJob("j");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->state(), JOB_STATE_DONE);
+  EXPECT_EQ(after->verification().rules_proved(), 0);
 }
 
 }  // namespace

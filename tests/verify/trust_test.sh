@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The rule database's trust over real gRPC between processes: a client that
-# sends a rule as proved without a proof (PutRules), or a leaseholder that
-# reports a rule about graphs outside its lease (ReportVerdicts), is refused,
+# sends a rule as proved without a proof (PutRules), a leaseholder that
+# reports a rule about graphs outside its lease, or its own pair's proof with
+# a side condition widened (ReportVerdicts), is refused,
 # and the optimizer's listing never shows the planted rule. A true rule sent
 # as proved is proved again by the store, and `taso rules import` still works.
 source tests/generate/lib.sh
@@ -22,13 +23,19 @@ set +e
 "$PLANT" "$addr" report "$FALSE_RULE" job >/dev/null 2>"$WORK/report.err"; code=$?
 [ $code -eq 1 ] && grep -q "is not the pair's rule" "$WORK/report.err" ||
   fail "a foreign verdict: exit $code, $(cat "$WORK/report.err")"
+# A real proof of the leased pair, reported with a side condition opened to
+# "any value": the store proves the pair again and derives other conditions.
+"$PLANT" "$addr" widen job >/dev/null 2>"$WORK/widen.err"; code=$?
+[ $code -eq 1 ] && grep -q "INVALID_ARGUMENT" "$WORK/widen.err" &&
+  grep -q "side conditions are not the ones the store's own proof derives" "$WORK/widen.err" ||
+  fail "a verdict with widened conditions: exit $code, $(cat "$WORK/widen.err")"
 set -e
 "$TASO" rules list --store "$addr" --status proved,pruned >"$WORK/proved.rules" || fail "listing proved rules"
 ! grep -qF "$FALSE_RULE" "$WORK/proved.rules" || fail "the planted rule is served: $(cat "$WORK/proved.rules")"
 "$TASO" rules list --store "$addr" --job planted --status proved,pruned,candidate,unknown,refuted,rejected_precheck \
   >"$WORK/planted.rules" || fail "listing planted rules"
 [ ! -s "$WORK/planted.rules" ] || fail "something planted was stored: $(cat "$WORK/planted.rules")"
-check "planted proofs refused over PutRules and ReportVerdicts; none listed"
+check "planted proofs and widened conditions refused over PutRules and ReportVerdicts; none listed"
 
 "$PLANT" "$addr" put "$TRUE_RULE" >"$WORK/true.out" 2>&1 || fail "a true rule sent as proved: $(cat "$WORK/true.out")"
 id=$(sed -n 's/^accepted //p' "$WORK/true.out")

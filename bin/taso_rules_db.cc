@@ -56,8 +56,9 @@ ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index ex
 namespace {
 
 // The store's own check of every rule a client calls proved (PutRules, and
-// each PROVED verdict a verifier reports): the numeric pre-check and the proof
-// `taso rules import` runs, with the verifier's default limits. Provers are
+// each PROVED verdict a verifier reports): the numeric pre-check and the
+// claimed proof checked with its own axioms, else the proof `taso rules
+// import` runs, with the verifier's default limits. Provers are
 // made on first use (a store nobody reports to needs none) up to `max`, one
 // per concurrent check, since a prover is not thread-safe.
 class StoreRuleChecker {
@@ -67,7 +68,7 @@ class StoreRuleChecker {
   absl::Status Check(taso::rules::Rule& rule) {
     auto prover = Acquire();
     if (!prover.ok()) return prover.status();
-    absl::Status s = taso::verifier::VerifyStandalone(**prover, taso::verifier::SolverName(), rule);
+    absl::Status s = taso::verifier::VerifyClaim(**prover, taso::verifier::SolverName(), rule);
     Release(std::move(*prover));
     return s;
   }

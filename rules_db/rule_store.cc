@@ -317,12 +317,9 @@ absl::Status RuleStore::ReproveVerdict(const PairVerdict& verdict, const std::st
     return absl::PermissionDeniedError(absl::StrCat(
         name, " is reported proved, but this store has no rule checker to prove it again, and takes no proof on trust"));
   }
-  // Nothing the verifier said about the proof survives: the check writes it.
+  // The checker may use the claimed proof to find its own, but nothing the
+  // verifier said survives: the check writes status, proof and conditions.
   rules::Rule checked = rule;
-  checked.set_status(rules::RULE_STATUS_CANDIDATE);
-  checked.clear_status_detail();
-  checked.clear_proof();
-  checked.clear_conditions();
   if (absl::Status s = options_.checker(checked); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
   }

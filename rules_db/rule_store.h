@@ -58,8 +58,10 @@ class WriteBatch;
 
 namespace taso::rules_db {
 
-// Proves a rule again, in the store, and sets its status, status_detail and
-// proof from that check alone. An error means the rule could not be checked
+// Proves a rule again, in the store, and sets its status, status_detail,
+// proof and conditions from that check alone. A rule claimed PROVED arrives
+// with the claim's proof and conditions, which the checker may use to find
+// its proof faster (verifier/precheck.h, VerifyClaim) but never keeps. An error means the rule could not be checked
 // at all (InvalidArgument: a malformed graph). Called from several RPC
 // threads at once.
 using RuleChecker = std::function<absl::Status(rules::Rule& rule)>;

@@ -123,7 +123,7 @@ class RuleStoreTest : public ::testing::Test {
   RuleStoreOptions Checked() {
     RuleStoreOptions options;
     options.checker = [this](rules::Rule& rule) {
-      return verifier::VerifyStandalone(*checker_prover_, verifier::SolverName(), rule);
+      return verifier::VerifyClaim(*checker_prover_, verifier::SolverName(), rule);
     };
     return options;
   }
@@ -674,7 +674,7 @@ TEST(RuleStoreInjected, AProvedVerdictForAFalseRuleIsRefused) {
   ASSERT_TRUE(checker_prover.ok());
   RuleStoreOptions rule_options;
   rule_options.checker = [&](rules::Rule& rule) {
-    return verifier::VerifyStandalone(**checker_prover, verifier::SolverName(), rule);
+    return verifier::VerifyClaim(**checker_prover, verifier::SolverName(), rule);
   };
   RuleStore rules(store.get(), rule_options);
   auto prover = verifier::Prover::Create();

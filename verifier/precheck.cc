@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
+#include "core/proof_signature.h"
 #include "core/interpreter.h"
 #include "core/random_inputs.h"
 #include "verifier/candidate.h"
@@ -73,6 +74,58 @@ absl::Status NumericPrecheck(const Graph& source, const Graph& target, const std
       }
     }
   }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The facts a rule's recorded conditions leave open: concat halves, convolution
+// groups, both, or none. A fact variable elsewhere counts as both: the
+// conditions derived with them open will not have it, and differ.
+OpenFacts ClaimedOpenFacts(const rules::SideConditions& conditions) {
+  bool halves = false, groups = false;
+  for (const auto* side : {&conditions.source(), &conditions.target()}) {
+    for (const rules::NodeCondition& node : *side) {
+      for (const rules::ProofSignature& sig : node.signatures()) {
+        for (int k = 0; k < sig.params_size(); ++k) {
+          if (!IsFactVariable(sig.params(k))) continue;
+          const bool is_halves = k == OpenFactIndex(sig.function(), OpenFacts::kConcatHalves);
+          const bool is_groups = k == OpenFactIndex(sig.function(), OpenFacts::kConvGroups);
+          halves = halves || is_halves || !is_groups;
+          groups = groups || is_groups || !is_halves;
+        }
+      }
+    }
+  }
+  if (halves && groups) return OpenFacts::kAll;
+  return halves ? OpenFacts::kConcatHalves : groups ? OpenFacts::kConvGroups : OpenFacts::kNone;
+}
+
+}  // namespace
+
+absl::Status VerifyClaim(Prover& prover, const std::string& solver, rules::Rule& rule) {
+  if (rule.status() == rules::RULE_STATUS_PROVED && rule.proof().axioms_used_size() > 0) {
+    auto source = GraphFromProto(rule.source());
+    auto target = GraphFromProto(rule.target());
+    std::vector<std::pair<int, int>> outputs;
+    for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
+    if (source.ok() && target.ok() && NumericPrecheck(*source, *target, outputs).ok()) {
+      const std::vector<std::string> axioms(rule.proof().axioms_used().begin(), rule.proof().axioms_used().end());
+      auto checked = prover.CheckClaim(*source, *target, outputs, ClaimedOpenFacts(rule.conditions()), axioms);
+      if (checked.ok() && checked->outcome == ProofOutcome::kProved) {
+        ApplyProofResult(*checked, solver, prover.axiom_set_version(), rule);
+        return absl::OkStatus();
+      }
+    }
+  }
+  // No claim to check, or one that does not go through as claimed: prove it here.
+  rules::Rule fresh = rule;
+  fresh.set_status(rules::RULE_STATUS_CANDIDATE);
+  fresh.clear_status_detail();
+  fresh.clear_proof();
+  fresh.clear_conditions();
+  if (absl::Status s = VerifyStandalone(prover, solver, fresh); !s.ok()) return s;
+  rule = std::move(fresh);
   return absl::OkStatus();
 }
 

@@ -27,6 +27,13 @@ absl::Status NumericPrecheck(const Graph& source, const Graph& target, const std
 // or the prover's verdict. Errors only for a rule whose graphs are malformed.
 absl::Status VerifyStandalone(Prover& prover, const std::string& solver, rules::Rule& rule);
 
+// VerifyStandalone for a rule someone claims PROVED (a store checking a
+// verifier's verdict): first the claimed proof alone (Prover::CheckClaim with
+// its axioms and the facts its conditions leave open), then, if that does not
+// prove it, the full proof. Either way the status, proof and conditions set
+// are this prover's own; the caller compares the conditions with the claim.
+absl::Status VerifyClaim(Prover& prover, const std::string& solver, rules::Rule& rule);
+
 }  // namespace taso::verifier
 
 #endif  // TASO_VERIFIER_PRECHECK_H_

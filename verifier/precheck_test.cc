@@ -52,6 +52,42 @@ TEST_F(StandaloneTest, AWrongRuleIsRefutedWithNumbersBeforeAnyProof) {
   EXPECT_EQ(Verify(shapes), rules::RULE_STATUS_REJECTED_PRECHECK);
 }
 
+TEST_F(StandaloneTest, AClaimedProofIsCheckedWithItsOwnAxiomsAndOpenFacts) {
+  // The weight-merge rule's proof opens the concat's equal halves.
+  const rules::Rule merge = Parse(
+      "((matmul 0 ?x@2_4 ?w1@4_4) (matmul 0 ?x@2_4 ?w2@4_4))=>"
+      "((split_0 (split 1 (matmul 0 ?x@2_4 (concat 1 2 ?w1@4_4 ?w2@4_4)))) "
+      "(split_1 (split 1 (matmul 0 ?x@2_4 (concat 1 2 ?w1@4_4 ?w2@4_4)))))");
+  rules::Rule proved = merge;
+  ASSERT_EQ(Verify(proved), rules::RULE_STATUS_PROVED) << proved.status_detail();
+  ASSERT_GT(proved.proof().axioms_used_size(), 0);
+  // The claim, checked: the same verdict and conditions, derived here.
+  rules::Rule claim = proved;
+  claim.mutable_proof()->set_solver("someone else's");
+  ASSERT_TRUE(VerifyClaim(*prover, "z3", claim).ok());
+  EXPECT_EQ(claim.status(), rules::RULE_STATUS_PROVED);
+  EXPECT_EQ(claim.conditions().SerializeAsString(), proved.conditions().SerializeAsString());
+  EXPECT_EQ(claim.proof().solver(), "z3");
+  // A claim naming axioms no proof needs (or that do not exist) is proved
+  // here from scratch, with the conditions this prover derives.
+  rules::Rule made_up = proved;
+  made_up.mutable_proof()->clear_axioms_used();
+  made_up.mutable_proof()->add_axioms_used("no such axiom");
+  made_up.clear_conditions();
+  ASSERT_TRUE(VerifyClaim(*prover, "z3", made_up).ok());
+  EXPECT_EQ(made_up.status(), rules::RULE_STATUS_PROVED);
+  EXPECT_EQ(made_up.conditions().SerializeAsString(), proved.conditions().SerializeAsString());
+}
+
+TEST_F(StandaloneTest, AFalseRuleClaimedProvedIsNotProved) {
+  rules::Rule claim = Parse("(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))");
+  claim.set_status(rules::RULE_STATUS_PROVED);
+  claim.mutable_proof()->add_axioms_used("forged");
+  ASSERT_TRUE(VerifyClaim(*prover, "z3", claim).ok());
+  EXPECT_EQ(claim.status(), rules::RULE_STATUS_REJECTED_PRECHECK);
+  EXPECT_EQ(claim.proof().axioms_used_size(), 0);
+}
+
 TEST(RuleSexpr, ExportedRulesReadBackTheSame) {
   const std::string text =
       "(conv2d 1 1 0 2 ?i1@2_4_5_5 (enlarge 3 3 ?w7@4_4_1_3))=>(conv2d 1 1 0 2 ?i1@2_4_5_5 ?w7@4_4_1_3)\n"

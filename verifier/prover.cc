@@ -111,7 +111,8 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
 }
 
 absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& target,
-                                              const std::vector<std::pair<int, int>>& outputs, OpenFacts open) {
+                                              const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
+                                              const std::vector<std::string>* only) {
   const auto start = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
@@ -137,7 +138,20 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
     std::vector<std::vector<size_t>> stages;
     std::vector<size_t> all(m.axioms.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    if (m.options.relevance_filter) {
+    if (only != nullptr) {
+      std::vector<size_t> named;
+      for (const std::string& name : *only) {
+        auto it = std::find_if(m.axioms.begin(), m.axioms.end(),
+                               [&](const BuiltAxiom& a) { return a.info.name == name; });
+        if (it == m.axioms.end()) {
+          result.outcome = ProofOutcome::kUnknown;
+          result.detail = absl::StrCat("the claimed proof names axiom ", name, ", which this prover does not have");
+          return result;
+        }
+        named.push_back(static_cast<size_t>(it - m.axioms.begin()));
+      }
+      stages.push_back(std::move(named));
+    } else if (m.options.relevance_filter) {
       std::vector<size_t> relevant;
       for (size_t i = 0; i < m.axioms.size(); ++i) {
         const auto& f = m.axioms[i].functions;
@@ -147,13 +161,14 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
       }
       if (relevant.size() < all.size()) stages.push_back(std::move(relevant));
     }
-    stages.push_back(all);
+    if (only == nullptr) stages.push_back(all);
 
     std::vector<std::string> attempts;
     for (const auto& chosen : stages) {
       const bool everything = chosen.size() == all.size();
       Impl::Attempt a = m.Check(chosen, goal_negated, everything ? m.options.rlimit : m.options.relevant_rlimit);
-      const std::string label = everything ? "all axioms" : absl::StrCat(chosen.size(), " relevant axioms");
+      const std::string label = everything ? "all axioms"
+                                : absl::StrCat(chosen.size(), only != nullptr ? " claimed axioms" : " relevant axioms");
       if (a.result == z3::unsat) {
         result.outcome = ProofOutcome::kProved;
         result.axioms_used = std::move(a.core);
@@ -193,6 +208,12 @@ bool HasOpenableFact(const RuleConditions& conditions, OpenFacts open) {
 }
 
 }  // namespace
+
+absl::StatusOr<ProofResult> Prover::CheckClaim(const Graph& source, const Graph& target,
+                                               const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
+                                               const std::vector<std::string>& axioms) {
+  return ProveWith(source, target, outputs, open, &axioms);
+}
 
 absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
                                           const std::vector<std::pair<int, int>>& outputs) {

@@ -81,14 +81,25 @@ class Prover {
   absl::StatusOr<ProofResult> Prove(const Graph& source, const Graph& target,
                                     const std::vector<std::pair<int, int>>& outputs);
 
+  // Checks a proof someone else claims: one attempt with the facts `open`
+  // leaves open and only the axioms named in `axioms` (the claim's unsat
+  // core; an unknown name makes it UNKNOWN). A core is a small problem, so
+  // this costs a fraction of Prove; what it proves is proved all the same,
+  // and its conditions are derived here, from the graphs and `open`.
+  absl::StatusOr<ProofResult> CheckClaim(const Graph& source, const Graph& target,
+                                         const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
+                                         const std::vector<std::string>& axioms);
+
   const std::string& axiom_set_version() const;
 
  private:
   struct Impl;
   explicit Prover(std::unique_ptr<Impl> impl);
-  // One proof attempt with the facts named by `open` left open.
+  // One proof attempt with the facts named by `open` left open: the axioms
+  // in `only` when given (CheckClaim), else the relevant ones, then all.
   absl::StatusOr<ProofResult> ProveWith(const Graph& source, const Graph& target,
-                                        const std::vector<std::pair<int, int>>& outputs, OpenFacts open);
+                                        const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
+                                        const std::vector<std::string>* only = nullptr);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -22,6 +22,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
+#include "net/digest.h"
 #include "net/grpc_status.h"
 #include "onnx_io/onnx_external_data.h"
 #include "onnx_io/onnx_import.h"
@@ -165,6 +166,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << "check";
   if (r.check_seed() != 0) out << " (seed " << r.check_seed() << ")";
   out << ": " << r.check_detail() << "\n";
+  if (r.local_check() != optimizer::LOCAL_CHECK_UNSPECIFIED) out << "checked here: " << r.local_check_detail() << "\n";
   // ONNX Runtime's own reading of the files, beside ours.
   if (!r.runtime_check_detail().empty()) out << "runtime check: " << r.runtime_check_detail() << "\n";
   if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE) {
@@ -326,7 +328,37 @@ class OptimizeRun {
     if (!s.ok()) return Fail(s);
     model_ = std::move(*response.mutable_model());
     report_ = response.report();
+    CheckWhatCameBack();
     return kContinue;
+  }
+
+  // A server's model is run against the input here before it is written:
+  // the numerical check the embedded optimizer runs on its own result, on
+  // the user's machine, so a faulty or hostile server cannot hand back a
+  // different function. On a failure the input is written instead (exit 4).
+  void CheckWhatCameBack() {
+    if (model_ == input_.model) {
+      report_.set_local_check(optimizer::LOCAL_CHECK_INPUT_RETURNED);
+      report_.set_local_check_detail("the server returned the input byte for byte");
+      return;
+    }
+    if (progress_) progress_->EnterPhase(optimizer::OptimizePhase::kCheck);
+    const optimizer::NumericCheck check = optimizer::CheckReturnedModel(input_.model, model_, resolved_);
+    if (check.ran && check.equal) {
+      report_.set_local_check(optimizer::LOCAL_CHECK_PASSED);
+      report_.set_local_check_detail(absl::StrFormat(
+          "the server's model agrees with the input on %d random input sets (seed %d), largest difference %g",
+          resolved_.check.seeds, check.seed, check.max_abs_diff));
+      return;
+    }
+    report_.set_local_check(optimizer::LOCAL_CHECK_FAILED);
+    report_.set_local_check_detail(absl::StrCat("the server's model ",
+                                                check.ran ? "differs from the input here (" : "could not be checked here (",
+                                                check.reason, "); the input was written instead"));
+    report_.set_returned_original(true);
+    report_.set_error(report_.local_check_detail());
+    model_ = input_.model;
+    report_.set_output_sha256(net::Sha256Hex(model_));  // what was sent, not what the server says it was
   }
 
   int OptimizeEmbedded() {

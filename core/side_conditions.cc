@@ -34,6 +34,16 @@ absl::StatusOr<GraphConditions> ReadSide(const google::protobuf::RepeatedPtrFiel
       return absl::FailedPreconditionError(absl::StrCat("the ", side, "'s conditions name node ", c.node(), " twice"));
     }
     for (const rules::ProofSignature& p : c.signatures()) {
+      // A proof leaves open only the facts the verifier opens (a concat's
+      // equal halves, a convolution's groups): a fact variable anywhere else
+      // would widen the rule past what any proof here showed.
+      for (int k = 0; k < p.params_size(); ++k) {
+        if (IsFactVariable(p.params(k)) && k != OpenFactIndex(p.function(), OpenFacts::kAll)) {
+          return absl::InvalidArgumentError(absl::StrCat("the ", side, "'s node ", c.node(), " leaves parameter ", k,
+                                                            " of ", p.function(),
+                                                            " open, which no proof here leaves open"));
+        }
+      }
       out[c.node()].push_back(ProofSignature{p.function(), {p.params().begin(), p.params().end()}});
     }
   }

@@ -35,9 +35,11 @@ absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph);
 rules::SideConditions ConditionsToProto(const RuleConditions& conditions);
 
 // The conditions recorded with a rule, checked against its sides: recorded
-// under this vocabulary, naming every operator node and only those, and
-// admitting what the sides' own shapes give (a rule whose shapes contradict
-// its proof's facts is not trusted). FailedPrecondition with the reason.
+// under this vocabulary, naming every operator node and only those, leaving
+// open only the facts a proof may leave open (OpenFactIndex), and admitting
+// what the sides' own shapes give (a rule whose shapes contradict its proof's
+// facts is not trusted). FailedPrecondition with the reason; InvalidArgument
+// for a fact left open that no proof leaves open (the conditions were edited).
 absl::StatusOr<RuleConditions> RecordedConditions(const rules::Rule& rule, const Graph& source, const Graph& target);
 
 // Whether an operator node, with these parameters on inputs of these types,

@@ -666,4 +666,22 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   return result;
 }
 
+NumericCheck CheckReturnedModel(const std::string& input, const std::string& returned,
+                                const OptimizerOptions& options) {
+  NumericCheck not_run;
+  auto in = ImportOnnx(input, options.import);
+  if (!in.ok()) {
+    not_run.reason = absl::StrCat("the input does not import here: ", in.status().message());
+    return not_run;
+  }
+  OnnxImportOptions reimport = options.import;
+  reimport.max_model_bytes = std::numeric_limits<int64_t>::max();  // folded constants may make it larger
+  auto out = ImportOnnx(returned, reimport);
+  if (!out.ok()) {
+    not_run.reason = absl::StrCat("the returned model does not import here: ", out.status().message());
+    return not_run;
+  }
+  return CompareGraphs(in->graph, out->graph, options.check);
+}
+
 }  // namespace taso::optimizer

@@ -212,6 +212,14 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options,
                                             const OnnxExporter& export_onnx);
 
+// The check a client runs on what a server returned (`taso optimize
+// --server`): `returned` read back and run against `input` (both ONNX bytes,
+// read with options.import) in the float interpreter on random inputs, as
+// OptimizeOnnx checks its own result (options.check). A model that does not
+// import here is a check that did not run (ran false, reason says why).
+NumericCheck CheckReturnedModel(const std::string& input, const std::string& returned,
+                                const OptimizerOptions& options);
+
 }  // namespace taso::optimizer
 
 #endif  // TASO_OPTIMIZER_OPTIMIZE_H_

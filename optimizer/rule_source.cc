@@ -18,6 +18,8 @@
 #include "net/grpc_status.h"
 #include "net/digest.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "records/axiom_versions.h"
+#include "records/rule_id.h"
 #include "rules/builtin_rules.h"
 
 namespace taso::optimizer {
@@ -74,9 +76,35 @@ std::string RuleContentDigest(const rules::RuleCollection& collection) {
 
 namespace {
 
-// The rewrites of a collection, with where they came from.
+// A proved rule as a reader takes it: filed under its own content's id and
+// proved under an axiom set this build knows. (Its side conditions are
+// checked as its rewrites are made: RecordedConditions.)
+absl::Status CheckProvedRule(const rules::Rule& rule) {
+  auto id = records::RuleId(rule);
+  if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat("rule ", rule.id(), ": ", id.status().message()));
+  if (*id != rule.id()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rule ", rule.id(), " does not have its content's id (", *id,
+        "): it was changed after it was proved; prove it again (`taso rules import`)"));
+  }
+  const std::string& axioms = rule.proof().axiom_set_version();
+  if (!records::KnownAxiomSetVersion(axioms)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rule ", rule.id(), " was proved under axiom set '", axioms, "', which this build does not know (",
+        records::KnownAxiomSetVersions(), "): prove it again with this build (`taso_verifier prove FILE`)"));
+  }
+  return absl::OkStatus();
+}
+
+// The rewrites of a collection, with where they came from; InvalidArgument
+// when a proved rule fails CheckProvedRule or records conditions no proof
+// here leaves open: a set with one untrusted rule is refused whole.
 absl::StatusOr<RuleSet> FromCollection(const rules::RuleCollection& collection, RuleOrigin origin,
                                        std::string location) {
+  for (const rules::Rule& rule : collection.rules()) {
+    if (rule.status() != rules::RULE_STATUS_PROVED) continue;
+    if (absl::Status s = CheckProvedRule(rule); !s.ok()) return s;
+  }
   auto set = RewritesFromCollection(collection);
   if (!set.ok()) return set.status();
   set->provenance.origin = origin;

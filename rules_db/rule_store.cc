@@ -5,10 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "core/canonical.h"
-#include "core/graph_proto.h"
-#include "core/hash.h"
 #include "records/encoding.h"
+#include "records/rule_id.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "rules_db/match_response.h"
@@ -39,24 +37,6 @@ bool ExchangedByPruning(rules::RuleStatus s) {
   return s == rules::RULE_STATUS_PROVED || s == rules::RULE_STATUS_PRUNED;
 }
 
-// The id of a rule from its graphs: the same whether they come from a
-// client's proto or are decoded from a class's members.
-absl::StatusOr<std::string> RuleIdOf(const Graph& source, const Graph& target,
-                                     const std::vector<std::pair<int, int>>& outputs) {
-  auto s = CanonicalText(source);
-  if (!s.ok()) return s.status();
-  auto t = CanonicalText(target);
-  if (!t.ok()) return t.status();
-  Hasher h;
-  h.AddString(*s);
-  h.AddString(*t);
-  for (const auto& [source_output, target_output] : outputs) {
-    h.AddSigned(source_output);
-    h.AddSigned(target_output);
-  }
-  return "r" + h.Finish().ToHex().substr(0, 16);
-}
-
 // The rule id each pair of a class stands for, so a verdict can be matched
 // to the pair it claims to be about. A pair the re-check rejected before it
 // had an output mapping stands for a rule without output pairs.
@@ -82,7 +62,7 @@ absl::StatusOr<LeaseQueue::ExpectedPairs> ExpectedPairsOf(const records::Spec& s
     if (!target.ok()) return target.status();
     std::vector<std::pair<int, int>> outputs;
     for (int i = 0; i < pair.output_mapping_size(); ++i) outputs.emplace_back(i, pair.output_mapping(i));
-    auto id = RuleIdOf(**source, **target, outputs);
+    auto id = records::RuleIdOf(**source, **target, outputs);
     if (!id.ok()) return id.status();
     ids[{pair.source_member(), pair.target_member()}] = LeaseQueue::ExpectedPair{*id, pair.rejected()};
   }
@@ -90,16 +70,6 @@ absl::StatusOr<LeaseQueue::ExpectedPairs> ExpectedPairsOf(const records::Spec& s
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> RuleId(const rules::Rule& rule) {
-  auto source = GraphFromProto(rule.source());
-  if (!source.ok()) return absl::InvalidArgumentError(absl::StrCat("source graph: ", source.status().message()));
-  auto target = GraphFromProto(rule.target());
-  if (!target.ok()) return absl::InvalidArgumentError(absl::StrCat("target graph: ", target.status().message()));
-  std::vector<std::pair<int, int>> outputs;
-  for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
-  return RuleIdOf(*source, *target, outputs);
-}
 
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
     : hash_store_(hash_store), options_(options) {}

@@ -45,6 +45,7 @@
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "records/reduction_table.h"
+#include "records/rule_id.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/lease_queue.h"
@@ -97,9 +98,8 @@ struct RuleStoreOptions {
   int op_index_chunk = 10000;
 };
 
-// A stable id for a rule, from its two graphs and output pairs: "r" and 16
-// hex digits. Errors if a graph is malformed.
-absl::StatusOr<std::string> RuleId(const rules::Rule& rule);
+// A rule's id (records/rule_id.h), as the store files it.
+using records::RuleId;
 
 class RuleStore {
  public:

@@ -67,7 +67,7 @@ LAYERS = {
     "optimizer/passes": _row(3, _VOCABULARY + ["//costs", "//optimizer/rewrite"], step = 1),
     "optimizer/backtrack": _row(3, _VOCABULARY + ["//costs"] + _OPTIMIZER_BELOW_SEARCHES, step = 2),
     "optimizer/eqsat": _row(3, _VOCABULARY + ["//costs"] + _OPTIMIZER_BELOW_SEARCHES, step = 2),
-    "optimizer": _row(3, _VOCABULARY + ["//net", "//rules", "//onnx_io", "//costs"] +
+    "optimizer": _row(3, _VOCABULARY + ["//net", "//rules", "//records", "//onnx_io", "//costs"] +
                          _OPTIMIZER_BELOW_SEARCHES + ["//optimizer/backtrack", "//optimizer/eqsat"], step = 3),
     # floor 4: what users run and what tests the whole
     "bin": _row(_TOP, ["//..."]),

@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/axiom_versions.h"
 #include "testing/graph_builder.h"
 #include "testing/op_params.h"
 #include "verifier/axioms.h"
@@ -339,6 +340,9 @@ TEST(Axioms, NamesAreUniqueAndVersionIsStable) {
   // law must change it (stored proofs are then redone). Update it with the
   // axioms, deliberately.
   EXPECT_EQ(AxiomSetVersion(), "axioms-69-16accf5ef6c0");
+  // Readers of rules trust proofs of the sets records/axiom_versions lists:
+  // this one must be among them.
+  EXPECT_TRUE(records::KnownAxiomSetVersion(AxiomSetVersion())) << records::KnownAxiomSetVersions();
   z3::context ctx;
   Symbols symbols(ctx);
   EXPECT_EQ(BuildAxioms(symbols, {"no_such_axiom"}).status().code(), absl::StatusCode::kInvalidArgument);

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # deploy/ci/taso-gate.sh against real `taso optimize --json` reports, one per
 # exit code docs/ci.md's table gates on: 0 (a checked result, and one that is
-# the input byte for byte), 2 (an invalid model), 3 (an unreachable server),
-# 4 (an unsound rule whose result fails the numerical check, so the input comes
-# back). Also the rule-set pin, the measured-slower check, numbers printed as
+# the input byte for byte), 2 (an invalid model, a rule file edited after its
+# proof), 3 (an unreachable server), 4 (a server's answer that fails the
+# numerical check here, so the input comes back). Also the rule-set pin, the measured-slower check, numbers printed as
 # JSON numbers or strings, and a failure's {"error": {..., "exit_code"}} report.
 # The gate runs under /bin/sh (dash on Debian): it must stay POSIX.
 set -euo pipefail
 TASO="$PWD/cli/taso"
 GATE="$PWD/deploy/ci/taso-gate.sh"
 HERE_OPT="$PWD/tests/optimize"
+FIXED="$PWD/tests/optimize/fixed_reply_optimizer"
+trap 'if [ -n "${FIXED_PID:-}" ]; then kill "$FIXED_PID" 2>/dev/null || true; fi' EXIT
 WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
 rm -rf "$WORK" && mkdir -p "$WORK/models"
 unset GITHUB_ACTIONS EXPECTED_RULES MIN_SPEEDUP
@@ -123,14 +125,24 @@ GITHUB_ACTIONS=true gate 1 "$WORK/unreachable.json" 3
 grep -q '^::error::the optimizer server was unreachable' "$WORK/gate.out" || fail "no ::error:: annotation: $(cat "$WORK/gate.out")"
 check "exit 3 (unreachable server): fails, as a GitHub annotation under Actions"
 
-# --- exit 4: an unsound rule, so the result fails its check and the input comes back ---
-# The shared-input matmul rule, proved on import, then its outputs swapped (the
-# first matmul's result where the second's was): a rule file is not re-proved.
-"$TASO" rules import "$HERE_OPT/mm2.sexpr" --db "$WORK/db" >"$WORK/import.txt" 2>&1 || fail "import: $(cat "$WORK/import.txt")"
-"$TASO" rules export --db "$WORK/db" --format json -o "$WORK/rule.jsonl" 2>/dev/null || fail "export"
-jq -s '{format_version: 1, rules: map(.outputs |= map(.targetOutput = 1 - (.targetOutput // 0)))}' "$WORK/rule.jsonl" \
-  >"$WORK/unsound.json"
-optimize kept 4 "$WORK/models/matsub.onnx" "${COMMON[@]}" --min-gain 0 --search eqsat --rules "$WORK/unsound.json"
+# --- exit 4: the optimized model fails its check, so the input comes back ---
+# A server (a test double) answers with the matmuls swapped; taso optimize's
+# own check of the answer catches it. (A rule file edited after its proof no
+# longer gets this far: it is refused on load, exit 2, below.)
+/usr/bin/python3 - "$WORK/models/matsub.onnx" "$WORK/swapped.onnx" <<'PY' || fail "making the swapped answer"
+import sys
+import onnx
+m = onnx.load(sys.argv[1])
+sub = [n for n in m.graph.node if n.op_type == "Sub"][0]
+sub.input[0], sub.input[1] = sub.input[1], sub.input[0]
+onnx.save(m, sys.argv[2])
+PY
+"$FIXED" "$WORK/swapped.onnx" "$WORK/fixed.port" 2>"$WORK/fixed.log" &
+FIXED_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/fixed.port" ] && break; sleep 0.1; done
+[ -s "$WORK/fixed.port" ] || fail "the test server did not start: $(cat "$WORK/fixed.log")"
+optimize kept 4 "$WORK/models/matsub.onnx" --server "127.0.0.1:$(cat "$WORK/fixed.port")" --time-limit 5
+kill "$FIXED_PID" 2>/dev/null || true
 cmp -s "$WORK/models/matsub.onnx" "$WORK/kept.onnx" || fail "exit 4 but the output is not the input"
 [[ $(jq -r .returned_original "$WORK/kept.json") == true ]] || fail "exit 4 without returned_original: $(cat "$WORK/kept.json")"
 gate 0 "$WORK/kept.json" 4
@@ -138,6 +150,16 @@ said "the output file is the input unchanged"
 said "pass: keep the input"
 EXPECTED_RULES=0000 gate 1 "$WORK/kept.json" 4
 check "exit 4 (the optimized graph failed its check): the input kept with a warning: $(jq -r '.error | tostring' "$WORK/kept.json" | cut -c1-100)"
+
+# --- exit 2: a rule file edited after its proof (outputs swapped) is refused on load ---
+"$TASO" rules import "$HERE_OPT/mm2.sexpr" --db "$WORK/db" >"$WORK/import.txt" 2>&1 || fail "import: $(cat "$WORK/import.txt")"
+"$TASO" rules export --db "$WORK/db" --format json -o "$WORK/rule.jsonl" 2>/dev/null || fail "export"
+jq -s '{format_version: 1, rules: map(.outputs |= map(.targetOutput = 1 - (.targetOutput // 0)))}' "$WORK/rule.jsonl" \
+  >"$WORK/unsound.json"
+optimize edited 2 "$WORK/models/matsub.onnx" "${COMMON[@]}" --rules "$WORK/unsound.json"
+grep -q "does not have its content's id" "$WORK/edited.err" || fail "the refusal: $(cat "$WORK/edited.err")"
+gate 1 "$WORK/edited.json" 2
+check "exit 2 (a rule file edited after its proof): refused on load, the gate fails"
 
 # --- exit 1 cannot be forced from outside: the gate's code path alone ---
 : >"$WORK/empty.json"

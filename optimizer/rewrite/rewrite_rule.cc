@@ -51,7 +51,12 @@ absl::StatusOr<std::vector<RewriteRule>> RewritesFromRule(const rules::Rule& rul
     target_order.push_back(pair.target_output());
   }
   auto conditions = RecordedConditions(rule, *source, *target);
-  if (!conditions.ok()) return absl::FailedPreconditionError(absl::StrCat("rule ", rule.id(), ": ", conditions.status().message()));
+  if (!conditions.ok()) {
+    // Stale conditions make a rule unusable; edited ones make the set untrusted.
+    const absl::StatusCode code = absl::IsInvalidArgument(conditions.status()) ? absl::StatusCode::kInvalidArgument
+                                                                              : absl::StatusCode::kFailedPrecondition;
+    return absl::Status(code, absl::StrCat("rule ", rule.id(), ": ", conditions.status().message()));
+  }
   auto lhs = WithOutputs(*std::move(source), source_order);
   if (!lhs.ok()) return lhs.status();
   auto rhs = WithOutputs(*std::move(target), target_order);

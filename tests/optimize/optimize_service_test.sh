@@ -100,6 +100,8 @@ ADDR="127.0.0.1:$(cat "$WORK/port")"
   --seed 9 "${COMMON[@]}" >"$WORK/srv.json" 2>"$WORK/srv.err" || fail "over gRPC: $(cat "$WORK/srv.err")"
 grep -q '"verified_numerically":true' "$WORK/srv.json" || fail "gRPC result not verified: $(cat "$WORK/srv.json")"
 grep -q '"check_seed":9[,}]' "$WORK/srv.json" || fail "--seed 9 not sent to the server's check: $(cat "$WORK/srv.json")"
+grep -q '"local_check":"LOCAL_CHECK_PASSED"' "$WORK/srv.json" && grep -q '"local_check_detail":"the server.s model agrees' \
+  "$WORK/srv.json" || fail "the client did not check the server's model: $(cat "$WORK/srv.json")"
 grep -q '"cost_baseline_ms":[0-9]' "$WORK/srv.json" && grep -q '"cost_raw_ms":[0-9]' "$WORK/srv.json" &&
   grep -q '"cost_model":"sum of kernel times"' "$WORK/srv.json" ||
   fail "raw and baseline costs or the cost model missing over gRPC: $(cat "$WORK/srv.json")"

@@ -23,6 +23,19 @@ std::optional<std::vector<float>> Values(const Graph& g, TensorRef t) {
   return v;
 }
 
+// Whether `bias`, broadcast against an output of rank `out_rank` (N, C, ...),
+// adds one value per channel: every dimension 1 but the channel axis's, which
+// is `channels`. A [C] bias broadcasts along the last axis (width), not C.
+bool PerChannel(const TensorType& bias, int out_rank, int64_t channels) {
+  const int offset = out_rank - bias.rank();
+  if (offset < 0 || out_rank < 2) return false;
+  for (int axis = 0; axis < out_rank; ++axis) {
+    const int64_t d = axis < offset ? 1 : bias.dims[axis - offset];
+    if (d != (axis == 1 ? channels : 1)) return false;
+  }
+  return true;
+}
+
 std::shared_ptr<const std::string> Bytes(const std::vector<float>& v) {
   return std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
@@ -99,6 +112,7 @@ absl::StatusOr<PassResult> FoldBatchNorm(const Graph& graph) {
     // Either conv -> bn, or conv -> ewadd(bias) -> bn; each value read once.
     TensorRef y = bn.inputs[0];
     std::optional<std::vector<float>> conv_bias;
+    std::optional<TensorType> add_bias_type;  // checked once the channel count is known
     const Node* add = nullptr;
     if (graph.node(y.node).kind == OpKind::kEwAdd) {
       add = &graph.node(y.node);
@@ -107,6 +121,7 @@ absl::StatusOr<PassResult> FoldBatchNorm(const Graph& graph) {
       y = graph.node(add->inputs[0].node).kind == OpKind::kConv2D ? add->inputs[0] : add->inputs[1];
       conv_bias = Values(graph, b);
       if (!conv_bias) continue;
+      add_bias_type = graph.type(b);
     }
     const Node& conv = graph.node(y.node);
     if (conv.kind != OpKind::kConv2D || conv.params.activation != Activation::kNone || Readers(index, y) != 1) continue;
@@ -121,6 +136,7 @@ absl::StatusOr<PassResult> FoldBatchNorm(const Graph& graph) {
     if (!w || !scale || !shift || !mean || !var) continue;
     const int64_t channels = static_cast<int64_t>(scale->size());
     if (conv_bias && static_cast<int64_t>(conv_bias->size()) != channels) continue;
+    if (add_bias_type && !PerChannel(*add_bias_type, graph.type(y).rank(), channels)) continue;
     const TensorType& wt = graph.type(conv.inputs[1]);
     if (wt.dims[0] != channels) continue;
     const int64_t per_channel = wt.num_elements() / channels;

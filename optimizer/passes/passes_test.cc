@@ -18,13 +18,19 @@ std::shared_ptr<const std::string> Data(const TensorType& t, float start, float 
   return std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
 
-// conv -> (+bias) -> batchnorm -> relu, every weight with values.
-Graph ConvBn(bool with_bias) {
+// conv -> (+bias) -> batchnorm -> relu, every weight with values; the bias
+// of shape `bias_dims`, the input of `input_dims`.
+Graph ConvBn(bool with_bias, std::vector<int64_t> bias_dims = {4, 1, 1},
+             std::vector<int64_t> input_dims = {1, 3, 6, 6}) {
   Graph g;
-  TensorRef x = g.AddInput("x", F32({1, 3, 6, 6}));
+  TensorRef x = g.AddInput("x", F32(input_dims));
   TensorRef w = g.AddWeight("w", F32({4, 3, 3, 3}), Data(F32({4, 3, 3, 3}), -0.3f, 0.1f));
   TensorRef y = *g.AddOp1(OpKind::kConv2D, {}, {x, w});
-  if (with_bias) y = *g.AddOp1(OpKind::kEwAdd, {}, {y, g.AddWeight("b", F32({4, 1, 1}), Data(F32({4, 1, 1}), 0.2f, 0.1f))});
+  if (with_bias) {
+    auto sum = g.AddOp1(OpKind::kEwAdd, {}, {y, g.AddWeight("b", F32(bias_dims), Data(F32(bias_dims), 0.2f, 0.1f))});
+    EXPECT_TRUE(sum.ok()) << sum.status();
+    y = *sum;
+  }
   std::vector<TensorRef> bn = {y};
   const char* names[] = {"scale", "shift", "mean", "var"};
   for (int i = 0; i < 4; ++i) bn.push_back(g.AddWeight(names[i], F32({4}), Data(F32({4}), 0.5f + i, 0.25f)));
@@ -46,6 +52,23 @@ TEST(PassesTest, BatchNormFoldsIntoTheConvolution) {
     NumericCheck check = CompareGraphs(g, folded->graph);
     EXPECT_TRUE(check.ran && check.equal) << check.reason;
   }
+}
+
+TEST(PassesTest, OnlyAPerChannelBiasFoldsWithTheBatchNorm) {
+  // Four channels and a convolution output four wide: a [4] bias broadcasts
+  // along the width, one value per column, and must stay an addition.
+  const Graph g = ConvBn(true, {4}, {1, 3, 6, 4});
+  ASSERT_EQ(g.type(g.outputs()[0].tensor).dims.back(), 4);
+  auto folded = FoldBatchNorm(g);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(folded->changed, 0);
+  // [1, 4, 1, 1] is per channel, as [4, 1, 1] is.
+  const Graph nchw = ConvBn(true, {1, 4, 1, 1}, {1, 3, 6, 4});
+  auto per_channel = FoldBatchNorm(nchw);
+  ASSERT_TRUE(per_channel.ok()) << per_channel.status();
+  EXPECT_EQ(per_channel->changed, 1);
+  NumericCheck check = CompareGraphs(nchw, per_channel->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
 }
 
 TEST(PassesTest, WithoutValuesNothingFolds) {

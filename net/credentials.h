@@ -20,7 +20,12 @@ struct ServerSecurity {
   std::string key;        // PEM private key (--tls_key)
   std::string client_ca;  // if set, clients must present a cert it signed (mTLS)
   std::string tokens_file;  // if set, every call but health needs a token
+  // --insecure: serve an address off loopback without TLS and tokens anyway
+  // (a private network the operator vouches for); refused otherwise.
+  bool insecure = false;
   bool tls() const { return !cert.empty(); }
+  // TLS and tokens: what a server off loopback needs unless `insecure`.
+  bool locked() const { return tls() && !tokens_file.empty(); }
 };
 
 struct ClientSecurity {

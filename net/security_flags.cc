@@ -11,6 +11,9 @@ ABSL_FLAG(std::string, tls_client_ca, "", "server: require client certificates s
 ABSL_FLAG(std::string, tokens_file, "",
           "server: 'ROLE SHA256-OF-TOKEN' lines; every call but health checks then needs a bearer token "
           "(needs TLS). Empty: no authentication");
+ABSL_FLAG(bool, insecure, false,
+          "server: serve an address off loopback without TLS and tokens (every caller would be admin); without it "
+          "such a server refuses to start");
 ABSL_FLAG(std::string, tls_ca, "", "client: PEM CA to trust; connect with TLS");
 ABSL_FLAG(std::string, tls_client_cert, "", "client: PEM certificate for servers that require mTLS");
 ABSL_FLAG(std::string, tls_client_key, "", "client: private key of --tls_client_cert");
@@ -24,6 +27,7 @@ ServerSecurity ServerSecurityFromFlags() {
   s.key = absl::GetFlag(FLAGS_tls_key);
   s.client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   s.tokens_file = absl::GetFlag(FLAGS_tokens_file);
+  s.insecure = absl::GetFlag(FLAGS_insecure);
   return s;
 }
 

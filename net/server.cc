@@ -64,11 +64,17 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);
   if (!credentials.ok()) return credentials.status();
-  if (!options.security.tls() && !IsLoopback(options.listen)) {
-    std::fprintf(stderr,
-                 "%s: warning: serving %s in plaintext without authentication; give --tls_cert, --tls_key "
-                 "and --tokens_file off loopback\n",
-                 options.name.c_str(), options.listen.c_str());
+  if (!options.security.locked() && !IsLoopback(options.listen)) {
+    // Off loopback, a server without TLS and tokens makes every caller admin.
+    const std::string what = options.security.tls() ? "with TLS but without tokens (every caller would be admin)"
+                                                    : "in plaintext without authentication";
+    if (!options.security.insecure) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to serve ", options.listen, " ", what, ": give --tls_cert, --tls_key and --tokens_file ",
+          "(docs/security.md), listen on 127.0.0.1, or pass --insecure to serve it open on purpose"));
+    }
+    std::fprintf(stderr, "%s: warning: --insecure: serving %s %s\n", options.name.c_str(), options.listen.c_str(),
+                 what.c_str());
   }
   grpc::ServerBuilder builder;
   int port = 0;

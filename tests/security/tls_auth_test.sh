@@ -107,6 +107,27 @@ set -e
 [ $code -ne 0 ] && grep -q "SHA-256" "$WORK/plaintokens.out" || fail "raw tokens in the file: $(cat "$WORK/plaintokens.out")"
 check "tokens without TLS, or raw tokens in the tokens file, are refused at start-up"
 
+# --- off loopback: TLS and tokens, or --insecure on purpose
+set +e
+"$STORE_BIN" --db "$WORK/open-store" --listen 0.0.0.0:0 >"$WORK/open.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && grep -q "refusing to serve 0.0.0.0:0 in plaintext" "$WORK/open.out" ||
+  fail "a plaintext server off loopback: exit $code, $(cat "$WORK/open.out")"
+set +e
+"$STORE_BIN" --db "$WORK/open-store" --listen 0.0.0.0:0 --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" \
+  >"$WORK/tlsonly.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && grep -q "without tokens" "$WORK/tlsonly.out" ||
+  fail "TLS without tokens off loopback: exit $code, $(cat "$WORK/tlsonly.out")"
+rm -f "$WORK/open.port"
+"$STORE_BIN" --db "$WORK/open-store" --listen 0.0.0.0:0 --insecure --port_file "$WORK/open.port" \
+  >"$WORK/insecure.out" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do [ -s "$WORK/open.port" ] && break; sleep 0.1; done
+[ -s "$WORK/open.port" ] && grep -q "warning: --insecure" "$WORK/insecure.out" ||
+  fail "--insecure did not serve with a warning: $(cat "$WORK/insecure.out")"
+check "off loopback a server without TLS and tokens refuses to start; --insecure serves it, warning"
+
 # --- taso_profiler: measuring needs optimize, dropping cache entries admin
 cat >"$WORK/graph.txt" <<'GRAPH'
 nodes { id: 0 kind: OP_INPUT name: "x" type { dtype: DTYPE_FLOAT32 dims: [1, 8, 8, 8] } }

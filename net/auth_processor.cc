@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "net/digest.h"
 
 namespace taso::net {
 
@@ -46,8 +47,20 @@ grpc::Status TokenAuthProcessor::Process(const InputMetadata& auth_metadata, grp
   grpc::Status status = Check(method, authorization, &role);
   if (!status.ok()) return status;
   if (!authorization.empty()) consumed_auth_metadata->insert({"authorization", std::string(authorization)});
-  if (role) context->AddProperty(kRoleProperty, RoleName(*role));
+  if (role) {
+    context->AddProperty(kRoleProperty, RoleName(*role));
+    absl::string_view token = authorization;
+    absl::ConsumePrefix(&token, "Bearer ");
+    context->AddProperty(kTokenProperty, Sha256Hex(token).substr(0, 12));
+  }
   return grpc::Status::OK;
+}
+
+std::string CallerToken(const grpc::AuthContext& context) {
+  for (const grpc::string_ref& value : context.FindPropertyValues(kTokenProperty)) {
+    return std::string(value.data(), value.size());
+  }
+  return "";
 }
 
 }  // namespace taso::net

@@ -8,6 +8,7 @@
 #define TASO_NET_AUTH_PROCESSOR_H_
 
 #include <memory>
+#include <string>
 
 #include "grpcpp/security/auth_metadata_processor.h"
 #include "net/tokens.h"
@@ -16,6 +17,12 @@ namespace taso::net {
 
 // The auth-context property that carries the caller's role to handlers.
 inline constexpr char kRoleProperty[] = "taso_role";
+// And who the caller is: the first 12 hex digits of its token's SHA-256 (the
+// tokens file's digest), never the token itself.
+inline constexpr char kTokenProperty[] = "taso_token";
+
+// The caller's kTokenProperty, or empty on a server without tokens.
+std::string CallerToken(const grpc::AuthContext& context);
 
 class TokenAuthProcessor : public grpc::AuthMetadataProcessor {
  public:

@@ -1,5 +1,7 @@
 #include "rules_db/rule_db_service.h"
 
+#include "absl/strings/str_cat.h"
+#include "net/auth_processor.h"
 #include "net/grpc_status.h"
 
 namespace taso::rules_db {
@@ -10,6 +12,17 @@ grpc::Status Reply(absl::StatusOr<T> result, R* response) {
   if (!result.ok()) return net::ToGrpc(result.status());
   *response = std::move(*result);
   return grpc::Status::OK;
+}
+
+// On a server with tokens, a worker is who its token says, whatever id it
+// sends: a lease taken under one token is reported under that token alone,
+// and a stored verdict names the token's digest, not a name the caller chose.
+template <typename Request>
+Request BoundToToken(const grpc::ServerContext* context, const Request& request) {
+  Request bound = request;
+  const std::string token = context->auth_context() ? net::CallerToken(*context->auth_context()) : "";
+  if (!token.empty()) bound.set_worker_id(absl::StrCat(request.worker_id(), "@token:", token));
+  return bound;
 }
 
 }  // namespace
@@ -28,14 +41,14 @@ grpc::Status RuleDbService::PutRules(grpc::ServerContext*, const PutRulesRequest
   return Reply(store_->PutRules(*request), response);
 }
 
-grpc::Status RuleDbService::LeaseCandidates(grpc::ServerContext*, const LeaseCandidatesRequest* request,
+grpc::Status RuleDbService::LeaseCandidates(grpc::ServerContext* context, const LeaseCandidatesRequest* request,
                                             LeaseCandidatesResponse* response) {
-  return Reply(store_->LeaseCandidates(*request), response);
+  return Reply(store_->LeaseCandidates(BoundToToken(context, *request)), response);
 }
 
-grpc::Status RuleDbService::ReportVerdicts(grpc::ServerContext*, const ReportVerdictsRequest* request,
+grpc::Status RuleDbService::ReportVerdicts(grpc::ServerContext* context, const ReportVerdictsRequest* request,
                                            ReportVerdictsResponse* response) {
-  return Reply(store_->ReportVerdicts(*request), response);
+  return Reply(store_->ReportVerdicts(BoundToToken(context, *request)), response);
 }
 
 grpc::Status RuleDbService::Stats(grpc::ServerContext*, const StatsRequest* request, StatsResponse* response) {

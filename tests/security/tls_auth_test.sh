@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # taso_rules_db with TLS and a tokens file, called by real clients: a
 # plaintext client fails; TLS with the CA and a read token lists rules; no
-# token or an unknown one is UNAUTHENTICATED; a worker token cannot write a
+# token or an unknown one is UNAUTHENTICATED; a verdict names its worker's
+# token; a worker token cannot write a
 # PROVED rule (PERMISSION_DENIED naming admin) while an admin token can; with
 # --tls_client_ca a client without a certificate is refused. taso_profiler:
 # measuring needs optimize, wiping the cache admin. taso_optimizer: a TLS
@@ -83,6 +84,20 @@ TASO_TOKEN_FILE="$WORK/read.token" "$TASO" rules list --store "$ADDR" >"$WORK/af
   fail "listing after the admin put"
 grep -qF "ewadd" "$WORK/after.out" || fail "the admin's rule is not listed: $(cat "$WORK/after.out")"
 check "a worker token cannot write a PROVED rule (PERMISSION_DENIED); an admin token can"
+
+# --- a verifier is who its token says: a stored verdict names the token's digest
+TASO_TOKEN_FILE="$WORK/worker.token" "$TASO" job create --store "$ADDR" --max-ops 2 --shards 1 --job tok \
+  >"$WORK/job.out" 2>&1 || fail "job create with a worker token: $(cat "$WORK/job.out")"
+TASO_TOKEN_FILE="$WORK/worker.token" "$TASO" generate --job tok --shards-here 0 --store "$ADDR" \
+  >"$WORK/gen.out" 2>&1 || fail "generate with a worker token: $(cat "$WORK/gen.out")"
+TASO_TOKEN_FILE="$WORK/worker.token" "$TASO" verify --store "$ADDR" --job tok >"$WORK/verify.out" 2>&1 ||
+  fail "verify with a worker token: $(cat "$WORK/verify.out")"
+id=$(TASO_TOKEN_FILE="$WORK/read.token" "$TASO" rules list --store "$ADDR" --job tok | head -1 | cut -d' ' -f1)
+TASO_TOKEN_FILE="$WORK/read.token" "$TASO" rules show "$id" --store "$ADDR" >"$WORK/show.out" || fail "rules show $id"
+digest=$(tr -d '\n' <"$WORK/worker.token" | sha256sum | cut -c1-12)
+grep -q "verified by verifier-[0-9/]*@token:$digest" "$WORK/show.out" ||
+  fail "the verdict does not name the worker token ($digest): $(cat "$WORK/show.out")"
+check "verdicts over TLS name the worker token's digest, not a name the worker chose"
 
 # --- mTLS: the store also requires a client certificate signed by the CA
 start_secure_store "$WORK/mtls-store" --tls_client_ca "$pki/ca.pem"

@@ -522,7 +522,7 @@ int HealthCheck(const Args& args) {
 // Flag groups several commands take.
 using FlagList = std::vector<std::string>;
 const FlagList kClientSecurity = {"tls_ca", "tls_client_cert", "tls_client_key", "token_file"};
-const FlagList kServerSecurity = {"tls_cert", "tls_key", "tls_client_ca", "tokens_file"};
+const FlagList kServerSecurity = {"tls_cert", "tls_key", "tls_client_ca", "tokens_file", "insecure"};
 const FlagList kOrt = {"ort_worker", "ort_threads", "ort_level", "ort_weight_mb", "ort_timeout_s"};
 const FlagList kRuleFilters = {"status", "op", "op_all", "only_ops", "pattern", "side", "axiom", "size"};
 
@@ -636,7 +636,9 @@ std::vector<Command> Commands() {
       command("up", "[DIR]",
               "Starts the services as a local cluster.\n"
               "In DIR (default ./taso-cluster): stores, profiler, optimizer and verifiers as background processes,\n"
-              "health-checked, recorded in DIR/cluster.json.",
+              "health-checked, recorded in DIR/cluster.json. TLS and tokens by default: without --tls-cert and\n"
+              "--tokens-file the cluster gets its own CA, certificates and a token per role in DIR/pki (files\n"
+              "0600); --insecure runs it in plaintext without tokens.",
               cluster, Cluster<taso::cli::RunUp>),
       command("status", "[DIR]", "Health of each process of a local cluster; exit 0 when all serve.",
               Join({{"json"}, kClientSecurity}), Cluster<taso::cli::RunStatus>),

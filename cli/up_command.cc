@@ -24,6 +24,7 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/client_unary_call.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "net/local_pki.h"
 
 namespace taso::cli {
 namespace {
@@ -76,6 +77,7 @@ struct Cluster {
   std::string stores;          // comma-separated store addresses
   std::string optimizer, profiler;
   bool tokens = false;
+  std::string pki;  // DIR/pki when the cluster made its own CA and tokens
 };
 
 std::string ClusterFile(const std::string& dir) { return dir + "/cluster.json"; }
@@ -146,6 +148,7 @@ Json ToJson(const Cluster& cluster) {
           {"tls_client_cert", cluster.client.client_cert},
           {"tls_client_key", cluster.client.client_key},
           {"tokens", cluster.tokens},
+          {"pki", cluster.pki},
           {"processes", members}};
 }
 
@@ -165,6 +168,7 @@ absl::StatusOr<std::optional<Cluster>> ReadCluster(const std::string& dir) {
   cluster.client.client_cert = json.value("tls_client_cert", "");
   cluster.client.client_key = json.value("tls_client_key", "");
   cluster.tokens = json.value("tokens", false);
+  cluster.pki = json.value("pki", "");
   for (const Json& p : json["processes"]) {
     Member m;
     m.name = p.value("name", "");
@@ -303,9 +307,13 @@ void PrintUsage(const Cluster& cluster, const ClusterOptions& options, std::ostr
   if (!cluster.client.client_cert.empty()) {
     client += " --tls-client-cert " + cluster.client.client_cert + " --tls-client-key " + cluster.client.client_key;
   }
-  const std::string token = cluster.tokens ? " --token-file YOUR_TOKEN" : "";
+  // The cluster's own tokens are named; a tokens file of the caller's is theirs to hand out.
+  auto token_of = [&](const std::string& role) {
+    return cluster.pki.empty() ? std::string("YOUR_TOKEN") : absl::StrCat(cluster.pki, "/", role, ".token");
+  };
+  const std::string token = cluster.tokens ? " --token-file " + token_of("optimize") : "";
   out << "optimize: taso optimize MODEL.onnx -o OUT.onnx --server " << cluster.optimizer << client << token
-      << (cluster.tokens ? "   (a token with role optimize)" : "") << "\n";
+      << (cluster.tokens && cluster.pki.empty() ? "   (a token with role optimize)" : "") << "\n";
   // The generator processes `taso generate` starts read TLS settings from the environment only.
   std::string env;
   if (!cluster.client.ca.empty()) env += "TASO_TLS_CA=" + cluster.client.ca + " ";
@@ -313,9 +321,13 @@ void PrintUsage(const Cluster& cluster, const ClusterOptions& options, std::ostr
     env += "TASO_TLS_CLIENT_CERT=" + cluster.client.client_cert + " ";
     env += "TASO_TLS_CLIENT_KEY=" + cluster.client.client_key + " ";
   }
-  if (cluster.tokens) env += "TASO_TOKEN_FILE=YOUR_TOKEN ";
+  if (cluster.tokens) env += "TASO_TOKEN_FILE=" + token_of("worker") + " ";
   out << "generate: " << env << "taso generate --store " << cluster.stores << " --max-ops 2"
-      << (cluster.tokens ? "   (a token with role worker)" : "") << "\n";
+      << (cluster.tokens && cluster.pki.empty() ? "   (a token with role worker)" : "") << "\n";
+  if (!cluster.pki.empty()) {
+    out << "security: TLS and tokens, the cluster's own CA and a token per role (admin, worker, optimize, read) in "
+        << cluster.pki << " (--insecure for plaintext)\n";
+  }
   out << "stop:     taso down " << options.dir << "\n";
 }
 
@@ -364,6 +376,24 @@ int ReportExisting(const Cluster& cluster, const ClusterOptions& options, std::o
 int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
   ClusterOptions options = raw;
   options.dir = Absolute(options.dir);
+  // Secure by default: with neither TLS nor tokens asked for, the cluster
+  // makes its own CA, a certificate per server and a token per role.
+  std::optional<net::LocalPki> pki;
+  if (!options.server.insecure && !options.server.tls() && options.server.tokens_file.empty()) {
+    auto made = net::EnsureLocalPki(options.dir + "/pki", {"store", "profiler", "optimizer"});
+    if (!made.ok()) {
+      err << "taso up: " << made.status().message() << " (--insecure runs without TLS and tokens)\n";
+      return 1;
+    }
+    pki = *std::move(made);
+    options.server.tokens_file = pki->tokens_file;
+    options.server.cert = pki->servers.at("store").cert;  // each server gets its own below
+    options.server.key = pki->servers.at("store").key;
+    options.client = net::ClientSecurity();
+    options.client.ca = pki->ca_cert;
+    options.optimizer_token_file = pki->token_files.at("optimize");
+    options.worker_token_file = pki->token_files.at("worker");
+  }
   // Plaintext servers: a TASO_TLS_CA left in the environment must not make
   // the internal clients and the health checks speak TLS to them.
   if (!options.server.tls()) options.client = net::ClientSecurity();
@@ -399,11 +429,20 @@ int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
   cluster.client.client_key = Absolute(cluster.client.client_key);
   cluster.client.token_file.clear();
   cluster.tokens = !options.server.tokens_file.empty();
+  if (pki) cluster.pki = pki->dir;
   if (absl::Status s = ConfigureHealthClient(cluster); !s.ok()) {
     err << "taso up: " << s.message() << "\n";
     return 2;
   }
-  const std::vector<std::string> server_flags = ServerFlags(options.server);
+  // One certificate per server when the cluster made them.
+  auto server_flags = [&](const std::string& service) {
+    net::ServerSecurity security = options.server;
+    if (pki) {
+      security.cert = pki->servers.at(service).cert;
+      security.key = pki->servers.at(service).key;
+    }
+    return ServerFlags(security);
+  };
   Launcher launcher(options.dir, absl::Seconds(options.startup_timeout_s));
   auto start = [&](const std::string& name, Kind kind, const std::string& binary,
                    std::vector<std::string> args) -> absl::Status {
@@ -424,20 +463,20 @@ int RunUp(const ClusterOptions& raw, std::ostream& out, std::ostream& err) {
       args.push_back(absl::StrCat("--store_index=", i));
       args.push_back(absl::StrCat("--store_count=", options.stores));
     }
-    s = start(absl::StrCat("store-", i), Kind::kStore, "taso_rules_db", with(args, server_flags));
+    s = start(absl::StrCat("store-", i), Kind::kStore, "taso_rules_db", with(args, server_flags("store")));
     if (s.ok()) stores.push_back(cluster.members.back().address);
   }
   cluster.stores = absl::StrJoin(stores, ",");
   if (s.ok()) {
     s = start("profiler", Kind::kProfiler, "taso_profiler",
-              with({"--cache_dir=" + options.dir + "/profiler-cache"}, server_flags));
+              with({"--cache_dir=" + options.dir + "/profiler-cache"}, server_flags("profiler")));
     if (s.ok()) cluster.profiler = cluster.members.back().address;
   }
   if (s.ok()) {
     std::vector<std::string> args = {options.rules.empty() ? "--rules_db=" + cluster.stores
                                                            : "--rules=" + Absolute(options.rules),
                                      "--profiler=" + cluster.profiler};
-    args = with(with(args, server_flags), ClientFlags(options.client, options.optimizer_token_file));
+    args = with(with(args, server_flags("optimizer")), ClientFlags(options.client, options.optimizer_token_file));
     s = start("optimizer", Kind::kOptimizer, "taso_optimizer", args);
     if (s.ok()) cluster.optimizer = cluster.members.back().address;
   }

@@ -5,6 +5,8 @@
 # optimize token optimizes a model while the same call without a token is
 # refused; `taso generate` fills the cluster's stores; `taso down` stops every
 # process (their pids are gone) and `taso status` then reports nothing running.
+# With no security flags `taso up` makes its own CA and tokens (a plaintext
+# client is refused); --insecure runs plaintext.
 source tests/generate/lib.sh
 command -v openssl >/dev/null || fail "openssl is needed to make the test CA"
 CLUSTER="$WORK/cluster"
@@ -139,4 +141,36 @@ set -e
 [ $code -eq 1 ] && grep -q "not running" "$WORK/after.out" || fail "status after down: exit $code, $(cat "$WORK/after.out")"
 "$TASO" down "$CLUSTER" >"$WORK/down2.out" 2>&1 || fail "a second down: $(cat "$WORK/down2.out")"
 check "down: all 5 pids gone, status exits 1 saying not running, a second down exits 0"
+
+# --- no security flags: TLS and tokens all the same, from the cluster's own CA and tokens
+DEFAULT="$WORK/default"
+trap '"$TASO" down "$CLUSTER" >/dev/null 2>&1 || true; "$TASO" down "$DEFAULT" >/dev/null 2>&1 || true' EXIT
+"$TASO" up "$DEFAULT" --verifiers 0 >"$WORK/default.out" 2>&1 || fail "taso up with no flags: $(cat "$WORK/default.out")"
+grep -q "^security: TLS and tokens" "$WORK/default.out" || fail "up did not say it is secure: $(cat "$WORK/default.out")"
+DADDR=$(sed -n 's/.*--server \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$WORK/default.out" | head -1)
+for f in ca.key store.key optimizer.key profiler.key tokens admin.token worker.token optimize.token read.token; do
+  [ "$(stat -c %a "$DEFAULT/pki/$f")" = 600 ] || fail "$DEFAULT/pki/$f is not 0600: $(stat -c %a "$DEFAULT/pki/$f")"
+done
+[ "$(stat -c %a "$DEFAULT/pki")" = 700 ] || fail "$DEFAULT/pki is not 0700"
+grep -q -- "--tls-ca $DEFAULT/pki/ca.pem --token-file $DEFAULT/pki/optimize.token" "$WORK/default.out" ||
+  fail "up did not print the CA and token to use: $(cat "$WORK/default.out")"
+set +e
+env -u TASO_TLS_CA -u TASO_TOKEN_FILE "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/plain.onnx" \
+  --server "$DADDR" --time-limit 5 >"$WORK/plain.out" 2>&1; code=$?
+set -e
+[ $code -ne 0 ] && [ ! -s "$WORK/plain.onnx" ] || fail "a plaintext client was served: exit $code, $(cat "$WORK/plain.out")"
+"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/default.onnx" --server "$DADDR" \
+  --tls-ca "$DEFAULT/pki/ca.pem" --token-file "$DEFAULT/pki/optimize.token" --time-limit 5 >"$WORK/dopt.out" 2>&1 ||
+  fail "optimize with the cluster's CA and optimize token: $(cat "$WORK/dopt.out")"
+"$TASO" status "$DEFAULT" >"$WORK/dstatus.out" 2>&1 || fail "status: $(cat "$WORK/dstatus.out")"
+"$TASO" down "$DEFAULT" >/dev/null 2>&1 || fail "down $DEFAULT"
+check "up with no flags serves TLS with tokens from DIR/pki (keys and tokens 0600); a plaintext client is refused (exit $code)"
+
+"$TASO" up "$WORK/open" --verifiers 0 --insecure >"$WORK/open.out" 2>&1 || fail "up --insecure: $(cat "$WORK/open.out")"
+OPEN=$(sed -n 's/.*--server \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$WORK/open.out" | head -1)
+[ ! -e "$WORK/open/pki" ] && ! grep -q "^security:" "$WORK/open.out" || fail "--insecure made a PKI: $(cat "$WORK/open.out")"
+env -u TASO_TLS_CA -u TASO_TOKEN_FILE "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/open.onnx" \
+  --server "$OPEN" --time-limit 5 >"$WORK/openopt.out" 2>&1 || fail "plaintext optimize on --insecure: $(cat "$WORK/openopt.out")"
+"$TASO" down "$WORK/open" >/dev/null 2>&1 || fail "down $WORK/open"
+check "up --insecure: plaintext, no tokens, no PKI"
 echo "PASS"

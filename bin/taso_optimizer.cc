@@ -9,6 +9,7 @@
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "net/server_flags.h"
 #include "optimizer/eqsat/eqsat.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
@@ -122,6 +123,10 @@ int main(int argc, char** argv) {
     return taso::app::Error("--max_concurrent must be >= 1 and --max_queued >= 0", 2);
   }
   taso::optimizer::OptionDefaults& defaults = limits.defaults;
+  if (absl::GetFlag(FLAGS_max_model_mb) < 1 || absl::GetFlag(FLAGS_max_model_mb) > 2000) {
+    return taso::app::Error("--max_model_mb must be 1 to 2000: a gRPC message stops below 2 GiB (larger models: "
+                            "taso optimize embedded, which reads external data)", 2);
+  }
   defaults.max_model_bytes = absl::GetFlag(FLAGS_max_model_mb) << 20;
   defaults.max_time_limit = absl::Seconds(absl::GetFlag(FLAGS_max_time_limit_s));
   defaults.measure = absl::GetFlag(FLAGS_measure);
@@ -155,6 +160,7 @@ int main(int argc, char** argv) {
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  taso::net::ApplyServerFlags(&server_options);
   // A search in flight may take its whole limit, then the check and the
   // never-slower measurement; a Kubernetes grace period covers this
   // (deploy/k8s: terminationGracePeriodSeconds).

@@ -15,6 +15,7 @@
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "net/server_flags.h"
 #include "profiler/ort/ort_flags.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_service.h"
@@ -45,7 +46,10 @@ ABSL_FLAG(int32_t, max_batch_signatures, taso::profiler::ProfilerOptions().max_s
           "MeasureBatch: most signatures in one request (INVALID_ARGUMENT above)");
 ABSL_FLAG(int64_t, max_signature_tensor_mb, taso::profiler::ProfilerOptions().max_signature_tensor_bytes >> 20,
           "MeasureBatch: largest total size of one signature's tensors, in MiB (that entry RESOURCE_EXHAUSTED above)");
-
+ABSL_FLAG(int32_t, max_request_runs, taso::profiler::ProfilerOptions().max_request_runs,
+          "most timed runs or warm-up runs a request may ask for (INVALID_ARGUMENT above)");
+ABSL_FLAG(double, max_request_timed_ms, taso::profiler::ProfilerOptions().max_request_timed_ms,
+          "MeasureGraph: most min_timed_ms a request may ask for (INVALID_ARGUMENT above)");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -87,6 +91,11 @@ int main(int argc, char** argv) {
   options.max_graph_tensor_bytes = absl::GetFlag(FLAGS_max_graph_tensor_mb) << 20;
   options.max_signatures_per_request = absl::GetFlag(FLAGS_max_batch_signatures);
   options.max_signature_tensor_bytes = absl::GetFlag(FLAGS_max_signature_tensor_mb) << 20;
+  options.max_request_runs = absl::GetFlag(FLAGS_max_request_runs);
+  options.max_request_timed_ms = absl::GetFlag(FLAGS_max_request_timed_ms);
+  if (options.max_request_runs < 1 || !(options.max_request_timed_ms > 0)) {
+    return taso::app::Error("--max_request_runs must be >= 1 and --max_request_timed_ms > 0", 2);
+  }
   if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0 ||
       options.graph_timing.warmup < 0 || options.graph_timing.runs < 1 || options.max_graph_nodes < 1 ||
       options.max_graph_tensor_bytes < 1 || options.max_signatures_per_request < 1 ||
@@ -137,6 +146,7 @@ int main(int argc, char** argv) {
   }
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  taso::net::ApplyServerFlags(&server_options);
   absl::Status s = taso::net::RunServer(server_options, {&service});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

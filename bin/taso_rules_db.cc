@@ -21,6 +21,7 @@
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
+#include "net/server_flags.h"
 #include "optimizer/rewrite/rule_matches.h"
 #include "records/encoding.h"
 #include "records/spec.h"
@@ -48,6 +49,12 @@ ABSL_FLAG(std::string, job, "", "dump: the job to print");
 ABSL_FLAG(int32_t, check_threads, 2,
           "proofs the store runs at once to check what clients call proved (each PROVED verdict a verifier reports, "
           "PutRules): no proof is stored on trust");
+ABSL_FLAG(int32_t, max_match_sites, taso::rules_db::RuleStoreOptions().max_match_sites,
+          "MatchRules: most sites per rule a request may ask for (INVALID_ARGUMENT above)");
+ABSL_FLAG(int32_t, max_match_graph_nodes, taso::rules_db::RuleStoreOptions().max_match_graph_nodes,
+          "MatchRules: largest graph a request may send, in nodes (INVALID_ARGUMENT above)");
+ABSL_FLAG(double, match_time_limit_s, absl::ToDoubleSeconds(taso::rules_db::RuleStoreOptions().match_time_limit),
+          "MatchRules: longest a request may match before it stops with RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
 ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
@@ -180,6 +187,9 @@ int main(int argc, char** argv) {
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
+  rule_options.max_match_sites = absl::GetFlag(FLAGS_max_match_sites);
+  rule_options.max_match_graph_nodes = absl::GetFlag(FLAGS_max_match_graph_nodes);
+  rule_options.match_time_limit = absl::Seconds(absl::GetFlag(FLAGS_match_time_limit_s));
   StoreRuleChecker checker(absl::GetFlag(FLAGS_check_threads));
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
@@ -193,6 +203,7 @@ int main(int argc, char** argv) {
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
+  taso::net::ApplyServerFlags(&server_options);
   // After a full disk the store serves reads but takes no writes until it is
   // restarted: a probe should see that (a liveness probe restarts it).
   server_options.health = [db = (*store)->database()] { return db->WriteHealth(); };

@@ -76,7 +76,17 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
     std::fprintf(stderr, "%s: warning: --insecure: serving %s %s\n", options.name.c_str(), options.listen.c_str(),
                  what.c_str());
   }
+  if (options.max_message_mb < 1 || options.max_message_mb > 2047) {
+    return absl::InvalidArgumentError(absl::StrCat("largest message ", options.max_message_mb,
+                                                   " MiB: it must be 1 to 2047 (gRPC and protobuf stop below 2 GiB)"));
+  }
+  if (options.max_threads < 0) return absl::InvalidArgumentError("--max_threads must be >= 0");
   grpc::ServerBuilder builder;
+  if (options.max_threads > 0) {
+    grpc::ResourceQuota quota(options.name);
+    quota.SetMaxThreads(options.max_threads);
+    builder.SetResourceQuota(quota);
+  }
   int port = 0;
   builder.AddListeningPort(options.listen, *credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);

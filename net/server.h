@@ -21,7 +21,10 @@ struct ServerOptions {
   // If set, the bound port is written here once the server accepts calls
   // (how a launcher learns the port of ":0").
   std::string port_file;
-  int max_message_mb = 64;
+  int max_message_mb = 64;  // 1 to 2047: gRPC and protobuf stop below 2 GiB
+  // Threads serving calls at most (gRPC's ResourceQuota): a flood of calls
+  // is refused with RESOURCE_EXHAUSTED instead of a thread each. 0: no limit.
+  int max_threads = 256;
   std::string name = "server";  // for log lines
   // TLS and tokens (net/credentials.h); default plaintext, no auth.
   ServerSecurity security;

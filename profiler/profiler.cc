@@ -210,6 +210,11 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
         "request has ", request.signatures_size(), " signatures, over the limit of ",
         options_.max_signatures_per_request, " (taso_profiler --max_batch_signatures); split it"));
   }
+  if (request.min_repetitions() > options_.max_request_runs) {
+    return absl::InvalidArgumentError(absl::StrCat("min_repetitions ", request.min_repetitions(),
+                                                   " is over this server's limit of ", options_.max_request_runs,
+                                                   " (taso_profiler --max_request_runs)"));
+  }
   auto backend = ResolveBackend(request.backend());
   if (!backend.ok()) return backend.status();
   TimingOptions timing = options_.timing;
@@ -391,6 +396,13 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
   if (given > options_.max_graphs_per_request) {
     return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", given, " graphs in one request, over the limit of ",
                                                    options_.max_graphs_per_request));
+  }
+  if (request.warmup() > options_.max_request_runs || request.min_runs() > options_.max_request_runs ||
+      request.min_timed_ms() > options_.max_request_timed_ms) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "MeasureGraph: warmup ", request.warmup(), ", min_runs ", request.min_runs(), " and min_timed_ms ",
+        request.min_timed_ms(), " must stay within this server's limits of ", options_.max_request_runs, " runs and ",
+        options_.max_request_timed_ms, " ms (taso_profiler --max_request_runs, --max_request_timed_ms)"));
   }
   auto backend = ResolveBackend(request.backend());
   if (!backend.ok()) return backend.status();

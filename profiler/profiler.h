@@ -56,6 +56,12 @@ struct ProfilerOptions {
   // so a request cannot make the server allocate without bound.
   int max_signatures_per_request = 10000;
   int64_t max_signature_tensor_bytes = int64_t{4} << 30;
+  // What a request may ask of the timing: MeasureBatch.min_repetitions and
+  // MeasureGraph.warmup and min_runs at most max_request_runs, min_timed_ms
+  // at most max_request_timed_ms. Timing holds the backend, so a request
+  // asking more is INVALID_ARGUMENT rather than the server busy for hours.
+  int max_request_runs = 1000;
+  double max_request_timed_ms = 10000;
 };
 
 // Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,

@@ -284,6 +284,28 @@ TEST(ProfilerTest, RequestsOverTheSizeLimitsAreRefusedBeforeAnythingIsAllocated)
   EXPECT_EQ(f.backend->calls, 1);
 }
 
+TEST(ProfilerTest, RequestsAskingForMoreTimingThanTheLimitsAreRefused) {
+  Fixture f = MakeProfiler();
+  MeasureRequest batch = Request({Relu(4)});
+  batch.set_min_repetitions(ProfilerOptions().max_request_runs + 1);
+  auto refused = f.profiler->MeasureBatch(batch);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("--max_request_runs"), std::string::npos) << refused.status();
+  EXPECT_EQ(f.backend->calls, 0);
+  for (int which = 0; which < 3; ++which) {
+    MeasureGraphRequest graph;
+    graph.add_graphs();
+    if (which == 0) graph.set_warmup(ProfilerOptions().max_request_runs + 1);
+    if (which == 1) graph.set_min_runs(ProfilerOptions().max_request_runs + 1);
+    if (which == 2) graph.set_min_timed_ms(ProfilerOptions().max_request_timed_ms * 2);
+    auto over = f.profiler->MeasureGraph(graph);
+    EXPECT_EQ(over.status().code(), absl::StatusCode::kInvalidArgument) << which;
+    EXPECT_NE(over.status().message().find("--max_request"), std::string::npos) << over.status();
+  }
+  batch.set_min_repetitions(ProfilerOptions().max_request_runs);  // at the limit: measured
+  EXPECT_TRUE(f.profiler->MeasureBatch(batch).ok());
+}
+
 TEST(ProfilerTest, ListPagesAndFiltersAndInvalidates) {
   Fixture f = MakeProfiler();
   std::vector<OpSignature> sigs;

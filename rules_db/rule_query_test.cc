@@ -49,8 +49,9 @@ class RuleQueryTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<RuleStore> Open(int chunk = 10000) {
+  std::unique_ptr<RuleStore> Open(int chunk = 10000, absl::Duration match_time_limit = absl::Seconds(60)) {
     RuleStoreOptions options;
+    options.match_time_limit = match_time_limit;
     options.checker = [this](rules::Rule& rule) {
       return verifier::VerifyStandalone(*prover_, verifier::SolverName(), rule);
     };
@@ -257,6 +258,27 @@ TEST_F(RuleQueryTest, MatchRulesReadsOnlyRulesWithASideOfTheGraphsOperators) {
   EXPECT_EQ(response->rules_matched(), 1);
   RuleStore without(store_.get());
   EXPECT_EQ(without.MatchRules(request).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST_F(RuleQueryTest, MatchRulesOverItsLimitsIsRefused) {
+  MatchRulesRequest request;
+  for (ir::OpKind kind : {ir::OP_INPUT, ir::OP_WEIGHT, ir::OP_MATMUL, ir::OP_RELU}) {
+    request.mutable_graph()->add_nodes()->set_kind(kind);
+  }
+  MatchRulesRequest many_sites = request;
+  many_sites.set_max_sites(RuleStoreOptions().max_match_sites + 1);
+  auto sites = rules_->MatchRules(many_sites);
+  EXPECT_EQ(sites.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(sites.status().message(), ::testing::HasSubstr("--max_match_sites"));
+  MatchRulesRequest big = request;
+  for (int i = 0; i < RuleStoreOptions().max_match_graph_nodes; ++i) big.mutable_graph()->add_nodes()->set_kind(ir::OP_RELU);
+  EXPECT_EQ(rules_->MatchRules(big).status().code(), absl::StatusCode::kInvalidArgument);
+  // No time at all: the first candidate rule is past the limit.
+  auto hurried = Open(10000, absl::ZeroDuration());
+  auto late = hurried->MatchRules(request);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(late.status().message(), ::testing::HasSubstr("--match_time_limit_s"));
+  EXPECT_TRUE(matched_.empty());
 }
 
 }  // namespace

@@ -578,6 +578,16 @@ absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest
   if (!options_.matcher) {
     return absl::UnimplementedError("this store was started without a rule matcher (taso_rules_db has one)");
   }
+  if (request.max_sites() > options_.max_match_sites) {
+    return absl::InvalidArgumentError(absl::StrCat("max_sites ", request.max_sites(), " is over this store's limit of ",
+                                                   options_.max_match_sites, " (taso_rules_db --max_match_sites)"));
+  }
+  if (request.graph().nodes_size() > options_.max_match_graph_nodes) {
+    return absl::InvalidArgumentError(absl::StrCat("the graph has ", request.graph().nodes_size(),
+                                                   " nodes, over this store's limit of ", options_.max_match_graph_nodes,
+                                                   " (taso_rules_db --max_match_graph_nodes)"));
+  }
+  const absl::Time deadline = absl::Now() + options_.match_time_limit;
   ListRulesRequest only_proved = request.filter();
   only_proved.clear_statuses();  // the default: PROVED
   auto filter = RuleFilter::Create(only_proved);
@@ -603,6 +613,12 @@ absl::StatusOr<MatchRulesResponse> RuleStore::MatchRules(const MatchRulesRequest
   };
   int64_t read = 0;
   auto used_index = ForEachCandidate(graph_kinds, fits, "", [&](const rules::Rule& rule) {
+    if (absl::Now() >= deadline) {
+      matched = absl::ResourceExhaustedError(absl::StrCat(
+          "MatchRules ran past this store's limit of ", absl::FormatDuration(options_.match_time_limit),
+          " (taso_rules_db --match_time_limit_s): narrow the filter or send a smaller graph"));
+      return false;
+    }
     if (!filter->Matches(rule)) return true;
     chunk.push_back(rule);
     return chunk.size() < kMatchChunk || flush();

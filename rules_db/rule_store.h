@@ -94,6 +94,12 @@ struct RuleStoreOptions {
   RulePruner pruner;
   // Serves MatchRules. Unset: MatchRules is UNIMPLEMENTED.
   RuleGraphMatcher matcher;
+  // MatchRules is a read-role call: a request asking for more sites per
+  // rule, or sending a larger graph, is INVALID_ARGUMENT; one still matching
+  // after match_time_limit stops with RESOURCE_EXHAUSTED.
+  int max_match_sites = 1000;
+  int max_match_graph_nodes = 20000;
+  absl::Duration match_time_limit = absl::Seconds(60);
   // BuildOpIndex: rules indexed per committed chunk.
   int op_index_chunk = 10000;
 };

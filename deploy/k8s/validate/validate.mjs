@@ -2,7 +2,11 @@
 // against the Kubernetes OpenAPI schemas, then checks the invariants the
 // cluster relies on that a schema cannot see (store ordinal = store index,
 // generation as an Indexed Job with per-index retries, grace periods that
-// cover the longest search, gRPC probes on every server).
+// cover the longest search, gRPC probes on every server) and the policies an
+// operator expects: the "restricted" Pod Security Standard on every pod, a
+// start-up probe on every server, a PodDisruptionBudget for the store and the
+// optimizer, the recommended app.kubernetes.io labels, store shards spread
+// over nodes.
 //
 //   node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]
 //   node validate.mjs RENDERED.yaml --list-flags   # "BINARY FLAG" per flag a container passes
@@ -170,7 +174,7 @@ if (!schemaOnly) {
       if (!listen) continue;
       const port = Number(listen.split(":").pop());
       const tls = flag(c, "tls_cert") !== undefined;
-      for (const probe of ["readinessProbe", "livenessProbe"]) {
+      for (const probe of ["startupProbe", "readinessProbe", "livenessProbe"]) {
         const cmd = c[probe]?.exec?.command ?? [];
         const ok = tls ? cmd[0] === "taso" && cmd[1] === "health" && cmd[2] === `127.0.0.1:${port}` &&
                          cmd.some((w) => w.startsWith("--tls-ca="))
@@ -225,6 +229,36 @@ if (!schemaOnly) {
       `${o.kind}/${o.metadata.name}: pods lack app.kubernetes.io/part-of=taso (the policies select on it)`);
   }
   check(byKind("NetworkPolicy").length > 0, "no NetworkPolicy: every pod would accept any connection");
+  // The "restricted" Pod Security Standard, on every pod and container.
+  for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+    const pod = o.spec.template.spec;
+    const name = `${o.kind}/${o.metadata.name}`;
+    check(pod.securityContext?.runAsNonRoot === true, `${name}: the pod must set runAsNonRoot (restricted)`);
+    for (const c of containers(o)) {
+      const seccomp = c.securityContext?.seccompProfile?.type ?? pod.securityContext?.seccompProfile?.type;
+      check(seccomp === "RuntimeDefault" || seccomp === "Localhost",
+        `${name}: container ${c.name} has no seccompProfile RuntimeDefault (restricted)`);
+      check(c.securityContext?.allowPrivilegeEscalation === false,
+        `${name}: container ${c.name} must set allowPrivilegeEscalation: false (restricted)`);
+      check((c.securityContext?.capabilities?.drop ?? []).includes("ALL"),
+        `${name}: container ${c.name} must drop ALL capabilities (restricted)`);
+    }
+    for (const label of ["app.kubernetes.io/name", "app.kubernetes.io/component", "app.kubernetes.io/part-of"]) {
+      check(o.spec.template.metadata?.labels?.[label], `${name}: pods lack the recommended label ${label}`);
+    }
+  }
+  // Voluntary disruptions take the store and the optimizer one pod at a time.
+  const selects = (pdb, o) => Object.entries(pdb.spec.selector?.matchLabels ?? {}).every(
+    ([k, v]) => o.spec.template.metadata?.labels?.[k] === v);
+  for (const o of [find("StatefulSet", "taso-store"), find("Deployment", "taso-optimizer")].filter(Boolean)) {
+    check(byKind("PodDisruptionBudget").some((pdb) => selects(pdb, o)),
+      `${o.kind}/${o.metadata.name}: no PodDisruptionBudget selects its pods`);
+  }
+  const storeSet = find("StatefulSet", "taso-store");
+  if (storeSet) {
+    check((storeSet.spec.template.spec.topologySpreadConstraints ?? []).some(
+      (t) => t.topologyKey === "kubernetes.io/hostname"), "the store shards must spread over nodes (topologySpreadConstraints)");
+  }
   // An Ingress reaches a Service port that exists, over TLS from its clients,
   // speaking to the pods what they serve: gRPC over TLS to a server with
   // --tls_cert (GRPCS), plaintext gRPC otherwise.

@@ -96,6 +96,12 @@ expect_rejected "$tmp/bad-ingress-protocol.yaml" "for a TLS gRPC server (want GR
 awk '/^kind: Ingress$/ {i = 1} /^---$/ {i = 0} i && /^ +name: grpc$/ {sub(/grpc/, "grpc-typo")} {print}' "$tmp/secure.yaml" \
   >"$tmp/bad-ingress-port.yaml"
 expect_rejected "$tmp/bad-ingress-port.yaml" "is no Service port" "an Ingress to a port the Service does not have"
+# Secure: per-pod Secret items (no server key in a client pod, no worker token in the optimizer).
+sed 's/^\( *\)- key: ca.crt$/\1- key: tls.key\n\1  path: tls.key\n\1- key: ca.crt/' "$tmp/secure.yaml" >"$tmp/bad-key.yaml"
+expect_rejected "$tmp/bad-key.yaml" "a pod that serves nothing mounts the server key tls.key" "a client pod given the server key" --expect-tls
+sed 's/- key: optimizer-token$/- key: worker-token/; s/path: optimizer-token$/path: worker-token/' "$tmp/secure.yaml" \
+  >"$tmp/bad-token-item.yaml"
+expect_rejected "$tmp/bad-token-item.yaml" "mounts worker-token, which no process in it sends" "the optimizer given the worker token" --expect-tls
 # The operator's policies: restricted pods, start-up probes, disruption budgets, labels, spread shards.
 sed 's/type: RuntimeDefault$/type: Unconfined/' "$tmp/dev.yaml" >"$tmp/bad-seccomp.yaml"
 expect_rejected "$tmp/bad-seccomp.yaml" "has no seccompProfile RuntimeDefault (restricted)" "a pod without the runtime's seccomp profile"

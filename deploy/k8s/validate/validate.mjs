@@ -204,6 +204,24 @@ if (!schemaOnly) {
             `${o.kind}/${o.metadata.name}: the taso-tls and taso-tokens Secrets are not mounted`);
         }
       }
+      // Each pod gets only the Secret items it uses: a server key only where
+      // something listens, a token only where a process sends it.
+      const pod = o.spec.template.spec;
+      const listens = containers(o).some((c) => flag(c, "listen") !== undefined);
+      const sent = containers(o).flatMap((c) => [flag(c, "token_file"), flag(c, "token-file"),
+        ...(c.env ?? []).filter((e) => e.name === "TASO_TOKEN_FILE").map((e) => e.value)]).filter(Boolean);
+      for (const v of pod.volumes ?? []) {
+        if (!["taso-tls", "taso-tokens"].includes(v.secret?.secretName)) continue;
+        const items = (v.secret.items ?? []).map((i) => i.key);
+        check(items.length > 0, `${o.kind}/${o.metadata.name}: mounts all of Secret ${v.secret.secretName}; list the items it uses`);
+        if (!listens) {
+          check(!items.includes("tls.key"), `${o.kind}/${o.metadata.name}: a pod that serves nothing mounts the server key tls.key`);
+        }
+        for (const token of items.filter((k) => k.endsWith("-token"))) {
+          check(sent.some((f) => f.endsWith(`/${token}`)),
+            `${o.kind}/${o.metadata.name}: mounts ${token}, which no process in it sends`);
+        }
+      }
     }
   }
   // Every process serves Prometheus metrics on a declared, annotated port

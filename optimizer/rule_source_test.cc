@@ -39,6 +39,8 @@ rules::ProofSignature* PlainSignature(rules::RuleCollection& collection) {
   return nullptr;
 }
 
+// The built-in set passes the same check a file gets: the binary relies on
+// this test rather than re-checking its own rules at every start.
 TEST(RuleSourceTest, TheBuiltInSetLoadsFromAFile) {
   auto set = LoadRulesFile(Write(Builtin(), "builtin.pb"));
   ASSERT_TRUE(set.ok()) << set.status();

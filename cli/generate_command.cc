@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "cli/job_spec.h"
 #include "app/startup.h"
+#include "cluster/job_states.h"
 #include "cluster/local_store.h"
 #include "cluster/processes.h"
 #include "cluster/supervisor.h"
@@ -224,8 +225,7 @@ class Generate {
         t.failed = true;
         t.error = job.error();
       }
-      if (job.state() != rules_db::JOB_STATE_GENERATED && job.state() != rules_db::JOB_STATE_VERIFYING &&
-          job.state() != rules_db::JOB_STATE_DONE) {
+      if (cluster::JobStateRank(job.state()) < cluster::JobStateRank(rules_db::JOB_STATE_GENERATED)) {
         t.all_generated = false;
       }
       if (i == 0) t.shard_done.assign(job.shards_size(), true);

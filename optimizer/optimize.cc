@@ -186,6 +186,14 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
 
 // Why `what` must not be returned after `check`, or "" when it may.
 // Unchecked is treated as wrong: the contract is a verified model or the input.
+// How an optimized model is read back for its check: as the input was, but
+// without the size limit (folded constants may make it larger than the input).
+OnnxImportOptions OptimizedModelImport(const OnnxImportOptions& input) {
+  OnnxImportOptions reimport = input;
+  reimport.max_model_bytes = std::numeric_limits<int64_t>::max();
+  return reimport;
+}
+
 std::string CheckFailure(const NumericCheck& check, const std::string& what) {
   if (check.ran && check.equal) return "";
   return check.ran ? absl::StrCat(what, " differs from the original (", check.reason, "); returning the original")
@@ -603,8 +611,7 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   // would read them, with what the user gave: export bugs fail it too.
   EnterPhase(options.progress, OptimizePhase::kCheck);
   auto exported = export_onnx(*model, optimized->graph);
-  OnnxImportOptions reimport = options.import;
-  reimport.max_model_bytes = std::numeric_limits<int64_t>::max();  // folded constants may make ours larger
+  const OnnxImportOptions reimport = OptimizedModelImport(options.import);
   if (!exported.ok()) {
     ReturnOriginal(report, absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
                                         "); returning the original"));
@@ -674,9 +681,7 @@ NumericCheck CheckReturnedModel(const std::string& input, const std::string& ret
     not_run.reason = absl::StrCat("the input does not import here: ", in.status().message());
     return not_run;
   }
-  OnnxImportOptions reimport = options.import;
-  reimport.max_model_bytes = std::numeric_limits<int64_t>::max();  // folded constants may make it larger
-  auto out = ImportOnnx(returned, reimport);
+  auto out = ImportOnnx(returned, OptimizedModelImport(options.import));
   if (!out.ok()) {
     not_run.reason = absl::StrCat("the returned model does not import here: ", out.status().message());
     return not_run;

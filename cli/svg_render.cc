@@ -15,35 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cluster/processes.h"
+#include "core/scratch_dir.h"
 
 namespace taso::cli {
-namespace {
-
-// A private directory for the DOT input and Graphviz's messages, removed
-// when this goes out of scope.
-class ScratchDir {
- public:
-  static absl::StatusOr<ScratchDir> Make() {
-    std::error_code error;
-    std::string pattern = (std::filesystem::temp_directory_path(error) / "taso-svg-XXXXXX").string();
-    if (error || mkdtemp(pattern.data()) == nullptr) {
-      return absl::PermissionDeniedError("cannot make a temporary directory for Graphviz (check TMPDIR)");
-    }
-    return ScratchDir(pattern);
-  }
-  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
-}  // namespace
 
 absl::StatusOr<std::string> FindGraphviz(const SvgRenderOptions& options) {
   const std::string& program = options.program;
@@ -62,7 +36,7 @@ absl::StatusOr<std::string> FindGraphviz(const SvgRenderOptions& options) {
 absl::Status RenderSvg(const std::string& dot_text, const std::string& svg_path, const SvgRenderOptions& options) {
   auto program = FindGraphviz(options);
   if (!program.ok()) return program.status();
-  auto scratch = ScratchDir::Make();
+  auto scratch = ScratchDir::Make("svg");
   if (!scratch.ok()) return scratch.status();
   const std::string input = scratch->File("picture.dot"), log = scratch->File("graphviz.log");
   const std::string partial = svg_path + ".partial";

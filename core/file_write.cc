@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -43,20 +44,46 @@ int WriteAll(int fd, absl::string_view bytes) {
   return 0;
 }
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
-  // Same directory, so the rename stays on one file system.
-  const std::string temp = absl::StrCat(path, ".partial.", getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus(errno, path);
-  int error = WriteAll(fd, bytes);
-  if (error == 0 && fsync(fd) != 0) error = errno;
-  if (close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(temp.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    std::remove(temp.c_str());
-    return ErrnoStatus(error, path);
-  }
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    // Same directory, so the rename stays on one file system.
+    : path_(std::move(path)), temp_(absl::StrCat(path_, ".partial.", getpid())) {
+  fd_ = open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) status_ = ErrnoStatus(errno, path_);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0 || !status_.ok()) std::remove(temp_.c_str());
+}
+
+absl::Status AtomicFileWriter::Fail(int error) {
+  if (status_.ok()) status_ = ErrnoStatus(error, path_);
+  return status_;
+}
+
+absl::Status AtomicFileWriter::Append(absl::string_view bytes) {
+  if (!status_.ok()) return status_;
+  if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, " was already committed"));
+  if (int error = WriteAll(fd_, bytes); error != 0) return Fail(error);
+  size_ += static_cast<int64_t>(bytes.size());
   return absl::OkStatus();
+}
+
+absl::Status AtomicFileWriter::Commit() {
+  if (!status_.ok()) return status_;
+  if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat(path_, " was already committed"));
+  int error = fsync(fd_) != 0 ? errno : 0;
+  if (close(fd_) != 0 && error == 0) error = errno;
+  fd_ = -1;
+  if (error == 0 && std::rename(temp_.c_str(), path_.c_str()) != 0) error = errno;
+  if (error != 0) return Fail(error);
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
+  AtomicFileWriter writer(path);
+  if (absl::Status s = writer.Append(bytes); !s.ok()) return s;
+  return writer.Commit();
 }
 
 }  // namespace taso

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -18,7 +19,6 @@
 #include "cluster/store_set.h"
 #include "core/json_text.h"
 #include "core/proto_json.h"
-#include "core/file_write.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
@@ -183,20 +183,6 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
       << r.output_sha256().substr(0, 16) << "\n";
 }
 
-// Writes `model` to `path`; when the input kept its tensors in an external
-// file, the output does too: tensors of 1 KiB or more in PATH.data beside it.
-absl::Status WriteModelAsInputWas(const std::string& path, const std::string& model, bool external) {
-  if (!external) return WriteFileAtomically(path, model);
-  const std::string location = std::filesystem::path(path).filename().string() + ".data";
-  std::string data;
-  auto written = ExternalizeData(model, location, 1024, data);
-  if (!written.ok()) return written.status();
-  if (data.empty()) return WriteFileAtomically(path, model);  // no tensor large enough to move out
-  const std::filesystem::path data_path = std::filesystem::path(path).parent_path() / location;
-  if (absl::Status s = WriteFileAtomically(data_path.string(), data); !s.ok()) return s;
-  return WriteFileAtomically(path, *written);
-}
-
 // One `taso optimize`: checks the command, runs the optimizer embedded or
 // on a server, writes OUT and the report. Each step returns an exit code
 // (kContinue to go on).
@@ -217,7 +203,9 @@ class OptimizeRun {
     const int code = options_.server.empty() ? OptimizeEmbedded() : OptimizeOnServer();
     if (code != kContinue) return code;
     progress_.reset();  // its last line before the report
-    if (absl::Status written = WriteModelAsInputWas(options_.output, model_, !input_.files.empty()); !written.ok()) {
+    // As the input was written: with its large tensors in OUT.data when it
+    // kept them in external files.
+    if (absl::Status written = WriteOnnxFiles(options_.output, model_, model_data_, external_); !written.ok()) {
       return Fail(1, std::string(written.message()));
     }
     PrintReport(report_, options_.output, options_.json, out_);
@@ -243,6 +231,7 @@ class OptimizeRun {
     defaults.measure_tolerance = options_.measure_tolerance;
     if (options_.ilp_memory_mb) defaults.ilp_memory_mb = *options_.ilp_memory_mb;
     if (options_.max_check_mb) defaults.max_check_bytes = *options_.max_check_mb << 20;
+    defaults.max_model_bytes = options_.max_model_mb.value_or(kEmbeddedMaxModelMb) << 20;
     return optimizer::ResolveOptimizeOptions(options_.request, defaults);
   }
 
@@ -264,9 +253,10 @@ class OptimizeRun {
     resolved_ = *std::move(resolved);
     if (options_.ilp_memory_mb && *options_.ilp_memory_mb < 1) return Fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
     if (options_.max_check_mb && *options_.max_check_mb < 1) return Fail(2, "--max-check-mb must be at least 1 (MiB)");
-    if (!options_.server.empty() && (options_.ilp_memory_mb || options_.max_check_mb)) {
-      return Fail(2, "--ilp-memory-mb and --max-check-mb set the embedded optimizer's caps; a taso_optimizer "
-                     "(--server) has its own --ilp_memory_mb and --max_check_mb flags");
+    if (options_.max_model_mb && *options_.max_model_mb < 1) return Fail(2, "--max-model-mb must be at least 1 (MiB)");
+    if (!options_.server.empty() && (options_.ilp_memory_mb || options_.max_check_mb || options_.max_model_mb)) {
+      return Fail(2, "--ilp-memory-mb, --max-check-mb and --max-model-mb set the embedded optimizer's caps; a "
+                     "taso_optimizer (--server) has its own --ilp_memory_mb, --max_check_mb and --max_model_mb flags");
     }
     if (!options_.dump_egraph.empty()) {
       if (options_.request.search() != optimizer::SEARCH_EQSAT) {
@@ -293,11 +283,22 @@ class OptimizeRun {
     if (!in) return Fail(2, absl::StrCat("cannot read ", options_.input));
     std::stringstream file;
     file << in.rdbuf();
-    // Tensors kept in external files are read in: the optimizer works on bytes.
-    auto input = InlineExternalData(file.str(), std::filesystem::path(options_.input).parent_path().string(),
-                                    OnnxImportOptions().max_model_bytes);
-    if (!input.ok()) return Fail(input.status());
-    input_ = *std::move(input);
+    input_ = file.str();
+    auto external = UsesExternalData(input_);
+    if (!external.ok()) return Fail(external.status());
+    external_ = *external;
+    if (!external_) return kContinue;
+    const ExternalData beside = ExternalData::Directory(std::filesystem::path(options_.input).parent_path().string());
+    if (options_.server.empty()) {
+      // The optimizer reads the data files itself: the model may be larger
+      // than one message holds.
+      resolved_.import.external_data = beside;
+      return kContinue;
+    }
+    // A server takes the model as one message, data inline.
+    auto inlined = InlineExternalData(input_, beside, std::numeric_limits<int64_t>::max());
+    if (!inlined.ok()) return Fail(inlined.status());
+    input_ = *std::move(inlined);
     return kContinue;
   }
 
@@ -311,7 +312,7 @@ class OptimizeRun {
     }
     auto stub = optimizer::Optimizer::NewStub(channel);
     optimizer::OptimizeRequest request;
-    request.set_model(input_.model);
+    request.set_model(input_);
     request.set_model_name(options_.input);
     *request.mutable_options() = options_.request;
     if (progress_) {
@@ -337,13 +338,13 @@ class OptimizeRun {
   // the user's machine, so a faulty or hostile server cannot hand back a
   // different function. On a failure the input is written instead (exit 4).
   void CheckWhatCameBack() {
-    if (model_ == input_.model) {
+    if (model_ == input_) {
       report_.set_local_check(optimizer::LOCAL_CHECK_INPUT_RETURNED);
       report_.set_local_check_detail("the server returned the input byte for byte");
       return;
     }
     if (progress_) progress_->EnterPhase(optimizer::OptimizePhase::kCheck);
-    const optimizer::NumericCheck check = optimizer::CheckReturnedModel(input_.model, model_, resolved_);
+    const optimizer::NumericCheck check = optimizer::CheckReturnedModel(input_, model_, resolved_);
     if (check.ran && check.equal) {
       report_.set_local_check(optimizer::LOCAL_CHECK_PASSED);
       report_.set_local_check_detail(absl::StrFormat(
@@ -357,7 +358,7 @@ class OptimizeRun {
                                                 check.reason, "); the input was written instead"));
     report_.set_returned_original(true);
     report_.set_error(report_.local_check_detail());
-    model_ = input_.model;
+    model_ = input_;
     report_.set_output_sha256(net::Sha256Hex(model_));  // what was sent, not what the server says it was
   }
 
@@ -390,9 +391,10 @@ class OptimizeRun {
     oo.progress = progress_ ? &*progress_ : nullptr;
     oo.rules_provenance = loaded->provenance;
     oo.eqsat.dump_egraph = options_.dump_egraph;
-    auto result = optimizer::OptimizeOnnx(input_.model, loaded->rewrites, **client, oo);
+    auto result = optimizer::OptimizeOnnx(input_, loaded->rewrites, **client, oo);
     if (!result.ok()) return Fail(result.status());
     model_ = std::move(result->model);
+    model_data_ = std::move(result->model_data);
     graph_before_ = std::move(result->input_graph);
     graph_after_ = std::move(result->graph);
     input_origins_ = std::move(result->input_origins);
@@ -413,7 +415,7 @@ class OptimizeRun {
     picture.before_origins = input_origins_;
     if (report_.output_sha256() == report_.input_sha256()) picture.after_origins = input_origins_;
     auto summary = graph_after_ ? WriteGraphDiffSvg(*graph_before_, *graph_after_, picture)
-                                : WriteModelDiffSvg(input_.model, model_, picture);
+                                : WriteModelDiffSvg(input_, model_, picture);
     if (!summary.ok()) return Fail(1, absl::StrCat("--diff-svg: ", summary.status().message()));
     (options_.json ? err_ : out_) << "diff picture: " << *summary << "; wrote " << options_.diff_svg << "\n";
     return kContinue;
@@ -423,9 +425,11 @@ class OptimizeRun {
   std::ostream& out_;
   std::ostream& err_;
   optimizer::OptimizerOptions resolved_;  // the request resolved (CheckCommand)
-  InlinedModel input_;
+  std::string input_;     // the model as read (inline for a server)
+  bool external_ = false;  // the input keeps tensors in external files
   std::optional<ProgressPrinter> progress_;
   std::string model_;
+  ExternalData model_data_;  // where model_'s external tensors are read from
   optimizer::Report report_;
   std::optional<Graph> graph_before_, graph_after_;  // embedded: the IR graphs, for --diff-svg
   std::vector<std::string> input_origins_;           // embedded: graph_before_'s ONNX nodes

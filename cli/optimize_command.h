@@ -41,7 +41,16 @@ struct OptimizeCommandOptions {
   // optimizer's defaults (EqsatOptions::ilp_memory_mb, NumericCheckOptions::max_bytes).
   std::optional<int64_t> ilp_memory_mb;
   std::optional<int64_t> max_check_mb;
+  // Embedded only: the largest model read, external data included, in MiB;
+  // unset, kEmbeddedMaxModelMb.
+  std::optional<int64_t> max_model_mb;
 };
+
+// The embedded optimizer's default model size cap: one machine's process,
+// reading external data itself, so well past the 2 GiB of one message
+// (optimizing holds the weights about three times: the input, the result
+// and its check).
+inline constexpr int64_t kEmbeddedMaxModelMb = 8192;
 
 // Exit codes (stable, for CI):
 //   0  OUT written: an equivalent model, optimized and checked numerically

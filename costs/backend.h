@@ -28,6 +28,14 @@ std::optional<Backend> BackendFromName(const std::string& name);
 // What a --backend flag accepts, for its error message: "auto, cuda, cpu, analytic or ort".
 std::string BackendChoices();
 
+// A whole ONNX model for a backend that runs models: its bytes (a
+// serialized ModelProto), or, when `path` is set, a file on this machine
+// with any external data beside it (a model larger than one message).
+struct OnnxModelSource {
+  std::string bytes;
+  std::string path;
+};
+
 class MeasureBackend {
  public:
   virtual ~MeasureBackend() = default;
@@ -76,11 +84,10 @@ class MeasureBackend {
                                                  " backend does not run whole graphs; use the cpu backend"));
   }
 
-  // Times whole ONNX models (serialized ModelProtos, as a runtime reads
-  // them) as MeasureGraphs times graphs. Only a backend that runs ONNX itself
+  // Times whole ONNX models (as a runtime reads them) as MeasureGraphs times graphs. Only a backend that runs ONNX itself
   // can; the others answer UNIMPLEMENTED.
   virtual absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureModels(
-      const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
+      const std::vector<OnnxModelSource>& onnx_models, const GraphTimingOptions& options,
       const std::function<bool()>& cancelled) {
     (void)onnx_models, (void)options, (void)cancelled;
     return absl::UnimplementedError(absl::StrCat("the ", Backend_Name(kind()),
@@ -92,8 +99,8 @@ class MeasureBackend {
   // first's: result[i] is onnx_models[i + 1]'s comparison (a model that does
   // not run fails alone, in its entry). Only a backend that runs ONNX itself
   // can; the others answer UNIMPLEMENTED.
-  virtual absl::StatusOr<std::vector<ModelComparison>> CompareModels(const std::vector<std::string>& onnx_models,
-                                                                     uint64_t seed) {
+  virtual absl::StatusOr<std::vector<ModelComparison>> CompareModels(
+      const std::vector<OnnxModelSource>& onnx_models, uint64_t seed) {
     (void)onnx_models, (void)seed;
     return absl::UnimplementedError(
         absl::StrCat("the ", Backend_Name(kind()), " backend does not run ONNX models, so it cannot compare outputs"));

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/interpreter.h"
 #include "onnx_io/onnx_common.h"
+#include "onnx_io/onnx_external_data_internal.h"
 #include "onnx_io/onnx_versions.h"
 #include "core/op_registry.h"
 #include "onnx/onnx_pb.h"
@@ -36,7 +37,8 @@ bool IsFoldedKind(OpKind kind) {
 class Exporter {
  public:
   Exporter(const OnnxModel& model, const Graph& graph) : model_(model), graph_(graph) {}
-  absl::StatusOr<std::string> Run();
+  // With `sink`, large tensors go to sink->data (OnnxExternalSink).
+  absl::StatusOr<std::string> Run(OnnxExternalSink* sink);
 
  private:
   absl::Status Prepare();
@@ -615,7 +617,7 @@ absl::Status Exporter::EmitOperator(const Node& node) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> Exporter::Run() {
+absl::StatusOr<std::string> Exporter::Run(OnnxExternalSink* sink) {
   if (absl::Status s = graph_.Validate(); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("cannot export an invalid graph: ", s.message()));
   }
@@ -649,6 +651,11 @@ absl::StatusOr<std::string> Exporter::Run() {
   if (absl::Status s = onnx_internal::CheckModelAnyVersion(out_); !s.ok()) {
     return absl::InternalError(absl::StrCat("the exported model fails the ONNX checker: ", s.message()));
   }
+  // After the check, which looks for external data on disk.
+  if (sink != nullptr) {
+    sink->data.clear();
+    onnx_internal::MoveTensorsOut(out_, *sink);
+  }
   std::string bytes;
   if (!out_.SerializeToString(&bytes)) return absl::InternalError("cannot serialize the exported model");
   return bytes;
@@ -656,9 +663,9 @@ absl::StatusOr<std::string> Exporter::Run() {
 
 }  // namespace
 
-absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph) {
+absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink) {
   try {
-    return Exporter(model, graph).Run();
+    return Exporter(model, graph).Run(sink);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("ONNX export failed: ", e.what()));
   }

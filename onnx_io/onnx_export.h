@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
+#include "onnx_io/onnx_external_data.h"
 #include "onnx_io/onnx_import.h"
 
 namespace taso {
@@ -18,8 +19,11 @@ namespace taso {
 // (shapes, split sizes) and Identity nodes where a graph output or a subgraph
 // needs a value under a fixed name. Opaque nodes come back as they were
 // imported. The result passes onnx::checker::check_model; a model that would
-// not is InternalError with the checker's message.
-absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph);
+// not is InternalError with the checker's message. With `sink`, tensors of
+// sink->min_bytes or more are written to sink->data as external data (the
+// way to export a model larger than the 2 GiB one message holds).
+absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph,
+                                       OnnxExternalSink* sink = nullptr);
 
 // Serializes a graph that was not imported (a profiler's timing graph) as a
 // model of its own: opset `opset`, its inputs and outputs by the IR's names

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "onnx_io/onnx_common.h"
+#include "onnx_io/onnx_external_data_internal.h"
 #include "onnx_io/onnx_import_internal.h"
 #include "onnx_io/onnx_shape_folding.h"
 #include "onnx_io/onnx_versions.h"
@@ -162,8 +163,9 @@ void ForEachTypedValue(const onnx::GraphProto& g, Fn fn) {
 }
 
 // A copy of `model` for shape inference. Large floating-point initializers
-// keep their type and shape but not their data: inference reads only small
-// operands (shapes, sizes, scales), and weights would be copied for nothing.
+// (and any of a megabyte or more) keep their type and shape but not their
+// data: inference reads only small operands (shapes, sizes, scales), and
+// weights would be copied for nothing.
 onnx::ModelProto CopyForInference(onnx::ModelProto& model) {
   constexpr int64_t kLargeInitializer = 4096;
   google::protobuf::RepeatedPtrField<onnx::TensorProto> initializers;
@@ -174,7 +176,11 @@ onnx::ModelProto CopyForInference(onnx::ModelProto& model) {
     onnx::TensorProto* c = copy.mutable_graph()->add_initializer();
     const bool floating = t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::FLOAT16 ||
                           t.data_type() == onnx::TensorProto::DOUBLE;
-    if (!floating || NumElements(t) <= kLargeInitializer) {
+    // Any tensor of a megabyte or more is data, never a shape: one model
+    // may hold gigabytes of integer weights (quantized), and the copy is
+    // serialized to cross to the inference process.
+    const bool large = (floating && NumElements(t) > kLargeInitializer) || t.raw_data().size() >= (1u << 20);
+    if (!large) {
       *c = t;
       continue;
     }
@@ -665,6 +671,14 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
       model_bytes, "cannot parse the model: the bytes are not a valid ONNX ModelProto (truncated or corrupt)");
   if (!parsed.ok()) return parsed.status();
   onnx::ModelProto model = *std::move(parsed);
+  // Read in memory, never serialized whole again: the model may now be
+  // larger than one message holds.
+  int64_t total = static_cast<int64_t>(model_bytes.size());
+  if (!options.external_data.empty()) {
+    absl::Status loaded = onnx_internal::LoadExternalTensors(model, options.external_data, options.max_model_bytes,
+                                                             "the limit on model size", total);
+    if (!loaded.ok()) return loaded;
+  }
   // ONNX's library throws; nothing thrown may leave this function.
   try {
     if (absl::Status s = onnx_internal::SortGraph(model.mutable_graph(), {}, ""); !s.ok()) return s;
@@ -678,7 +692,9 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
     if (absl::Status s = RunOnnxChecker(bridged ? *bridged : model); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the model fails the ONNX checker: ", s.message()));
     }
-    return onnx_internal::Importer(options).Run(std::move(model), std::move(bridged));
+    auto imported = onnx_internal::Importer(options).Run(std::move(model), std::move(bridged));
+    if (imported.ok()) imported->external_data_bytes = total - static_cast<int64_t>(model_bytes.size());
+    return imported;
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("ONNX import failed: ", e.what()));
   } catch (...) {

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/graph.h"
+#include "onnx_io/onnx_external_data.h"
 
 namespace taso {
 
@@ -25,8 +26,13 @@ struct OnnxImportOptions {
   // Value for the other symbolic or unknown dimensions of graph inputs
   // (e.g. batch "N"); the report notes each one bound.
   int64_t default_dim = 1;
-  // Larger models are InvalidArgument (the message names this option).
+  // Larger models are InvalidArgument (the message names this option); the
+  // external data read counts.
   int64_t max_model_bytes = 2LL << 30;
+  // Where the files the model's external tensors name are read from (the
+  // model's directory, or an export's data in memory). Empty: such tensors
+  // stay opaque side constants, written back as the references they are.
+  ExternalData external_data;
 };
 
 // What ExportOnnx needs to reproduce an opaque node exactly.
@@ -69,6 +75,9 @@ struct OnnxModel {
   // What import could not do but worked around (e.g. shape inference that
   // failed after folding shape arithmetic, leaving some shapes unknown).
   std::vector<std::string> import_notes;
+  // Bytes of tensor data read from external files (0: none), which export
+  // then writes the same way.
+  int64_t external_data_bytes = 0;
 };
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});

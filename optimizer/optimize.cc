@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -16,6 +18,7 @@
 #include "core/canonical.h"
 #include "core/graph_proto.h"
 #include "core/rule_sexpr.h"
+#include "core/scratch_dir.h"
 #include "core/version.h"
 #include "net/digest.h"
 #include "onnx_io/onnx_export.h"
@@ -235,7 +238,33 @@ bool IsBaselineGraph(const Graph& baseline, const Graph& candidate) {
 struct ModelFiles {
   const std::string* input = nullptr;   // as the user gave it
   const std::string* output = nullptr;  // the candidate as exported
+  // With external data (the input had it): where each one's tensors are
+  // read from. The files are then written to disk, data beside them, and
+  // sent by path: such a model may be larger than one message holds.
+  const ExternalData* input_data = nullptr;
+  const ExternalData* output_data = nullptr;
 };
+
+// The files' bytes in `request`, or, with external data, the files written
+// to `scratch` and their paths.
+absl::Status AddModelFiles(const ModelFiles& files, std::optional<ScratchDir>& scratch,
+                           profiler::MeasureGraphRequest& request) {
+  if (files.input_data == nullptr || files.output_data == nullptr) {
+    request.add_onnx_models(*files.input);
+    request.add_onnx_models(*files.output);
+    return absl::OkStatus();
+  }
+  auto dir = ScratchDir::Make("measure");
+  if (!dir.ok()) return dir.status();
+  scratch.emplace(*std::move(dir));
+  for (const auto& [name, bytes, data] : {std::tuple{"input.onnx", files.input, files.input_data},
+                                          std::tuple{"output.onnx", files.output, files.output_data}}) {
+    const std::string path = scratch->File(name);
+    if (absl::Status s = WriteOnnxFiles(path, *bytes, *data, /*external=*/true); !s.ok()) return s;
+    request.add_onnx_model_paths(path);
+  }
+  return absl::OkStatus();
+}
 
 // The backend the never-slower step measures on (OptimizerOptions::measure_backend).
 struct MeasureChoice {
@@ -315,8 +344,11 @@ FilesTimed MeasureModelFiles(const ModelFiles& files, profiler::ProfilerClient& 
   FilesTimed timed;
   if (backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) return timed;
   profiler::MeasureGraphRequest request;
-  request.add_onnx_models(*files.input);
-  request.add_onnx_models(*files.output);
+  std::optional<ScratchDir> scratch;  // removed when measured
+  if (absl::Status s = AddModelFiles(files, scratch, request); !s.ok()) {
+    timed.failed = s;
+    return timed;
+  }
   request.set_backend(profiler::BACKEND_ORT_CPU);
   // Twice a graph comparison's runs: ORT's run-to-run spread on small models
   // is of the order of the 1 % margin.
@@ -577,7 +609,10 @@ std::string RuleSetDigest(const std::vector<RewriteRule>& rules) {
 
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
-  return OptimizeOnnx(model_bytes, rules, profiler, options, ExportOnnx);
+  return OptimizeOnnx(model_bytes, rules, profiler, options,
+                      [](const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink) {
+                        return ExportOnnx(model, graph, sink);
+                      });
 }
 
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
@@ -610,8 +645,16 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   // The check compares what the user gets, the bytes read back as anyone
   // would read them, with what the user gave: export bugs fail it too.
   EnterPhase(options.progress, OptimizePhase::kCheck);
-  auto exported = export_onnx(*model, optimized->graph);
-  const OnnxImportOptions reimport = OptimizedModelImport(options.import);
+  // An input with external data is exported the same way: it may be larger
+  // than the 2 GiB one message holds.
+  std::optional<OnnxExternalSink> sink;
+  if (model->external_data_bytes > 0) sink = OnnxExternalSink{"taso-optimized.onnx.data"};
+  auto exported = export_onnx(*model, optimized->graph, sink ? &*sink : nullptr);
+  ExternalData exported_data;
+  if (sink) exported_data.AddFile(sink->location, std::make_shared<const std::string>(std::move(sink->data)));
+  OnnxImportOptions reimport = OptimizedModelImport(options.import);
+  reimport.external_data = exported_data;
+  const bool external = model->external_data_bytes > 0;
   if (!exported.ok()) {
     ReturnOriginal(report, absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
                                         "); returning the original"));
@@ -641,9 +684,12 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
           report);
       CostTheInputReturned(report);
     } else if (KeepCandidateAfterMeasuring(searched->baseline, optimized->graph,
-                                           ModelFiles{&model_bytes, &*exported}, profiler,
-                                           options, report)) {
+                                           ModelFiles{&model_bytes, &*exported,
+                                                      external ? &options.import.external_data : nullptr,
+                                                      external ? &exported_data : nullptr},
+                                           profiler, options, report)) {
       result.model = std::move(*exported);
+      result.model_data = exported_data;
       result.graph = std::move(optimized->graph);
     } else if (report.runtime_check.verdict == RuntimeCheckVerdict::kDifferent) {
       // As a failed check of our own: the user's runtime computes something else.
@@ -659,7 +705,10 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
                                               : "the input is returned byte for byte, so there is nothing to compare");
   }
   if (report.returned_original) result.model = model_bytes;  // byte for byte what came in
-  if (result.model == model_bytes) result.graph = model->graph;  // the input came back
+  if (result.model == model_bytes) {  // the input came back
+    result.graph = model->graph;
+    result.model_data = options.import.external_data;
+  }
   result.input_origins = OnnxNodeLabels(*model);
   result.input_graph = std::move(model->graph);
   report.taso_version = kVersion;

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
+#include "onnx_io/onnx_external_data.h"
 #include "onnx_io/onnx_import.h"
 #include "optimizer/backtrack/backtrack.h"
 #include "optimizer/eqsat/eqsat.h"
@@ -173,6 +174,10 @@ struct OptimizeReport {
 
 struct OptimizeResult {
   std::string model;  // serialized ONNX
+  // Where `model`'s external tensors are read from (WriteOnnxFiles): the
+  // input's files when the input comes back, the export's data in memory
+  // when an input with external data was optimized; empty otherwise.
+  ExternalData model_data;
   OptimizeReport report;
   // The graphs behind the models, for pictures of what changed: the input as
   // imported, and `model` in the IR before export (a fusion that ONNX spells
@@ -207,7 +212,9 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
 
 // The same with the exporter given: tests hand in a faulty one to show the
 // check catches what export breaks. ExportOnnx is the real one.
-using OnnxExporter = std::function<absl::StatusOr<std::string>(const OnnxModel& model, const Graph& graph)>;
+// An exporter given a sink writes the large tensors there (ExportOnnx).
+using OnnxExporter =
+    std::function<absl::StatusOr<std::string>(const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink)>;
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options,
                                             const OnnxExporter& export_onnx);

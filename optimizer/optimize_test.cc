@@ -283,8 +283,9 @@ TEST_F(OptimizeTest, MergedMatMulsAndFoldedTransposesExportAsValidOnnx) {
 // input back, byte for byte, with a reason naming what went wrong.
 TEST_F(OptimizeTest, TheCheckCatchesWhatExportBreaks) {
   // Writes the optimized graph, then computes something else with it.
-  OnnxExporter relu_as_sigmoid = [](const OnnxModel& model, const Graph& graph) -> absl::StatusOr<std::string> {
-    auto bytes = ExportOnnx(model, graph);
+  OnnxExporter relu_as_sigmoid = [](const OnnxModel& model, const Graph& graph,
+                                    OnnxExternalSink* sink) -> absl::StatusOr<std::string> {
+    auto bytes = ExportOnnx(model, graph, sink);
     if (!bytes.ok()) return bytes;
     onnx::ModelProto m;
     if (!m.ParseFromString(*bytes)) return absl::InternalError("unparsable export");
@@ -296,10 +297,10 @@ TEST_F(OptimizeTest, TheCheckCatchesWhatExportBreaks) {
     }
     return m.SerializeAsString();
   };
-  OnnxExporter garbage = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+  OnnxExporter garbage = [](const OnnxModel&, const Graph&, OnnxExternalSink*) -> absl::StatusOr<std::string> {
     return std::string("not an onnx model");
   };
-  OnnxExporter failing = [](const OnnxModel&, const Graph&) -> absl::StatusOr<std::string> {
+  OnnxExporter failing = [](const OnnxModel&, const Graph&, OnnxExternalSink*) -> absl::StatusOr<std::string> {
     return absl::InternalError("checker says no");
   };
   const struct {

@@ -226,8 +226,9 @@ TEST_F(OrtRuntimeCheckTest, TheRealExporterComputesTheSameInOnnxRuntime) {
 // never on their attributes. ONNX Runtime normalises over the columns instead
 // of the rows: its comparison fails the candidate, and the input comes back.
 TEST_F(OrtRuntimeCheckTest, AnExportBugOurCheckCannotSeeIsCaughtInOnnxRuntime) {
-  OnnxExporter drops_softmax_axis = [](const OnnxModel& model, const Graph& graph) -> absl::StatusOr<std::string> {
-    auto bytes = ExportOnnx(model, graph);
+  OnnxExporter drops_softmax_axis = [](const OnnxModel& model, const Graph& graph,
+                                       OnnxExternalSink* sink) -> absl::StatusOr<std::string> {
+    auto bytes = ExportOnnx(model, graph, sink);
     if (!bytes.ok()) return bytes;
     onnx::ModelProto m;
     if (!m.ParseFromString(*bytes)) return absl::InternalError("unparsable export");

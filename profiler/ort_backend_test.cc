@@ -7,6 +7,9 @@
 #include <signal.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -282,6 +285,48 @@ TEST_F(OrtMeasureTest, OnnxModelsAreTimedAsFilesThroughMeasureGraph) {
   auto both = (*profiler)->MeasureGraph(request);
   ASSERT_FALSE(both.ok());
   EXPECT_EQ(both.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A model larger than one message comes as a file path, its data beside it
+// (the embedded optimizer's never-slower step; external_data_test runs one):
+// timed and compared as bytes are, and the caller's file is left in place.
+TEST_F(OrtMeasureTest, OnnxModelPathsAreReadWithTheirExternalData) {
+  GraphBuilder b;
+  TensorRef x = b.In("x", {1, 256});
+  b.Out(b.Op(OpKind::kTanh, {b.Op(OpKind::kMatMul, {x, b.W("w", {256, 256})})}));
+  auto model = TimingModel(b.graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/model_paths";
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/m.onnx";
+  std::ofstream(path, std::ios::binary) << *model;
+
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureGraphRequest request;
+  request.set_backend(BACKEND_ORT_CPU);
+  request.add_onnx_model_paths(path);
+  request.add_onnx_model_paths(path);
+  request.set_min_runs(4);
+  request.set_compare_outputs(true);
+  auto response = (*profiler)->MeasureGraph(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->results_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(response->results(i).has_measurement()) << response->results(i).error().message();
+    EXPECT_GT(response->results(i).measurement().median_ms(), 0);
+  }
+  ASSERT_EQ(response->comparisons_size(), 1);
+  EXPECT_EQ(response->comparisons(0).failure(), ModelComparison::COMPARED) << response->comparisons(0).error();
+  EXPECT_TRUE(std::filesystem::exists(path));
+
+  request.add_onnx_models(*model);  // bytes and paths in one request
+  auto mixed = (*profiler)->MeasureGraph(request);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(), HasSubstr("only one of them"));
 }
 
 // compare_outputs: every later model run on the first one's inputs and its

@@ -388,10 +388,11 @@ absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph, 
 
 absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGraphRequest& request,
                                                                const std::function<bool()>& cancelled) {
-  const int given = request.graphs_size() + request.onnx_models_size();
+  const int models = request.onnx_models_size() + request.onnx_model_paths_size();
+  const int given = request.graphs_size() + models;
   if (given == 0) return absl::InvalidArgumentError("MeasureGraph: no graphs or ONNX models given");
-  if (request.graphs_size() > 0 && request.onnx_models_size() > 0) {
-    return absl::InvalidArgumentError("MeasureGraph: give graphs or ONNX models, not both");
+  if ((request.graphs_size() > 0) + (request.onnx_models_size() > 0) + (request.onnx_model_paths_size() > 0) > 1) {
+    return absl::InvalidArgumentError("MeasureGraph: give graphs, ONNX models or ONNX model paths, only one of them");
   }
   if (given > options_.max_graphs_per_request) {
     return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", given, " graphs in one request, over the limit of ",
@@ -421,7 +422,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
                                                      static_cast<int>(request.views()),
                                                      " (GRAPH_VIEW_POLICY_MATERIALIZE or GRAPH_VIEW_POLICY_ALIAS)"));
   }
-  if (request.onnx_models_size() > 0) return MeasureOnnxModels(request, **backend, timing, cancelled);
+  if (models > 0) return MeasureOnnxModels(request, **backend, timing, cancelled);
   const bool interleaved = request.graphs_size() > 1;
 
   MeasureGraphResponse response;
@@ -504,7 +505,9 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureOnnxModels(const Measu
                                                                     MeasureBackend& backend,
                                                                     const GraphTimingOptions& timing,
                                                                     const std::function<bool()>& cancelled) {
-  const std::vector<std::string> models(request.onnx_models().begin(), request.onnx_models().end());
+  std::vector<OnnxModelSource> models;
+  for (const std::string& bytes : request.onnx_models()) models.push_back({bytes, ""});
+  for (const std::string& path : request.onnx_model_paths()) models.push_back({"", path});
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
   absl::StatusOr<std::vector<ModelComparison>> comparisons = std::vector<ModelComparison>{};
   {

@@ -22,6 +22,13 @@ grpc::Status ProfilerService::MeasureBatch(grpc::ServerContext* context, const M
 
 grpc::Status ProfilerService::MeasureGraph(grpc::ServerContext* context, const MeasureGraphRequest* request,
                                            MeasureGraphResponse* response) {
+  if (request->onnx_model_paths_size() > 0) {
+    // Paths name files on the caller's machine, and a server must not open
+    // whatever file a caller names.
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "MeasureGraph: onnx_model_paths are read only by a profiler in the caller's process; send the "
+                        "models' bytes in onnx_models");
+  }
   return Reply(profiler_->MeasureGraph(*request, [context] { return context->IsCancelled(); }), response);
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -251,43 +252,53 @@ absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureGrap
   return results;
 }
 
-absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureModels(
-    const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
-    const std::function<bool()>& cancelled) {
-  std::vector<absl::StatusOr<GraphTiming>> results(onnx_models.size(), GraphTiming{});
+absl::StatusOr<std::vector<std::string>> OrtBackend::ModelPaths(const std::vector<OnnxModelSource>& models) {
   std::vector<std::string> paths;
-  for (const std::string& model : onnx_models) {
-    auto path = WriteModel(model);
-    if (!path.ok()) return path.status();
-    paths.push_back(*path);
-  }
-  absl::Status timed = TimeInterleaved(paths, options, cancelled, results);
-  if (!timed.ok()) return timed;
-  return results;
-}
-
-absl::StatusOr<std::vector<ModelComparison>> OrtBackend::CompareModels(const std::vector<std::string>& onnx_models,
-                                                                       uint64_t seed) {
-  std::vector<std::string> paths;
-  auto remove_files = [&paths] {
-    std::error_code ignored;
-    for (const std::string& p : paths) std::filesystem::remove(p, ignored);
-  };
-  for (const std::string& model : onnx_models) {
-    auto path = WriteModel(model);
+  for (const OnnxModelSource& model : models) {
+    if (!model.path.empty()) {
+      paths.push_back(model.path);
+      continue;
+    }
+    auto path = WriteModel(model.bytes);
     if (!path.ok()) {
-      remove_files();
+      RemoveWritten(paths);
       return path.status();
     }
     paths.push_back(*path);
   }
+  return paths;
+}
+
+void OrtBackend::RemoveWritten(const std::vector<std::string>& paths) const {
+  std::error_code ignored;
+  for (const std::string& p : paths) {
+    if (absl::StartsWith(p, model_dir_ + "/")) std::filesystem::remove(p, ignored);
+  }
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> OrtBackend::MeasureModels(
+    const std::vector<OnnxModelSource>& onnx_models, const GraphTimingOptions& options,
+    const std::function<bool()>& cancelled) {
+  std::vector<absl::StatusOr<GraphTiming>> results(onnx_models.size(), GraphTiming{});
+  auto paths = ModelPaths(onnx_models);
+  if (!paths.ok()) return paths.status();
+  absl::Status timed = TimeInterleaved(*paths, options, cancelled, results);
+  if (!timed.ok()) return timed;
+  return results;
+}
+
+absl::StatusOr<std::vector<ModelComparison>> OrtBackend::CompareModels(const std::vector<OnnxModelSource>& onnx_models,
+                                                                       uint64_t seed) {
+  auto written = ModelPaths(onnx_models);
+  if (!written.ok()) return written.status();
+  const std::vector<std::string>& paths = *written;
   nlohmann::json request = {{"cmd", "compare"},
                             {"models", paths},
                             {"threads", options_.threads},
                             {"level", OrtOptimizationLevelName(options_.level)},
                             {"seed", seed & 0xffffffffu}};
   auto answer = worker_.Call(std::move(request));
-  remove_files();
+  RemoveWritten(paths);
   if (!answer.ok()) return answer.status();
   const nlohmann::json& results = (*answer)["results"];
   if (!results.is_array() || results.size() != paths.size()) {
@@ -351,10 +362,7 @@ absl::Status OrtBackend::TimeInterleaved(const std::vector<std::string>& paths, 
       results[i]->kernels = (*timed)[k]->nodes;
     }
   }
-  std::error_code ignored;
-  for (const std::string& p : paths) {
-    if (!p.empty()) std::filesystem::remove(p, ignored);
-  }
+  RemoveWritten(paths);
   if (!failed.ok()) return failed;
   SummarizeGraphTimings(samples, results);
   return absl::OkStatus();

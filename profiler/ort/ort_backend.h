@@ -85,14 +85,15 @@ class OrtBackend : public MeasureBackend {
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureGraphs(
       const std::vector<const Graph*>& graphs, const GraphTimingOptions& options,
       const std::function<bool()>& cancelled) override;
-  // The models' own bytes, written to files and timed as MeasureGraphs does.
+  // The models' files (their bytes written to files of their own, or the
+  // paths given), timed as MeasureGraphs does.
   absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> MeasureModels(
-      const std::vector<std::string>& onnx_models, const GraphTimingOptions& options,
+      const std::vector<OnnxModelSource>& onnx_models, const GraphTimingOptions& options,
       const std::function<bool()>& cancelled) override;
-  // The models' own bytes, written to files and run once each in the
-  // worker ("compare", worker.js) at the configured threads and level, the
-  // sessions a user's would be.
-  absl::StatusOr<std::vector<ModelComparison>> CompareModels(const std::vector<std::string>& onnx_models,
+  // The models' files, as above, run once each in the worker ("compare",
+  // worker.js) at the configured threads and level, the sessions a user's
+  // would be.
+  absl::StatusOr<std::vector<ModelComparison>> CompareModels(const std::vector<OnnxModelSource>& onnx_models,
                                                              uint64_t seed) override;
 
  private:
@@ -107,12 +108,17 @@ class OrtBackend : public MeasureBackend {
   absl::StatusOr<OneOperatorModel> OperatorModel(const CanonicalSignature& signature, int copies);
   // Writes `model` to a file of its own in model_dir_ and returns the path.
   absl::StatusOr<std::string> WriteModel(const std::string& model);
+  // A path per model: the one given, or its bytes written by WriteModel.
+  absl::StatusOr<std::vector<std::string>> ModelPaths(const std::vector<OnnxModelSource>& models);
+  // Removes the files among `paths` this backend wrote (those in model_dir_);
+  // files a caller named are the caller's.
+  void RemoveWritten(const std::vector<std::string>& paths) const;
   // One worker "time" call over `paths` in this order.
   absl::StatusOr<std::vector<absl::StatusOr<Timed>>> Time(const std::vector<std::string>& paths, int warmup,
                                                           int min_runs, int max_runs, double min_ms);
   // Times the model files at `paths` interleaved, in four passes (every
   // other one in reverse order) when there are several, into `results` (entries
-  // already failed are skipped); removes the files.
+  // already failed are skipped); removes the files it wrote.
   absl::Status TimeInterleaved(const std::vector<std::string>& paths, const GraphTimingOptions& options,
                                const std::function<bool()>& cancelled,
                                std::vector<absl::StatusOr<GraphTiming>>& results);

@@ -156,11 +156,7 @@ class Profile {
     if (name == "resnet50") {
       graph = models::BuildResNet50();
     } else if (absl::EndsWith(name, ".onnx")) {
-      std::ifstream in(name, std::ios::binary);
-      if (!in) return Fail(2, absl::StrCat("cannot read ", name));
-      std::stringstream bytes;
-      bytes << in.rdbuf();
-      auto model = ImportOnnx(bytes.str());
+      auto model = ImportOnnxFile(name);  // with its external data
       if (!model.ok()) return Fail(model.status());
       graph = std::move(model->graph);
     } else {

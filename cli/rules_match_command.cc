@@ -41,11 +41,7 @@ class RulesMatch {
   int Run(const rules_db::ListRulesRequest& filter) {
     if (options_.max_sites < 0) return Fail(2, "--max-sites must be 0 or more");
     if (!options_.rules_file.empty() && !options_.store.empty()) return Fail(2, "give --rules FILE or --store, not both");
-    std::ifstream in(options_.args[0], std::ios::binary);
-    if (!in) return Fail(2, absl::StrCat("cannot read ", options_.args[0]));
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    auto model = ImportOnnx(bytes.str());
+    auto model = ImportOnnxFile(options_.args[0]);  // with its external data
     if (!model.ok()) return Fail(2, absl::StrCat(options_.args[0], ": ", model.status().message()));
     model_ = *std::move(model);
     // Weights' values play no part in matching; the graph travels without them.

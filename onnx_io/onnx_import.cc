@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
+#include <fstream>
 #include <queue>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -700,6 +703,17 @@ absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxI
   } catch (...) {
     return absl::InternalError("ONNX import failed with an unknown exception");
   }
+}
+
+absl::StatusOr<OnnxModel> ImportOnnxFile(const std::string& path, OnnxImportOptions options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (options.external_data.empty()) {
+    options.external_data = ExternalData::Directory(std::filesystem::path(path).parent_path().string());
+  }
+  return ImportOnnx(bytes.str(), options);
 }
 
 absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs) {

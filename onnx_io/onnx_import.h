@@ -82,6 +82,11 @@ struct OnnxModel {
 
 absl::StatusOr<OnnxModel> ImportOnnx(const std::string& model_bytes, const OnnxImportOptions& options = {});
 
+// ImportOnnx on the file at `path`, its external data read from beside it
+// (unless `options` names other files). InvalidArgument "cannot read PATH"
+// when the file cannot be read.
+absl::StatusOr<OnnxModel> ImportOnnxFile(const std::string& path, OnnxImportOptions options = {});
+
 // "x=1x3x224x224" per input (--input-shape, repeatable) as input_shapes;
 // InvalidArgument naming the bad spec.
 absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs);

@@ -647,14 +647,14 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
   EnterPhase(options.progress, OptimizePhase::kCheck);
   // An input with external data is exported the same way: it may be larger
   // than the 2 GiB one message holds.
+  const bool external = model->external_data_bytes > 0;
   std::optional<OnnxExternalSink> sink;
-  if (model->external_data_bytes > 0) sink = OnnxExternalSink{"taso-optimized.onnx.data"};
+  if (external) sink = OnnxExternalSink{"taso-optimized.onnx.data"};
   auto exported = export_onnx(*model, optimized->graph, sink ? &*sink : nullptr);
   ExternalData exported_data;
   if (sink) exported_data.AddFile(sink->location, std::make_shared<const std::string>(std::move(sink->data)));
   OnnxImportOptions reimport = OptimizedModelImport(options.import);
   reimport.external_data = exported_data;
-  const bool external = model->external_data_bytes > 0;
   if (!exported.ok()) {
     ReturnOriginal(report, absl::StrCat("exporting the optimized graph failed (", exported.status().message(),
                                         "); returning the original"));

@@ -34,6 +34,13 @@ assert ops.count("MatMul") == 1, ops  # the four steps batched into one product
 PY
 check "external data: read by reference, the steps batched, both files run in ONNX Runtime, the output's weight in out.onnx.data"
 
+# The other commands that read a model read its data too.
+"$TASO" rules match "$WORK/m/large.onnx" --rules rules/default_rules.pb --json >"$WORK/match.json" 2>"$WORK/match.err" ||
+  fail "taso rules match on a model with external data: $(cat "$WORK/match.err")"
+"$TASO" profile graph "$WORK/m/large.onnx" --backend analytic >"$WORK/profile.txt" 2>&1 ||
+  fail "taso profile graph on a model with external data: $(cat "$WORK/profile.txt")"
+check "taso rules match and taso profile graph read the model's external data"
+
 code=0
 "$TASO" optimize "$WORK/m/large.onnx" -o "$WORK/out/small.onnx" --max-model-mb 4 -q >"$WORK/cap.out" 2>"$WORK/cap.err" ||
   code=$?

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Renders every overlay with `kubectl kustomize` and validates it
-# (validate/validate.mjs: the Kubernetes OpenAPI schemas and the invariants
-# the cluster relies on); then checks that the validator rejects what it must.
+# Renders every overlay, and the workloads with every combination of the
+# components (secure or plaintext, gpu, monitoring), with `kubectl kustomize`
+# and validates each (validate/validate.mjs: the Kubernetes OpenAPI schemas
+# and the invariants the cluster relies on); then checks that the validator
+# rejects what it must.
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -18,27 +20,80 @@ src=$(cd "$src" && pwd)
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 validate() { node "$src/validate/validate.mjs" "$@"; }
 
-for overlay in dev gpu secure; do
-  kubectl kustomize "$src/overlays/$overlay" >"$tmp/$overlay.yaml" || fail "kubectl kustomize overlays/$overlay"
-  extra=()
-  [[ $overlay == gpu ]] && extra=(--expect-gpu)
-  [[ $overlay == secure ]] && extra=(--expect-tls)
-  out=$(validate "$tmp/$overlay.yaml" "${extra[@]}") || fail "overlays/$overlay does not validate: $out"
-  echo "$out" >"$tmp/$overlay.out"
-  echo "$out" | tail -1
-  grep -q "^valid StatefulSet/taso-store$" <<<"$out" || fail "overlays/$overlay has no store StatefulSet"
-  grep -q "^valid Job/taso-generate$" <<<"$out" || fail "overlays/$overlay has no generation Job"
-  check "overlays/$overlay renders and validates"
+expect_flags() {  # the validator flags a render's parts call for
+  local parts=$1
+  [[ $parts == *gpu* ]] && printf '%s\n' --expect-gpu
+  [[ $parts == *secure* ]] && printf '%s\n' --expect-tls
+  [[ $parts == *monitoring* ]] && printf '%s\n' --expect-monitoring
+  true
+}
+render_and_validate() {  # NAME DIR PARTS
+  local name=$1 dir=$2 parts=$3
+  kubectl kustomize "$dir" >"$tmp/$name.yaml" || fail "kubectl kustomize $name"
+  local out
+  mapfile -t extra < <(expect_flags "$parts")
+  out=$(validate "$tmp/$name.yaml" "${extra[@]}") || fail "$name does not validate: $out"
+  echo "$out" >"$tmp/$name.out"
+  grep -q "^valid StatefulSet/taso-store$" <<<"$out" || fail "$name has no store StatefulSet"
+  grep -q "^valid Job/taso-generate$" <<<"$out" || fail "$name has no generation Job"
+  check "$name renders and validates ($(tail -1 <<<"$out"))"
+}
+# The overlays: dev is the plaintext opt-out, gpu the secure base with the gpu
+# and monitoring components, secure the secure base with its Ingress.
+render_and_validate dev "$src/overlays/dev" plaintext
+render_and_validate gpu "$src/overlays/gpu" "secure gpu monitoring"
+render_and_validate secure "$src/overlays/secure" secure
+render_and_validate base "$src/base" secure
+# Every combination of the components over the workloads, each in a
+# kustomization of its own beside the test (kustomize takes relative paths only).
+combos=0
+for security in secure plaintext; do
+  for gpu in "" gpu; do
+    for monitoring in "" monitoring; do
+      name="combo-$security${gpu:+-$gpu}${monitoring:+-$monitoring}"
+      mkdir -p "$tmp/$name"
+      rel=$(realpath --relative-to="$tmp/$name" "$src")
+      {
+        echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+        echo "kind: Kustomization"
+        echo "resources: [$rel/workloads]"
+        echo "components:"
+        for part in $security $gpu $monitoring; do echo "  - $rel/components/$part"; done
+      } >"$tmp/$name/kustomization.yaml"
+      render_and_validate "$name" "$tmp/$name" "$security $gpu $monitoring"
+      combos=$((combos + 1))
+    done
+  done
 done
+((combos == 8)) || fail "only $combos combinations rendered"
 grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
-# The gpu overlay runs the CUDA image (deploy/Dockerfile.cuda), the others the CPU one (deploy/Dockerfile).
-grep "image:" "$tmp/gpu.yaml" | grep -vq -- "-cuda\"\?$" && fail "the gpu overlay runs an image without CUDA"
-grep "image:" "$tmp/dev.yaml" "$tmp/secure.yaml" | grep -q -- "-cuda\"\?$" && fail "a cpu overlay runs the CUDA image"
-check "the gpu overlay runs the CUDA image, dev and secure the CPU one"
+# components/gpu runs the CUDA image (deploy/Dockerfile.cuda), everything else the CPU one (deploy/Dockerfile).
+grep "image:" "$tmp/gpu.yaml" "$tmp/combo-secure-gpu.yaml" | grep -vq -- "-cuda\"\?$" && fail "a gpu render runs an image without CUDA"
+grep "image:" "$tmp/dev.yaml" "$tmp/secure.yaml" "$tmp/base.yaml" | grep -q -- "-cuda\"\?$" && fail "a cpu render runs the CUDA image"
+check "components/gpu runs the CUDA image, the others the CPU one"
 # The optimizer's gRPC port for CI jobs (docs/ci.md), over TLS, in the secure overlay only.
 grep -q "^valid Ingress/taso-optimizer$" "$tmp/secure.out" || fail "overlays/secure has no Ingress for the optimizer"
-grep -q "kind: Ingress" "$tmp/dev.yaml" "$tmp/gpu.yaml" && fail "a plaintext overlay exposes the optimizer through an Ingress"
-check "overlays/secure exposes the optimizer through an Ingress, the others do not"
+grep -q "kind: Ingress" "$tmp/dev.yaml" && fail "the plaintext overlay exposes the optimizer through an Ingress"
+check "overlays/secure exposes the optimizer through an Ingress, the plaintext dev overlay does not"
+# The workloads alone are neither secure nor opted out: their servers would not start.
+kubectl kustomize "$src/workloads" >"$tmp/workloads.yaml" || fail "kubectl kustomize workloads"
+expect_rejected_early() {
+  if out=$(validate "$tmp/workloads.yaml"); then fail "accepted the workloads without TLS or --insecure"; fi
+  grep -qF "without --insecure refuses to start" <<<"$out" || fail "the workloads rejected for another reason: $out"
+}
+expect_rejected_early
+check "rejects the workloads without components/secure or components/plaintext"
+# Every metric an alert rule reads is one a binary exports.
+metrics=0
+while read -r metric; do
+  [[ $metric == up ]] && continue
+  grep -qa -- "$metric" cli/taso bin/taso_rules_db bin/taso_generator bin/taso_verifier bin/taso_profiler \
+    bin/taso_optimizer || fail "an alert reads $metric, which no binary exports"
+  metrics=$((metrics + 1))
+done < <(validate "$tmp/gpu.yaml" --list-metrics)
+((metrics >= 4)) || fail "only $metrics metrics found in the alert rules: the scan is broken"
+grep -qa -- "taso_no_such_metric_total" bin/taso_optimizer && fail "the metric scan finds a name no binary has"
+check "all $metrics metrics the alert rules read are exported by a binary"
 
 # Every flag the manifests pass exists in the binary they pass it to.
 declare -A bin=([taso]=cli/taso [taso_rules_db]=bin/taso_rules_db [taso_generator]=bin/taso_generator
@@ -49,7 +104,7 @@ flags=0
 # lists it as taso+job+create) `taso job create --help`; run once each. A
 # flag is listed as --flag_name (absl) or --flag-name (ours).
 declare -A help=()
-for overlay in dev gpu secure; do
+for overlay in dev gpu secure combo-plaintext-gpu-monitoring; do
   while read -r key flag; do
     binary=${key%%+*}
     [[ -x "${bin[$binary]}" ]] || fail "no binary for $binary"
@@ -102,6 +157,18 @@ expect_rejected "$tmp/bad-key.yaml" "a pod that serves nothing mounts the server
 sed 's/- key: optimizer-token$/- key: worker-token/; s/path: optimizer-token$/path: worker-token/' "$tmp/secure.yaml" \
   >"$tmp/bad-token-item.yaml"
 expect_rejected "$tmp/bad-token-item.yaml" "mounts worker-token, which no process in it sends" "the optimizer given the worker token" --expect-tls
+# One certificate per service, and no opt-out inside the secure setup.
+sed 's/secretName: taso-profiler-tls$/secretName: taso-store-tls/' "$tmp/secure.yaml" >"$tmp/bad-shared-cert.yaml"
+expect_rejected "$tmp/bad-shared-cert.yaml" "one certificate per service" "two servers sharing one certificate" --expect-tls
+awk '{print} /^ *- --tokens_file=/ && !done {sub(/--tokens_file=.*/, "--insecure"); print; done = 1}' "$tmp/secure.yaml" \
+  >"$tmp/bad-insecure.yaml"
+expect_rejected "$tmp/bad-insecure.yaml" "--insecure in a secure setup" "--insecure on a TLS server" --expect-tls
+# Monitoring: the PodMonitor scrapes every metrics port.
+sed 's/port: metrics$/port: metrix/' "$tmp/gpu.yaml" >"$tmp/bad-monitor.yaml"
+expect_rejected "$tmp/bad-monitor.yaml" "does not scrape" "a PodMonitor on a port name no pod declares" --expect-monitoring
+expect_rejected "$tmp/secure.yaml" "no PodMonitor" "a setup without monitoring where it is expected" --expect-monitoring
+sed 's/^\( *\)expr: up{/\1exprr: up{/' "$tmp/gpu.yaml" >"$tmp/bad-rule.yaml"
+expect_rejected "$tmp/bad-rule.yaml" "has no expr" "an alert rule without an expression"
 # The operator's policies: restricted pods, start-up probes, disruption budgets, labels, spread shards.
 sed 's/type: RuntimeDefault$/type: Unconfined/' "$tmp/dev.yaml" >"$tmp/bad-seccomp.yaml"
 expect_rejected "$tmp/bad-seccomp.yaml" "has no seccompProfile RuntimeDefault (restricted)" "a pod without the runtime's seccomp profile"

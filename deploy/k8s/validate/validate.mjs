@@ -8,9 +8,15 @@
 // optimizer, the recommended app.kubernetes.io labels, store shards spread
 // over nodes.
 //
-//   node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]
+//   node validate.mjs RENDERED.yaml [--expect-gpu] [--expect-tls] [--expect-monitoring] [--schema-only]
 //   node validate.mjs RENDERED.yaml --list-flags   # "BINARY FLAG" per flag a container passes
-//   --expect-tls: every server has TLS and tokens, every client a CA and a token
+//   node validate.mjs RENDERED.yaml --list-metrics # each metric an alert rule reads
+//   --expect-tls: every server has TLS (its own certificate) and tokens, every
+//     client a CA and a token, and nothing runs --insecure
+//   --expect-monitoring: a PodMonitor scrapes the metrics ports, and alert rules exist
+// Prometheus Operator's PodMonitor and PrometheusRule have no schema here
+// (kubernetes-models holds the core API only): their structure is checked
+// by hand below.
 //
 // Prints one line per object and a closing line; exits 1 on any error, so a
 // test can assert both a good render and a rejected bad one.
@@ -23,6 +29,8 @@ const expectGpu = args.includes("--expect-gpu");
 const schemaOnly = args.includes("--schema-only");
 const listFlags = args.includes("--list-flags");
 const expectTls = args.includes("--expect-tls");
+const expectMonitoring = args.includes("--expect-monitoring");
+const listMetrics = args.includes("--list-metrics");
 if (!file) {
   console.error("usage: node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]");
   process.exit(2);
@@ -32,6 +40,29 @@ if (!file) {
 function modulePath(apiVersion, kind) {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
   return group === "" ? `kubernetes-models/${version}/${kind}` : `kubernetes-models/${group}/${version}/${kind}`;
+}
+
+// The fields Prometheus Operator needs, or what is wrong.
+function checkMonitoringShape(o) {
+  if (!o.metadata?.name) return "no metadata.name";
+  if (o.kind === "PodMonitor") {
+    if (!o.spec?.selector?.matchLabels) return "spec.selector.matchLabels is missing";
+    const endpoints = o.spec.podMetricsEndpoints ?? [];
+    if (endpoints.length === 0) return "no podMetricsEndpoints";
+    if (endpoints.some((e) => typeof e.port !== "string")) return "each podMetricsEndpoint needs a port name";
+    return null;
+  }
+  const groups = o.spec?.groups ?? [];
+  if (groups.length === 0) return "no rule groups";
+  for (const g of groups) {
+    if (!g.name) return "a rule group without a name";
+    for (const r of g.rules ?? []) {
+      if (!r.alert && !r.record) return `group ${g.name}: a rule that neither alerts nor records`;
+      if (typeof r.expr !== "string" || r.expr === "") return `group ${g.name}: rule ${r.alert ?? r.record} has no expr`;
+      if (r.for && !/^\d+[smhd]$/.test(r.for)) return `rule ${r.alert}: for: ${r.for} is no duration`;
+    }
+  }
+  return null;
 }
 
 const errors = [];
@@ -45,6 +76,15 @@ for (const doc of docs) {
   const obj = doc.toJS();
   if (obj == null) continue;
   const name = `${obj.kind}/${obj.metadata?.name}`;
+  if (obj.apiVersion === "monitoring.coreos.com/v1" && ["PodMonitor", "PrometheusRule"].includes(obj.kind)) {
+    const problem = checkMonitoringShape(obj);
+    if (problem) errors.push(`${name}: ${problem}`);
+    else {
+      if (!listFlags && !listMetrics) console.log(`valid ${name}`);
+      objects.push(obj);
+    }
+    continue;
+  }
   let Model;
   try {
     Model = (await import(modulePath(obj.apiVersion, obj.kind)))[obj.kind];
@@ -54,7 +94,7 @@ for (const doc of docs) {
   }
   try {
     new Model(obj).validate();
-    if (!listFlags) console.log(`valid ${name}`);
+    if (!listFlags && !listMetrics) console.log(`valid ${name}`);
     objects.push(obj);
   } catch (e) {
     errors.push(`${name}: ${e.message}`);
@@ -97,6 +137,27 @@ if (listFlags) {
     }
   }
   for (const line of [...seen].sort()) console.log(line);
+  process.exit(errors.length ? 1 : 0);
+}
+
+// Each metric an alert or recording rule reads (identifiers before a "{",
+// "[" or a space that name a series), so the test can check each against
+// what the binaries export.
+if (listMetrics) {
+  const seen = new Set();
+  const functions = new Set(["sum", "rate", "delta", "by", "and", "or", "unless", "on", "max", "min", "avg",
+    "histogram_quantile", "increase", "deriv", "count", "without", "ignoring", "group_left", "group_right"]);
+  for (const o of objects.filter((x) => x.kind === "PrometheusRule")) {
+    for (const g of o.spec.groups) {
+      for (const r of g.rules) {
+        const stripped = r.expr.replace(/\{[^}]*\}/g, "{}").replace(/\[[^\]]*\]/g, "[]").replace(/\([^()]*\)\s/g, " ");
+        for (const m of stripped.matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)) {
+          if (!functions.has(m[1]) && !/^(by|and|or)$/.test(m[1]) && !/^\d/.test(m[1])) seen.add(m[1]);
+        }
+      }
+    }
+  }
+  for (const name of [...seen].sort()) console.log(name);
   process.exit(errors.length ? 1 : 0);
 }
 
@@ -184,24 +245,47 @@ if (!schemaOnly) {
       }
     }
   }
+  // A server off loopback in plaintext refuses to start unless told
+  // --insecure (the explicit opt-out, components/plaintext).
+  for (const o of [...byKind("Deployment"), ...byKind("StatefulSet")]) {
+    for (const c of o.spec.template.spec.containers) {
+      const listen = flag(c, "listen");
+      if (listen === undefined || /^(127\.0\.0\.1|localhost|\[::1\]):/.test(listen)) continue;
+      const insecure = (c.args ?? []).includes("--insecure");
+      check(flag(c, "tls_cert") !== undefined || insecure,
+        `${o.kind}/${o.metadata.name}: a plaintext server on ${listen} without --insecure refuses to start ` +
+        "(add components/secure, or components/plaintext to opt out)");
+      if (expectTls) check(!insecure, `${o.kind}/${o.metadata.name}: --insecure in a secure setup`);
+    }
+  }
   if (expectTls) {
-    const mounted = (o) => (o.spec.template.spec.volumes ?? []).map((v) => v.secret?.secretName).filter(Boolean);
+    const secretItems = (o) => (o.spec.template.spec.volumes ?? []).filter((v) => v.secret?.secretName)
+      .map((v) => ({ name: v.secret.secretName, items: (v.secret.items ?? []).map((i) => i.key) }));
+    const certificateOf = new Map();  // server TLS Secret -> the workload serving with it
     for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+      const name = `${o.kind}/${o.metadata.name}`;
+      const secrets = secretItems(o);
       for (const c of o.spec.template.spec.containers) {
         const server = flag(c, "listen") !== undefined;
         if (server) {
-          for (const f of ["tls_cert", "tls_key", "tokens_file"]) {
-            check(flag(c, f), `${o.kind}/${o.metadata.name}: a server without --${f}`);
+          for (const f of ["tls_cert", "tls_key", "tokens_file"]) check(flag(c, f), `${name}: a server without --${f}`);
+          const own = secrets.filter((x) => x.items.includes("tls.key"));
+          check(own.length === 1, `${name}: a server must mount exactly one Secret with its tls.key`);
+          for (const x of own) {
+            const other = certificateOf.get(x.name);
+            check(!other || other === name,
+              `${name}: shares its certificate Secret ${x.name} with ${other}; one certificate per service`);
+            certificateOf.set(x.name, name);
           }
         }
         const client = ["store", "profiler", "rules_db"].some((f) => flag(c, f) !== undefined);
         if (client) {
-          check(flag(c, "tls_ca") ?? flag(c, "tls-ca"), `${o.kind}/${o.metadata.name}: a client without --tls_ca`);
-          check(flag(c, "token_file") ?? flag(c, "token-file"), `${o.kind}/${o.metadata.name}: a client without a token`);
+          check(flag(c, "tls_ca") ?? flag(c, "tls-ca"), `${name}: a client without --tls_ca`);
+          check(flag(c, "token_file") ?? flag(c, "token-file"), `${name}: a client without a token`);
+          check(secrets.some((x) => x.items.includes("ca.crt")), `${name}: a client without the CA (ca.crt) mounted`);
         }
         if (server || client) {
-          check(mounted(o).includes("taso-tls") && mounted(o).includes("taso-tokens"),
-            `${o.kind}/${o.metadata.name}: the taso-tls and taso-tokens Secrets are not mounted`);
+          check(secrets.some((x) => x.name === "taso-tokens"), `${name}: the taso-tokens Secret is not mounted`);
         }
       }
       // Each pod gets only the Secret items it uses: a server key only where
@@ -211,7 +295,7 @@ if (!schemaOnly) {
       const sent = containers(o).flatMap((c) => [flag(c, "token_file"), flag(c, "token-file"),
         ...(c.env ?? []).filter((e) => e.name === "TASO_TOKEN_FILE").map((e) => e.value)]).filter(Boolean);
       for (const v of pod.volumes ?? []) {
-        if (!["taso-tls", "taso-tokens"].includes(v.secret?.secretName)) continue;
+        if (!v.secret?.secretName?.startsWith("taso-")) continue;
         const items = (v.secret.items ?? []).map((i) => i.key);
         check(items.length > 0, `${o.kind}/${o.metadata.name}: mounts all of Secret ${v.secret.secretName}; list the items it uses`);
         if (!listens) {
@@ -302,6 +386,24 @@ if (!schemaOnly) {
   for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
     for (const c of containers(o)) {
       check(c.image && !c.image.endsWith(":latest"), `${o.kind}/${o.metadata.name}: image ${c.image} must be pinned`);
+    }
+  }
+  // Monitoring: a PodMonitor that selects every pod serving metrics, on the
+  // port name those pods declare, and alert rules beside it.
+  const monitors = byKind("PodMonitor");
+  if (expectMonitoring) {
+    check(monitors.length > 0, "no PodMonitor: nothing scrapes the metrics ports");
+    check(byKind("PrometheusRule").length > 0, "no PrometheusRule: no alerts on the metrics");
+  }
+  for (const pm of monitors) {
+    const selected = (o) => Object.entries(pm.spec.selector.matchLabels).every(
+      ([k, v]) => o.spec.template.metadata?.labels?.[k] === v);
+    const portNames = new Set(pm.spec.podMetricsEndpoints.map((e) => e.port));
+    for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+      const metrics = o.spec.template.spec.containers.flatMap((c) => c.ports ?? []).filter((p) => p.name === "metrics");
+      if (metrics.length === 0) continue;
+      check(selected(o) && portNames.has("metrics"),
+        `PodMonitor/${pm.metadata.name}: does not scrape ${o.kind}/${o.metadata.name}'s metrics port`);
     }
   }
 }

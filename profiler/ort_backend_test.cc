@@ -108,6 +108,13 @@ TEST(OrtBackendTest, BadLevelNameIsRejected) {
 }
 
 // The real backend, or a skip naming what is missing.
+// A profiler without CUDA, whose ort backend runs the models given.
+ProfilerOptions CpuProfilerOptions() {
+  ProfilerOptions options;
+  options.enable_cuda = false;
+  return options;
+}
+
 class OrtMeasureTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -255,9 +262,7 @@ TEST_F(OrtMeasureTest, OnnxModelsAreTimedAsFilesThroughMeasureGraph) {
   auto small_model = TimingModel(small.graph), large_model = TimingModel(large.graph);
   ASSERT_TRUE(small_model.ok()) << small_model.status();
   ASSERT_TRUE(large_model.ok()) << large_model.status();
-  ProfilerOptions options;
-  options.enable_cuda = false;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(CpuProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   MeasureGraphRequest request;
   request.set_backend(BACKEND_ORT_CPU);
@@ -302,9 +307,7 @@ TEST_F(OrtMeasureTest, OnnxModelPathsAreReadWithTheirExternalData) {
   const std::string path = dir + "/m.onnx";
   std::ofstream(path, std::ios::binary) << *model;
 
-  ProfilerOptions options;
-  options.enable_cuda = false;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(CpuProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   MeasureGraphRequest request;
   request.set_backend(BACKEND_ORT_CPU);
@@ -340,9 +343,7 @@ TEST_F(OrtMeasureTest, OnnxModelsOutputsAreComparedOnTheFirstModelsInputs) {
   auto tanh_model = TimingModel(tanh.graph), sigmoid_model = TimingModel(sigmoid.graph);
   ASSERT_TRUE(tanh_model.ok()) << tanh_model.status();
   ASSERT_TRUE(sigmoid_model.ok()) << sigmoid_model.status();
-  ProfilerOptions options;
-  options.enable_cuda = false;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(CpuProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   MeasureGraphRequest request;
   request.set_backend(BACKEND_ORT_CPU);
@@ -397,9 +398,7 @@ TEST_F(OrtMeasureTest, OnnxModelsOutputsAreComparedOnTheFirstModelsInputs) {
 }
 
 TEST(OrtBackendTest, OtherBackendsRefuseOnnxModelsAsUnimplemented) {
-  ProfilerOptions options;
-  options.enable_cuda = false;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(CpuProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   MeasureGraphRequest request;
   request.set_backend(BACKEND_CPU);

@@ -66,6 +66,13 @@ for security in secure plaintext; do
   done
 done
 ((combos == 8)) || fail "only $combos combinations rendered"
+# The secure base with its certificates issued by cert-manager.
+mkdir -p "$tmp/certs"
+rel=$(realpath --relative-to="$tmp/certs" "$src")
+printf 'resources: [%s/base]\ncomponents: [%s/components/cert-manager]\n' "$rel" "$rel" >"$tmp/certs/kustomization.yaml"
+kubectl kustomize "$tmp/certs" >"$tmp/certs.yaml" || fail "kubectl kustomize base + components/cert-manager"
+out=$(validate "$tmp/certs.yaml" --expect-tls --expect-certificates) || fail "base + cert-manager does not validate: $out"
+check "base + components/cert-manager renders and validates ($(tail -1 <<<"$out"))"
 grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
 # components/gpu runs the CUDA image (deploy/Dockerfile.cuda), everything else the CPU one (deploy/Dockerfile).
 grep "image:" "$tmp/gpu.yaml" "$tmp/combo-secure-gpu.yaml" | grep -vq -- "-cuda\"\?$" && fail "a gpu render runs an image without CUDA"
@@ -163,6 +170,12 @@ expect_rejected "$tmp/bad-shared-cert.yaml" "one certificate per service" "two s
 awk '{print} /^ *- --tokens_file=/ && !done {sub(/--tokens_file=.*/, "--insecure"); print; done = 1}' "$tmp/secure.yaml" \
   >"$tmp/bad-insecure.yaml"
 expect_rejected "$tmp/bad-insecure.yaml" "--insecure in a secure setup" "--insecure on a TLS server" --expect-tls
+# cert-manager: a Certificate for every mounted TLS Secret, covering what is dialed.
+expect_rejected "$tmp/secure.yaml" "no Certificate" "TLS Secrets nothing issues where cert-manager is expected" --expect-certificates
+sed '0,/^  - 127.0.0.1$/{/^  - 127.0.0.1$/d}' "$tmp/certs.yaml" >"$tmp/bad-cert-ip.yaml"
+expect_rejected "$tmp/bad-cert-ip.yaml" "does not cover 127.0.0.1" "a certificate the probes cannot verify"
+sed "s/^  - '\*.taso-store'$/  - taso-store-0.taso-store/" "$tmp/certs.yaml" >"$tmp/bad-cert-pods.yaml"
+expect_rejected "$tmp/bad-cert-pods.yaml" "does not cover the pods of taso-store" "a store certificate without its pods' names"
 # Monitoring: the PodMonitor scrapes every metrics port.
 sed 's/port: metrics$/port: metrix/' "$tmp/gpu.yaml" >"$tmp/bad-monitor.yaml"
 expect_rejected "$tmp/bad-monitor.yaml" "does not scrape" "a PodMonitor on a port name no pod declares" --expect-monitoring

@@ -14,7 +14,9 @@
 //   --expect-tls: every server has TLS (its own certificate) and tokens, every
 //     client a CA and a token, and nothing runs --insecure
 //   --expect-monitoring: a PodMonitor scrapes the metrics ports, and alert rules exist
-// Prometheus Operator's PodMonitor and PrometheusRule have no schema here
+//   --expect-certificates: cert-manager issues every TLS Secret a pod mounts
+// Prometheus Operator's PodMonitor and PrometheusRule and cert-manager's
+// Issuer and Certificate have no schema here
 // (kubernetes-models holds the core API only): their structure is checked
 // by hand below.
 //
@@ -30,6 +32,7 @@ const schemaOnly = args.includes("--schema-only");
 const listFlags = args.includes("--list-flags");
 const expectTls = args.includes("--expect-tls");
 const expectMonitoring = args.includes("--expect-monitoring");
+const expectCertificates = args.includes("--expect-certificates");
 const listMetrics = args.includes("--list-metrics");
 if (!file) {
   console.error("usage: node validate.mjs RENDERED.yaml [--expect-gpu] [--schema-only]");
@@ -42,9 +45,29 @@ function modulePath(apiVersion, kind) {
   return group === "" ? `kubernetes-models/${version}/${kind}` : `kubernetes-models/${group}/${version}/${kind}`;
 }
 
-// The fields Prometheus Operator needs, or what is wrong.
-function checkMonitoringShape(o) {
+// Custom resources the components use, checked by hand (no schema here).
+const CUSTOM_KINDS = {
+  "monitoring.coreos.com/v1": ["PodMonitor", "PrometheusRule"],
+  "cert-manager.io/v1": ["Issuer", "Certificate"],
+};
+
+// The fields Prometheus Operator and cert-manager need, or what is wrong.
+function checkCustomShape(o) {
   if (!o.metadata?.name) return "no metadata.name";
+  if (o.kind === "Issuer") {
+    const kinds = ["selfSigned", "ca", "acme", "vault"].filter((k) => o.spec?.[k] !== undefined);
+    if (kinds.length !== 1) return "an Issuer needs exactly one of selfSigned, ca, acme or vault";
+    if (o.spec.ca && !o.spec.ca.secretName) return "a ca Issuer needs its secretName";
+    return null;
+  }
+  if (o.kind === "Certificate") {
+    if (!o.spec?.secretName) return "a Certificate needs spec.secretName";
+    if (!o.spec.issuerRef?.name) return "a Certificate needs spec.issuerRef.name";
+    if (!o.spec.isCA && !(o.spec.dnsNames ?? []).length && !(o.spec.ipAddresses ?? []).length) {
+      return "a server Certificate names no dnsNames or ipAddresses";
+    }
+    return null;
+  }
   if (o.kind === "PodMonitor") {
     if (!o.spec?.selector?.matchLabels) return "spec.selector.matchLabels is missing";
     const endpoints = o.spec.podMetricsEndpoints ?? [];
@@ -76,8 +99,8 @@ for (const doc of docs) {
   const obj = doc.toJS();
   if (obj == null) continue;
   const name = `${obj.kind}/${obj.metadata?.name}`;
-  if (obj.apiVersion === "monitoring.coreos.com/v1" && ["PodMonitor", "PrometheusRule"].includes(obj.kind)) {
-    const problem = checkMonitoringShape(obj);
+  if ((CUSTOM_KINDS[obj.apiVersion] ?? []).includes(obj.kind)) {
+    const problem = checkCustomShape(obj);
     if (problem) errors.push(`${name}: ${problem}`);
     else {
       if (!listFlags && !listMetrics) console.log(`valid ${name}`);
@@ -386,6 +409,46 @@ if (!schemaOnly) {
   for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
     for (const c of containers(o)) {
       check(c.image && !c.image.endsWith(":latest"), `${o.kind}/${o.metadata.name}: image ${c.image} must be pinned`);
+    }
+  }
+  // cert-manager: every TLS Secret a pod mounts is a Certificate's, issued
+  // by an Issuer in the render; a server's covers the names its clients dial
+  // (its Service, and for a headless one its pods) and 127.0.0.1 (the exec
+  // probes); the CA clients trust is a CA Certificate.
+  const certificates = byKind("Certificate");
+  if (expectCertificates) check(certificates.length > 0, "no Certificate: nothing issues the TLS Secrets");
+  if (certificates.length > 0) {
+    const issuers = new Set(byKind("Issuer").map((i) => i.metadata.name));
+    for (const cert of certificates) {
+      check(issuers.has(cert.spec.issuerRef.name),
+        `Certificate/${cert.metadata.name}: its issuer ${cert.spec.issuerRef.name} is not in the render`);
+    }
+    const bySecret = new Map(certificates.map((c) => [c.spec.secretName, c]));
+    for (const o of [...byKind("Deployment"), ...byKind("StatefulSet"), ...byKind("Job")]) {
+      const name = `${o.kind}/${o.metadata.name}`;
+      for (const v of o.spec.template.spec.volumes ?? []) {
+        const items = (v.secret?.items ?? []).map((i) => i.key);
+        if (!v.secret || !(items.includes("tls.key") || items.includes("ca.crt"))) continue;
+        const cert = bySecret.get(v.secret.secretName);
+        check(cert, `${name}: no Certificate issues the Secret ${v.secret.secretName} it mounts`);
+        if (!cert) continue;
+        if (!items.includes("tls.key")) {
+          check(cert.spec.isCA === true, `${name}: trusts ${v.secret.secretName}, which is no CA Certificate`);
+          continue;
+        }
+        check((cert.spec.ipAddresses ?? []).includes("127.0.0.1"),
+          `Certificate/${cert.metadata.name}: does not cover 127.0.0.1, which ${name}'s probes dial`);
+        const names = cert.spec.dnsNames ?? [];
+        const services = byKind("Service").filter((svc) => Object.entries(svc.spec.selector ?? {}).every(
+          ([k, val]) => o.spec.template.metadata?.labels?.[k] === val));
+        for (const svc of services) {
+          check(names.includes(svc.metadata.name), `Certificate/${cert.metadata.name}: does not cover ${svc.metadata.name}`);
+          if (svc.spec.clusterIP === "None") {
+            check(names.includes(`*.${svc.metadata.name}`),
+              `Certificate/${cert.metadata.name}: does not cover the pods of ${svc.metadata.name} (*.${svc.metadata.name})`);
+          }
+        }
+      }
     }
   }
   // Monitoring: a PodMonitor that selects every pod serving metrics, on the

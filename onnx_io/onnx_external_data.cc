@@ -182,20 +182,29 @@ absl::StatusOr<bool> UsesExternalData(const std::string& model_bytes) {
   return uses;
 }
 
+namespace {
+
+// `model` (parsed from `model_bytes`) with every external tensor read in,
+// as one message: `model_bytes` itself when it named no external data.
+absl::StatusOr<std::string> InlineParsed(onnx::ModelProto& model, const std::string& model_bytes,
+                                         const ExternalData& data, int64_t max_bytes, const std::string& limit) {
+  int64_t total = static_cast<int64_t>(model_bytes.size());
+  absl::Status loaded = onnx_internal::LoadExternalTensors(model, data, max_bytes, limit, total);
+  if (!loaded.ok()) return loaded;
+  return total == static_cast<int64_t>(model_bytes.size()) ? model_bytes : model.SerializeAsString();
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> InlineExternalData(const std::string& model_bytes, const ExternalData& data,
                                                int64_t max_bytes) {
   auto model = ParseModel(model_bytes);
   if (!model.ok()) return model.status();
   const bool message_limit = max_bytes >= INT_MAX;
-  int64_t total = static_cast<int64_t>(model_bytes.size());
-  absl::Status loaded = onnx_internal::LoadExternalTensors(
-      *model, data, message_limit ? INT_MAX : max_bytes,
-      message_limit ? "2 GiB, what one protobuf message holds: optimize it without --server, which reads the data "
-                      "files beside the model"
-                    : "the limit on model size",
-      total);
-  if (!loaded.ok()) return loaded;
-  return total == static_cast<int64_t>(model_bytes.size()) ? model_bytes : model->SerializeAsString();
+  return InlineParsed(*model, model_bytes, data, message_limit ? INT_MAX : max_bytes,
+                      message_limit ? "2 GiB, what one protobuf message holds: optimize it without --server, which "
+                                      "reads the data files beside the model"
+                                    : "the limit on model size");
 }
 
 absl::StatusOr<std::string> ExternalizeData(const std::string& model_bytes, OnnxExternalSink& sink) {
@@ -211,12 +220,10 @@ absl::Status WriteOnnxFiles(const std::string& path, const std::string& model_by
   auto model = ParseModel(model_bytes);
   if (!model.ok()) return model.status();
   if (!external) {
-    int64_t total = static_cast<int64_t>(model_bytes.size());
-    absl::Status loaded = onnx_internal::LoadExternalTensors(
-        *model, data, INT_MAX, "2 GiB, what one protobuf message holds: write it with external data", total);
-    if (!loaded.ok()) return loaded;
-    return WriteFileAtomically(path, total == static_cast<int64_t>(model_bytes.size()) ? model_bytes
-                                                                                        : model->SerializeAsString());
+    auto whole = InlineParsed(*model, model_bytes, data, INT_MAX,
+                              "2 GiB, what one protobuf message holds: write it with external data");
+    if (!whole.ok()) return whole.status();
+    return WriteFileAtomically(path, *whole);
   }
   const std::string location = fs::path(path).filename().string() + ".data";
   AtomicFileWriter writer((fs::path(path).parent_path() / location).string());

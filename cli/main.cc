@@ -75,6 +75,7 @@ ABSL_FLAG(int64_t, memory_limit_mb, taso::cli::PruneCommandOptions().memory_limi
 ABSL_FLAG(int64_t, batch_rules, taso::cli::PruneCommandOptions().batch_rules,
           "rules prune: rules fetched, judged and written back (with a checkpoint) at a time");
 ABSL_FLAG(bool, restart, false, "rules prune: start over instead of resuming from the stored checkpoint");
+ABSL_FLAG(bool, wait, false, "rules prune --store: wait until --job is verified (DONE on every shard), then prune");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
 ABSL_FLAG(int32_t, instances, taso::verifier::FuzzOptions().instances, "rules fuzz: random instances per rule");
 ABSL_FLAG(int64_t, max_dim, taso::verifier::FuzzOptions().max_dim, "rules fuzz: largest sampled dimension");
@@ -320,6 +321,7 @@ int Rules(const Args& args) {
     prune.memory_limit_mb = absl::GetFlag(FLAGS_memory_limit_mb);
     prune.batch_rules = absl::GetFlag(FLAGS_batch_rules);
     prune.restart = absl::GetFlag(FLAGS_restart);
+    prune.wait = absl::GetFlag(FLAGS_wait);
     prune.json = absl::GetFlag(FLAGS_json);
     return taso::cli::RunRulesPrune(prune, std::cout, std::cerr);
   }
@@ -615,8 +617,11 @@ std::vector<Command> Commands() {
                                    "kinds_as_declared", "sample", "part", "with_commutativity", "rules"}}),
               Rules),
       command("rules prune", "",
-              "Prunes a verified job over every store shard as one set, streaming (size 4), resumable.",
-              Join({{"db", "store", "job", "memory_limit_mb", "batch_rules", "restart", "json"}, kClientSecurity}),
+              "Prunes a verified job over every store shard as one set, streaming (size 4), resumable.\n"
+              "--db DIR opens the stopped stores' databases; --store A,B,C prunes over gRPC while they serve\n"
+              "(an admin token writes the statuses); --wait waits for --job to be verified first.",
+              Join({{"db", "store", "job", "wait", "memory_limit_mb", "batch_rules", "restart", "json"},
+                    kClientSecurity}),
               Rules),
       command("profile measure", "SIG...",
               "Measures operator signatures.\n"

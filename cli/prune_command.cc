@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <chrono>
 #include <memory>
 #include <set>
 #include <vector>
@@ -10,9 +11,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "cli/remote_prune_source.h"
 #include "cli/store_prune_source.h"
+#include "cluster/job_states.h"
 #include "cluster/store_set.h"
 #include "core/json_text.h"
+#include "net/grpc_status.h"
+#include "net/retry.h"
+#include "proto/rules_db.grpc.pb.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/rule_store.h"
 #include "verifier/streaming_pruning.h"
@@ -24,6 +30,8 @@ namespace {
 // some back, so a small cache and memtables do.
 constexpr int64_t kBlockCacheMb = 64;
 constexpr int64_t kWriteBufferMb = 16;
+// Verdicts a store takes in one StorePruning call (rules_db/rule_store_prune.cc).
+constexpr int64_t kMaxRemoteBatch = 100'000;
 
 int64_t PeakRssMb() {
   rusage usage{};
@@ -37,18 +45,35 @@ class PruneCommand {
       : options_(options), out_(out), err_(err) {}
 
   int Run() {
-    if (!options_.store.empty()) {
-      return Fail(2, "taso rules prune opens the store databases itself: give --db DIR on the machine that holds "
-                     "them (every store-N under it is pruned as one set), with their taso_rules_db stopped");
-    }
     if (options_.memory_limit_mb < 64 || options_.batch_rules < 1) {
       return Fail(2, "--memory-limit-mb must be at least 64 and --batch-rules at least 1");
     }
+    if (!options_.store.empty()) return RunRemote();
+    if (options_.wait) return Fail(2, "--wait is for --store (a pruning Job that waits for verification)");
     if (int code = Open(); code != 0) return code;
     if (int code = PickJob(); code != 0) return code;
     std::vector<rules_db::RuleStore*> shards;
     for (auto& r : rule_stores_) shards.push_back(r.get());
+    shard_count_ = static_cast<int>(shards.size());
     StorePruneSource source(shards, job_id_, options_.restart);
+    return Prune(source, [&](const rules_db::PruneCounts& counts) -> absl::Status {
+      for (size_t i = 0; i < rule_stores_.size(); ++i) {
+        absl::Status s = rule_stores_[i]->RecordPruning(job_id_, counts, shard_count_);
+        if (!s.ok()) return absl::Status(s.code(), absl::StrCat(dirs_[i], ": ", s.message()));
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  int Fail(int code, const std::string& message) {
+    err_ << "taso rules prune: " << message << "\n";
+    return code;
+  }
+
+  // The streaming pruner over `source`, then `record` the table on every shard.
+  int Prune(verifier::PruneSource& source,
+            const std::function<absl::Status(const rules_db::PruneCounts&)>& record) {
     verifier::StreamingPruneOptions prune;
     prune.batch_rules = options_.batch_rules;
     prune.memory_limit_mb = options_.memory_limit_mb - PeakRssMb();  // what the stores took already
@@ -64,19 +89,83 @@ class PruneCommand {
     if (!result.ok()) {
       return Fail(1, absl::StrCat(result.status().message(), "; rerun the same command to resume"));
     }
-    const rules_db::PruneCounts& counts = result->table;
-    for (size_t i = 0; i < rule_stores_.size(); ++i) {
-      absl::Status s = rule_stores_[i]->RecordPruning(job_id_, counts, static_cast<int>(rule_stores_.size()));
-      if (!s.ok()) return Fail(1, absl::StrCat(dirs_[i], ": ", s.message()));
-    }
+    if (absl::Status s = record(result->table); !s.ok()) return Fail(1, std::string(s.message()));
     Print(*result);
     return 0;
   }
 
- private:
-  int Fail(int code, const std::string& message) {
-    err_ << "taso rules prune: " << message << "\n";
-    return code;
+  // --store: the shards over gRPC, each in its own store process, serving.
+  int RunRemote() {
+    if (options_.batch_rules > kMaxRemoteBatch) {
+      return Fail(2, absl::StrCat("--batch-rules is at most ", kMaxRemoteBatch,
+                                  " with --store (the stores take that many verdicts in one write)"));
+    }
+    if (options_.wait && options_.job_id.empty()) return Fail(2, "--wait needs --job: the job to wait for");
+    auto stores = cluster::StoreSet::Open(options_.store, "", "");
+    if (!stores.ok()) return Fail(1, std::string(stores.status().message()));
+    shard_count_ = static_cast<int>((*stores)->size());
+    if (int code = PickRemoteJob(**stores); code != 0) return code;
+    RemotePruneSource source((*stores)->shards(), job_id_, options_.restart);
+    return Prune(source, [&](const rules_db::PruneCounts& counts) { return source.RecordPruning(counts); });
+  }
+
+  // --job (waited for with --wait), or the one job DONE on store 0; DONE on
+  // every shard either way.
+  int PickRemoteJob(const cluster::StoreSet& stores) {
+    job_id_ = options_.job_id;
+    if (job_id_.empty()) {
+      auto stub = rules_db::HashStore::NewStub(stores.shards()[0].channel);
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+      rules_db::ListJobsRequest request;
+      request.set_page_size(1000);
+      rules_db::ListJobsResponse jobs;
+      absl::Status s = net::FromGrpc(stub->ListJobs(&context, request, &jobs), stores.shards()[0].address);
+      if (!s.ok()) return Fail(1, std::string(s.message()));
+      if (int code = PickDone(jobs.jobs(), stores.Describe()); code != 0) return code;
+    }
+    while (true) {
+      auto views = cluster::FetchJobViews(stores.shards(), job_id_, absl::Seconds(30));
+      if (!views.ok() && !(options_.wait && (absl::IsNotFound(views.status()) || net::IsUnavailable(views.status())))) {
+        return Fail(2, std::string(views.status().message()));
+      }
+      std::string not_done;
+      bool failed = false;
+      if (views.ok()) {
+        for (size_t i = 0; i < views->size(); ++i) {
+          const rules_db::JobState state = (*views)[i].state();
+          if (state == rules_db::JOB_STATE_DONE) continue;
+          failed |= cluster::JobStateRank(state) < cluster::JobStateRank(rules_db::JOB_STATE_GENERATING);
+          if (not_done.empty()) {
+            not_done = absl::StrCat("job ", job_id_, " is ", rules_db::JobState_Name(state), " on store ",
+                                    stores.shards()[i].address);
+          }
+        }
+        if (not_done.empty()) return 0;
+      } else {
+        not_done = std::string(views.status().message());
+      }
+      if (!options_.wait || failed) {
+        return Fail(2, absl::StrCat(not_done, failed ? "" : ": finish `taso verify` before pruning (or --wait)"));
+      }
+      err_ << "taso rules prune: waiting: " << not_done << "\n" << std::flush;
+      absl::SleepFor(options_.wait_poll);
+    }
+  }
+
+  // The one DONE job among `jobs`, into job_id_.
+  int PickDone(const google::protobuf::RepeatedPtrField<rules_db::Job>& jobs, const std::string& where) {
+    std::vector<std::string> done;
+    for (const rules_db::Job& job : jobs) {
+      if (job.state() == rules_db::JOB_STATE_DONE) done.push_back(job.id());
+    }
+    if (done.size() != 1) {
+      return Fail(2, done.empty() ? absl::StrCat("no verified job in ", where, ": run `taso verify` first")
+                                  : absl::StrCat("several verified jobs in ", where, " (", absl::StrJoin(done, ", "),
+                                                 "): choose one with --job"));
+    }
+    job_id_ = done[0];
+    return 0;
   }
 
   // Every store-N under --db, in store-index order.
@@ -117,16 +206,7 @@ class PruneCommand {
       request.set_page_size(1000);
       auto jobs = hash_stores_[0]->ListJobs(request);
       if (!jobs.ok()) return Fail(1, std::string(jobs.status().message()));
-      std::vector<std::string> done;
-      for (const rules_db::Job& job : jobs->jobs()) {
-        if (job.state() == rules_db::JOB_STATE_DONE) done.push_back(job.id());
-      }
-      if (done.size() != 1) {
-        return Fail(2, done.empty() ? absl::StrCat("no verified job in ", options_.db, ": run `taso verify` first")
-                                    : absl::StrCat("several verified jobs in ", options_.db, " (",
-                                                   absl::StrJoin(done, ", "), "): choose one with --job"));
-      }
-      job_id_ = done[0];
+      if (int code = PickDone(jobs->jobs(), options_.db); code != 0) return code;
     }
     for (size_t i = 0; i < hash_stores_.size(); ++i) {
       auto job = hash_stores_[i]->GetJob(job_id_);
@@ -144,7 +224,7 @@ class PruneCommand {
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     if (options_.json) {
       const Json summary = {{"job", job_id_},
-                            {"store_shards", static_cast<int64_t>(rule_stores_.size())},
+                            {"store_shards", static_cast<int64_t>(shard_count_)},
                             {"proved", t.proved},
                             {"after_renaming", t.after_renaming},
                             {"after_common_subgraph", t.after_common_subgraph},
@@ -168,7 +248,7 @@ class PruneCommand {
         "  wall time               %10.1f s%s\n"
         "  peak RSS                %10d MiB   (pruner state %d MiB)\n"
         "  statuses written        %10d\n",
-        job_id_, rule_stores_.size(), rule_stores_.size() == 1 ? "" : "s", t.proved, t.after_renaming,
+        job_id_, shard_count_, shard_count_ == 1 ? "" : "s", t.proved, t.after_renaming,
         t.pruned_renaming, t.after_common_subgraph, t.pruned_subgraph, t.pruned_supergraph, seconds,
         r.resumed_at > 0 ? absl::StrCat("   (resumed after ", r.resumed_at, " rules)") : "", PeakRssMb(),
         r.state_bytes >> 20, r.rules_written);
@@ -182,6 +262,7 @@ class PruneCommand {
   std::vector<std::unique_ptr<rules_db::GraphHashStore>> hash_stores_;
   std::vector<std::unique_ptr<rules_db::RuleStore>> rule_stores_;  // declared after: destroyed first
   std::string job_id_;
+  int shard_count_ = 0;
 };
 
 }  // namespace

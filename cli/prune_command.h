@@ -1,4 +1,5 @@
-// `taso rules prune [--job ID] [--db DIR] [--memory-limit-mb N] [--batch-rules N] [--restart] [--json]`:
+// `taso rules prune [--job ID] [--db DIR | --store A,B,C [--wait]] [--memory-limit-mb N] [--batch-rules N]
+// [--restart] [--json]`:
 // prunes a finished job's proved rules over every store shard as one set, a
 // batch at a time (verifier/streaming_pruning.h), for jobs the stores do not
 // prune themselves: more rules than `taso_rules_db --prune_max_rules` (size
@@ -11,15 +12,21 @@
 #include <ostream>
 #include <string>
 
+#include "absl/time/time.h"
+
 namespace taso::cli {
 
 struct PruneCommandOptions {
   std::string db = "taso-db";  // the store-N databases, opened in this process
-  std::string store;           // refused: the databases are opened directly
+  // Or the stores' addresses, every shard (comma-separated): pruned over
+  // gRPC while they serve (read role to read, admin to write the statuses).
+  std::string store;
   std::string job_id;          // empty: the one DONE job
   int64_t memory_limit_mb = 4096;
   int64_t batch_rules = 20'000;
   bool restart = false;        // ignore a stored checkpoint
+  bool wait = false;           // --store: wait until the job is DONE on every shard
+  absl::Duration wait_poll = absl::Seconds(30);
   bool json = false;
 };
 

@@ -41,6 +41,12 @@ const absl::flat_hash_map<std::string, Role>& MethodRoles() {
       {"/taso.rules_db.RuleDb/LeaseCandidates", Role::kWorker},
       {"/taso.rules_db.RuleDb/ReportVerdicts", Role::kWorker},
       {"/taso.rules_db.RuleDb/PutRules", Role::kAdmin},
+      // Pruning from outside reads like any reader, and writes statuses
+      // (which decide what optimizers apply) as admin.
+      {"/taso.rules_db.RuleDb/GetRules", Role::kRead},
+      {"/taso.rules_db.RuleDb/GetPruneCheckpoint", Role::kRead},
+      {"/taso.rules_db.RuleDb/StorePruning", Role::kAdmin},
+      {"/taso.rules_db.RuleDb/RecordPruning", Role::kAdmin},
       // taso_profiler: measuring spends GPU time and fills the cache.
       {"/taso.profiler.Profiler/ListCache", Role::kRead},
       {"/taso.profiler.Profiler/MeasureBatch", Role::kOptimize},

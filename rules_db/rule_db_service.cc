@@ -60,4 +60,23 @@ grpc::Status RuleDbService::MatchRules(grpc::ServerContext*, const MatchRulesReq
   return Reply(store_->MatchRules(*request), response);
 }
 
+grpc::Status RuleDbService::GetRules(grpc::ServerContext*, const GetRulesRequest* request,
+                                     GetRulesResponse* response) {
+  return Reply(store_->GetRules(*request), response);
+}
+
+grpc::Status RuleDbService::GetPruneCheckpoint(grpc::ServerContext*, const GetPruneCheckpointRequest* request,
+                                               GetPruneCheckpointResponse* response) {
+  return Reply(store_->GetPruneCheckpoint(*request), response);
+}
+
+grpc::Status RuleDbService::StorePruning(grpc::ServerContext*, const StorePruningRequest* request,
+                                         StorePruningResponse* response) {
+  return Reply(store_->StorePruning(*request), response);
+}
+
+grpc::Status RuleDbService::RecordPruning(grpc::ServerContext*, const RecordPruningRequest* request, Job* response) {
+  return Reply(store_->RecordPruning(*request), response);
+}
+
 }  // namespace taso::rules_db

@@ -21,6 +21,12 @@ class RuleDbService final : public RuleDb::Service {
   grpc::Status Stats(grpc::ServerContext*, const StatsRequest* request, StatsResponse* response) override;
   grpc::Status MatchRules(grpc::ServerContext*, const MatchRulesRequest* request,
                           MatchRulesResponse* response) override;
+  grpc::Status GetRules(grpc::ServerContext*, const GetRulesRequest* request, GetRulesResponse* response) override;
+  grpc::Status GetPruneCheckpoint(grpc::ServerContext*, const GetPruneCheckpointRequest* request,
+                                  GetPruneCheckpointResponse* response) override;
+  grpc::Status StorePruning(grpc::ServerContext*, const StorePruningRequest* request,
+                            StorePruningResponse* response) override;
+  grpc::Status RecordPruning(grpc::ServerContext*, const RecordPruningRequest* request, Job* response) override;
 
  private:
   RuleStore* store_;

@@ -33,10 +33,6 @@ constexpr char kRulesFamily[] = "rules";
 constexpr char kVerifiedFamily[] = "verified";
 constexpr char kPruneFamily[] = "prune";
 
-bool ExchangedByPruning(rules::RuleStatus s) {
-  return s == rules::RULE_STATUS_PROVED || s == rules::RULE_STATUS_PRUNED;
-}
-
 // The rule id each pair of a class stands for, so a verdict can be matched
 // to the pair it claims to be about. A pair the re-check rejected before it
 // had an output mapping stands for a rule without output pairs.
@@ -424,90 +420,6 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   v.set_pruned_renaming(pruned.pruned_renaming);
   v.set_pruned_common_subgraph(pruned.pruned_subgraph);
   v.set_pruned_common_supergraph(pruned.pruned_supergraph);
-  return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
-}
-
-absl::Status RuleStore::ForEachJobRule(const std::string& job_id,
-                                       const std::function<absl::Status(const rules::Rule&)>& visit) {
-  absl::Status inner;
-  absl::Status s = ForEachRule([&](const rules::Rule& r) {
-    if (r.provenance().job_id() != job_id) return true;
-    inner = visit(r);
-    return inner.ok();
-  });
-  return s.ok() ? inner : s;
-}
-
-absl::Status RuleStore::GetRules(const std::vector<std::string>& ids, std::vector<rules::Rule>& out) {
-  auto families = OwnFamilies();
-  if (!families.ok()) return families.status();
-  std::vector<rocksdb::Slice> keys(ids.begin(), ids.end());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles(ids.size(), families->rules);
-  std::vector<std::string> values;
-  const std::vector<rocksdb::Status> found = families->db->MultiGet(rocksdb::ReadOptions(), handles, keys, &values);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (found[i].IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", ids[i], "'"));
-    if (!found[i].ok()) return storage::FromRocks(found[i], "reading rules");
-    rules::Rule& rule = out.emplace_back();
-    if (!rule.ParseFromString(values[i])) return absl::DataLossError(absl::StrCat("stored rule ", ids[i], " is corrupt"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status RuleStore::StorePruning(const std::string& job_id, const std::vector<rules::Rule>& changed,
-                                     const std::string& checkpoint) {
-  auto families = OwnFamilies();
-  if (!families.ok()) return families.status();
-  const Families& f = *families;
-  rocksdb::WriteBatch batch;
-  for (const rules::Rule& rule : changed) {
-    std::string existing;
-    rules::Rule stored;
-    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
-    if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", rule.id(), "' to prune"));
-    if (!s.ok()) return storage::FromRocks(s, "reading a rule");
-    if (!stored.ParseFromString(existing)) return absl::DataLossError(absl::StrCat("stored rule ", rule.id(), " is corrupt"));
-    if (stored.provenance().job_id() != job_id || !ExchangedByPruning(stored.status()) ||
-        !ExchangedByPruning(rule.status())) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "rule ", rule.id(), " of job '", stored.provenance().job_id(), "' is ",
-          rules::RuleStatus_Name(stored.status()), " and would become ", rules::RuleStatus_Name(rule.status()),
-          ": pruning job '", job_id, "' only moves its rules between proved and pruned"));
-    }
-    // Only the verdict changes; the rest is the stored rule.
-    stored.set_status(rule.status());
-    stored.set_status_detail(rule.status_detail());
-    PutRule(f, stored, batch);
-  }
-  batch.Put(f.prune, job_id, checkpoint);
-  return storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
-}
-
-absl::StatusOr<std::string> RuleStore::PruneCheckpoint(const std::string& job_id) {
-  auto families = OwnFamilies();
-  if (!families.ok()) return families.status();
-  std::string value;
-  rocksdb::Status s = families->db->Get(rocksdb::ReadOptions(), families->prune, job_id, &value);
-  if (s.IsNotFound()) return std::string();
-  if (!s.ok()) return storage::FromRocks(s, "reading the pruning checkpoint");
-  return value;
-}
-
-absl::Status RuleStore::RecordPruning(const std::string& job_id, const PruneCounts& counts, int store_shards) {
-  auto job = hash_store_->GetJob(job_id);
-  if (!job.ok()) return job.status();
-  if (job->state() != JOB_STATE_DONE) {
-    return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(job->state()),
-                                                      ", not DONE: finish `taso verify` before pruning it"));
-  }
-  Verification v = job->verification();
-  v.set_after_renaming(counts.after_renaming);
-  v.set_after_common_subgraph(counts.after_common_subgraph);
-  v.set_pruned_renaming(counts.pruned_renaming);
-  v.set_pruned_common_subgraph(counts.pruned_subgraph);
-  v.set_pruned_common_supergraph(counts.pruned_supergraph);
-  v.set_pruned_store_shards(store_shards);
-  v.clear_note();
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 

@@ -147,6 +147,16 @@ class RuleStore {
   // the job (a DONE job: pruning is the end of verification).
   absl::Status RecordPruning(const std::string& job_id, const PruneCounts& counts, int store_shards);
 
+  // The same over gRPC, for a pruner that reaches the stores as a client
+  // (`taso rules prune --store`): rules by id (at most 1000 a call); the
+  // checkpoint; verdicts by id, status and detail only, for a DONE job (at
+  // most 100,000 a call); the reduction table, whose shard count must be
+  // this store's. The RPCs that write are the admin role's (net/roles.cc).
+  absl::StatusOr<GetRulesResponse> GetRules(const GetRulesRequest& request);
+  absl::StatusOr<GetPruneCheckpointResponse> GetPruneCheckpoint(const GetPruneCheckpointRequest& request);
+  absl::StatusOr<StorePruningResponse> StorePruning(const StorePruningRequest& request);
+  absl::StatusOr<Job> RecordPruning(const RecordPruningRequest& request);
+
  private:
   // A GENERATED or VERIFYING job this store serves leases of: what its
   // verdicts are stored under and decoded with, its lease queue, and how its
@@ -164,6 +174,8 @@ class RuleStore {
   // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.
   absl::StatusOr<JobQueue*> Queue(const std::string& job_id);
   absl::StatusOr<std::string> PickJob(const std::string& job_id);
+  // FailedPrecondition unless `job_id` is DONE (pruning is the end of verification).
+  absl::Status RequireDone(const std::string& job_id);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // A verdict reported PROVED, proved again by the checker: `rule` becomes

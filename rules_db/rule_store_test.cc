@@ -289,6 +289,96 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   EXPECT_EQ(job->state(), JOB_STATE_DONE);
 }
 
+// The same, as the RPCs a remote pruner (`taso rules prune --store`) calls:
+// bounded requests, a DONE job only, verdicts by id that move nothing but
+// proved <-> pruned, and the table recorded only for this store's shard count.
+TEST_F(RuleStoreTest, ThePruningRequestsAreBoundedAndOnlyForADoneJob) {
+  RuleStoreOptions options = Checked();
+  options.prune_max_rules = 5;
+  RuleStore limited(store_.get(), options);
+  StorePruningRequest early;
+  early.set_job_id("j");
+  EXPECT_EQ(limited.StorePruning(early).status().code(), absl::StatusCode::kFailedPrecondition);
+  while (true) {
+    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
+  }
+  std::vector<rules::Rule> rules;
+  ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
+    rules.push_back(r);
+    return absl::OkStatus();
+  }).ok());
+  const rules::Rule* proved = nullptr;
+  for (const rules::Rule& r : rules) {
+    if (r.status() == rules::RULE_STATUS_PROVED && proved == nullptr) proved = &r;
+  }
+  ASSERT_NE(proved, nullptr);
+  rules::Rule unknown = ParseRule(kFalseRule);  // in the job, never proved
+  unknown.set_status(rules::RULE_STATUS_UNKNOWN);
+  unknown.mutable_provenance()->set_job_id("j");
+  PutRulesRequest put;
+  *put.add_rules() = unknown;
+  auto stored = limited.PutRules(put);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  unknown.set_id(stored->ids(0));
+  const rules::Rule* other = &unknown;
+
+  GetRulesRequest get;
+  get.add_ids(rules[1].id());
+  get.add_ids(rules[0].id());
+  auto got = limited.GetRules(get);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->rules_size(), 2);
+  EXPECT_EQ(got->rules(0).id(), rules[1].id());
+  for (int i = 0; i < 1000; ++i) get.add_ids(rules[0].id());
+  EXPECT_EQ(limited.GetRules(get).status().code(), absl::StatusCode::kInvalidArgument);
+
+  StorePruningRequest too_many;
+  too_many.set_job_id("j");
+  for (int i = 0; i <= 100'000; ++i) too_many.add_verdicts()->set_rule_id(proved->id());
+  EXPECT_EQ(limited.StorePruning(too_many).status().code(), absl::StatusCode::kInvalidArgument);
+
+  StorePruningRequest widen;  // a rule that was never proved cannot be made PROVED
+  widen.set_job_id("j");
+  widen.set_checkpoint("c0");
+  PruneVerdict& forged = *widen.add_verdicts();
+  forged.set_rule_id(other->id());
+  forged.set_status(rules::RULE_STATUS_PROVED);
+  EXPECT_EQ(limited.StorePruning(widen).status().code(), absl::StatusCode::kFailedPrecondition);
+
+  StorePruningRequest prune;
+  prune.set_job_id("j");
+  prune.set_checkpoint("c1");
+  PruneVerdict& v = *prune.add_verdicts();
+  v.set_rule_id(proved->id());
+  v.set_status(rules::RULE_STATUS_PRUNED);
+  v.set_status_detail("implied by a test");
+  auto written = limited.StorePruning(prune);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->rules_written(), 1);
+  GetPruneCheckpointRequest checkpoint;
+  checkpoint.set_job_id("j");
+  EXPECT_EQ(limited.GetPruneCheckpoint(checkpoint)->checkpoint(), "c1");
+  auto now = limited.GetRule(proved->id());
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->status(), rules::RULE_STATUS_PRUNED);
+  EXPECT_EQ(now->status_detail(), "implied by a test");
+  EXPECT_EQ(now->target().SerializeAsString(), proved->target().SerializeAsString());  // content untouched
+
+  RecordPruningRequest record;
+  record.set_job_id("j");
+  record.mutable_reduction()->set_after_common_subgraph(7);
+  record.set_store_shards(2);
+  EXPECT_EQ(limited.RecordPruning(record).status().code(), absl::StatusCode::kInvalidArgument);
+  record.set_store_shards(1);
+  auto job = limited.RecordPruning(record);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->verification().after_common_subgraph(), 7);
+  EXPECT_EQ(job->verification().pruned_store_shards(), 1);
+}
+
 TEST_F(RuleStoreTest, AnExpiredLeaseGoesToAnotherWorkerAndTheLateReportIsRefused) {
   auto first = rules_->LeaseCandidates(LeaseRequest("slow", 1));
   ASSERT_TRUE(first.ok());

@@ -4,7 +4,9 @@
 # keeps, their statuses and reasons, and the reduction table are exactly what
 # the in-memory pruner (PruneRules over the union, as `taso rules` readers
 # compute it) gives; a run killed with SIGKILL mid-way resumes from its
-# checkpoint to the same result. And its errors.
+# checkpoint to the same result. Then the same over gRPC (--store), with the
+# stores serving a copy of the verified job, killed and resumed likewise. And
+# its errors.
 source tests/generate/lib.sh
 
 "$TASO" generate --max-ops 3 --shards 2 --store-shards 2 --db "$WORK/db" --job job --json >"$WORK/gen.json" \
@@ -14,6 +16,7 @@ source tests/generate/lib.sh
 "$TASO" rules export --db "$WORK/db" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/ref.json" ||
   fail "exporting the reference"
 kept=$(json_field "$WORK/verify.json" after_common_subgraph)
+cp -a "$WORK/db" "$WORK/remote"  # pruned later over gRPC
 check "verified: $(json_field "$WORK/verify.json" proved) proved, $kept kept by the in-memory union pruning"
 
 # Killed mid-way: small batches, SIGKILL once a batch is stored.
@@ -55,12 +58,51 @@ grep -q "\"after_common_subgraph\": $kept" "$WORK/stats.json" || fail "stats dis
   fail "a restarted prune of a pruned set changed something: $(cat "$WORK/restart.json")"
 check "--restart: nothing to change"
 
-# Errors: --store, and a store that is serving the database.
-code=0; "$TASO" rules prune --store 127.0.0.1:1 2>"$WORK/e1" || code=$?
-[ "$code" = 2 ] && grep -q "give --db DIR" "$WORK/e1" || fail "--store: exit $code, $(cat "$WORK/e1")"
+# Errors: a store that is serving the database.
 start_store "$WORK/db/store-0"
 code=0; "$TASO" rules prune --db "$WORK/db" 2>"$WORK/e2" || code=$?
 kill "$STORE_PID"; wait "$STORE_PID" 2>/dev/null || true
 [ "$code" = 1 ] && grep -q "stop it" "$WORK/e2" || fail "a serving store: exit $code, $(cat "$WORK/e2")"
-check "errors: --store refused, a database in use named"
+check "errors: a database in use named"
+
+# --- Over gRPC: the stores keep serving (a cluster's store pods), the pruner
+# reads the job's rules and writes back only PROVED <-> PRUNED by id.
+start_store "$WORK/remote/store-0"; PID0=$STORE_PID; ADDR0="127.0.0.1:$STORE_PORT"
+start_store "$WORK/remote/store-1"; PID1=$STORE_PID; ADDR1="127.0.0.1:$STORE_PORT"
+trap 'kill "$PID0" "$PID1" 2>/dev/null || true' EXIT
+STORES="$ADDR1,$ADDR0"  # any order: the stores say their index
+"$TASO" rules prune --store "$STORES" --batch-rules 200 >"$WORK/rkilled.out" 2>"$WORK/rkilled.err" &
+pid=$!
+for _ in $(seq 1 600); do
+  grep -q "rules judged" "$WORK/rkilled.err" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null || fail "the remote pruner finished before it could be killed: $(cat "$WORK/rkilled.out")"
+wait "$pid" 2>/dev/null || true
+grep -q "rules judged" "$WORK/rkilled.err" || fail "no remote batch was stored before the kill: $(cat "$WORK/rkilled.err")"
+"$TASO" rules prune --store "$STORES" --batch-rules 200 --json >"$WORK/rprune.json" 2>"$WORK/rprune.err" ||
+  fail "resumed remote prune: $(cat "$WORK/rprune.err")"
+[ "$(json_field "$WORK/rprune.json" resumed_at)" -gt 0 ] || fail "the remote rerun did not resume: $(cat "$WORK/rprune.json")"
+for field in proved after_renaming after_common_subgraph; do
+  [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/rprune.json" "$field")" ] ||
+    fail "$field: in memory $(json_field "$WORK/verify.json" "$field"), over gRPC $(json_field "$WORK/rprune.json" "$field")"
+done
+"$TASO" rules export --store "$STORES" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/remote.json" ||
+  fail "exporting the remotely pruned rules"
+diff -q "$WORK/ref.json" "$WORK/remote.json" >/dev/null || {
+  diff "$WORK/ref.json" "$WORK/remote.json" | head -4
+  fail "the remote pruner's rules differ from the in-memory pruner's"
+}
+"$TASO" rules stats --store "$STORES" --json >"$WORK/rstats.json" || fail "remote stats"
+grep -q "\"after_common_subgraph\": $kept" "$WORK/rstats.json" || fail "remote stats disagree: $(cat "$WORK/rstats.json")"
+check "over gRPC, killed and resumed after $(json_field "$WORK/rprune.json" resumed_at) rules: the same $(wc -l <"$WORK/remote.json") rules, statuses and reasons, recorded on both stores"
+
+code=0; "$TASO" rules prune --store "$STORES" --wait 2>"$WORK/e3" || code=$?
+[ "$code" = 2 ] && grep -q "needs --job" "$WORK/e3" || fail "--wait without --job: exit $code, $(cat "$WORK/e3")"
+code=0; "$TASO" rules prune --store "$STORES" --batch-rules 200000 2>"$WORK/e4" || code=$?
+[ "$code" = 2 ] && grep -q "at most 100000" "$WORK/e4" || fail "--batch-rules over the cap: exit $code, $(cat "$WORK/e4")"
+code=0; "$TASO" rules prune --store "$ADDR0" 2>"$WORK/e5" || code=$?
+[ "$code" != 0 ] && grep -q "store" "$WORK/e5" || fail "one shard of two: exit $code, $(cat "$WORK/e5")"
+check "errors: --wait without --job, a batch over the stores' cap, a store list missing a shard ($(head -1 "$WORK/e5"))"
 echo PASS

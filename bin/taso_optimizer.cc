@@ -33,6 +33,9 @@ ABSL_FLAG(std::string, rules, "", "rules file (`taso rules export --format proto
 ABSL_FLAG(std::string, rules_db, "",
           "taso_rules_db address (or every store shard's, comma-separated) to load proved rules from at start");
 ABSL_FLAG(int32_t, rules_max_ops, 0, "only rules whose larger side has at most this many operators (0: all)");
+ABSL_FLAG(int64_t, max_store_rules, 250'000, "--rules_db: the most proved rules loaded from the stores; past it the "
+          "optimizer keeps the rules it has (the built-in set at start) until the job is pruned over its shards "
+          "(`taso rules prune --store`; size 4: 2.8M proved, ~93k pruned)");
 ABSL_FLAG(double, rules_refresh_s, 5, "with --rules_db: look at the stores' finished jobs at most this often (on a "
           "request) and read their rules again when one finished since");
 ABSL_FLAG(std::string, profiler, "", "taso_profiler address; default: an embedded profiler on --cache_dir");
@@ -87,7 +90,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<taso::optimizer::ServedRules> rules;
   if (!rules_db.empty()) {
     auto served = taso::optimizer::ServedRules::FromStores(
-        taso::optimizer::StoreRulesReader(rules_db, absl::GetFlag(FLAGS_rules_max_ops)),
+        taso::optimizer::StoreRulesReader(rules_db, absl::GetFlag(FLAGS_rules_max_ops),
+                                          absl::GetFlag(FLAGS_max_store_rules)),
         absl::Seconds(absl::GetFlag(FLAGS_rules_refresh_s)), taso::app::StderrLog("taso_optimizer"));
     if (!served.ok()) {
       return taso::app::Error(served.status().message(),

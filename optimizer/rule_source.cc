@@ -142,7 +142,7 @@ absl::StatusOr<RuleSet> LoadBuiltinRules() {
   return set;
 }
 
-absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
+absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops, int64_t max_rules) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(256 << 20);
   rules::RuleCollection collection;
@@ -163,6 +163,12 @@ absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops) {
       if (!s.ok()) return s;
       for (auto& r : *page.mutable_rules()) {
         if (seen.insert(r.id()).second) *collection.add_rules() = std::move(r);
+      }
+      if (max_rules > 0 && collection.rules_size() > max_rules) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "the rule databases at ", address, " hold more than ", max_rules,
+            " proved rules (the limit on rules an optimizer loads): prune the job over every shard with "
+            "`taso rules prune --store ", address, "` (in Kubernetes, the taso-prune Job)"));
       }
       if (page.next_page_token().empty()) break;
       request.set_page_token(page.next_page_token());

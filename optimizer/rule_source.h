@@ -5,6 +5,7 @@
 #ifndef TASO_OPTIMIZER_RULE_SOURCE_H_
 #define TASO_OPTIMIZER_RULE_SOURCE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,10 @@ absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path);
 // union. Each shard pruned its own slice; rules redundant only across shards
 // stay (proved, merely redundant): for the set pruned across shards, use
 // `taso rules export --store LIST --format proto -o F` and --rules F.
-absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0);
+// `max_rules` (0: any) bounds the proved rules read: past it, ResourceExhausted
+// saying to prune the job over its shards (a size-4 job holds 2.8M proved
+// rules until `taso rules prune` keeps ~93k).
+absl::StatusOr<RuleSet> FetchRules(const std::string& address, int max_ops = 0, int64_t max_rules = 0);
 
 // The proved, pruned size-3 rule set compiled into this build
 // (rules/default_rules.pb): what a user who never ran `taso generate` gets.

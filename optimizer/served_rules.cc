@@ -45,8 +45,9 @@ absl::StatusOr<std::string> JobsVersion(const std::string& address) {
 
 }  // namespace
 
-ServedRules::StoreReader StoreRulesReader(const std::string& address, int max_ops) {
-  return {[address] { return JobsVersion(address); }, [address, max_ops] { return FetchRules(address, max_ops); }};
+ServedRules::StoreReader StoreRulesReader(const std::string& address, int max_ops, int64_t max_rules) {
+  return {[address] { return JobsVersion(address); },
+          [address, max_ops, max_rules] { return FetchRules(address, max_ops, max_rules); }};
 }
 
 ServedRules::ServedRules(RuleSet fixed) : rules_(std::make_shared<const RuleSet>(std::move(fixed))) {}
@@ -66,6 +67,13 @@ absl::StatusOr<std::unique_ptr<ServedRules>> ServedRules::FromStores(StoreReader
 
 absl::Status ServedRules::Refresh(const std::string& version) {
   auto fetched = reader_.fetch();
+  if (absl::IsResourceExhausted(fetched.status())) {
+    // Too many to load until the job is pruned; its pruning changes the jobs.
+    version_ = version;
+    if (rules_ != nullptr) return fetched.status();
+    if (log_) log_(absl::StrCat("warning: ", fetched.status().message(), "; serving the built-in set meanwhile"));
+    fetched = LoadBuiltinRules();
+  }
   if (!fetched.ok()) return fetched.status();
   if (fetched->provenance.proved_rules == 0) {
     // Nothing verified yet: the set every user gets without a store.

@@ -36,7 +36,9 @@ class ServedRules {
   // at no more often than `check_every`. While the stores hold no proved rule
   // the built-in set is served (its provenance says so). Unavailable when a
   // store is unreachable at start; later failures keep the rules in hand and
-  // are logged.
+  // are logged. Rules over the reader's limit (ResourceExhausted: an
+  // unpruned size-4 job) are not fetched again until the jobs change (the
+  // pruning of that job does); at start the built-in set is served meanwhile.
   static absl::StatusOr<std::unique_ptr<ServedRules>> FromStores(StoreReader reader, absl::Duration check_every,
                                                                  Log log);
 
@@ -58,8 +60,8 @@ class ServedRules {
 };
 
 // The StoreReader of the stores at `address` (every shard, comma-separated):
-// their finished jobs (ListJobs) and FetchRules.
-ServedRules::StoreReader StoreRulesReader(const std::string& address, int max_ops);
+// their finished jobs (ListJobs) and FetchRules, up to `max_rules`.
+ServedRules::StoreReader StoreRulesReader(const std::string& address, int max_ops, int64_t max_rules);
 
 }  // namespace taso::optimizer
 

@@ -15,11 +15,13 @@ struct FakeStore {
   absl::StatusOr<std::string> jobs = std::string();
   int proved = 0;
   int fetches = 0;
+  int limit = 0;  // FetchRules' max_rules: more proved rules is ResourceExhausted
 
   ServedRules::StoreReader Reader() {
     return {[this] { return jobs; },
             [this]() -> absl::StatusOr<RuleSet> {
               ++fetches;
+              if (limit > 0 && proved > limit) return absl::ResourceExhaustedError("more than the limit");
               RuleSet set;
               set.provenance.origin = RuleOrigin::kStore;
               set.provenance.location = "store:1";
@@ -68,6 +70,37 @@ TEST(ServedRulesTest, LooksAtTheStoresNoMoreOftenThanAsked) {
   store.proved = 3;
   EXPECT_EQ((*served)->Current()->provenance.origin, RuleOrigin::kBuiltIn);
   EXPECT_EQ(store.fetches, 1);
+}
+
+// An unpruned size-4 job (2.8M proved rules) is over the optimizer's limit:
+// the built-in set is served, the stores are not read again until the jobs
+// change, and the job's pruning (which changes them) brings its rules in.
+TEST(ServedRulesTest, RulesOverTheLimitWaitForThePruningOfTheirJob) {
+  FakeStore store;
+  store.limit = 100;
+  store.proved = 2'800'000;
+  store.jobs = std::string("store:1/size4/100\n");
+  std::vector<std::string> log;
+  auto served = ServedRules::FromStores(store.Reader(), absl::ZeroDuration(),
+                                        [&](const std::string& line) { log.push_back(line); });
+  ASSERT_TRUE(served.ok()) << served.status();
+  EXPECT_EQ((*served)->Current()->provenance.origin, RuleOrigin::kBuiltIn);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.front().find("serving the built-in set meanwhile"), std::string::npos) << log.front();
+  (*served)->Current();
+  EXPECT_EQ(store.fetches, 1) << "unchanged jobs over the limit must not be read again";
+
+  store.jobs = std::string("store:1/size4/200\n");  // taso rules prune recorded its table
+  store.proved = 93;
+  EXPECT_EQ((*served)->Current()->provenance.proved_rules, 93);
+  EXPECT_EQ(store.fetches, 2);
+
+  // Over the limit again later: the rules in hand stay.
+  store.jobs = std::string("store:1/size4/200\nstore:1/size5/300\n");
+  store.proved = 5'000'000;
+  EXPECT_EQ((*served)->Current()->provenance.proved_rules, 93);
+  (*served)->Current();
+  EXPECT_EQ(store.fetches, 3);
 }
 
 TEST(ServedRulesTest, AnUnreachableStoreAtStartIsAnError) {

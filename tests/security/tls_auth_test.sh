@@ -2,8 +2,8 @@
 # taso_rules_db with TLS and a tokens file, called by real clients: a
 # plaintext client fails; TLS with the CA and a read token lists rules; no
 # token or an unknown one is UNAUTHENTICATED; a verdict names its worker's
-# token; a worker token cannot write a
-# PROVED rule (PERMISSION_DENIED naming admin) while an admin token can; with
+# token; a worker token cannot write a PROVED rule, nor a read token
+# pruning statuses (PERMISSION_DENIED naming admin), while an admin token can; with
 # --tls_client_ca a client without a certificate is refused. taso_profiler:
 # measuring needs optimize, wiping the cache admin. taso_optimizer: a TLS
 # client of both with its own token, and Optimize needs optimize. The CA and the
@@ -98,6 +98,17 @@ digest=$(tr -d '\n' <"$WORK/worker.token" | sha256sum | cut -c1-12)
 grep -q "verified by verifier-[0-9/]*@token:$digest" "$WORK/show.out" ||
   fail "the verdict does not name the worker token ($digest): $(cat "$WORK/show.out")"
 check "verdicts over TLS name the worker token's digest, not a name the worker chose"
+
+# --- pruning over gRPC reads with any role and writes statuses as admin only
+set +e
+TASO_TOKEN_FILE="$WORK/read.token" "$TASO" rules prune --store "$ADDR" --job tok >"$WORK/prune-read.out" 2>&1; code=$?
+set -e
+[ $code = 1 ] && grep -q "needs role admin" "$WORK/prune-read.out" ||
+  fail "a read token pruned: exit $code, $(cat "$WORK/prune-read.out")"
+TASO_TOKEN_FILE="$WORK/admin.token" "$TASO" rules prune --store "$ADDR" --job tok --json >"$WORK/prune-admin.out" 2>&1 ||
+  fail "an admin token cannot prune: $(cat "$WORK/prune-admin.out")"
+grep -q '"store_shards": 1' "$WORK/prune-admin.out" || fail "admin prune: $(cat "$WORK/prune-admin.out")"
+check "rules prune --store: a read token is refused where it writes (PERMISSION_DENIED naming admin); admin prunes"
 
 # --- mTLS: the store also requires a client certificate signed by the CA
 start_secure_store "$WORK/mtls-store" --tls_client_ca "$pki/ca.pem"
@@ -206,4 +217,17 @@ TASO_TOKEN_FILE="$WORK/optimize.token" "$TASO" optimize "$WORK/relu.onnx" -o "$W
   --time-limit 5 >"$WORK/opt.out" 2>&1 || fail "an optimize token cannot optimize: $(cat "$WORK/opt.out")"
 [ -s "$WORK/relu.opt.onnx" ] || fail "no optimized model written"
 check "optimizer: loads rules and costs over TLS with its token; Optimize needs optimize"
+
+# --- more proved rules than the optimizer loads (an unpruned size-4 job): it
+# serves the built-in set and says to prune, rather than load them all
+rm -f "$WORK/capped.port"
+"$PWD/bin/taso_optimizer" --listen 127.0.0.1:0 --port_file "$WORK/capped.port" --max_store_rules 1 \
+  --rules_db "$RULES_ADDR" --profiler "$PADDR" --tls_ca "$pki/ca.pem" --token_file "$WORK/optimize.token" \
+  --tls_cert "$pki/server.pem" --tls_key "$pki/server.key" --tokens_file "$WORK/tokens" >>"$WORK/capped.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do [ -s "$WORK/capped.port" ] && break; sleep 0.1; done
+[ -s "$WORK/capped.port" ] || fail "the capped optimizer did not start: $(tail -3 "$WORK/capped.log")"
+grep -q "more than 1 proved rules.*taso rules prune --store.*serving the built-in set meanwhile" "$WORK/capped.log" &&
+  grep -q "rules: built-in size-3 set" "$WORK/capped.log" || fail "over --max_store_rules: $(cat "$WORK/capped.log")"
+check "optimizer over --max_store_rules: serves the built-in set and names taso rules prune --store"
 echo "PASS"

@@ -164,6 +164,11 @@ expect_rejected "$tmp/bad-key.yaml" "a pod that serves nothing mounts the server
 sed 's/- key: optimizer-token$/- key: worker-token/; s/path: optimizer-token$/path: worker-token/' "$tmp/secure.yaml" \
   >"$tmp/bad-token-item.yaml"
 expect_rejected "$tmp/bad-token-item.yaml" "mounts worker-token, which no process in it sends" "the optimizer given the worker token" --expect-tls
+sed 's/worker-token/admin-token/g' "$tmp/secure.yaml" >"$tmp/bad-admin.yaml"
+expect_rejected "$tmp/bad-admin.yaml" "mounts admin-token, which only taso-prune" "workers given the admin token" --expect-tls
+# The verified job is pruned over every shard in the cluster.
+awk 'BEGIN {RS = "---\n"; ORS = "---\n"} !/name: taso-prune\n/' "$tmp/dev.yaml" >"$tmp/bad-prune.yaml"
+expect_rejected "$tmp/bad-prune.yaml" "Job taso-prune (prunes the verified job over every shard) is missing" "a setup that never prunes the union"
 # One certificate per service, and no opt-out inside the secure setup.
 sed 's/secretName: taso-profiler-tls$/secretName: taso-store-tls/' "$tmp/secure.yaml" >"$tmp/bad-shared-cert.yaml"
 expect_rejected "$tmp/bad-shared-cert.yaml" "one certificate per service" "two servers sharing one certificate" --expect-tls

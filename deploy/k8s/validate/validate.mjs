@@ -228,6 +228,18 @@ if (!schemaOnly) {
       `generation completions ${generate.spec.completions} != SHARDS ${config.data.SHARDS}`);
   }
   check(find("Job", "taso-job-create"), "Job taso-job-create (creates the generation job) is missing");
+  // The union of the shards is pruned in the cluster (a size-4 job is more
+  // than a store prunes in memory), after verification, from the same job.
+  const prune = find("Job", "taso-prune");
+  check(prune, "Job taso-prune (prunes the verified job over every shard) is missing");
+  if (prune) {
+    const c = prune.spec.template.spec.containers[0];
+    const args = [...(c.command ?? []), ...(c.args ?? [])];
+    check(args.slice(0, 3).join(" ") === "taso rules prune", "taso-prune must run `taso rules prune`");
+    check(flag(c, "store") === "$(STORES)" && flag(c, "job") === "$(JOB_ID)",
+      "taso-prune must prune JOB_ID over STORES (taso-config)");
+    check(args.includes("--wait"), "taso-prune must --wait for verification (it is applied with the generation Jobs)");
+  }
   const optimizer = find("Deployment", "taso-optimizer");
   check(optimizer && find("Service", "taso-optimizer"), "the optimizer Deployment and Service are missing");
   if (optimizer) {
@@ -328,6 +340,12 @@ if (!schemaOnly) {
           check(sent.some((f) => f.endsWith(`/${token}`)),
             `${o.kind}/${o.metadata.name}: mounts ${token}, which no process in it sends`);
         }
+        // The admin role writes what the optimizers apply: only the pruner holds it.
+        if (items.includes("admin-token")) {
+          check(containers(o).every((c) => [...(c.command ?? []), ...(c.args ?? [])].slice(0, 3).join(" ") ===
+                                          "taso rules prune"),
+            `${o.kind}/${o.metadata.name}: mounts admin-token, which only taso-prune's \`taso rules prune\` may hold`);
+        }
       }
     }
   }
@@ -340,7 +358,8 @@ if (!schemaOnly) {
     for (const c of tpl.spec.containers) {
       const listen = flag(c, "metrics_listen");
       if (!listen) {
-        if (o.metadata.name !== "taso-job-create") errors.push(`${o.kind}/${o.metadata.name}: no --metrics_listen`);
+        // The `taso` CLI's one-shot Jobs (job create, rules prune) serve no metrics.
+        if (c.command?.[0] !== "taso") errors.push(`${o.kind}/${o.metadata.name}: no --metrics_listen`);
         continue;
       }
       const port = Number(listen.split(":").pop());

@@ -1,8 +1,11 @@
 #include "net/credentials.h"
 
+#include <cstdio>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "net/auth_processor.h"
 #include "net/tokens.h"
 
@@ -17,7 +20,8 @@ std::shared_ptr<grpc::ChannelCredentials>& ClientCredentials() {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerSecurity& security) {
+absl::StatusOr<ServingCredentials> MakeServerCredentials(const ServerSecurity& security) {
+  ServingCredentials serving;
   if (!security.tls()) {
     if (!security.key.empty() || !security.client_ca.empty()) {
       return absl::InvalidArgumentError("--tls_key and --tls_client_ca need --tls_cert");
@@ -26,29 +30,35 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(c
       return absl::InvalidArgumentError(
           "--tokens_file needs TLS (--tls_cert and --tls_key): bearer tokens are not sent in the clear");
     }
-    return grpc::InsecureServerCredentials();
+    serving.credentials = grpc::InsecureServerCredentials();
+    return serving;
   }
   if (security.key.empty()) return absl::InvalidArgumentError("--tls_cert needs --tls_key (its private key)");
-  absl::StatusOr<std::string> cert = ReadSecretFile(security.cert, "--tls_cert");
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadSecretFile(security.key, "--tls_key");
-  if (!key.ok()) return key.status();
-  grpc::SslServerCredentialsOptions options;
-  options.pem_key_cert_pairs.push_back({*key, *cert});
-  if (!security.client_ca.empty()) {
-    absl::StatusOr<std::string> ca = ReadSecretFile(security.client_ca, "--tls_client_ca");
-    if (!ca.ok()) return ca.status();
-    options.pem_root_certs = *ca;
-    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  auto files = CertificateFiles::Watch(
+      {security.cert, security.key, security.client_ca, security.reload_seconds},
+      [](const std::string& line) { std::fprintf(stderr, "tls: %s\n", line.c_str()); });
+  if (!files.ok()) return files.status();
+  // gRPC re-reads the checked copies (each second: they change only when a
+  // renewal passed the checks), so new connections get a renewed certificate.
+  auto watcher = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+      (*files)->key_path(), (*files)->cert_path(), (*files)->client_ca_path(), 1);
+  grpc::experimental::TlsServerCredentialsOptions options(watcher);
+  options.watch_identity_key_cert_pairs();
+  if (security.client_ca.empty()) {
+    options.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  } else {
+    options.watch_root_certs();
+    options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   }
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::SslServerCredentials(options);
-  if (!credentials) return absl::InvalidArgumentError("gRPC refused the TLS certificate or key");
+  serving.credentials = grpc::experimental::TlsServerCredentials(options);
+  if (!serving.credentials) return absl::InvalidArgumentError("gRPC refused the TLS certificate or key");
   if (!security.tokens_file.empty()) {
     absl::StatusOr<TokenTable> tokens = TokenTable::Load(security.tokens_file);
     if (!tokens.ok()) return tokens.status();
-    credentials->SetAuthMetadataProcessor(std::make_shared<TokenAuthProcessor>(*std::move(tokens)));
+    serving.credentials->SetAuthMetadataProcessor(std::make_shared<TokenAuthProcessor>(*std::move(tokens)));
   }
-  return credentials;
+  serving.certificate_files = *std::move(files);
+  return serving;
 }
 
 absl::Status ConfigureClients(const ClientSecurity& security) {

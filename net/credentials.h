@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "net/certificate_files.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
@@ -20,6 +21,10 @@ struct ServerSecurity {
   std::string key;        // PEM private key (--tls_key)
   std::string client_ca;  // if set, clients must present a cert it signed (mTLS)
   std::string tokens_file;  // if set, every call but health needs a token
+  // How often the certificate, key and client CA files are read again, so a
+  // renewed certificate (cert-manager rewrites its Secret's files) is served
+  // without a restart (--tls_reload_s).
+  int reload_seconds = 60;
   // --insecure: serve an address off loopback without TLS and tokens anyway
   // (a private network the operator vouches for); refused otherwise.
   bool insecure = false;
@@ -35,8 +40,16 @@ struct ClientSecurity {
   std::string token_file;   // bearer token (--token_file); needs TLS
 };
 
+// The credentials a server listens with, and with TLS the checked copies
+// of its certificate files that keep them current (net/certificate_files.h):
+// keep both until the server has shut down.
+struct ServingCredentials {
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  std::unique_ptr<CertificateFiles> certificate_files;  // null in plaintext
+};
+
 // Reads the files and builds the credentials; errors name the flag to fix.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerSecurity& security);
+absl::StatusOr<ServingCredentials> MakeServerCredentials(const ServerSecurity& security);
 
 // Sets how every later NewChannel connects (process-wide: a binary has one
 // identity). Call once from main before any client starts; without it,

@@ -22,7 +22,7 @@ TEST(ServerCredentialsTest, DefaultIsPlaintext) {
 TEST(ServerCredentialsTest, TokensNeedTls) {
   ServerSecurity security;
   security.tokens_file = "/any/tokens";
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> made = MakeServerCredentials(security);
+  absl::StatusOr<ServingCredentials> made = MakeServerCredentials(security);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.status().message().find("--tokens_file needs TLS"), std::string::npos);
 }

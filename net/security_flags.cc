@@ -8,6 +8,9 @@
 ABSL_FLAG(std::string, tls_cert, "", "server: PEM certificate chain; turns TLS on");
 ABSL_FLAG(std::string, tls_key, "", "server: PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "", "server: require client certificates signed by this CA (mTLS)");
+ABSL_FLAG(int32_t, tls_reload_s, taso::net::ServerSecurity().reload_seconds,
+          "server: read --tls_cert, --tls_key and --tls_client_ca again this often (seconds), so a renewed "
+          "certificate is served without a restart");
 ABSL_FLAG(std::string, tokens_file, "",
           "server: 'ROLE SHA256-OF-TOKEN' lines; every call but health checks then needs a bearer token "
           "(needs TLS). Empty: no authentication");
@@ -27,6 +30,7 @@ ServerSecurity ServerSecurityFromFlags() {
   s.key = absl::GetFlag(FLAGS_tls_key);
   s.client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   s.tokens_file = absl::GetFlag(FLAGS_tokens_file);
+  s.reload_seconds = absl::GetFlag(FLAGS_tls_reload_s);
   s.insecure = absl::GetFlag(FLAGS_insecure);
   return s;
 }

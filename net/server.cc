@@ -62,7 +62,7 @@ int WaitForTermination(const sigset_t& signals, const ServerOptions& options, gr
 absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Service*>& services) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(options.security);
+  absl::StatusOr<ServingCredentials> credentials = MakeServerCredentials(options.security);
   if (!credentials.ok()) return credentials.status();
   if (!options.security.locked() && !IsLoopback(options.listen)) {
     // Off loopback, a server without TLS and tokens makes every caller admin.
@@ -88,7 +88,7 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
     builder.SetResourceQuota(quota);
   }
   int port = 0;
-  builder.AddListeningPort(options.listen, *credentials, &port);
+  builder.AddListeningPort(options.listen, credentials->credentials, &port);
   builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);
   builder.SetMaxSendMessageSize(options.max_message_mb << 20);
   for (grpc::Service* s : services) builder.RegisterService(s);

@@ -11,6 +11,7 @@
 #include "net/server.h"
 #include "net/server_flags.h"
 #include "optimizer/eqsat/eqsat.h"
+#include "optimizer/optimize_front.h"
 #include "optimizer/optimizer_service.h"
 #include "optimizer/rule_source.h"
 #include "optimizer/served_rules.h"
@@ -169,6 +170,9 @@ int main(int argc, char** argv) {
   // never-slower measurement; a Kubernetes grace period covers this
   // (deploy/k8s: terminationGracePeriodSeconds).
   server_options.drain_seconds = static_cast<int>(absl::GetFlag(FLAGS_max_time_limit_s)) + 30;
-  absl::Status s = taso::net::RunServer(server_options, {&service});
+  // Optimize is admitted before its request is read (optimizer/optimize_front.h).
+  taso::optimizer::OptimizeFront front(&service, server_options.max_threads);
+  server_options.generic_service = &front;
+  absl::Status s = taso::net::RunServer(server_options, {front.described_service()});
   return s.ok() ? 0 : taso::app::Error(s.message(), 1);
 }

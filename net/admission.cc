@@ -22,13 +22,7 @@ absl::StatusOr<AdmissionGate::Ticket> AdmissionGate::Enter(absl::Time deadline,
     ++counters_.admitted;
     return Ticket(this);
   }
-  if (counters_.waiting >= max_waiting_) {
-    ++counters_.rejected;
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the server is busy: ", counters_.running, " calls running and ", counters_.waiting,
-        " waiting, its limits (taso_optimizer --max_concurrent ", max_running_, " --max_queued ", max_waiting_,
-        "); retry later or send to another replica"));
-  }
+  if (counters_.waiting >= max_waiting_) return Refuse();
   const int64_t arrival = next_arrival_++;
   ++counters_.waiting;
   // Called by the mutex with mu_ held.
@@ -71,6 +65,21 @@ void AdmissionGate::AdvanceLine() {
 void AdmissionGate::Leave() {
   absl::MutexLock lock(&mu_);
   --counters_.running;
+}
+
+absl::Status AdmissionGate::RefuseIfFull() {
+  absl::MutexLock lock(&mu_);
+  if (counters_.running < max_running_ && counters_.waiting == 0) return absl::OkStatus();
+  if (counters_.waiting < max_waiting_) return absl::OkStatus();
+  return Refuse();
+}
+
+absl::Status AdmissionGate::Refuse() {
+  ++counters_.rejected;
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the server is busy: ", counters_.running, " calls running and ", counters_.waiting,
+      " waiting, its limits (taso_optimizer --max_concurrent ", max_running_, " --max_queued ", max_waiting_,
+      "); retry later or send to another replica"));
 }
 
 AdmissionGate::Counters AdmissionGate::counters() const {

@@ -50,9 +50,14 @@ class AdmissionGate {
   absl::StatusOr<Ticket> Enter(absl::Time deadline, const std::function<bool()>& cancelled);
 
   Counters counters() const;
+  // RESOURCE_EXHAUSTED (counted, as Enter says it) when Enter would refuse
+  // now: no slot free and the queue full. A caller that must not block (a
+  // callback reactor) refuses with it before handing the call to a thread.
+  absl::Status RefuseIfFull();
 
  private:
   void Leave();
+  absl::Status Refuse() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The head of the line was admitted or gave up: the next waiter's turn.
   void AdvanceLine() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -92,6 +92,7 @@ absl::Status RunServer(const ServerOptions& options, const std::vector<grpc::Ser
   builder.SetMaxReceiveMessageSize(options.max_message_mb << 20);
   builder.SetMaxSendMessageSize(options.max_message_mb << 20);
   for (grpc::Service* s : services) builder.RegisterService(s);
+  if (options.generic_service != nullptr) builder.RegisterCallbackGenericService(options.generic_service);
   MetricsRegistry own_metrics;
   MetricsRegistry* metrics = options.metrics ? options.metrics : &own_metrics;
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

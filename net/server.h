@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
 #include "net/metrics.h"
@@ -43,6 +44,9 @@ struct ServerOptions {
   // then sees it) and the error is logged once. Calls are still answered:
   // a store whose disk filled serves reads. Unset: always SERVING.
   std::function<absl::Status()> health;
+  // Serves the methods no registered service handles (taso_optimizer's
+  // Optimize, admitted before its request is read: optimizer/optimize_front.h).
+  grpc::CallbackGenericService* generic_service = nullptr;
 };
 
 // Call first in main, before any thread starts, so that SIGTERM and SIGINT

@@ -20,36 +20,57 @@ OptionDefaults ServerOptionDefaults() {
   return defaults;
 }
 
-grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
-                                        OptimizeResponse* response) {
-  const int64_t size = static_cast<int64_t>(request->model().size());
+namespace {
+
+grpc::Status CheckModelSize(const OptimizeRequest& request, int64_t max_model_bytes) {
+  const int64_t size = static_cast<int64_t>(request.model().size());
   if (size == 0) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the request carries no model bytes");
-  if (size > limits_.defaults.max_model_bytes) {
+  if (size > max_model_bytes) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         absl::StrCat("model is ", size >> 20, " MiB, above this server's limit of ",
-                                     limits_.defaults.max_model_bytes >> 20, " MiB (taso_optimizer --max_model_mb)"));
+                                     max_model_bytes >> 20, " MiB (taso_optimizer --max_model_mb)"));
   }
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
+                                        OptimizeResponse* response) {
+  if (grpc::Status s = CheckModelSize(*request, limits_.defaults.max_model_bytes); !s.ok()) return s;
   // A search holds a core for up to its time limit: wait for a slot (or be
   // refused at once when the queue is full) before anything is costed.
-  const absl::Time call_deadline = absl::FromChrono(context->deadline());
-  auto ticket = gate_.Enter(call_deadline, [context] { return context->IsCancelled(); });
+  const absl::Time deadline = absl::FromChrono(context->deadline());
+  const std::function<bool()> cancelled = [context] { return context->IsCancelled(); };
+  auto ticket = Admit(deadline, cancelled);
   if (!ticket.ok()) return net::ToGrpc(ticket.status());
-  auto options = ResolveOptimizeOptions(request->options(), limits_.defaults);
+  return RunAdmitted(*request, response, deadline, cancelled);
+}
+
+absl::StatusOr<net::AdmissionGate::Ticket> OptimizerService::Admit(absl::Time deadline,
+                                                                   const std::function<bool()>& cancelled) {
+  return gate_.Enter(deadline, cancelled);
+}
+
+grpc::Status OptimizerService::RunAdmitted(const OptimizeRequest& request, OptimizeResponse* response,
+                                           absl::Time deadline, const std::function<bool()>& cancelled) {
+  if (grpc::Status s = CheckModelSize(request, limits_.defaults.max_model_bytes); !s.ok()) return s;
+  auto options = ResolveOptimizeOptions(request.options(), limits_.defaults);
   if (!options.ok()) return net::ToGrpc(options.status());
   // Leave part of the caller's deadline for import, the check and export.
-  if (call_deadline < absl::InfiniteFuture()) {
-    const absl::Duration left = call_deadline - absl::Now();
+  if (deadline < absl::InfiniteFuture()) {
+    const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed before the search started");
     }
     options->time_limit = std::min(options->time_limit, left / 2);
   }
-  options->cancelled = [context] { return context->IsCancelled(); };
+  options->cancelled = cancelled;
   const std::shared_ptr<const RuleSet> rules = rules_->Current();
   options->rules_provenance = rules->provenance;
-  auto result = OptimizeOnnx(request->model(), rules->rewrites, *profiler_, *options);
+  auto result = OptimizeOnnx(request.model(), rules->rewrites, *profiler_, *options);
   if (!result.ok()) return net::ToGrpc(result.status());
-  if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
+  if (cancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
   response->set_model(std::move(result->model));
   *response->mutable_report() = ReportToProto(result->report);
   response->mutable_report()->set_cost_backend(options->backend);

@@ -4,6 +4,7 @@
 #define TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -41,6 +42,16 @@ class OptimizerService final : public Optimizer::Service {
 
   grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
                         OptimizeResponse* response) override;
+
+  // The same call in two steps, for OptimizeFront (optimize_front.h), which
+  // admits a call before reading its request: a search slot, waited for
+  // until `deadline` (or refused at once when the queue is full) ...
+  absl::StatusOr<net::AdmissionGate::Ticket> Admit(absl::Time deadline, const std::function<bool()>& cancelled);
+  // ... or, without blocking, the refusal Admit would give now ...
+  absl::Status RefuseIfFull() { return gate_.RefuseIfFull(); }
+  // ... and the search, for a call holding a ticket.
+  grpc::Status RunAdmitted(const OptimizeRequest& request, OptimizeResponse* response, absl::Time deadline,
+                           const std::function<bool()>& cancelled);
 
   // Exports the gate's state and every finished search's figures into
   // `registry` (must outlive the service); call before serving.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A taso_optimizer's serving caps: --max_threads bounds the threads serving
-# calls (a flood beyond them is refused with RESOURCE_EXHAUSTED, exit 3, and
-# the server keeps serving), and --max_model_mb past what a gRPC message can
-# carry is refused at start-up.
+# calls, searching or waiting for a slot (a flood beyond them is refused with
+# RESOURCE_EXHAUSTED, exit 3, and the server keeps serving), and
+# --max_model_mb past what a gRPC message can carry is refused at start-up.
 source tests/generate/lib.sh
 OPTIMIZER="$PWD/bin/taso_optimizer"
 HERE="$PWD/tests/optimize"
@@ -35,7 +35,8 @@ refused=0 served=0
 for i in $(seq 1 10); do
   if wait "${pids[$((i - 1))]}"; then served=$((served + 1)); else
     code=$?
-    [ $code -eq 3 ] && grep -qi "exhausted" "$WORK/c$i.out" || fail "call $i: exit $code, $(cat "$WORK/c$i.out")"
+    [ $code -eq 3 ] && grep -q "busy: 2 calls hold its threads (taso_optimizer --max_threads)" "$WORK/c$i.out" ||
+      fail "call $i: exit $code, $(cat "$WORK/c$i.out")"
     refused=$((refused + 1))
   fi
 done

@@ -38,6 +38,25 @@ TEST(AdmissionGate, RunsUpToTheLimitQueuesTheNextAndRefusesBeyond) {
   EXPECT_EQ(c.running, 1);  // b; the waiter's ticket ended with its thread
 }
 
+// What a caller that must not block asks first: refused only when Enter
+// would refuse, with the same message, counted the same.
+TEST(AdmissionGate, RefuseIfFullRefusesOnlyWhenNoSlotAndNoQueuePlaceIsLeft) {
+  AdmissionGate gate(/*max_running=*/1, /*max_waiting=*/0);
+  EXPECT_TRUE(gate.RefuseIfFull().ok());
+  auto a = gate.Enter(Later(), nullptr);
+  ASSERT_TRUE(a.ok());
+  const absl::Status full = gate.RefuseIfFull();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("--max_concurrent 1 --max_queued 0"), std::string::npos) << full;
+  EXPECT_EQ(gate.counters().rejected, 1);
+  { auto released = std::move(*a); }
+  EXPECT_TRUE(gate.RefuseIfFull().ok());
+  AdmissionGate queued(/*max_running=*/1, /*max_waiting=*/1);
+  auto b = queued.Enter(Later(), nullptr);
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(queued.RefuseIfFull().ok()) << "a queue place is left";
+}
+
 TEST(AdmissionGate, AWaiterGivesUpAtItsDeadlineOrWhenCancelled) {
   AdmissionGate gate(1, 4);
   auto held = gate.Enter(Later(), nullptr);

@@ -169,6 +169,9 @@ expect_rejected "$tmp/bad-admin.yaml" "mounts admin-token, which only taso-prune
 # The verified job is pruned over every shard in the cluster.
 awk 'BEGIN {RS = "---\n"; ORS = "---\n"} !/name: taso-prune\n/' "$tmp/dev.yaml" >"$tmp/bad-prune.yaml"
 expect_rejected "$tmp/bad-prune.yaml" "Job taso-prune (prunes the verified job over every shard) is missing" "a setup that never prunes the union"
+awk '{print} /^ *- mountPath: \/etc\/taso\/tls$/ && !done {sub(/- mountPath: .*/, "  subPath: tls.crt"); print; done = 1}' \
+  "$tmp/secure.yaml" >"$tmp/bad-subpath.yaml"
+expect_rejected "$tmp/bad-subpath.yaml" "by subPath, which a renewal never updates" "a certificate mounted by subPath" --expect-tls
 # One certificate per service, and no opt-out inside the secure setup.
 sed 's/secretName: taso-profiler-tls$/secretName: taso-store-tls/' "$tmp/secure.yaml" >"$tmp/bad-shared-cert.yaml"
 expect_rejected "$tmp/bad-shared-cert.yaml" "one certificate per service" "two servers sharing one certificate" --expect-tls

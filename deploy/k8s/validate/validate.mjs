@@ -323,6 +323,16 @@ if (!schemaOnly) {
           check(secrets.some((x) => x.name === "taso-tokens"), `${name}: the taso-tokens Secret is not mounted`);
         }
       }
+      // A renewed certificate reaches a pod only through a whole-volume
+      // mount: kubelet never updates a subPath mount (servers re-read theirs).
+      for (const c of containers(o)) {
+        for (const m of c.volumeMounts ?? []) {
+          const volume = (o.spec.template.spec.volumes ?? []).find((v) => v.name === m.name);
+          if (volume?.secret?.secretName?.startsWith("taso-") && m.subPath) {
+            errors.push(`${name}: mounts Secret ${volume.secret.secretName} by subPath, which a renewal never updates`);
+          }
+        }
+      }
       // Each pod gets only the Secret items it uses: a server key only where
       // something listens, a token only where a process sends it.
       const pod = o.spec.template.spec;

@@ -2,29 +2,14 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include "gtest/gtest.h"
 #include "net/credentials.h"
 #include "net/roles.h"
+#include "net/test_files.h"
 #include "net/tokens.h"
 
 namespace taso::net {
 namespace {
-
-std::string Dir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 mode_t Mode(const std::string& path) {
   struct stat st;
@@ -33,7 +18,7 @@ mode_t Mode(const std::string& path) {
 }
 
 TEST(LocalPkiTest, MakesACaCertificatesAndTokensOnlyTheOwnerReads) {
-  auto pki = EnsureLocalPki(Dir("pki"), {"store", "optimizer"});
+  auto pki = EnsureLocalPki(TestPath("pki"), {"store", "optimizer"});
   ASSERT_TRUE(pki.ok()) << pki.status();
   EXPECT_EQ(Mode(pki->dir), 0700u);
   EXPECT_EQ(Mode(pki->dir + "/ca.key"), 0600u);
@@ -41,7 +26,7 @@ TEST(LocalPkiTest, MakesACaCertificatesAndTokensOnlyTheOwnerReads) {
   ASSERT_EQ(pki->servers.size(), 2u);
   for (const auto& [name, server] : pki->servers) {
     EXPECT_EQ(Mode(server.key), 0600u) << name;
-    EXPECT_NE(Read(server.cert).find("BEGIN CERTIFICATE"), std::string::npos) << name;
+    EXPECT_NE(ReadText(server.cert).find("BEGIN CERTIFICATE"), std::string::npos) << name;
     // What a server is given: a certificate and key gRPC accepts, with the tokens file.
     ServerSecurity security{server.cert, server.key, "", pki->tokens_file};
     EXPECT_TRUE(MakeServerCredentials(security).ok()) << name;
@@ -56,18 +41,18 @@ TEST(LocalPkiTest, MakesACaCertificatesAndTokensOnlyTheOwnerReads) {
     ASSERT_TRUE(token.ok()) << token.status();
     ASSERT_TRUE(table->RoleOf(*token).has_value()) << role;
     EXPECT_EQ(RoleName(*table->RoleOf(*token)), role);
-    EXPECT_EQ(Read(pki->tokens_file).find(*token), std::string::npos) << "a raw token in the tokens file";
+    EXPECT_EQ(ReadText(pki->tokens_file).find(*token), std::string::npos) << "a raw token in the tokens file";
   }
 }
 
 TEST(LocalPkiTest, ASecondStartKeepsTheSameCaAndTokens) {
-  auto first = EnsureLocalPki(Dir("again"), {"store"});
+  auto first = EnsureLocalPki(TestPath("again"), {"store"});
   ASSERT_TRUE(first.ok()) << first.status();
-  const std::string ca = Read(first->ca_cert), token = Read(first->token_files.at("worker"));
-  auto second = EnsureLocalPki(Dir("again"), {"store"});
+  const std::string ca = ReadText(first->ca_cert), token = ReadText(first->token_files.at("worker"));
+  auto second = EnsureLocalPki(TestPath("again"), {"store"});
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(Read(second->ca_cert), ca);
-  EXPECT_EQ(Read(second->token_files.at("worker")), token);
+  EXPECT_EQ(ReadText(second->ca_cert), ca);
+  EXPECT_EQ(ReadText(second->token_files.at("worker")), token);
 }
 
 }  // namespace

@@ -127,6 +127,15 @@ class RuleStoreTest : public ::testing::Test {
     };
     return options;
   }
+  // Leases, proves and reports every class of the job through `rules`.
+  void VerifyEveryClass(RuleStore& rules) {
+    while (true) {
+      auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+      ASSERT_TRUE(leases.ok()) << leases.status();
+      if (leases->leases().empty()) break;
+      ASSERT_TRUE(rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
+    }
+  }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
   std::unique_ptr<verifier::Prover> prover_;
@@ -193,12 +202,7 @@ TEST_F(RuleStoreTest, AboveThePruningLimitRulesAreCountedNotPruned) {
   options.prune_max_rules = 5;
   options.pruner = PruneWithVerifier;
   RuleStore limited(store_.get(), options);
-  while (true) {
-    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
-    ASSERT_TRUE(leases.ok()) << leases.status();
-    if (leases->leases().empty()) break;
-    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
-  }
+  VerifyEveryClass(limited);
   auto job = store_->GetJob("j");
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->state(), JOB_STATE_DONE);
@@ -219,12 +223,7 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   RuleStoreOptions options = Checked();
   options.prune_max_rules = 5;
   RuleStore limited(store_.get(), options);
-  while (true) {
-    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
-    ASSERT_TRUE(leases.ok()) << leases.status();
-    if (leases->leases().empty()) break;
-    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
-  }
+  VerifyEveryClass(limited);
   std::vector<rules::Rule> rules;
   ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
     rules.push_back(r);
@@ -299,12 +298,7 @@ TEST_F(RuleStoreTest, ThePruningRequestsAreBoundedAndOnlyForADoneJob) {
   StorePruningRequest early;
   early.set_job_id("j");
   EXPECT_EQ(limited.StorePruning(early).status().code(), absl::StatusCode::kFailedPrecondition);
-  while (true) {
-    auto leases = limited.LeaseCandidates(LeaseRequest("w"));
-    ASSERT_TRUE(leases.ok()) << leases.status();
-    if (leases->leases().empty()) break;
-    ASSERT_TRUE(limited.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
-  }
+  VerifyEveryClass(limited);
   std::vector<rules::Rule> rules;
   ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
     rules.push_back(r);

@@ -19,34 +19,41 @@ kept=$(json_field "$WORK/verify.json" after_common_subgraph)
 cp -a "$WORK/db" "$WORK/remote"  # pruned later over gRPC
 check "verified: $(json_field "$WORK/verify.json" proved) proved, $kept kept by the in-memory union pruning"
 
-# Killed mid-way: small batches, SIGKILL once a batch is stored.
-"$TASO" rules prune --db "$WORK/db" --batch-rules 200 >"$WORK/killed.out" 2>"$WORK/killed.err" &
-pid=$!
-for _ in $(seq 1 600); do
-  grep -q "rules judged" "$WORK/killed.err" && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-kill -9 "$pid" 2>/dev/null || fail "the pruner finished before it could be killed: $(cat "$WORK/killed.out")"
-wait "$pid" 2>/dev/null || true
-grep -q "rules judged" "$WORK/killed.err" || fail "no batch was stored before the kill: $(cat "$WORK/killed.err")"
-check "killed mid-way: $(head -1 "$WORK/killed.err")"
-
-"$TASO" rules prune --db "$WORK/db" --batch-rules 200 --json >"$WORK/prune.json" 2>"$WORK/prune.err" ||
-  fail "resumed prune: $(cat "$WORK/prune.err")"
-resumed=$(json_field "$WORK/prune.json" resumed_at)
-[ "$resumed" -gt 0 ] || fail "the rerun did not resume: $(cat "$WORK/prune.json")"
-for field in proved after_renaming after_common_subgraph; do
-  [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/prune.json" "$field")" ] ||
-    fail "$field: in memory $(json_field "$WORK/verify.json" "$field"), streaming $(json_field "$WORK/prune.json" "$field")"
-done
-"$TASO" rules export --db "$WORK/db" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/streamed.json" ||
-  fail "exporting the pruned rules"
-diff -q "$WORK/ref.json" "$WORK/streamed.json" >/dev/null || {
-  diff "$WORK/ref.json" "$WORK/streamed.json" | head -4
-  fail "the streaming pruner's rules differ from the in-memory pruner's"
+# prune_killed_then_resumed NAME WHERE...: `taso rules prune WHERE` in small
+# batches, SIGKILLed once a batch is stored, then run again: it resumes, and
+# its table and every rule, status and reason equal the in-memory pruner's.
+prune_killed_then_resumed() {
+  local name=$1 pid
+  shift
+  "$TASO" rules prune "$@" --batch-rules 200 >"$WORK/$name-killed.out" 2>"$WORK/$name-killed.err" &
+  pid=$!
+  for _ in $(seq 1 600); do
+    grep -q "rules judged" "$WORK/$name-killed.err" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null || fail "$name: the pruner finished before it could be killed: $(cat "$WORK/$name-killed.out")"
+  wait "$pid" 2>/dev/null || true
+  grep -q "rules judged" "$WORK/$name-killed.err" || fail "$name: no batch was stored before the kill: $(cat "$WORK/$name-killed.err")"
+  check "$name: killed mid-way: $(head -1 "$WORK/$name-killed.err")"
+  "$TASO" rules prune "$@" --batch-rules 200 --json >"$WORK/$name.json" 2>"$WORK/$name.err" ||
+    fail "$name: resumed prune: $(cat "$WORK/$name.err")"
+  resumed=$(json_field "$WORK/$name.json" resumed_at)
+  [ "$resumed" -gt 0 ] || fail "$name: the rerun did not resume: $(cat "$WORK/$name.json")"
+  for field in proved after_renaming after_common_subgraph; do
+    [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/$name.json" "$field")" ] ||
+      fail "$name: $field: in memory $(json_field "$WORK/verify.json" "$field"), streaming $(json_field "$WORK/$name.json" "$field")"
+  done
+  "$TASO" rules export "$@" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/$name-rules.json" ||
+    fail "$name: exporting the pruned rules"
+  diff -q "$WORK/ref.json" "$WORK/$name-rules.json" >/dev/null || {
+    diff "$WORK/ref.json" "$WORK/$name-rules.json" | head -4
+    fail "$name: the streaming pruner's rules differ from the in-memory pruner's"
+  }
+  check "$name: resumed after $resumed rules: the same $(wc -l <"$WORK/$name-rules.json") rules, statuses and reasons; table $(json_field "$WORK/$name.json" proved) -> $(json_field "$WORK/$name.json" after_renaming) -> $(json_field "$WORK/$name.json" after_common_subgraph)"
 }
-check "resumed after $resumed rules: the same $(wc -l <"$WORK/streamed.json") rules, statuses and reasons; table $(json_field "$WORK/prune.json" proved) -> $(json_field "$WORK/prune.json" after_renaming) -> $(json_field "$WORK/prune.json" after_common_subgraph)"
+
+prune_killed_then_resumed db --db "$WORK/db"
 
 # The stores now say the union is pruned, so readers take the stored statuses.
 "$TASO" rules stats --db "$WORK/db" --json >"$WORK/stats.json" || fail "stats"
@@ -71,32 +78,10 @@ start_store "$WORK/remote/store-0"; PID0=$STORE_PID; ADDR0="127.0.0.1:$STORE_POR
 start_store "$WORK/remote/store-1"; PID1=$STORE_PID; ADDR1="127.0.0.1:$STORE_PORT"
 trap 'kill "$PID0" "$PID1" 2>/dev/null || true' EXIT
 STORES="$ADDR1,$ADDR0"  # any order: the stores say their index
-"$TASO" rules prune --store "$STORES" --batch-rules 200 >"$WORK/rkilled.out" 2>"$WORK/rkilled.err" &
-pid=$!
-for _ in $(seq 1 600); do
-  grep -q "rules judged" "$WORK/rkilled.err" && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-kill -9 "$pid" 2>/dev/null || fail "the remote pruner finished before it could be killed: $(cat "$WORK/rkilled.out")"
-wait "$pid" 2>/dev/null || true
-grep -q "rules judged" "$WORK/rkilled.err" || fail "no remote batch was stored before the kill: $(cat "$WORK/rkilled.err")"
-"$TASO" rules prune --store "$STORES" --batch-rules 200 --json >"$WORK/rprune.json" 2>"$WORK/rprune.err" ||
-  fail "resumed remote prune: $(cat "$WORK/rprune.err")"
-[ "$(json_field "$WORK/rprune.json" resumed_at)" -gt 0 ] || fail "the remote rerun did not resume: $(cat "$WORK/rprune.json")"
-for field in proved after_renaming after_common_subgraph; do
-  [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/rprune.json" "$field")" ] ||
-    fail "$field: in memory $(json_field "$WORK/verify.json" "$field"), over gRPC $(json_field "$WORK/rprune.json" "$field")"
-done
-"$TASO" rules export --store "$STORES" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/remote.json" ||
-  fail "exporting the remotely pruned rules"
-diff -q "$WORK/ref.json" "$WORK/remote.json" >/dev/null || {
-  diff "$WORK/ref.json" "$WORK/remote.json" | head -4
-  fail "the remote pruner's rules differ from the in-memory pruner's"
-}
+prune_killed_then_resumed store --store "$STORES"
 "$TASO" rules stats --store "$STORES" --json >"$WORK/rstats.json" || fail "remote stats"
 grep -q "\"after_common_subgraph\": $kept" "$WORK/rstats.json" || fail "remote stats disagree: $(cat "$WORK/rstats.json")"
-check "over gRPC, killed and resumed after $(json_field "$WORK/rprune.json" resumed_at) rules: the same $(wc -l <"$WORK/remote.json") rules, statuses and reasons, recorded on both stores"
+check "over gRPC: the union's table recorded on both stores"
 
 code=0; "$TASO" rules prune --store "$STORES" --wait 2>"$WORK/e3" || code=$?
 [ "$code" = 2 ] && grep -q "needs --job" "$WORK/e3" || fail "--wait without --job: exit $code, $(cat "$WORK/e3")"

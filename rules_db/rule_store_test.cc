@@ -127,6 +127,17 @@ class RuleStoreTest : public ::testing::Test {
     };
     return options;
   }
+  // A false rule stored UNKNOWN in job "j" (never proved), with its id.
+  void StoreUnprovedRule(RuleStore& rules, rules::Rule& unknown) {
+    unknown = ParseRule(kFalseRule);
+    unknown.set_status(rules::RULE_STATUS_UNKNOWN);
+    unknown.mutable_provenance()->set_job_id("j");
+    PutRulesRequest put;
+    *put.add_rules() = unknown;
+    auto stored = rules.PutRules(put);
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    unknown.set_id(stored->ids(0));
+  }
   // Leases, proves and reports every class of the job through `rules`.
   void VerifyEveryClass(RuleStore& rules) {
     while (true) {
@@ -261,14 +272,8 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   EXPECT_FALSE(one->proof().axioms_used().empty());  // the rest is the stored rule
 
   // Nothing but proved <-> pruned, and only within the job.
-  rules::Rule unknown = ParseRule(kFalseRule), refuted = changed[0];
-  unknown.set_status(rules::RULE_STATUS_UNKNOWN);
-  unknown.mutable_provenance()->set_job_id("j");
-  PutRulesRequest put;
-  *put.add_rules() = unknown;
-  auto stored = limited.PutRules(put);
-  ASSERT_TRUE(stored.ok()) << stored.status();
-  unknown.set_id(stored->ids(0));
+  rules::Rule unknown, refuted = changed[0];
+  ASSERT_NO_FATAL_FAILURE(StoreUnprovedRule(limited, unknown));
   unknown.set_status(rules::RULE_STATUS_PRUNED);
   refuted.set_status(rules::RULE_STATUS_REFUTED);
   for (const rules::Rule& bad : {unknown, refuted}) {
@@ -309,14 +314,8 @@ TEST_F(RuleStoreTest, ThePruningRequestsAreBoundedAndOnlyForADoneJob) {
     if (r.status() == rules::RULE_STATUS_PROVED && proved == nullptr) proved = &r;
   }
   ASSERT_NE(proved, nullptr);
-  rules::Rule unknown = ParseRule(kFalseRule);  // in the job, never proved
-  unknown.set_status(rules::RULE_STATUS_UNKNOWN);
-  unknown.mutable_provenance()->set_job_id("j");
-  PutRulesRequest put;
-  *put.add_rules() = unknown;
-  auto stored = limited.PutRules(put);
-  ASSERT_TRUE(stored.ok()) << stored.status();
-  unknown.set_id(stored->ids(0));
+  rules::Rule unknown;
+  ASSERT_NO_FATAL_FAILURE(StoreUnprovedRule(limited, unknown));
   const rules::Rule* other = &unknown;
 
   GetRulesRequest get;

@@ -56,7 +56,7 @@ for m in "${models[@]}"; do
   "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$search" --backend cpu \
     --cache-dir "$work/costs" --time-limit "$limit" --json >"$opt_json" 2>"$work/$m.optimize.err" || opt_rc=$?
   models_arg=("orig=$onnx")
-  if [[ $opt_rc -eq 0 || $opt_rc -eq 4 ]]; then
+  if [[ $opt_rc -eq 0 || $opt_rc -eq 4 || $opt_rc -eq 5 ]]; then  # 5: checked, not measured
     models_arg+=("ours=$ours")
   else
     why=$(tail -1 "$work/$m.optimize.err")

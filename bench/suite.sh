@@ -122,7 +122,7 @@ for m in "${models[@]}"; do
       ${MEASURE_BACKEND:+--measure-backend "$MEASURE_BACKEND"} --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?
     opt_rc[$s]=$rc
     errors[$s]=""
-    if [[ ($rc -eq 0 || $rc -eq 4) && -f "$ours" ]]; then
+    if [[ ($rc -eq 0 || $rc -eq 4 || $rc -eq 5) && -f "$ours" ]]; then  # 5: checked, not measured
       candidates+=("$s=$ours")
       profile_detail[$s]=$profile_in_detail
       profile_out[$s]="$out/$m.$s.profile.json"

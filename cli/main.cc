@@ -567,8 +567,9 @@ std::vector<Command> Commands() {
               "Uses proved rules (by default the size-3 set built into taso), checks the result numerically against\n"
               "the input, and keeps it only if it is not slower than the input as the runtime runs it. Embedded by\n"
               "default; --server sends the model to a taso_optimizer. Progress lines go to stderr (-q: none).\n"
-              "Exit codes: 0 optimized and checked, 2 bad flags or input, 3 a server unreachable or busy,\n"
-              "4 OUT is the input unchanged (the report says why), 1 internal error.",
+              "Exit codes: 0 optimized, checked and measured not slower, 2 bad flags or input, 3 a server\n"
+              "unreachable or busy, 4 OUT is the input unchanged (the report says why), 5 optimized and checked\n"
+              "but not measured (analytic or cuda costs, --no-measure: its speed is a prediction), 1 internal error.",
               Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
                      "eqsat_ban_length", "eqsat_node_limit", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
                      "backend", "seed",

@@ -45,6 +45,24 @@ absl::StatusCode StatusCodeOfExit(int exit_code) {
   }
 }
 
+// A written result's exit code: 4 when the input came back after a failed
+// check; 5 when the output is not the input and was not measured against it
+// (the cost backend cannot run whole graphs, --no-measure, or the
+// measurement failed), so "not slower" is the cost model's prediction and
+// not a measurement; 0 otherwise.
+int ResultExitCode(const optimizer::Report& r) {
+  if (r.returned_original()) return 4;
+  if (r.output_is_input()) return 0;
+  switch (r.measurement()) {
+    case optimizer::SKIPPED_DISABLED:
+    case optimizer::SKIPPED_BACKEND_CANNOT_RUN:
+    case optimizer::FAILED:
+      return kExitNotMeasured;
+    default:
+      return 0;
+  }
+}
+
 int ExitCode(const absl::Status& s) {
   switch (s.code()) {
     case absl::StatusCode::kInvalidArgument:
@@ -176,6 +194,10 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   }
   if (!r.measurement_detail().empty()) out << "  " << r.measurement_detail() << "\n";
   if (r.returned_original()) out << "NOT OPTIMIZED: " << r.error() << "\n";
+  if (ResultExitCode(r) == kExitNotMeasured) {
+    out << "NOT MEASURED: the output was not timed against the input, so its speedup is the cost model's "
+           "prediction (exit 5; the measurement field says why)\n";
+  }
   if (r.output_is_input()) out << "unchanged: the input is returned byte for byte (--export-baseline for the folded, fused re-export)\n";
   out << "wrote " << output << "\n";
   out << "rules: " << optimizer::DescribeRules(optimizer::RuleProvenanceFromReport(r)) << "\n";
@@ -210,7 +232,7 @@ class OptimizeRun {
     }
     PrintReport(report_, options_.output, options_.json, out_);
     if (int code = DrawDiff(); code != kContinue) return code;
-    return report_.returned_original() ? 4 : 0;
+    return ResultExitCode(report_);
   }
 
  private:

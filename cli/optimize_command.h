@@ -54,7 +54,8 @@ inline constexpr int64_t kEmbeddedMaxModelMb = 8192;
 
 // Exit codes (stable, for CI):
 //   0  OUT written: an equivalent model, optimized and checked numerically
-//      against the input (or unchanged when nothing cheaper was found)
+//      against the input, and not slower than it as measured end to end (or
+//      unchanged when nothing cheaper was found)
 //   1  internal error; or --diff-svg without Graphviz (before the search) or
 //      not drawn (after OUT was written)
 //   2  bad options, unreadable input, or not a valid ONNX model
@@ -62,6 +63,11 @@ inline constexpr int64_t kEmbeddedMaxModelMb = 8192;
 //   4  OUT written but it is the input unchanged: the optimized graph failed
 //      (or could not run) the numerical check, or could not be exported;
 //      the report says why
+//   5  OUT written and checked, but not measured against the input (the cost
+//      backend cannot run whole graphs, --no-measure, or the measurement
+//      failed: the report's measurement says which), so "not slower" is the
+//      cost model's prediction
+inline constexpr int kExitNotMeasured = 5;
 int RunOptimize(const OptimizeCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace taso::cli

@@ -9,6 +9,8 @@
 #      never-slower step must not have measured slower than MIN_SPEEDUP
 #   4  the output file is the input unchanged (the optimized graph failed its
 #      check): keep it and warn, with the report's error
+#   5  use the output, checked but not measured against the input (its
+#      speedup is a prediction): warn, or fail when REQUIRE_MEASURED=true
 #   2  fail: bad options, an unreadable input or invalid ONNX
 #   3  fail: a server unreachable or busy (retry with backoff before calling
 #      the gate; a 3 here is the last attempt's)
@@ -22,6 +24,7 @@
 #                   rule set is a change to review); empty: not checked
 #   MIN_SPEEDUP     lowest measured_speedup accepted for a kept candidate
 #                   (default 0.99)
+#   REQUIRE_MEASURED  true: an output that was not measured (exit 5) fails
 # Exit status: 0 pass (use the output, or keep the input with a warning),
 # 1 fail. Messages are GitHub Actions annotations when GITHUB_ACTIONS=true.
 # Needs jq (1.6 or later) and a POSIX sh.
@@ -101,6 +104,15 @@ case $code in
     say notice "$what"
     get '"taso \(.taso_version // "?"): \(.cost_baseline_ms // "?") -> \(.cost_after_ms // "?") ms predicted; measured \(.measured_baseline_ms // "?") -> \(.measured_after_ms // "?") ms (\(.measurement // "?")); rules \((.rules_digest // "?")[0:12]); in \((.input_sha256 // "?")[0:12]) out \((.output_sha256 // "?")[0:12])"'
     echo "taso-gate: pass: use the output"
+    ;;
+  5)
+    [ "$json" = true ] || fail "exit 5 but $report is not a JSON report: run taso optimize with --json"
+    check_rules
+    [ "$(get '.verified_numerically == true')" = true ] || fail "exit 5 but the output is not verified"
+    why="not measured against the input ($(get '.measurement // "?"'): $(get '.measurement_detail // ""')); its speedup is the cost model's prediction"
+    [ "${REQUIRE_MEASURED:-}" != true ] || fail "$why (REQUIRE_MEASURED=true)"
+    say warning "$why"
+    echo "taso-gate: pass: use the output (checked, not measured)"
     ;;
   4)
     [ "$json" = false ] || check_rules

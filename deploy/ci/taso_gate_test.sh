@@ -3,8 +3,10 @@
 # exit code docs/ci.md's table gates on: 0 (a checked result, and one that is
 # the input byte for byte), 2 (an invalid model, a rule file edited after its
 # proof), 3 (an unreachable server), 4 (a server's answer that fails the
-# numerical check here, so the input comes back). Also the rule-set pin, the measured-slower check, numbers printed as
-# JSON numbers or strings, and a failure's {"error": {..., "exit_code"}} report.
+# numerical check here, so the input comes back), 5 (checked but not
+# measured). Also the rule-set pin, the measured-slower check, numbers printed
+# as JSON numbers or strings, and a failure's {"error": {..., "exit_code"}}
+# report.
 # The gate runs under /bin/sh (dash on Debian): it must stay POSIX.
 set -euo pipefail
 TASO="$PWD/cli/taso"
@@ -14,7 +16,7 @@ FIXED="$PWD/tests/optimize/fixed_reply_optimizer"
 trap 'if [ -n "${FIXED_PID:-}" ]; then kill "$FIXED_PID" 2>/dev/null || true; fi' EXIT
 WORK="${TEST_TMPDIR:-$(mktemp -d)}/work"
 rm -rf "$WORK" && mkdir -p "$WORK/models"
-unset GITHUB_ACTIONS EXPECTED_RULES MIN_SPEEDUP
+unset GITHUB_ACTIONS EXPECTED_RULES MIN_SPEEDUP REQUIRE_MEASURED
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 check() { echo "ok: $*"; }
@@ -60,8 +62,10 @@ COMMON=(--backend analytic --cache-dir none --time-limit 5)
 optimize unreachable 3 "$WORK/models/convrelu.onnx" "${COMMON[@]}" --server 127.0.0.1:1 &
 unreachable_pid=$!
 
-# --- exit 0 ---
-optimize checked 0 "$WORK/models/convrelu.onnx" "${COMMON[@]}" --min-gain 0
+# --- exit 0: measured (our oneDNN graph runner times both, whatever predicted the costs) ---
+optimize checked 0 "$WORK/models/convrelu.onnx" "${COMMON[@]}" --min-gain 0 --measure-backend cpu
+[[ $(jq -r .measurement "$WORK/checked.json") == MEASURED_KEPT_* ]] ||
+  fail "a measured run without a measurement: $(cat "$WORK/checked.json")"
 gate 0 "$WORK/checked.json" 0
 said "optimized and checked" && said "pass: use the output"
 digest=$(jq -r .rules_digest "$WORK/checked.json")
@@ -76,6 +80,19 @@ optimize same 0 "$WORK/models/convrelu.onnx" "${COMMON[@]}"
 gate 0 "$WORK/same.json" 0
 said "the output is the input byte for byte"
 check "exit 0, the output the input byte for byte (below --min-gain): passes unverified"
+
+# --- exit 5: checked, but analytic costs cannot run a whole graph, so not measured ---
+optimize unmeasured 5 "$WORK/models/convrelu.onnx" "${COMMON[@]}" --min-gain 0
+[[ $(jq -r .measurement "$WORK/unmeasured.json") == SKIPPED_BACKEND_CANNOT_RUN ]] ||
+  fail "exit 5 with measurement $(jq -r .measurement "$WORK/unmeasured.json")"
+grep -q "NOT MEASURED" <("$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/text.onnx" "${COMMON[@]}" --min-gain 0 \
+  -q || true) || fail "the text report does not say NOT MEASURED"
+gate 0 "$WORK/unmeasured.json" 5
+said "not measured against the input (SKIPPED_BACKEND_CANNOT_RUN" && said "pass: use the output (checked, not measured)"
+REQUIRE_MEASURED=true gate 1 "$WORK/unmeasured.json" 5
+said "REQUIRE_MEASURED=true"
+optimize skipped 5 "$WORK/models/convrelu.onnx" "${COMMON[@]}" --min-gain 0 --no-measure
+check "exit 5 (checked, not measured: analytic costs, or --no-measure): passes with a warning, fails with REQUIRE_MEASURED"
 
 # Reports edited from the real one: what the analytic backend cannot produce.
 edit() { jq "$1" "$WORK/checked.json" >"$WORK/edited.json"; }
@@ -165,7 +182,7 @@ check "exit 2 (a rule file edited after its proof): refused on load, the gate fa
 : >"$WORK/empty.json"
 gate 1 "$WORK/empty.json" 1
 said "internal error (exit 1)"
-gate 1 "$WORK/empty.json" 5
+gate 1 "$WORK/empty.json" 6
 said "does not list"
 check "exit 1 and unknown codes fail"
 echo PASS

@@ -19,7 +19,7 @@ field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]
 
 for model in matmuls rnn_cell; do
   rc=0
-  "$TASO" optimize "$WORK/$model.onnx" -o "$WORK/$model.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
+  optimize_checked "$WORK/$model.onnx" -o "$WORK/$model.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
     --backend analytic --cache-dir none --time-limit 20 --min-gain 0 --json --dump-egraph "$WORK/$model.json" \
     >"$WORK/$model.report" 2>"$WORK/$model.err" || rc=$?
   [[ $rc -eq 0 || $rc -eq 4 ]] || fail "$model: optimize exit $rc: $(tail -3 "$WORK/$model.err")"
@@ -80,7 +80,7 @@ else
   grep -q "memory cap was 1 MB" "$WORK/capped.txt" || fail "--ilp-memory-mb 1: $(cat "$WORK/capped.txt")"
   check "egraph extract --ilp-memory-mb 1 (9,060 e-nodes): the ILP's child fails, exit 1 naming the cap"
   rc=0
-  "$TASO" optimize "$WORK/rnn_cell.onnx" -o "$WORK/rnn_cell.capped.onnx" --rules "$WORK/rules.pb" --search eqsat \
+  optimize_checked "$WORK/rnn_cell.onnx" -o "$WORK/rnn_cell.capped.onnx" --rules "$WORK/rules.pb" --search eqsat \
     --backend analytic --cache-dir none --time-limit 20 --min-gain 0 --json --ilp-memory-mb 1 \
     >"$WORK/capped.json" 2>"$WORK/capped.err" || rc=$?
   [[ $rc -eq 0 || $rc -eq 4 ]] || fail "optimize --ilp-memory-mb 1: exit $rc: $(tail -3 "$WORK/capped.err")"
@@ -104,9 +104,9 @@ expect_2 "an unknown extractor" "unknown extractor" "$TASO" egraph extract "$SMA
 expect_2 "no subcommand" "give a subcommand" "$TASO" egraph
 expect_2 "a zero ILP memory cap" "at least 1" "$TASO" egraph extract "$SMALL" --ilp-memory-mb 0
 expect_2 "--dump-egraph without eqsat" "add --search eqsat" \
-  "$TASO" optimize "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --dump-egraph "$WORK/x.json"
+  optimize_checked "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --dump-egraph "$WORK/x.json"
 expect_2 "--dump-egraph over --server" "drop --server" \
-  "$TASO" optimize "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --search eqsat --server 127.0.0.1:1 --dump-egraph "$WORK/x.json"
+  optimize_checked "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --search eqsat --server 127.0.0.1:1 --dump-egraph "$WORK/x.json"
 expect_2 "--dump-egraph to an unwritable path" "cannot write" \
-  "$TASO" optimize "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --search eqsat --dump-egraph "$WORK/no/such/dir/x.json"
+  optimize_checked "$WORK/matmuls.onnx" -o "$WORK/x.onnx" --search eqsat --dump-egraph "$WORK/no/such/dir/x.json"
 echo PASS

@@ -38,7 +38,7 @@ start_optimizer() {
 # its search waits; sets CLIENT.
 optimize_held() {
   kill -STOP "$PROFILER_PID"
-  "$TASO" optimize "$MODEL" -o "$1" --server "$2" "${CALL[@]}" >"$1.out" 2>&1 &
+  optimize_checked "$MODEL" -o "$1" --server "$2" "${CALL[@]}" >"$1.out" 2>&1 &
   CLIENT=$!
   sleep 2
   kill -0 "$CLIENT" 2>/dev/null || fail "the call finished while its profiler was held: $(cat "$1.out")"
@@ -51,7 +51,7 @@ no_model() {
 
 start_optimizer 0
 port=$(cat "$WORK/opt.port")
-"$TASO" optimize "$MODEL" -o "$WORK/out/ref.onnx" --server "$OPT_ADDR" "${CALL[@]}" >"$WORK/ref.out" 2>&1 ||
+optimize_checked "$MODEL" -o "$WORK/out/ref.onnx" --server "$OPT_ADDR" "${CALL[@]}" >"$WORK/ref.out" 2>&1 ||
   fail "undisturbed call: $(cat "$WORK/ref.out")"
 check "undisturbed call: $(grep -m1 -o "cost [^,]*" "$WORK/ref.out" || head -1 "$WORK/ref.out")"
 
@@ -63,7 +63,7 @@ kill -CONT "$PROFILER_PID"
 [ "$code" = 3 ] || fail "optimizer killed mid-call: exit $code, want 3: $(cat "$WORK/out/killed.onnx.out")"
 no_model "$WORK/out/killed.onnx"
 start_optimizer "$port"
-"$TASO" optimize "$MODEL" -o "$WORK/out/killed.onnx" --server "$OPT_ADDR" "${CALL[@]}" >"$WORK/retry.out" 2>&1 ||
+optimize_checked "$MODEL" -o "$WORK/out/killed.onnx" --server "$OPT_ADDR" "${CALL[@]}" >"$WORK/retry.out" 2>&1 ||
   fail "the call after a restart: $(cat "$WORK/retry.out")"
 cmp -s "$WORK/out/ref.onnx" "$WORK/out/killed.onnx" || fail "the model after the restart differs from the undisturbed one"
 check "kill -9 mid-call: exit 3 ($(tail -1 "$WORK/out/killed.onnx.out" | head -c 80)), no file; after a restart the same model"
@@ -78,7 +78,7 @@ kill -CONT "$PROFILER_PID"
 [ "$dropped" -gt 0 ] || fail "no connection was open to drop"
 [ "$code" = 3 ] || fail "client connection reset: exit $code, want 3: $(cat "$WORK/out/dropped.onnx.out")"
 no_model "$WORK/out/dropped.onnx"
-"$TASO" optimize "$MODEL" -o "$WORK/out/dropped.onnx" --server "$PROXY_ADDR" "${CALL[@]}" >"$WORK/again.out" 2>&1 ||
+optimize_checked "$MODEL" -o "$WORK/out/dropped.onnx" --server "$PROXY_ADDR" "${CALL[@]}" >"$WORK/again.out" 2>&1 ||
   fail "the next call through the proxy: $(cat "$WORK/again.out")"
 cmp -s "$WORK/out/ref.onnx" "$WORK/out/dropped.onnx" || fail "the next call's model differs from the undisturbed one"
 kill -0 "$OPT_PID" 2>/dev/null || fail "the optimizer died"

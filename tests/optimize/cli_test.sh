@@ -44,7 +44,7 @@ refused() {  # WHAT EXPECTED-TEXT ARGS...
   local what=$1 expected=$2 code
   shift 2
   set +e
-  "$TASO" optimize "$MODEL" -o "$WORK/refused.onnx" "$@" >"$WORK/refused.out" 2>&1
+  optimize_checked "$MODEL" -o "$WORK/refused.onnx" "$@" >"$WORK/refused.out" 2>&1
   code=$?
   set -e
   [ $code -eq 2 ] || fail "$what: exit $code, $(cat "$WORK/refused.out")"
@@ -59,7 +59,7 @@ refused "a missing value" "--search needs a value" --search
 check "a foreign flag, an unknown flag, a bad value and a missing value: exit 2 naming the flag, with the usage"
 
 # --- the built-in rules by default, and --rules none
-"$TASO" optimize "$MODEL" -o "$WORK/out.onnx" --time-limit 5 --json -q >"$WORK/out.json" 2>"$WORK/out.err" ||
+optimize_checked "$MODEL" -o "$WORK/out.onnx" --time-limit 5 --json -q >"$WORK/out.json" 2>"$WORK/out.err" ||
   fail "optimize with defaults: $(cat "$WORK/out.err")"
 json() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 [ "$(json "$WORK/out.json" "d['rules_origin']")" = RULES_BUILT_IN ] || fail "rules_origin: $(cat "$WORK/out.json")"
@@ -67,10 +67,10 @@ digest=$(json "$WORK/out.json" "d['rules_digest']")
 [ ${#digest} -eq 64 ] && [ "$digest" != "$EMPTY_DIGEST" ] || fail "rules digest '$digest'"
 [ "$(json "$WORK/out.json" "d['rules_proved']")" -gt 1000 ] || fail "rules_proved: $(cat "$WORK/out.json")"
 [ "$(json "$WORK/out.json" "d['rules_available'] > 50")" = True ] || fail "few rewrites: $(cat "$WORK/out.json")"
-"$TASO" optimize "$MODEL" -o "$WORK/out.onnx" --time-limit 5 -q >"$WORK/out.txt" 2>&1 || fail "text report"
+optimize_checked "$MODEL" -o "$WORK/out.onnx" --time-limit 5 -q >"$WORK/out.txt" 2>&1 || fail "text report"
 grep -q "^rules: built-in size-3 set, [0-9]* proved rules, sha256 ${digest:0:16}" "$WORK/out.txt" ||
   fail "the text report does not say where the rules came from: $(cat "$WORK/out.txt")"
-"$TASO" optimize "$MODEL" -o "$WORK/none.onnx" --time-limit 5 --rules none --json -q >"$WORK/none.json" 2>/dev/null ||
+optimize_checked "$MODEL" -o "$WORK/none.onnx" --time-limit 5 --rules none --json -q >"$WORK/none.json" 2>/dev/null ||
   fail "--rules none"
 [ "$(json "$WORK/none.json" "d['rules_origin']")" = RULES_NONE ] || fail "--rules none: $(cat "$WORK/none.json")"
 check "no flag: the built-in proved rules (sha256 ${digest:0:16}, not the empty set's); --rules none: none"
@@ -78,13 +78,13 @@ check "no flag: the built-in proved rules (sha256 ${digest:0:16}, not the empty 
 # --- a local database (`taso generate --db DIR && taso verify --db DIR`) with --db
 "$TASO" generate --max-ops 2 --shards 1 --db "$WORK/db" >"$WORK/gen.out" 2>&1 || fail "generate: $(cat "$WORK/gen.out")"
 "$TASO" verify --db "$WORK/db" --workers 1 >"$WORK/verify.out" 2>&1 || fail "verify: $(cat "$WORK/verify.out")"
-"$TASO" optimize "$MODEL" -o "$WORK/db.onnx" --db "$WORK/db" --time-limit 5 --json -q >"$WORK/db.json" 2>"$WORK/db.err" ||
+optimize_checked "$MODEL" -o "$WORK/db.onnx" --db "$WORK/db" --time-limit 5 --json -q >"$WORK/db.json" 2>"$WORK/db.err" ||
   fail "optimize --db: $(cat "$WORK/db.err")"
 [ "$(json "$WORK/db.json" "d['rules_origin']")" = RULES_LOCAL_DATABASE ] || fail "--db: $(cat "$WORK/db.json")"
 [ "$(json "$WORK/db.json" "d['rules_proved'] > 0 and d['rules_digest'] != '$digest'")" = True ] ||
   fail "--db rules: $(cat "$WORK/db.json")"
 set +e
-"$TASO" optimize "$MODEL" -o "$WORK/db.onnx" --db "$WORK/nothing-here" -q >"$WORK/nodb.out" 2>&1; code=$?
+optimize_checked "$MODEL" -o "$WORK/db.onnx" --db "$WORK/nothing-here" -q >"$WORK/nodb.out" 2>&1; code=$?
 set -e
 [ $code -eq 2 ] && grep -q "no rule database at" "$WORK/nodb.out" || fail "--db of nothing: exit $code, $(cat "$WORK/nodb.out")"
 check "--db DIR reads the local database's proved rules ($(json "$WORK/db.json" "d['rules_proved']") of size 2); a missing one exits 2"
@@ -94,9 +94,9 @@ check "--db DIR reads the local database's proved rules ($(json "$WORK/db.json" 
 [ "$(json "$WORK/out.json" "type(d['total_time_ms']).__name__")" = int ] || fail "total_time_ms is not a number"
 [ "$(json "$WORK/out.json" "type(d['onnx_operators']).__name__")" = list ] || fail "no onnx_operators table"
 set +e
-"$TASO" optimize "$WORK/models/truncated.onnx" -o "$WORK/bad.onnx" --json -q >"$WORK/bad.json" 2>/dev/null
+optimize_checked "$WORK/models/truncated.onnx" -o "$WORK/bad.onnx" --json -q >"$WORK/bad.json" 2>/dev/null
 code=$?
-"$TASO" optimize "$MODEL" -o "$WORK/bad.onnx" --time-limit abc --json >"$WORK/badflag.json" 2>/dev/null
+optimize_checked "$MODEL" -o "$WORK/bad.onnx" --time-limit abc --json >"$WORK/badflag.json" 2>/dev/null
 flag_code=$?
 set -e
 [ $code -eq 2 ] || fail "a truncated model: exit $code"
@@ -109,8 +109,8 @@ check "--json: 64-bit fields are numbers; failures (a truncated model, a bad fla
 
 # --- a dynamic batch: bound to 1 with a note, or to the shape --input-shape gives; the output keeps "N"
 DYN="$WORK/models/dynamic_batch.onnx"
-"$TASO" optimize "$DYN" -o "$WORK/dyn1.onnx" --time-limit 5 --json -q >"$WORK/dyn1.json" 2>/dev/null || fail "dynamic batch"
-"$TASO" optimize "$DYN" -o "$WORK/dyn4.onnx" --time-limit 5 --json -q --input-shape x=4x8x16x16 >"$WORK/dyn4.json" \
+optimize_checked "$DYN" -o "$WORK/dyn1.onnx" --time-limit 5 --json -q >"$WORK/dyn1.json" 2>/dev/null || fail "dynamic batch"
+optimize_checked "$DYN" -o "$WORK/dyn4.onnx" --time-limit 5 --json -q --input-shape x=4x8x16x16 >"$WORK/dyn4.json" \
   2>/dev/null || fail "--input-shape: $(cat "$WORK/dyn4.json")"
 json "$WORK/dyn1.json" "d['import_notes']" | grep -q "x\[0\] 'N'" || fail "no note of the bound batch: $(cat "$WORK/dyn1.json")"
 json "$WORK/dyn4.json" "d['import_notes']" | grep -q "x=4x8x16x16" || fail "no note of the shape: $(cat "$WORK/dyn4.json")"
@@ -121,9 +121,9 @@ for out in dyn1 dyn4; do
     fail "$out.onnx lost the symbolic batch"
 done
 set +e
-"$TASO" optimize "$DYN" -o "$WORK/dyn.onnx" -q --input-shape x=4x8x16x16 --input-shape x=2x8x16x16 >"$WORK/twice.out" 2>&1
+optimize_checked "$DYN" -o "$WORK/dyn.onnx" -q --input-shape x=4x8x16x16 --input-shape x=2x8x16x16 >"$WORK/twice.out" 2>&1
 twice=$?
-"$TASO" optimize "$DYN" -o "$WORK/dyn.onnx" -q --input-shape image=1x8x16x16 >"$WORK/name.out" 2>&1
+optimize_checked "$DYN" -o "$WORK/dyn.onnx" -q --input-shape image=1x8x16x16 >"$WORK/name.out" 2>&1
 name=$?
 set -e
 [ $twice -eq 2 ] && grep -q "twice" "$WORK/twice.out" || fail "a repeated input: exit $twice, $(cat "$WORK/twice.out")"
@@ -132,7 +132,7 @@ check "a dynamic batch: 1 by default (noted), --input-shape x=4x8x16x16 costs $b
 
 # --- external data: read from beside the model; the output keeps its large tensors in OUT.data
 mkdir -p "$WORK/extout"
-"$TASO" optimize "$WORK/models/external/convrelu.onnx" -o "$WORK/extout/out.onnx" --time-limit 5 --export-baseline \
+optimize_checked "$WORK/models/external/convrelu.onnx" -o "$WORK/extout/out.onnx" --time-limit 5 --export-baseline \
   --json -q >"$WORK/ext.json" 2>"$WORK/ext.err" || fail "external data: $(cat "$WORK/ext.json" "$WORK/ext.err")"
 [ -s "$WORK/extout/out.onnx.data" ] || fail "no out.onnx.data beside the output"
 [ "$(json "$WORK/ext.json" "len(d.get('opaque_operators', []))")" = 0 ] || fail "weights read as opaque: $(cat "$WORK/ext.json")"
@@ -151,7 +151,7 @@ for t in inp.graph.initializer:   # the convolution weights are the input's own
 PY
 set +e
 mkdir -p "$WORK/lost" && cp "$WORK/models/external/convrelu.onnx" "$WORK/lost/"
-"$TASO" optimize "$WORK/lost/convrelu.onnx" -o "$WORK/lost/out.onnx" -q >"$WORK/lost.out" 2>&1
+optimize_checked "$WORK/lost/convrelu.onnx" -o "$WORK/lost/out.onnx" -q >"$WORK/lost.out" 2>&1
 lost=$?
 set -e
 [ $lost -eq 2 ] && grep -q "keeps its data in 'convrelu.weights'" "$WORK/lost.out" ||
@@ -161,7 +161,7 @@ check "external data: read from beside the model, the output's weights in out.on
 # --- progress on a real model: a line at least every 5 s, none with -q
 /usr/bin/python3 models/build_structures.py rnn_cell "$WORK/models/rnn_cell.onnx" >/dev/null ||
   fail "building the LSTM cell"
-"$TASO" optimize "$WORK/models/rnn_cell.onnx" -o "$WORK/rnn.onnx" --search eqsat --time-limit 15 --no-measure \
+optimize_checked "$WORK/models/rnn_cell.onnx" -o "$WORK/rnn.onnx" --search eqsat --time-limit 15 --no-measure \
   2> >(while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$WORK/progress.err") \
   >"$WORK/rnn.out" || fail "optimizing the LSTM cell: $(cat "$WORK/progress.err")"
 sleep 0.5  # the timestamping reader finishes its last lines
@@ -172,7 +172,7 @@ grep -q "checking the result" "$WORK/progress.err" || fail "no check phase: $(ca
 gap=$(awk 'NR > 1 { g = $1 - prev; if (g > max) max = g } { prev = $1 } END { printf "%.1f", max }' "$WORK/progress.err")
 lines=$(wc -l <"$WORK/progress.err")
 awk -v g="$gap" 'BEGIN { exit !(g <= 5.0) }' || fail "a gap of $gap s between progress lines: $(cat "$WORK/progress.err")"
-"$TASO" optimize "$MODEL" -o "$WORK/quiet.onnx" --time-limit 5 -q >/dev/null 2>"$WORK/quiet.err" || fail "-q"
+optimize_checked "$MODEL" -o "$WORK/quiet.onnx" --time-limit 5 -q >/dev/null 2>"$WORK/quiet.err" || fail "-q"
 [ ! -s "$WORK/quiet.err" ] || fail "-q printed: $(cat "$WORK/quiet.err")"
 check "progress: $lines lines on stderr over a 15 s eqsat search, the longest gap $gap s; -q prints none"
 echo PASS

@@ -21,7 +21,7 @@ check "rule proved and exported: $(grep -c . "$WORK/import.txt") lines of import
 # --min-gain 0: these models' results are predicted no faster than their runtime baselines (conv, bias and
 # relu fused in both); the test is of the export and the service, so they are returned, not the input.
 COMMON=(--backend analytic --cache-dir none --time-limit 20 --json --min-gain 0)
-"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.opt.onnx" "${COMMON[@]}" \
+optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.opt.onnx" "${COMMON[@]}" \
   >"$WORK/convrelu.json" 2>"$WORK/convrelu.err" || fail "embedded convrelu: $(cat "$WORK/convrelu.err")"
 grep -q '"rule_id":"fuse:conv2d+relu' "$WORK/convrelu.json" || fail "no fusion: $(cat "$WORK/convrelu.json")"
 grep -q '"verified_numerically":true' "$WORK/convrelu.json" || fail "not verified: $(cat "$WORK/convrelu.json")"
@@ -42,24 +42,24 @@ grep -q '"measurement":"SKIPPED_BACKEND_CANNOT_RUN"' "$WORK/convrelu.json" ||
 # Never slower, on the cpu backend: the result is timed against the input's
 # runtime baseline end to end; --no-measure skips it.
 CPU=(--backend cpu --cache-dir none --time-limit 20 --json --min-gain 0)
-"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.cpu.onnx" "${CPU[@]}" \
+optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.cpu.onnx" "${CPU[@]}" \
   >"$WORK/cpu.json" 2>"$WORK/cpu.err" || fail "embedded cpu: $(cat "$WORK/cpu.err")"
 grep -q '"measurement":"MEASURED_KEPT_\(CANDIDATE\|BASELINE\)"' "$WORK/cpu.json" || fail "not measured: $(cat "$WORK/cpu.json")"
 grep -q '"measured_baseline_ms":0[,}]' "$WORK/cpu.json" && fail "no baseline time: $(cat "$WORK/cpu.json")"
 grep -q '"measured_after_ms":0[,}]' "$WORK/cpu.json" && fail "no candidate time: $(cat "$WORK/cpu.json")"
-"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.nm.onnx" "${CPU[@]}" --no-measure \
+optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.nm.onnx" "${CPU[@]}" --no-measure \
   >"$WORK/nm.json" 2>"$WORK/nm.err" || fail "--no-measure: $(cat "$WORK/nm.err")"
 grep -q '"measurement":"SKIPPED_DISABLED"' "$WORK/nm.json" || fail "--no-measure: $(cat "$WORK/nm.json")"
 check "never slower: measured on cpu ($(grep -o '"measured_baseline_ms":[0-9.e-]*' "$WORK/cpu.json"), $(grep -o '"measured_after_ms":[0-9.e-]*' "$WORK/cpu.json")); --no-measure skips it"
 # By default a result predicted no faster than the runtime baseline (within 1 %) is not returned:
 # the input comes back byte for byte, unmeasured.
-"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.default.onnx" --backend cpu --cache-dir none \
+optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/convrelu.default.onnx" --backend cpu --cache-dir none \
   --time-limit 20 --json >"$WORK/default.json" 2>"$WORK/default.err" || fail "embedded default: $(cat "$WORK/default.err")"
 grep -q '"measurement":"SKIPPED_BELOW_MIN_GAIN"' "$WORK/default.json" || fail "below the minimum gain: $(cat "$WORK/default.json")"
 cmp -s "$WORK/models/convrelu.onnx" "$WORK/convrelu.default.onnx" || fail "below the minimum gain, the output is not the input"
 check "default --min-gain: a result predicted no faster comes back as the input, byte for byte"
 
-"$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
+optimize_checked "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.opt.onnx" --rules "$WORK/rules.pb" --search eqsat \
   --seed 7 "${COMMON[@]}" >"$WORK/matmuls.json" 2>"$WORK/matmuls.err" || fail "embedded eqsat: $(cat "$WORK/matmuls.err")"
 grep -q '"verified_numerically":true' "$WORK/matmuls.json" || fail "eqsat result not verified: $(cat "$WORK/matmuls.json")"
 grep -q '"rule_id":"r[0-9a-f]*"' "$WORK/matmuls.json" || fail "eqsat did not apply the proved rule: $(cat "$WORK/matmuls.json")"
@@ -70,12 +70,12 @@ check "embedded eqsat: the shared-input matmuls merged by the proved rule, check
 # The embedded optimizer's check cap (taso_optimizer's is --max_check_mb; the ILP's
 # memory cap is tested on a larger e-graph in tests/egraph).
 rc=0
-"$TASO" optimize "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 1 \
+optimize_checked "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 1 \
   >"$WORK/big.json" 2>"$WORK/big.err" || rc=$?
 [ $rc -eq 2 ] || fail "--max-check-mb 1: exit $rc, not 2: $(cat "$WORK/big.err")"
 grep -q "max_check_mb" "$WORK/big.err" || fail "--max-check-mb 1: the refusal does not name the flag: $(cat "$WORK/big.err")"
 [ ! -e "$WORK/big.opt.onnx" ] || fail "--max-check-mb 1: a model was written"
-"$TASO" optimize "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 64 \
+optimize_checked "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-mb 64 \
   >"$WORK/big.json" 2>"$WORK/big.err" || fail "--max-check-mb 64: $(cat "$WORK/big.err")"
 grep -q '"verified_numerically":true' "$WORK/big.json" || fail "--max-check-mb 64: not checked: $(cat "$WORK/big.json")"
 check "--max-check-mb: a 1 MiB cap refuses a model whose check needs 8 MiB (exit 2, no file); 64 MiB checks it"
@@ -83,7 +83,7 @@ check "--max-check-mb: a 1 MiB cap refuses a model whose check needs 8 MiB (exit
 # Opaque Slice and Reshape whose operands PyTorch computes from Shape: their
 # outputs get static shapes, so the result is checked numerically (exit 0).
 # (--rules none: the fusion below is the structural one; proved rules may fuse it their own way.)
-"$TASO" optimize "$WORK/models/computed_shapes.onnx" -o "$WORK/computed.opt.onnx" "${COMMON[@]}" --rules none \
+optimize_checked "$WORK/models/computed_shapes.onnx" -o "$WORK/computed.opt.onnx" "${COMMON[@]}" --rules none \
   >"$WORK/computed.json" 2>"$WORK/computed.err" || fail "computed shapes: exit $?: $(cat "$WORK/computed.err")"
 grep -q '"verified_numerically":true' "$WORK/computed.json" || fail "not verified: $(cat "$WORK/computed.json")"
 grep -q '"rule_id":"fuse:conv2d+relu' "$WORK/computed.json" || fail "no fusion: $(cat "$WORK/computed.json")"
@@ -96,7 +96,7 @@ OPT_PID=$!
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
 ADDR="127.0.0.1:$(cat "$WORK/port")"
-"$TASO" optimize "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.srv.onnx" --server "$ADDR" --search eqsat \
+optimize_checked "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.srv.onnx" --server "$ADDR" --search eqsat \
   --seed 9 "${COMMON[@]}" >"$WORK/srv.json" 2>"$WORK/srv.err" || fail "over gRPC: $(cat "$WORK/srv.err")"
 grep -q '"verified_numerically":true' "$WORK/srv.json" || fail "gRPC result not verified: $(cat "$WORK/srv.json")"
 grep -q '"check_seed":9[,}]' "$WORK/srv.json" || fail "--seed 9 not sent to the server's check: $(cat "$WORK/srv.json")"
@@ -118,7 +118,7 @@ check "reports carry the version, the rule-set digest and the sha256 of the mode
 # Concurrent requests.
 pids=()
 for i in 1 2 3; do
-  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/c$i.onnx" --server "$ADDR" "${COMMON[@]}" >"$WORK/c$i.json" 2>&1 &
+  optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/c$i.onnx" --server "$ADDR" "${COMMON[@]}" >"$WORK/c$i.json" 2>&1 &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a concurrent request failed"; done
@@ -129,7 +129,7 @@ check "over gRPC: eqsat result verified, --seed honoured; 3 concurrent requests 
 # embedded runs on the same cache at once both work, read it, and say so.
 pids=()
 for i in 1 2; do
-  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/shared$i.onnx" --backend analytic --cache-dir "$WORK/costs" \
+  optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/shared$i.onnx" --backend analytic --cache-dir "$WORK/costs" \
     --time-limit 20 --json >"$WORK/shared$i.json" 2>"$WORK/shared$i.err" &
   pids+=($!)
 done
@@ -142,7 +142,7 @@ done
 check "two embedded runs at once on a cost cache the server holds: both exit 0, warned"
 
 # An opaque operator passes through and is reported.
-"$TASO" optimize "$WORK/models/opaque.onnx" -o "$WORK/opaque.opt.onnx" --server "$ADDR" "${COMMON[@]}" \
+optimize_checked "$WORK/models/opaque.onnx" -o "$WORK/opaque.opt.onnx" --server "$ADDR" "${COMMON[@]}" \
   >"$WORK/opaque.json" 2>&1 || fail "opaque model: $(cat "$WORK/opaque.json")"
 grep -q '"opaque_operators":\["::LRN"\]' "$WORK/opaque.json" || grep -q 'LRN' "$WORK/opaque.json" ||
   fail "LRN not reported: $(cat "$WORK/opaque.json")"
@@ -155,7 +155,7 @@ for bad in truncated cycle dangling shapes; do
     extra=()
     [ "$via" = server ] && extra=(--server "$ADDR")
     set +e
-    "$TASO" optimize "$WORK/models/$bad.onnx" -o "$WORK/$bad.out" "${extra[@]}" --backend analytic --cache-dir none \
+    optimize_checked "$WORK/models/$bad.onnx" -o "$WORK/$bad.out" "${extra[@]}" --backend analytic --cache-dir none \
       >"$WORK/$bad.$via.out" 2>"$WORK/$bad.$via.err"
     code=$?
     set -e
@@ -170,7 +170,7 @@ kill -TERM "$OPT_PID"
 wait "$OPT_PID" || fail "taso_optimizer exited non-zero on SIGTERM"
 OPT_PID=
 set +e
-"$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/x.onnx" --server "$ADDR" >/dev/null 2>"$WORK/down.err"
+optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/x.onnx" --server "$ADDR" >/dev/null 2>"$WORK/down.err"
 code=$?
 set -e
 [ "$code" = 3 ] || fail "stopped server: exit $code, want 3"

@@ -11,7 +11,7 @@ for n in $names; do
   /usr/bin/python3 "$BUILD" "$n" "$WORK/$n.onnx" --small || fail "$n did not build"
   for s in eqsat backtrack; do
     rc=0
-    "$TASO" optimize "$WORK/$n.onnx" -o "$WORK/$n.$s.onnx" --search "$s" --backend analytic --cache-dir none \
+    optimize_checked "$WORK/$n.onnx" -o "$WORK/$n.$s.onnx" --search "$s" --backend analytic --cache-dir none \
       --time-limit 10 --json >"$WORK/$n.$s.json" 2>"$WORK/$n.$s.err" || rc=$?
     [[ $rc -eq 0 || $rc -eq 4 ]] || fail "$n $s: exit $rc: $(tail -3 "$WORK/$n.$s.err")"
     grep -q '"verified_numerically":true' "$WORK/$n.$s.json" || fail "$n $s: not checked equal: $(cat "$WORK/$n.$s.json")"

@@ -42,7 +42,7 @@ set -e
 # The transformer layer: the Q/K/V projections merged into one matmul and a split.
 /usr/bin/python3 models/build_structures.py transformer_layer "$WORK/tl.onnx" --small || fail "transformer_layer"
 COMMON=(--backend analytic --cache-dir none --no-measure --time-limit 10)
-"$TASO" optimize "$WORK/tl.onnx" -o "$WORK/tl.opt.onnx" "${COMMON[@]}" --diff-svg "$WORK/tl.svg" \
+optimize_checked "$WORK/tl.onnx" -o "$WORK/tl.opt.onnx" "${COMMON[@]}" --diff-svg "$WORK/tl.svg" \
   >"$WORK/tl.out" 2>"$WORK/tl.err" || fail "optimize --diff-svg: $(cat "$WORK/tl.err")"
 grep -q "^diff picture: 1 region: .*; wrote $WORK/tl.svg" "$WORK/tl.out" || fail "no summary: $(cat "$WORK/tl.out")"
 /usr/bin/python3 "$CHECK" "$WORK/tl.svg" --text "region 1" --text before --text after --text "(MatMul)" \
@@ -58,7 +58,7 @@ OPT_PID=$!
 trap 'kill $OPT_PID 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
-"$TASO" optimize "$WORK/tl.onnx" -o "$WORK/tl.srv.onnx" --server "127.0.0.1:$(cat "$WORK/port")" --backend analytic \
+optimize_checked "$WORK/tl.onnx" -o "$WORK/tl.srv.onnx" --server "127.0.0.1:$(cat "$WORK/port")" --backend analytic \
   --no-measure --time-limit 10 --json --diff-svg "$WORK/tl.srv.svg" >"$WORK/srv.json" 2>"$WORK/srv.err" ||
   fail "--server --diff-svg: $(cat "$WORK/srv.err")"
 grep -q "^diff picture: 1 region" "$WORK/srv.err" || fail "with --json the summary goes to stderr: $(cat "$WORK/srv.err")"
@@ -71,7 +71,7 @@ check "optimize --server --diff-svg: drawn from the ONNX files"
 
 # No Graphviz: refused before the search, saying how to install it; no output written.
 set +e
-PATH=/nonexistent "$TASO" optimize "$WORK/tl.onnx" -o "$WORK/nodot.onnx" "${COMMON[@]}" --diff-svg "$WORK/nodot.svg" \
+PATH=/nonexistent optimize_checked "$WORK/tl.onnx" -o "$WORK/nodot.onnx" "${COMMON[@]}" --diff-svg "$WORK/nodot.svg" \
   >/dev/null 2>"$WORK/nodot.err"
 code=$?
 set -e

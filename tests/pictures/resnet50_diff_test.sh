@@ -10,7 +10,7 @@ command -v dot >/dev/null || fail "Graphviz's dot is not on PATH: run deploy/set
 /usr/bin/python3 models/export_torchvision.py resnet50 "$WORK/resnet50.onnx" || fail "exporting resnet50"
 # --export-baseline: the fusions are drawn even if the search finds nothing beyond what a
 # runtime does itself (then the input would come back byte for byte: no changes to draw).
-"$TASO" optimize "$WORK/resnet50.onnx" -o "$WORK/resnet50.opt.onnx" --backend analytic --cache-dir none \
+optimize_checked "$WORK/resnet50.onnx" -o "$WORK/resnet50.opt.onnx" --backend analytic --cache-dir none \
   --no-measure --export-baseline --time-limit 30 --diff-svg "$WORK/resnet50.svg" >"$WORK/out" 2>"$WORK/err" ||
   fail "optimize --diff-svg: $(cat "$WORK/err")"
 grep "^diff picture:" "$WORK/out" || fail "no summary: $(cat "$WORK/out")"

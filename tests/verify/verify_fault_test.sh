@@ -27,7 +27,7 @@ check "undisturbed: $proved proved, $unknown unknown, $(wc -l <"$WORK/ref.rules"
 "$TASO" rules export --db "$WORK/ref" --format proto -o "$WORK/ref.pb" 2>/dev/null || fail "exporting the reference rules"
 mkdir -p "$WORK/models" && /usr/bin/python3 tests/optimize/make_models.py "$WORK/models" || fail "making a model"
 digest() {  # the report's rules_digest of `taso optimize` with the given rule flags
-  "$TASO" optimize "$WORK/models/convrelu.onnx" -o "$WORK/digest.onnx" --backend analytic --cache-dir none \
+  optimize_checked "$WORK/models/convrelu.onnx" -o "$WORK/digest.onnx" --backend analytic --cache-dir none \
     --time-limit 1 --json -q "$@" | sed -n 's/.*"rules_digest":"\([0-9a-f]*\)".*/\1/p'
 }
 pipeline=$(digest --rules "$WORK/ref.pb")

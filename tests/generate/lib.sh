@@ -9,6 +9,17 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 check() { echo "ok: $*"; }
 
+# start_optimizer FLAGS...: a taso_optimizer on loopback with FLAGS, its log
+# in $WORK/optimizer.log; sets OPT_PID and OPT_ADDR.
+start_optimizer() {
+  rm -f "$WORK/opt.port"
+  "$PWD/bin/taso_optimizer" --listen 127.0.0.1:0 --port_file "$WORK/opt.port" "$@" >"$WORK/optimizer.log" 2>&1 &
+  OPT_PID=$!
+  for _ in $(seq 1 100); do [ -s "$WORK/opt.port" ] && break; sleep 0.1; done
+  [ -s "$WORK/opt.port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
+  OPT_ADDR="127.0.0.1:$(cat "$WORK/opt.port")"
+}
+
 # optimize_checked ARGS...: `taso optimize ARGS`, where exit 5 (written and
 # checked, but not measured: analytic costs, --no-measure) also counts as
 # success; for the tests that are not about the never-slower step.

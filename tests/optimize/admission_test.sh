@@ -9,7 +9,6 @@
 # optimizes a real model again. Real processes on loopback.
 source tests/generate/lib.sh
 source tests/profile/lib.sh
-OPTIMIZER="$PWD/bin/taso_optimizer"
 BIG="$PWD/tests/optimize/big_request"
 HERE="$PWD/tests/optimize"
 mkdir -p "$WORK/models"
@@ -18,13 +17,7 @@ trap 'for p in "${PROFILER_PID:-}" "${OPT_PID:-}"; do [ -n "$p" ] && { kill -CON
 
 start_profiler
 PROFILER_ADDR=$ADDR
-rm -f "$WORK/opt.port"
-"$OPTIMIZER" --listen 127.0.0.1:0 --port_file "$WORK/opt.port" --profiler "$PROFILER_ADDR" \
-  --max_concurrent 1 --max_queued 1 --max_model_mb 1000 >"$WORK/optimizer.log" 2>&1 &
-OPT_PID=$!
-for _ in $(seq 1 100); do [ -s "$WORK/opt.port" ] && break; sleep 0.1; done
-[ -s "$WORK/opt.port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
-OPT_ADDR="127.0.0.1:$(cat "$WORK/opt.port")"
+start_optimizer --profiler "$PROFILER_ADDR" --max_concurrent 1 --max_queued 1 --max_model_mb 1000
 peak_mib() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$OPT_PID/status"; }
 
 # The slot: a call whose search waits on its first measurement.

@@ -4,7 +4,6 @@
 # we hold with SIGSTOP), then exits 0. Real processes on loopback.
 source tests/generate/lib.sh
 source tests/profile/lib.sh
-OPTIMIZER="$PWD/bin/taso_optimizer"
 HERE="$PWD/tests/optimize"
 mkdir -p "$WORK/models"
 trap 'for p in "${PROFILER_PID:-}" "${OPT_PID:-}"; do [ -n "$p" ] && { kill -CONT "$p"; kill -9 "$p"; } 2>/dev/null; done; true' EXIT
@@ -12,13 +11,7 @@ trap 'for p in "${PROFILER_PID:-}" "${OPT_PID:-}"; do [ -n "$p" ] && { kill -CON
 
 start_profiler
 PROFILER_ADDR=$ADDR
-rm -f "$WORK/opt.port"
-"$OPTIMIZER" --listen 127.0.0.1:0 --port_file "$WORK/opt.port" --profiler "$PROFILER_ADDR" \
-  --max_time_limit_s 20 >"$WORK/optimizer.log" 2>&1 &
-OPT_PID=$!
-for _ in $(seq 1 100); do [ -s "$WORK/opt.port" ] && break; sleep 0.1; done
-[ -s "$WORK/opt.port" ] || fail "taso_optimizer did not start: $(cat "$WORK/optimizer.log")"
-OPT_ADDR="127.0.0.1:$(cat "$WORK/opt.port")"
+start_optimizer --profiler "$PROFILER_ADDR" --max_time_limit_s 20
 
 # Hold the profiler: the call's search waits on its first measurement.
 kill -STOP "$PROFILER_PID"

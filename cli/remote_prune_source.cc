@@ -104,12 +104,7 @@ absl::Status RemotePruneSource::RecordPruning(const records::ReductionTable& tab
   rules_db::RecordPruningRequest request;
   request.set_job_id(job_id_);
   request.set_store_shards(static_cast<int>(shards_.size()));
-  rules_db::Verification& r = *request.mutable_reduction();
-  r.set_after_renaming(table.after_renaming);
-  r.set_after_common_subgraph(table.after_common_subgraph);
-  r.set_pruned_renaming(table.pruned_renaming);
-  r.set_pruned_common_subgraph(table.pruned_subgraph);
-  r.set_pruned_common_supergraph(table.pruned_supergraph);
+  records::RecordReduction(table, *request.mutable_reduction());
   for (int i = 0; i < source_count(); ++i) {
     rules_db::Job job;
     if (absl::Status s = Call(i, &rules_db::RuleDb::Stub::RecordPruning, request, job, kWriteDeadline); !s.ok()) {

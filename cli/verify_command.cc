@@ -25,6 +25,7 @@
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
+#include "records/reduction_table.h"
 #include "verifier/pruning.h"
 
 namespace taso::cli {
@@ -149,12 +150,7 @@ class Verify {
     if (!u.ok()) return u.status();
     auto table = u->tables.find(job_id_);
     if (table == u->tables.end()) return absl::OkStatus();
-    rules_db::Verification* v = job.mutable_verification();
-    v->set_after_renaming(table->second.after_renaming);
-    v->set_after_common_subgraph(table->second.after_common_subgraph);
-    v->set_pruned_renaming(table->second.pruned_renaming);
-    v->set_pruned_common_subgraph(table->second.pruned_subgraph);
-    v->set_pruned_common_supergraph(table->second.pruned_supergraph);
+    records::RecordReduction(table->second, *job.mutable_verification());
     return absl::OkStatus();
   }
 

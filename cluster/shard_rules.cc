@@ -42,14 +42,7 @@ absl::StatusOr<JobsEverywhere> ListJobsEverywhere(const StoreSet& stores) {
     if (n != stores.size()) continue;
     out.done.insert(id);
     if (union_pruned[id] != stores.size()) continue;
-    const rules_db::Verification& v = verification[id];
-    ReductionTable& t = out.pruned_as_union[id];
-    t.proved = v.after_renaming() + v.pruned_renaming();
-    t.after_renaming = v.after_renaming();
-    t.after_common_subgraph = v.after_common_subgraph();
-    t.pruned_renaming = v.pruned_renaming();
-    t.pruned_subgraph = v.pruned_common_subgraph();
-    t.pruned_supergraph = v.pruned_common_supergraph();
+    out.pruned_as_union[id] = records::RecordedReduction(verification[id]);
   }
   return out;
 }

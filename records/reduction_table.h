@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "proto/rules_db.pb.h"
+
 namespace taso::records {
 
 // Why a proved rule is redundant.
@@ -22,6 +24,13 @@ struct ReductionTable {
   // One more rule pruned for `reason`; the "after" counts follow.
   void Count(PruneReason reason);
 };
+
+// The table's fields in a job's Verification (after_renaming ...
+// pruned_common_supergraph), written and read back; `proved` is derived on
+// the way back (after renaming + pruned as renamings), since Verification's
+// rules_proved counts verdicts, not the pruned set.
+void RecordReduction(const ReductionTable& table, rules_db::Verification& verification);
+ReductionTable RecordedReduction(const rules_db::Verification& verification);
 
 }  // namespace taso::records
 

@@ -415,11 +415,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   }
   s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
   if (!s.ok()) return s;
-  v.set_after_renaming(pruned.after_renaming);
-  v.set_after_common_subgraph(pruned.after_common_subgraph);
-  v.set_pruned_renaming(pruned.pruned_renaming);
-  v.set_pruned_common_subgraph(pruned.pruned_subgraph);
-  v.set_pruned_common_supergraph(pruned.pruned_supergraph);
+  records::RecordReduction(pruned, v);
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 

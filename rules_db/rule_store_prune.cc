@@ -94,11 +94,7 @@ absl::Status RuleStore::RecordPruning(const std::string& job_id, const PruneCoun
   auto job = hash_store_->GetJob(job_id);
   if (!job.ok()) return job.status();
   Verification v = job->verification();
-  v.set_after_renaming(counts.after_renaming);
-  v.set_after_common_subgraph(counts.after_common_subgraph);
-  v.set_pruned_renaming(counts.pruned_renaming);
-  v.set_pruned_common_subgraph(counts.pruned_subgraph);
-  v.set_pruned_common_supergraph(counts.pruned_supergraph);
+  records::RecordReduction(counts, v);
   v.set_pruned_store_shards(store_shards);
   v.clear_note();
   return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
@@ -153,13 +149,7 @@ absl::StatusOr<Job> RuleStore::RecordPruning(const RecordPruningRequest& request
                                                    " store shard(s) is recorded, but this store is one of ", shards,
                                                    ": prune every shard of the job as one set"));
   }
-  const Verification& r = request.reduction();
-  PruneCounts counts;
-  counts.after_renaming = r.after_renaming();
-  counts.after_common_subgraph = r.after_common_subgraph();
-  counts.pruned_renaming = r.pruned_renaming();
-  counts.pruned_subgraph = r.pruned_common_subgraph();
-  counts.pruned_supergraph = r.pruned_common_supergraph();
+  const PruneCounts counts = records::RecordedReduction(request.reduction());
   if (absl::Status s = RecordPruning(request.job_id(), counts, shards); !s.ok()) return s;
   return hash_store_->GetJob(request.job_id());
 }

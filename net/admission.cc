@@ -17,7 +17,7 @@ AdmissionGate::Ticket::~Ticket() {
 absl::StatusOr<AdmissionGate::Ticket> AdmissionGate::Enter(absl::Time deadline,
                                                           const std::function<bool()>& cancelled) {
   absl::MutexLock lock(&mu_);
-  if (counters_.running < max_running_ && counters_.waiting == 0) {
+  if (SlotFreeNow()) {
     ++counters_.running;
     ++counters_.admitted;
     return Ticket(this);
@@ -69,8 +69,7 @@ void AdmissionGate::Leave() {
 
 absl::Status AdmissionGate::RefuseIfFull() {
   absl::MutexLock lock(&mu_);
-  if (counters_.running < max_running_ && counters_.waiting == 0) return absl::OkStatus();
-  if (counters_.waiting < max_waiting_) return absl::OkStatus();
+  if (SlotFreeNow() || counters_.waiting < max_waiting_) return absl::OkStatus();
   return Refuse();
 }
 

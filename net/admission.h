@@ -58,6 +58,10 @@ class AdmissionGate {
  private:
   void Leave();
   absl::Status Refuse() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A slot is free and nobody waits ahead: a call entering now runs at once.
+  bool SlotFreeNow() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return counters_.running < max_running_ && counters_.waiting == 0;
+  }
   // The head of the line was admitted or gave up: the next waiter's turn.
   void AdvanceLine() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

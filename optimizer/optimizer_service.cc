@@ -1,6 +1,6 @@
 #include "optimizer/optimizer_service.h"
 
-#include <chrono>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -35,18 +35,8 @@ grpc::Status CheckModelSize(const OptimizeRequest& request, int64_t max_model_by
 
 }  // namespace
 
-grpc::Status OptimizerService::Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
-                                        OptimizeResponse* response) {
-  if (grpc::Status s = CheckModelSize(*request, limits_.defaults.max_model_bytes); !s.ok()) return s;
-  // A search holds a core for up to its time limit: wait for a slot (or be
-  // refused at once when the queue is full) before anything is costed.
-  const absl::Time deadline = absl::FromChrono(context->deadline());
-  const std::function<bool()> cancelled = [context] { return context->IsCancelled(); };
-  auto ticket = Admit(deadline, cancelled);
-  if (!ticket.ok()) return net::ToGrpc(ticket.status());
-  return RunAdmitted(*request, response, deadline, cancelled);
-}
-
+// A search holds a core for up to its time limit: a call waits for a slot
+// (or is refused at once when the queue is full) before anything is costed.
 absl::StatusOr<net::AdmissionGate::Ticket> OptimizerService::Admit(absl::Time deadline,
                                                                    const std::function<bool()>& cancelled) {
   return gate_.Enter(deadline, cancelled);

@@ -1,5 +1,6 @@
-// The Optimizer gRPC service: a thin adapter over OptimizeOnnx, with the
-// server's limits (model size, search time) and the caller's deadline.
+// What taso_optimizer's Optimize runs: admission to a search slot, then
+// OptimizeOnnx with the server's limits (model size, search time) and the
+// caller's deadline. The gRPC side is OptimizeFront (optimize_front.h).
 #ifndef TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
 #define TASO_OPTIMIZER_OPTIMIZER_SERVICE_H_
 
@@ -33,19 +34,17 @@ struct ServiceLimits {
   int max_queued = 16;
 };
 
-class OptimizerService final : public Optimizer::Service {
+// The Optimize call's work, served by OptimizeFront (optimize_front.h),
+// which admits a call before reading its request.
+class OptimizerService {
  public:
   // `rules` and `profiler` must outlive the service; both are shared by
   // concurrent requests (the profiler clients are thread-safe).
   OptimizerService(ServedRules* rules, profiler::ProfilerClient* profiler, ServiceLimits limits)
       : rules_(rules), profiler_(profiler), limits_(limits), gate_(limits.max_concurrent, limits.max_queued) {}
 
-  grpc::Status Optimize(grpc::ServerContext* context, const OptimizeRequest* request,
-                        OptimizeResponse* response) override;
-
-  // The same call in two steps, for OptimizeFront (optimize_front.h), which
-  // admits a call before reading its request: a search slot, waited for
-  // until `deadline` (or refused at once when the queue is full) ...
+  // A call in two steps: a search slot, waited for until `deadline` (or
+  // refused at once when the queue is full) ...
   absl::StatusOr<net::AdmissionGate::Ticket> Admit(absl::Time deadline, const std::function<bool()>& cancelled);
   // ... or, without blocking, the refusal Admit would give now ...
   absl::Status RefuseIfFull() { return gate_.RefuseIfFull(); }

@@ -7,6 +7,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "net/grpc_status.h"
 #include "onnx_io/onnx_test_builders.h"
 #include "optimizer/rewrite/test_util.h"
 
@@ -51,6 +52,15 @@ OptimizeRequest ReluModel() {
   return request;
 }
 
+// One call as OptimizeFront makes it: admitted, then searched.
+grpc::Status Call(OptimizerService& service, const OptimizeRequest& request) {
+  const absl::Time deadline = absl::InfiniteFuture();
+  auto ticket = service.Admit(deadline, nullptr);
+  if (!ticket.ok()) return net::ToGrpc(ticket.status());
+  OptimizeResponse response;
+  return service.RunAdmitted(request, &response, deadline, [] { return false; });
+}
+
 TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOnce) {
   HeldProfiler profiler;
   ServedRules rules{RuleSet{}};
@@ -62,15 +72,9 @@ TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOn
   const OptimizeRequest request = ReluModel();
 
   grpc::Status first;
-  std::thread running([&] {
-    grpc::ServerContext context;
-    OptimizeResponse response;
-    first = service.Optimize(&context, &request, &response);
-  });
+  std::thread running([&] { first = Call(service, request); });
   profiler.entered_.WaitForNotification();  // the first search is costing its graph
-  grpc::ServerContext context;
-  OptimizeResponse response;
-  const grpc::Status refused = service.Optimize(&context, &request, &response);
+  const grpc::Status refused = Call(service, request);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("--max_concurrent 1 --max_queued 0"), std::string::npos)
       << refused.error_message();
@@ -78,8 +82,7 @@ TEST(OptimizerServiceTest, CallsBeyondTheConcurrencyAndQueueLimitsAreRefusedAtOn
   running.join();
   EXPECT_TRUE(first.ok()) << first.error_message();
   // The slot is free again.
-  grpc::ServerContext again;
-  const grpc::Status next = service.Optimize(&again, &request, &response);
+  const grpc::Status next = Call(service, request);
   EXPECT_TRUE(next.ok()) << next.error_message();
 }
 

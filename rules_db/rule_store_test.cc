@@ -127,6 +127,13 @@ class RuleStoreTest : public ::testing::Test {
     };
     return options;
   }
+  // Every rule of job "j", as ForEachJobRule visits them.
+  void ReadJobRules(RuleStore& store, std::vector<rules::Rule>& out) {
+    ASSERT_TRUE(store.ForEachJobRule("j", [&](const rules::Rule& r) {
+      out.push_back(r);
+      return absl::OkStatus();
+    }).ok());
+  }
   // A false rule stored UNKNOWN in job "j" (never proved), with its id.
   void StoreUnprovedRule(RuleStore& rules, rules::Rule& unknown) {
     unknown = ParseRule(kFalseRule);
@@ -236,10 +243,7 @@ TEST_F(RuleStoreTest, AnUnprunedJobIsPrunedFromOutsideWithOnlyProvedAndPrunedExc
   RuleStore limited(store_.get(), options);
   VerifyEveryClass(limited);
   std::vector<rules::Rule> rules;
-  ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
-    rules.push_back(r);
-    return absl::OkStatus();
-  }).ok());
+  ASSERT_NO_FATAL_FAILURE(ReadJobRules(limited, rules));
   int64_t none = 0;
   ASSERT_TRUE(limited.ForEachJobRule("other", [&](const rules::Rule&) {
     ++none;
@@ -305,10 +309,7 @@ TEST_F(RuleStoreTest, ThePruningRequestsAreBoundedAndOnlyForADoneJob) {
   EXPECT_EQ(limited.StorePruning(early).status().code(), absl::StatusCode::kFailedPrecondition);
   VerifyEveryClass(limited);
   std::vector<rules::Rule> rules;
-  ASSERT_TRUE(limited.ForEachJobRule("j", [&](const rules::Rule& r) {
-    rules.push_back(r);
-    return absl::OkStatus();
-  }).ok());
+  ASSERT_NO_FATAL_FAILURE(ReadJobRules(limited, rules));
   const rules::Rule* proved = nullptr;
   for (const rules::Rule& r : rules) {
     if (r.status() == rules::RULE_STATUS_PROVED && proved == nullptr) proved = &r;

@@ -25,9 +25,11 @@ ABSL_FLAG(std::string, port_file, "", "write the bound port to this file once se
 ABSL_FLAG(std::string, cache_dir, "",
           "cost cache directory (RocksDB); default $XDG_CACHE_HOME/taso/costs or ~/.cache/taso/costs; "
           "'none' keeps costs in memory");
-ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: auto (cuda if a GPU, else cpu), "
+ABSL_FLAG(std::string, backend, "auto", "backend for requests that name none: auto (cuda if a GPU, else ort if ONNX "
+          "Runtime runs here, else cpu), "
           "cuda, cpu, analytic or ort (ONNX Runtime's CPU kernels through node)");
-ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: every core this process may use)");
+ABSL_FLAG(int32_t, threads, 0, "cpu backend: threads oneDNN runs on (0: one per physical core this process "
+          "may use); requests naming another count are refused for cpu (the ort backend takes any: --ort_threads is its own)");
 ABSL_FLAG(bool, pin_threads, true, "cpu backend: pin each thread to its own core");
 ABSL_FLAG(std::string, calibration, "", "cpu backend: graph cost model calibration JSON (default: the one compiled "
           "in, profiler/cpu/calibration/cpu_default.json; 'none': plain sums of kernel times)");

@@ -54,7 +54,9 @@ ABSL_FLAG(int32_t, batch_records, 50000, "generate: records per batch sent to a 
 ABSL_FLAG(std::vector<std::string>, shards_here, {},
           "generate: run only these shards (e.g. 0,2) of a job made by `taso job create`; needs --job and --store");
 ABSL_FLAG(int32_t, workers, 2, "verify: taso_verifier processes");
-ABSL_FLAG(int32_t, threads, 1, "verify: prover threads per verifier process");
+ABSL_FLAG(int32_t, threads, 0, "optimize, profile: the intra-op threads the model will run with; costs are measured "
+          "and the result is timed at this count (0: what ONNX Runtime uses here, one per physical core); verify: "
+          "prover threads per verifier process (0: 1)");
 ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a class without reporting");
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
 ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
@@ -116,10 +118,11 @@ ABSL_FLAG(std::string, rules, "", "optimize (embedded), rules match, rules deriv
 ABSL_FLAG(std::string, profiler, "", "optimize (embedded): taso_profiler address; default: the profiler in-process");
 ABSL_FLAG(std::string, cache_dir, "", "profile (embedded): cost cache directory; default ~/.cache/taso/costs; "
           "'none': memory only");
-ABSL_FLAG(std::string, backend, "auto", "profile, optimize: auto (cuda if a GPU, else cpu) | cuda | cpu | analytic | "
-          "ort (ONNX Runtime's CPU kernels through node)");
+ABSL_FLAG(std::string, backend, "auto", "profile, optimize: where costs are measured: auto (cuda if a GPU, else ort if "
+          "ONNX Runtime runs here, else cpu; the report says which and why) | cuda | cpu (oneDNN) | analytic | ort (ONNX "
+          "Runtime's CPU kernels through node)");
 ABSL_FLAG(std::string, analytic_device, "cpu", "profile: device the analytic backend models (v100, t4, a100, h100, cpu)");
-ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads (0: every core)");
+ABSL_FLAG(int32_t, cpu_threads, 0, "profile (embedded): oneDNN threads alone (0: --threads)");
 ABSL_FLAG(std::string, calibration, "", "profile, optimize (embedded profiler): the cpu cost model's calibration "
           "JSON (default: the one compiled in, profiler/cpu/calibration/cpu_default.json; 'none': plain kernel sums)");
 ABSL_FLAG(bool, bypass_cache, false, "profile: measure even when a cost is cached (and refresh it)");
@@ -192,6 +195,17 @@ std::string Resolve(std::string path) {
 
 // Whether a flag was given, so a server's own defaults apply otherwise.
 bool Given(const char* name) { return GivenFlags().count(name) > 0; }
+
+// --threads for optimize and profile: "" when usable, else why not. It
+// names the configuration, so the per-backend counts may not contradict it.
+std::string CheckThreadsFlag() {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 0 || threads > 256) return "--threads must be in 0..256 (0: what ONNX Runtime uses here)";
+  if (threads > 0 && (Given("ort_threads") || Given("cpu_threads"))) {
+    return "give --threads alone: it sets the ort and cpu backends' thread counts both";
+  }
+  return "";
+}
 
 // --cache-dir, resolved unless it is 'none' (memory only).
 std::string CacheDirFlag() {
@@ -297,7 +311,7 @@ int Verify(const Args& args) {
   options.db = Resolve(absl::GetFlag(FLAGS_db));
   options.job_id = absl::GetFlag(FLAGS_job);
   options.workers = absl::GetFlag(FLAGS_workers);
-  options.threads = absl::GetFlag(FLAGS_threads);
+  options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : 1;
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
   options.json = absl::GetFlag(FLAGS_json);
@@ -399,6 +413,8 @@ std::string OptimizeOptionsFromFlags(taso::optimizer::OptimizeOptions& o) {
     o.set_eqsat_node_limit(absl::GetFlag(FLAGS_eqsat_node_limit));
   }
   for (const std::string& shape : absl::GetFlag(FLAGS_input_shape)) o.add_input_shapes(shape);
+  if (std::string bad = CheckThreadsFlag(); !bad.empty()) return bad;
+  o.set_threads(absl::GetFlag(FLAGS_threads));
   auto backend = BackendFromName(absl::GetFlag(FLAGS_backend));
   if (!backend) return absl::StrCat("--backend is ", BackendChoices());
   o.set_cost_backend(*backend);
@@ -429,6 +445,10 @@ int Optimize(const Args& args) {
   auto ort = OrtFlags("optimize");
   if (!ort) return 2;
   options.ort = *ort;
+  // --threads is the embedded profiler's own count too, so every backend
+  // measures the configuration asked for.
+  if (absl::GetFlag(FLAGS_threads) > 0) options.ort.threads = absl::GetFlag(FLAGS_threads);
+  options.threads = absl::GetFlag(FLAGS_threads);
   options.rules = absl::GetFlag(FLAGS_rules) == "none" ? "none" : Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
   if (Given("db")) options.db = Resolve(absl::GetFlag(FLAGS_db));
@@ -473,11 +493,17 @@ int Profile(const Args& args) {
   options.cache_dir = CacheDirFlag();
   options.backend = absl::GetFlag(FLAGS_backend);
   options.analytic_device = absl::GetFlag(FLAGS_analytic_device);
-  options.threads = absl::GetFlag(FLAGS_cpu_threads);
+  if (std::string bad = CheckThreadsFlag(); !bad.empty()) {
+    std::cerr << "taso profile: " << bad << "\n";
+    return 2;
+  }
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.cpu_threads = absl::GetFlag(FLAGS_cpu_threads) > 0 ? absl::GetFlag(FLAGS_cpu_threads) : options.threads;
   options.calibration = CalibrationFlag();
   auto ort = OrtFlags("profile");
   if (!ort) return 2;
   options.ort = *ort;
+  if (options.threads > 0) options.ort.threads = options.threads;
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.measure = absl::GetFlag(FLAGS_measure);
@@ -547,7 +573,7 @@ struct Command {
 
 std::vector<Command> Commands() {
   const FlagList rules_common = Join({{"store", "db", "job", "json"}, kRuleFilters, kClientSecurity});
-  const FlagList profile = Join({{"server", "cache_dir", "backend", "analytic_device", "cpu_threads", "calibration",
+  const FlagList profile = Join({{"server", "cache_dir", "backend", "analytic_device", "threads", "cpu_threads", "calibration",
                                   "bypass_cache", "repetitions", "measure", "views", "device", "op", "all", "format",
                                   "o", "json"},
                                  kOrt, kClientSecurity});
@@ -572,7 +598,7 @@ std::vector<Command> Commands() {
               "but not measured (analytic or cuda costs, --no-measure: its speed is a prediction), 1 internal error.",
               Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
                      "eqsat_ban_length", "eqsat_node_limit", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
-                     "backend", "seed",
+                     "backend", "threads", "seed",
                      "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
                      "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb", "max_model_mb"},
                     kOrt, kClientSecurity}),

@@ -134,6 +134,18 @@ absl::StatusOr<optimizer::RuleSet> LoadCommandRules(const OptimizeCommandOptions
   return loaded;
 }
 
+// What the model was optimized for: its threads and input shapes, and
+// where the costs came from (and why there, when taso chose).
+void PrintConfiguration(const optimizer::Report& r, std::ostream& out) {
+  out << "optimized for: ";
+  if (r.threads() > 0) out << r.threads() << " thread" << (r.threads() == 1 ? "" : "s") << ", ";
+  out << (r.input_shapes_size() > 0 ? absl::StrJoin(r.input_shapes(), " ") : std::string("no graph inputs"));
+  out << "; costs from " << profiler::BackendName(r.cost_backend());
+  if (!r.cost_backend_choice().empty()) out << " (chosen: " << r.cost_backend_choice() << ")";
+  out << "\n";
+  if (!r.cost_device().empty()) out << "  measured on " << r.cost_device() << "\n";
+}
+
 void PrintReport(const optimizer::Report& r, const std::string& output, bool json, std::ostream& out) {
   if (json) {
     // Compact, as the report has always been printed: scripts match "key":value.
@@ -146,6 +158,7 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
                          ratio(r.cost_raw_ms()), r.costs_are_estimates() ? " (estimates)" : "");
   out << absl::StrFormat("cost %.3f ms (raw input) / %.3f ms (runtime baseline) -> %.3f ms, %d -> %d operators\n",
                          r.cost_raw_ms(), r.cost_baseline_ms(), r.cost_after_ms(), r.nodes_before(), r.nodes_after());
+  PrintConfiguration(r, out);
   if (!r.cost_model().empty()) out << "cost model: " << r.cost_model() << "\n";
   if (r.unmeasured_operators_size() > 0) {
     // Sorted, so the text is the same run to run.
@@ -395,6 +408,7 @@ class OptimizeRun {
     embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
     embedded.cpu.calibration = options_.calibration;
     embedded.ort = options_.ort;
+    embedded.cpu.threads = options_.threads;
     // Two CI jobs optimizing at once on one machine share the default cache:
     // the second reads it and keeps what it measures in memory.
     embedded.when_cache_in_use = profiler::WhenCacheInUse::kReadSnapshot;
@@ -421,7 +435,6 @@ class OptimizeRun {
     graph_after_ = std::move(result->graph);
     input_origins_ = std::move(result->input_origins);
     report_ = optimizer::ReportToProto(result->report);
-    report_.set_cost_backend(oo.backend);
     return kContinue;
   }
 

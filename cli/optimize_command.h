@@ -37,6 +37,9 @@ struct OptimizeCommandOptions {
   int diff_svg_max_nodes = 2000;  // nodes that picture draws at most (regions past it are counted)
   std::string dump_egraph;  // embedded eqsat: write the costed e-graph here (egraph-serialize JSON); "" none
   profiler::OrtBackendOptions ort;  // embedded profiler: the ort backend (--backend ort)
+  // --threads: the embedded profiler's cpu backend runs at it too (0: one
+  // per physical core); the request carries it for a --server's profiler.
+  int threads = 0;
   // Embedded only (a taso_optimizer has flags of its own): unset, the
   // optimizer's defaults (EqsatOptions::ilp_memory_mb, NumericCheckOptions::max_bytes).
   std::optional<int64_t> ilp_memory_mb;

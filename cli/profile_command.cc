@@ -97,7 +97,7 @@ class Profile {
   int Connect() {
     profiler::ProfilerOptions embedded;
     embedded.cache_dir = profiler::CacheDirFromFlag(options_.cache_dir);
-    embedded.cpu.threads = options_.threads;
+    embedded.cpu.threads = options_.cpu_threads;
     embedded.cpu.calibration = options_.calibration;
     embedded.ort = options_.ort;
     embedded.analytic_device = options_.analytic_device;
@@ -110,6 +110,7 @@ class Profile {
   int Measure() {
     profiler::MeasureRequest request = measure_;
     request.set_backend(backend_);
+    request.set_threads(options_.threads);
     request.set_bypass_cache(options_.bypass_cache);
     request.set_min_repetitions(options_.repetitions);
     auto response = client_->MeasureBatch(request);
@@ -137,6 +138,7 @@ class Profile {
                                                : profiler::GRAPH_VIEW_POLICY_ALIAS);
     *request.add_graphs() = GraphToProto(graph, /*weight_data=*/false);
     request.set_backend(backend_);
+    request.set_threads(options_.threads);
     request.set_bypass_cache(options_.bypass_cache);
     request.set_min_runs(options_.repetitions);  // 0: the profiler's default
     auto response = client_->MeasureGraph(request);
@@ -167,7 +169,7 @@ class Profile {
       graph = GraphFromText(text.str());
     }
     if (!graph.ok()) return Fail(graph.status());
-    auto report = profiler::MeasureGraph(*graph, *client_, backend_, options_.bypass_cache);
+    auto report = profiler::MeasureGraph(*graph, *client_, backend_, options_.bypass_cache, options_.threads);
     if (!report.ok()) return Fail(report.status());
     int cached = 0;
     for (const auto& op : report->distinct) cached += op.cost.from_cache();

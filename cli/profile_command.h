@@ -25,7 +25,10 @@ struct ProfileOptions {
   std::string cache_dir;          // embedded: "" default directory, "none" memory only
   std::string backend = "auto";   // auto | cuda | cpu | analytic
   std::string analytic_device = "cpu";
-  int threads = 0;                // embedded cpu backend threads (0: all)
+  // The threads the model will run with (--threads), asked of the profiler
+  // in every request (0: its own count); the embedded cpu backend's own.
+  int threads = 0;
+  int cpu_threads = 0;
   std::string calibration;        // embedded cpu backend calibration ("" compiled in, "none", FILE)
   profiler::OrtBackendOptions ort;  // embedded ort backend (--backend ort)
   bool bypass_cache = false;

@@ -45,6 +45,9 @@ class MeasureBackend {
   // "NVIDIA H100 80GB HBM3; cuDNN 9.19.0; cuBLAS 13.1.0". Part of every cache
   // key, so it must be stable across processes on the same machine.
   virtual const std::string& device() const = 0;
+  // The CPU threads it measures at (its device names them too); 0 for a
+  // backend that takes no thread count (cuda, analytic).
+  virtual int threads() const { return 0; }
 
   // How this backend's operator times add up to a graph's time
   // (graph_cost_model.h). Zero terms by default: a plain sum.

@@ -9,19 +9,21 @@
 namespace taso::profiler {
 
 absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient& client, Backend backend,
-                                             bool bypass_cache) {
+                                             bool bypass_cache, int threads) {
   return SumOperatorCosts(
       graph, [&client](const MeasureRequest& r) { return client.MeasureBatch(r); }, client.Describe(), backend,
-      bypass_cache);
+      bypass_cache, threads);
 }
 
 absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const MeasureBatchFn& measure,
-                                                 const std::string& who, Backend backend, bool bypass_cache) {
+                                                 const std::string& who, Backend backend, bool bypass_cache,
+                                                 int threads) {
   GraphCostReport report;
   std::map<std::string, int> index;  // key -> position in report.distinct
   MeasureRequest request;
   request.set_backend(backend);
   request.set_bypass_cache(bypass_cache);
+  request.set_threads(threads);
   for (const Node& node : graph.nodes()) {
     if (node.kind == OpKind::kInput || node.kind == OpKind::kWeight) continue;
     ++report.operators;

@@ -48,14 +48,18 @@ struct GraphCostReport {
   double request_ms = 0;    // wall time of the MeasureBatch call
 };
 
+// `threads`: the count the operators are measured at (MeasureRequest.threads;
+// 0: the profiler's own).
 absl::StatusOr<GraphCostReport> MeasureGraph(const Graph& graph, ProfilerClient& client,
-                                             Backend backend = BACKEND_UNSPECIFIED, bool bypass_cache = false);
+                                             Backend backend = BACKEND_UNSPECIFIED, bool bypass_cache = false,
+                                             int threads = 0);
 
 // The same over any MeasureBatch (the profiler itself, for the per-operator
 // sum it reports beside a whole-graph time); `who` names it in errors.
 using MeasureBatchFn = std::function<absl::StatusOr<MeasureResponse>(const MeasureRequest&)>;
 absl::StatusOr<GraphCostReport> SumOperatorCosts(const Graph& graph, const MeasureBatchFn& measure,
-                                                 const std::string& who, Backend backend, bool bypass_cache);
+                                                 const std::string& who, Backend backend, bool bypass_cache,
+                                                 int threads = 0);
 
 }  // namespace taso::profiler
 

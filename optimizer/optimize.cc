@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
@@ -33,6 +34,17 @@
 
 namespace taso::optimizer {
 namespace {
+
+// The graph inputs as optimized, "name=1x3x224x224" each (--input-shape's
+// form): the shapes the costs were measured for.
+std::vector<std::string> InputShapes(const Graph& graph) {
+  std::vector<std::string> shapes;
+  for (const Node& node : graph.nodes()) {
+    if (node.kind != OpKind::kInput || node.output_types.empty()) continue;
+    shapes.push_back(absl::StrCat(node.name, "=", absl::StrJoin(node.output_types[0].dims, "x")));
+  }
+  return shapes;
+}
 
 // The search's result and the runtime baseline it was costed against, which
 // the never-slower step then times it against.
@@ -135,7 +147,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.operators_before = input.num_ops();
 
   const std::vector<RewriteRule> all = RewritesFor(start, rules, options, report);
-  CostModel cost(&profiler, options.backend);
+  CostModel cost(&profiler, options.backend, options.threads);
   EnterPhase(options.progress, OptimizePhase::kBaseline);
   auto baseline = RuntimeBaseline(input, cost);
   if (!baseline.ok()) return baseline.status();
@@ -182,6 +194,9 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.unmeasured_operators = cost.unmeasured_signatures();
   report.cost_device = cost.device();
   report.cost_backend = cost.answered_backend();
+  report.threads = cost.answered_threads();
+  report.cost_backend_choice = cost.backend_choice();
+  report.input_shapes = InputShapes(input);
   report.operators_after = result.graph.num_ops();
   outcome.baseline = std::move(baseline->graph);
   return outcome;
@@ -277,7 +292,10 @@ MeasureChoice ChooseMeasureBackend(const OptimizerOptions& options, const Optimi
   const profiler::Backend costed =
       report.cost_backend != profiler::BACKEND_UNSPECIFIED ? report.cost_backend : options.backend;
   if (costed == profiler::BACKEND_CPU) return {profiler::BACKEND_ORT_CPU, profiler::BACKEND_CPU};
-  return {options.backend};
+  // The backend asked for, else the one that answered rather than "auto"
+  // again: an auto choice of ort must time the files, which only a request
+  // naming ort does.
+  return {options.backend != profiler::BACKEND_UNSPECIFIED ? options.backend : costed};
 }
 
 // An ort backend that is not there (no node or onnxruntime-node, or a
@@ -340,7 +358,7 @@ struct FilesTimed {
 // (runtime_check.h). No response when the files cannot be timed (another
 // backend, or a profiler that does not take models).
 FilesTimed MeasureModelFiles(const ModelFiles& files, profiler::ProfilerClient& profiler, profiler::Backend backend,
-                             uint64_t seed) {
+                             int threads, uint64_t seed) {
   FilesTimed timed;
   if (backend != profiler::BACKEND_ORT_CPU || files.input == nullptr || files.output == nullptr) return timed;
   profiler::MeasureGraphRequest request;
@@ -350,6 +368,7 @@ FilesTimed MeasureModelFiles(const ModelFiles& files, profiler::ProfilerClient& 
     return timed;
   }
   request.set_backend(profiler::BACKEND_ORT_CPU);
+  request.set_threads(threads);
   // Twice a graph comparison's runs: ORT's run-to-run spread on small models
   // is of the order of the 1 % margin.
   request.set_min_runs(40);
@@ -471,7 +490,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   EnterPhase(options.progress, OptimizePhase::kMeasure);
   MeasureChoice choice = ChooseMeasureBackend(options, report);
   std::string fallback_note;  // why the chosen backend was not the one measured on
-  FilesTimed timed = MeasureModelFiles(files, profiler, choice.backend, report.check.seed);
+  FilesTimed timed = MeasureModelFiles(files, profiler, choice.backend, options.threads, report.check.seed);
   RecordRuntimeCheck(files, timed, choice.backend, options.check.tolerance, report);
   if (report.runtime_check.verdict == RuntimeCheckVerdict::kDifferent) {
     // Wrong in the runtime the user runs: how fast it is does not matter.
@@ -496,6 +515,7 @@ bool KeepCandidateAfterMeasuring(const Graph& baseline, const Graph& candidate, 
   *request.add_graphs() = GraphToProto(baseline, /*weight_data=*/false);
   *request.add_graphs() = GraphToProto(candidate, /*weight_data=*/false);
   request.set_backend(choice.backend);
+  request.set_threads(options.threads);
   // Views run as copies, as the runtime users run (ONNX Runtime) runs its
   // Splits and Transposes: a candidate that adds views must not pass on
   // aliases the runtime does not have.

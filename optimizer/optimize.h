@@ -58,6 +58,9 @@ struct OptimizerOptions : SearchControl {
   EqsatOptions eqsat;
   NumericCheckOptions check;
   profiler::Backend backend = profiler::BACKEND_UNSPECIFIED;
+  // The threads the model will run with: operator costs are measured and the
+  // never-slower step times at this count (0: the profiler's own count).
+  int threads = 0;
   OnnxImportOptions import;
   // Structural rewrites (activation fusion) besides the rules given.
   bool structural_rules = true;
@@ -112,6 +115,11 @@ struct OptimizeReport {
   std::map<std::string, std::string> unmeasured_operators;
   std::string cost_device;     // the hardware (or model) the costs are for
   profiler::Backend cost_backend = profiler::BACKEND_UNSPECIFIED;  // the backend that answered the costs
+  // The configuration optimized for (Report.threads, cost_backend_choice,
+  // input_shapes).
+  int threads = 0;
+  std::string cost_backend_choice;
+  std::vector<std::string> input_shapes;
   absl::Duration search_time;
   absl::Duration total_time;
   std::string search;          // "backtrack" or "eqsat"

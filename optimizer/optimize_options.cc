@@ -36,6 +36,8 @@ absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& r
   if (in.eqsat_node_limit() > 0) out.eqsat.node_limit = in.eqsat_node_limit();
   out.eqsat.ilp_memory_mb = defaults.ilp_memory_mb;
   out.backend = in.cost_backend();
+  if (in.threads() < 0) return absl::InvalidArgumentError("threads must not be negative (0: the profiler's own count)");
+  out.threads = in.threads();
   out.check.seed = in.seed();
   out.check.max_bytes = defaults.max_check_bytes;
   out.measure = defaults.measure && !in.skip_measure();

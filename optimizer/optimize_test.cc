@@ -364,9 +364,13 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
     profiler::MeasureRequest analytic = r;  // costs stand in for whichever backend the test names
     analytic.set_backend(profiler::BACKEND_ANALYTIC);
+    analytic.set_threads(0);
+    batch_threads = r.threads();
     auto response = costs_->MeasureBatch(analytic);
     if (response.ok() && cost_backend != profiler::BACKEND_UNSPECIFIED) {
       response->set_backend(cost_backend);
+      response->set_threads(r.threads());
+      if (r.backend() == profiler::BACKEND_UNSPECIFIED) response->set_backend_choice("the test's choice");
       for (auto& result : *response->mutable_results()) {
         if (result.has_cost()) result.mutable_cost()->set_backend(cost_backend);
       }
@@ -378,6 +382,7 @@ class FixedGraphTimes : public profiler::ProfilerClient {
     graphs_per_call = r.graphs_size();
     models_per_call = r.onnx_models_size();
     backend_asked = r.backend();
+    graph_threads = r.threads();
     if (missing_backend && r.backend() == *missing_backend) return absl::FailedPreconditionError("no such backend here");
     if (r.onnx_models_size() > 0) {
       first_model = r.onnx_models(0);
@@ -411,6 +416,7 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   std::string first_model;
   bool refuse_models = false;
   profiler::Backend backend_asked = profiler::BACKEND_UNSPECIFIED;
+  int batch_threads = -1, graph_threads = -1;  // the thread counts asked for
   // The backend the costs say answered (unspecified: analytic's own), and
   // one MeasureGraph refuses as missing.
   profiler::Backend cost_backend = profiler::BACKEND_UNSPECIFIED;
@@ -543,6 +549,37 @@ TEST(NeverSlowerTest, OrtBackendTimesTheInputAndOutputFiles) {
   EXPECT_EQ(fallback->report.measurement, MeasureVerdict::kKeptCandidate) << fallback->report.measurement_detail;
   EXPECT_NE(fallback->report.measurement_detail.find("baseline and candidate graphs"), std::string::npos)
       << fallback->report.measurement_detail;
+}
+
+// With no backend asked for, the profiler's choice is the configuration:
+// when it is ort, the never-slower step times the files there, and every
+// request carries the thread count asked for. The report says all of it.
+TEST(NeverSlowerTest, AutoChoiceOfOrtTimesTheFilesAtTheThreadsAsked) {
+  OptimizerOptions options = AnyGain();
+  options.threads = 3;
+  FixedGraphTimes chose_ort(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  chose_ort.cost_backend = profiler::BACKEND_ORT_CPU;
+  auto result = OptimizeOnnx(ConvReluModel(), {}, chose_ort, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(chose_ort.batch_threads, 3);
+  EXPECT_EQ(chose_ort.graph_threads, 3);
+  EXPECT_EQ(chose_ort.backend_asked, profiler::BACKEND_ORT_CPU) << "ort named, so the files are timed";
+  EXPECT_EQ(chose_ort.models_per_call, 2);
+  const optimizer::Report report = ReportToProto(result->report);
+  EXPECT_EQ(report.cost_backend(), profiler::BACKEND_ORT_CPU) << "the backend that answered, not the one asked";
+  EXPECT_EQ(report.threads(), 3);
+  EXPECT_EQ(report.cost_backend_choice(), "the test's choice");
+  ASSERT_EQ(report.input_shapes_size(), 1);
+  EXPECT_EQ(report.input_shapes(0), "x=1x4x8x8");
+
+  OptimizerOptions named = AnyGain();
+  named.backend = profiler::BACKEND_ORT_CPU;
+  FixedGraphTimes asked(/*baseline_ms=*/1.0, /*candidate_ms=*/0.5);
+  asked.cost_backend = profiler::BACKEND_ORT_CPU;
+  auto chosen_by_user = OptimizeOnnx(ConvReluModel(), {}, asked, named);
+  ASSERT_TRUE(chosen_by_user.ok()) << chosen_by_user.status();
+  EXPECT_EQ(chosen_by_user->report.cost_backend_choice, "") << "a backend asked for is no choice of taso's";
+  EXPECT_EQ(asked.batch_threads, 0) << "no --threads: the profiler's own count";
 }
 
 // The decision takes the geometric mean of the per-pass ratios where both

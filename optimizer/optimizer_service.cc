@@ -63,7 +63,6 @@ grpc::Status OptimizerService::RunAdmitted(const OptimizeRequest& request, Optim
   if (cancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the caller went away");
   response->set_model(std::move(result->model));
   *response->mutable_report() = ReportToProto(result->report);
-  response->mutable_report()->set_cost_backend(options->backend);
   if (metrics_) metrics_->Record(response->report());
   return grpc::Status::OK;
 }

@@ -142,6 +142,10 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_costs_are_estimates(r.costs_are_estimates);
   for (const auto& [signature, why] : r.unmeasured_operators) (*out.mutable_unmeasured_operators())[signature] = why;
   out.set_cost_device(r.cost_device);
+  out.set_cost_backend(r.cost_backend);
+  out.set_threads(r.threads);
+  out.set_cost_backend_choice(r.cost_backend_choice);
+  for (const std::string& shape : r.input_shapes) out.add_input_shapes(shape);
   out.set_batchnorms_folded(r.batchnorms_folded);
   out.set_constants_folded(r.constants_folded);
   out.set_cse_merged(r.cse_merged);

@@ -13,7 +13,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
+#include "costs/host_cpus.h"
 #include "profiler/ort/ort_model.h"
 #include "profiler/profiler.h"
 #include "testing/graph_builder.h"
@@ -162,7 +164,10 @@ TEST_F(OrtMeasureTest, DeviceNamesRuntimeThreadsLevelAndCpu) {
   const std::string& d = backend_->device();
   EXPECT_THAT(d, HasSubstr("onnxruntime 1."));
   EXPECT_THAT(d, HasSubstr("cpu EP"));
-  EXPECT_THAT(d, HasSubstr("1 intra-op thread"));
+  // Unset, the count is ONNX Runtime's own: one per physical core.
+  const int threads = RuntimeDefaultThreads();
+  EXPECT_THAT(d, HasSubstr(absl::StrCat(threads, " intra-op thread", threads == 1 ? "," : "s,")));
+  EXPECT_EQ(backend_->threads(), threads);
   EXPECT_THAT(d, HasSubstr("level all"));
   EXPECT_THAT(d, HasSubstr("cpus"));
   EXPECT_EQ(backend_->kind(), BACKEND_ORT_CPU);
@@ -247,6 +252,66 @@ TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {
   EXPECT_EQ(response->results(0).cost().backend(), BACKEND_ORT_CPU);
   EXPECT_THAT(response->results(0).cost().device(), HasSubstr("onnxruntime"));
   EXPECT_GT(response->results(0).cost().median_ms(), 0);
+}
+
+// Without a GPU, auto is the ort backend where ONNX Runtime runs, and the
+// response says why.
+TEST_F(OrtMeasureTest, AutoIsTheOrtBackendWhereOnnxRuntimeRuns) {
+  ProfilerOptions options = CpuProfilerOptions();
+  options.timing.repetitions = 10;
+  options.timing.min_timed_ms = 2;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureRequest request;
+  *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
+  auto response = (*profiler)->MeasureBatch(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->backend(), BACKEND_ORT_CPU);
+  EXPECT_THAT(response->backend_choice(), HasSubstr("ONNX Runtime runs here"));
+  EXPECT_EQ(response->threads(), RuntimeDefaultThreads());
+}
+
+// A request's thread count is the configuration its costs are for: the ort
+// backend measures each count in a worker of its own, cached apart (the
+// device names the count), up to the profiler's limit of counts.
+TEST_F(OrtMeasureTest, EachThreadCountIsMeasuredInItsOwnWorkerAndCachedApart) {
+  ProfilerOptions options = CpuProfilerOptions();
+  options.ort.threads = 1;
+  options.max_ort_thread_counts = 1;
+  options.timing.repetitions = 10;
+  options.timing.min_timed_ms = 2;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  auto at = [&](int threads) {
+    MeasureRequest request;
+    request.set_backend(BACKEND_ORT_CPU);
+    request.set_threads(threads);
+    *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
+    return (*profiler)->MeasureBatch(request);
+  };
+  auto own = at(0);
+  ASSERT_TRUE(own.ok()) << own.status();
+  ASSERT_TRUE(own->results(0).has_cost()) << own->results(0).error().message();
+  EXPECT_EQ(own->threads(), 1);
+  EXPECT_THAT(own->device(), HasSubstr(" 1 intra-op thread,"));
+  EXPECT_FALSE(own->results(0).cost().from_cache());
+
+  auto one = at(1);  // the profiler's own count, asked by number: the same worker and key
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->device(), own->device());
+  EXPECT_TRUE(one->results(0).cost().from_cache());
+
+  auto two = at(2);
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_TRUE(two->results(0).has_cost()) << two->results(0).error().message();
+  EXPECT_EQ(two->threads(), 2);
+  EXPECT_THAT(two->device(), HasSubstr(" 2 intra-op threads,"));
+  EXPECT_THAT(two->results(0).cost().device(), HasSubstr(" 2 intra-op threads,"));
+  EXPECT_FALSE(two->results(0).cost().from_cache()) << "a cost at 1 thread must not answer for 2";
+
+  auto three = at(3);  // a second count besides its own: over the limit of 1
+  EXPECT_EQ(three.status().code(), absl::StatusCode::kResourceExhausted) << three.status();
+  EXPECT_TRUE(at(2).ok()) << "the counts already running stay served";
 }
 
 // The never-slower check under --backend ort times the files a user runs:

@@ -18,6 +18,7 @@
 #include "profiler/cpu/calibration.h"
 #include "costs/graph_cost.h"
 #include "costs/graph_cost_model.h"
+#include "costs/host_cpus.h"
 #include "profiler/cuda/cuda_backend.h"
 #include "storage/rocks_status.h"
 
@@ -136,10 +137,11 @@ absl::StatusOr<std::unique_ptr<CostProfiler>> CostProfiler::CreateWithBackends(
   return p;
 }
 
-absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) {
+absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested, int threads) {
+  if (threads < 0) return absl::InvalidArgumentError(absl::StrCat("threads must be >= 0, got ", threads));
   std::lock_guard<std::mutex> lock(mu_);
   Backend want = requested != BACKEND_UNSPECIFIED ? requested : options_.default_backend;
-  if (want == BACKEND_UNSPECIFIED) want = backends_.count(BACKEND_CUDA) ? BACKEND_CUDA : BACKEND_CPU;
+  if (want == BACKEND_UNSPECIFIED) want = AutoBackendLocked();
   if (want == BACKEND_ANALYTIC && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
     // Created on first use: calibrating the cpu model takes a moment.
     auto analytic = CreateAnalyticBackend(options_.analytic_device);
@@ -149,28 +151,97 @@ absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested) 
       unavailable_[want] = std::string(analytic.status().message());
     }
   }
-  if (want == BACKEND_ORT_CPU && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
-    // Created on first use: it starts a node process.
-    OrtBackendOptions ort_options = options_.ort;
-    // The calibration's ort weight term; a calibration that fails to load
-    // already failed Create.
-    if (auto calibration = LoadCalibration(options_.cpu.calibration, CalibratedBackend::kOrt); calibration.ok()) {
-      ort_options.graph_cost_model = *std::move(calibration);
-    }
-    auto ort = OrtBackend::Create(ort_options);
-    if (ort.ok()) {
-      backends_[want] = std::move(*ort);
-    } else {
-      unavailable_[want] = std::string(ort.status().message());
-    }
-  }
+  if (want == BACKEND_ORT_CPU) return OrtBackendLocked(threads);
   auto it = backends_.find(want);
-  if (it != backends_.end()) return it->second.get();
-  auto why = unavailable_.find(want);
+  if (it == backends_.end()) return UnavailableLocked(want);
+  MeasureBackend* backend = it->second.get();
+  if (threads > 0 && backend->threads() > 0 && threads != backend->threads()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the ", BackendName(want), " backend here measures at ", backend->threads(), " threads, not ", threads,
+        " (its count is fixed when the profiler starts: taso_profiler --threads, taso --threads); the ort "
+        "backend takes a thread count per request"));
+  }
+  return backend;
+}
+
+absl::Status CostProfiler::UnavailableLocked(Backend backend) const {
+  auto why = unavailable_.find(backend);
   return absl::FailedPreconditionError(absl::StrCat(
-      "the ", BackendName(want), " backend is unavailable here",
+      "the ", BackendName(backend), " backend is unavailable here",
       why != unavailable_.end() ? absl::StrCat(": ", why->second) : std::string(),
       "; ask for another backend rather than mixing backends in one model"));
+}
+
+Backend CostProfiler::AutoBackendLocked() {
+  if (!auto_choice_.empty()) return auto_backend_;
+  if (backends_.count(BACKEND_CUDA)) {
+    auto_backend_ = BACKEND_CUDA;
+    auto_choice_ = "a GPU is present";
+  } else if (OrtBackendLocked(0).ok()) {
+    auto_backend_ = BACKEND_ORT_CPU;
+    auto_choice_ = "there is no GPU and ONNX Runtime runs here: costs are measured in the runtime users run";
+  } else if (backends_.count(BACKEND_CPU)) {
+    auto_backend_ = BACKEND_CPU;
+    auto_choice_ = absl::StrCat("ONNX Runtime is unavailable here (", unavailable_[BACKEND_ORT_CPU],
+                                "), so oneDNN stands in; its predictions can miss the runtime by tens of percent");
+  } else {
+    auto_backend_ = BACKEND_ANALYTIC;
+    auto_choice_ = "neither ONNX Runtime nor oneDNN runs here: the costs are estimates";
+  }
+  return auto_backend_;
+}
+
+int CostProfiler::OrtDefaultThreadsLocked() const {
+  return options_.ort.threads > 0 ? options_.ort.threads : RuntimeDefaultThreads();
+}
+
+absl::StatusOr<MeasureBackend*> CostProfiler::OrtBackendLocked(int threads) {
+  const bool own = threads == 0 || threads == OrtDefaultThreadsLocked();
+  if (own) {
+    if (auto it = backends_.find(BACKEND_ORT_CPU); it != backends_.end()) return it->second.get();
+    if (unavailable_.count(BACKEND_ORT_CPU)) return UnavailableLocked(BACKEND_ORT_CPU);
+  } else if (auto it = ort_at_threads_.find(threads); it != ort_at_threads_.end()) {
+    return it->second.get();
+  } else if (unavailable_.count(BACKEND_ORT_CPU)) {
+    return UnavailableLocked(BACKEND_ORT_CPU);
+  } else if (static_cast<int>(ort_at_threads_.size()) >= options_.max_ort_thread_counts) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the ort backend here already runs workers for ", ort_at_threads_.size(), " other thread counts, its limit ",
+        "(a node process each); ask for ", OrtDefaultThreadsLocked(), " threads or one of those"));
+  } else if (threads > options_.max_threads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(threads, " threads is over this profiler's limit of ", options_.max_threads));
+  }
+  // Created on first use: it starts a node process.
+  OrtBackendOptions ort_options = options_.ort;
+  if (!own) ort_options.threads = threads;
+  // The calibration's ort weight term; a calibration that fails to load
+  // already failed Create.
+  if (auto calibration = LoadCalibration(options_.cpu.calibration, CalibratedBackend::kOrt); calibration.ok()) {
+    ort_options.graph_cost_model = *std::move(calibration);
+  }
+  auto ort = OrtBackend::Create(ort_options);
+  if (!ort.ok()) {
+    unavailable_[BACKEND_ORT_CPU] = std::string(ort.status().message());
+    return UnavailableLocked(BACKEND_ORT_CPU);
+  }
+  MeasureBackend* created = ort->get();
+  if (own) {
+    backends_[BACKEND_ORT_CPU] = std::move(*ort);
+  } else {
+    ort_at_threads_[threads] = std::move(*ort);
+  }
+  return created;
+}
+
+std::string CostProfiler::BackendChoice(Backend requested) {
+  if (requested != BACKEND_UNSPECIFIED) return "";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (options_.default_backend != BACKEND_UNSPECIFIED) {
+    return "the profiler's configured default (--backend)";
+  }
+  AutoBackendLocked();
+  return auto_choice_;
 }
 
 std::string CostProfiler::DescribeBackends() const {
@@ -184,11 +255,13 @@ std::string CostProfiler::DescribeBackends() const {
                     : why != unavailable_.end() ? absl::StrCat("unavailable (", why->second, ")")
                     : b == BACKEND_ANALYTIC     ? absl::StrCat("on first use (", options_.analytic_device, ")")
                     : b == BACKEND_ORT_CPU      ? absl::StrCat("on first use (ONNX Runtime through node, ",
-                                                               options_.ort.threads, " intra-op threads, level ",
+                                                               OrtDefaultThreadsLocked(), " intra-op threads, level ",
                                                                OrtOptimizationLevelName(options_.ort.level), ")")
                                                 : std::string("unavailable"),
                     "\n");
   }
+  for (const auto& [threads, ort] : ort_at_threads_) absl::StrAppend(&out, "ort backend, as asked: ", ort->device(), "\n");
+  if (!auto_choice_.empty()) absl::StrAppend(&out, "default (auto): ", auto_choice_, "\n");
   return out;
 }
 
@@ -215,7 +288,7 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
                                                    " is over this server's limit of ", options_.max_request_runs,
                                                    " (taso_profiler --max_request_runs)"));
   }
-  auto backend = ResolveBackend(request.backend());
+  auto backend = ResolveBackend(request.backend(), request.threads());
   if (!backend.ok()) return backend.status();
   TimingOptions timing = options_.timing;
   if (request.min_repetitions() > 0) {
@@ -226,6 +299,8 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
   *response.mutable_graph_cost_model() = (*backend)->graph_cost_model();
   response.set_backend((*backend)->kind());
   response.set_device((*backend)->device());
+  response.set_threads((*backend)->threads());
+  response.set_backend_choice(BackendChoice(request.backend()));
   for (const OpSignature& sig : request.signatures()) {
     if (cancelled && cancelled()) {
       return absl::CancelledError(absl::StrCat(
@@ -264,7 +339,7 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
   }
   if (backend->kind() == BACKEND_CPU && options_.cpu_gaps_in_ort) {
     if (std::optional<std::string> why = backend->NoKernelFor(*canonical)) {
-      return MeasureInOrtForCpu(*canonical, *why, bypass_cache, timing);
+      return MeasureInOrtForCpu(*canonical, *why, backend->threads(), bypass_cache, timing);
     }
   }
   auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
@@ -273,9 +348,10 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
   return result;
 }
 
-MeasureResult CostProfiler::MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why,
+MeasureResult CostProfiler::MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, int backend_threads,
                                                bool bypass_cache, const TimingOptions& timing) {
-  auto ort = ResolveBackend(BACKEND_ORT_CPU);
+  // At the cpu backend's threads: the same configuration as its own costs.
+  auto ort = ResolveBackend(BACKEND_ORT_CPU, backend_threads);
   if (!ort.ok()) {
     std::string reason(ort.status().message());
     {
@@ -405,7 +481,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
         request.min_timed_ms(), " must stay within this server's limits of ", options_.max_request_runs, " runs and ",
         options_.max_request_timed_ms, " ms (taso_profiler --max_request_runs, --max_request_timed_ms)"));
   }
-  auto backend = ResolveBackend(request.backend());
+  auto backend = ResolveBackend(request.backend(), request.threads());
   if (!backend.ok()) return backend.status();
   GraphTimingOptions timing = options_.graph_timing;
   if (request.warmup() > 0) timing.warmup = request.warmup();
@@ -458,7 +534,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
     // The per-operator sum first: its measurements never overlap the timing.
     auto sum = SumOperatorCosts(
         graphs[i], [&](const MeasureRequest& r) { return MeasureBatch(r, cancelled); }, "the profiler",
-        (*backend)->kind(), /*bypass_cache=*/false);
+        (*backend)->kind(), /*bypass_cache=*/false, (*backend)->threads());
     if (!sum.ok()) return sum.status();
     // What the runner runs: not the operators ONNX Runtime measured for the
     // cpu backend (opaque ones, which its runner skips).

@@ -30,7 +30,8 @@ struct ProfilerOptions {
   // read it and keep its own measurements in memory (cache_note() says so).
   WhenCacheInUse when_cache_in_use = WhenCacheInUse::kFail;
   // The backend used when a request leaves it unspecified. UNSPECIFIED picks
-  // cuda where a device is present, else cpu.
+  // cuda where a device is present, else ort where ONNX Runtime runs (the
+  // runtime users run), else cpu (BackendChoice says which and why).
   Backend default_backend = BACKEND_UNSPECIFIED;
   TimingOptions timing;
   CpuBackendOptions cpu;
@@ -62,6 +63,11 @@ struct ProfilerOptions {
   // asking more is INVALID_ARGUMENT rather than the server busy for hours.
   int max_request_runs = 1000;
   double max_request_timed_ms = 10000;
+  // Requests naming a thread count (MeasureRequest.threads): the ort backend
+  // starts a worker per count other than its own, for at most this many
+  // counts (RESOURCE_EXHAUSTED past it), each at most max_threads.
+  int max_ort_thread_counts = 4;
+  int max_threads = 256;
 };
 
 // Where costs are cached unless told otherwise: $XDG_CACHE_HOME/taso/costs,
@@ -114,8 +120,13 @@ class CostProfiler {
   ProfilerCounters counters() const;
   // Non-empty when the cache is another process's, read as a snapshot.
   const std::string& cache_note() const { return cache_->snapshot_note(); }
-  // The backend a request with `requested` would use, and its device.
-  absl::StatusOr<MeasureBackend*> ResolveBackend(Backend requested);
+  // The backend a request with `requested` at `threads` (0: the backend's
+  // own) would use. The ort backend runs any count (a worker each, up to
+  // max_ort_thread_counts); cpu only its own (FAILED_PRECONDITION).
+  absl::StatusOr<MeasureBackend*> ResolveBackend(Backend requested, int threads = 0);
+  // Why a request naming no backend gets the one it gets ("" when it named
+  // one): the configured default, or the auto choice and its reason.
+  std::string BackendChoice(Backend requested);
   // One line per backend: available with its device, or why not.
   std::string DescribeBackends() const;
 
@@ -134,10 +145,23 @@ class CostProfiler {
   std::map<Backend, std::string> unavailable_;  // backend -> reason
   std::map<std::string, std::shared_ptr<Flight>> flights_;
   std::map<Backend, std::unique_ptr<std::mutex>> measure_mu_;  // one measurement at a time per backend
+  // Ort workers at thread counts other than options_.ort's, by count.
+  std::map<int, std::unique_ptr<MeasureBackend>> ort_at_threads_;
+  // The auto default, resolved once (AutoBackendLocked), and why.
+  Backend auto_backend_ = BACKEND_UNSPECIFIED;
+  std::string auto_choice_;
+
+  // With mu_ held: the auto default; the ort backend at `threads` (0: its
+  // own), started on first use; the FAILED_PRECONDITION of an unavailable one.
+  Backend AutoBackendLocked();
+  absl::StatusOr<MeasureBackend*> OrtBackendLocked(int threads);
+  int OrtDefaultThreadsLocked() const;
+  absl::Status UnavailableLocked(Backend backend) const;
 
   // A signature the cpu backend has no kernel for (`why`), measured by the
   // ort backend (cpu_gaps_in_ort).
-  MeasureResult MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, bool bypass_cache,
+  MeasureResult MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, int backend_threads,
+                                   bool bypass_cache,
                                    const TimingOptions& timing);
   // MeasureGraph's ONNX-model form: timed (and compared) by `backend` as files, never cached.
   absl::StatusOr<MeasureGraphResponse> MeasureOnnxModels(const MeasureGraphRequest& request, MeasureBackend& backend,

@@ -353,10 +353,13 @@ TEST(ProfilerTest, ListPagesAndFiltersAndInvalidates) {
   EXPECT_EQ(f.profiler->ListCache(bad_token).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST(ProfilerTest, RealCpuBackendByDefaultWithoutAGpu) {
+// Without a GPU and without ONNX Runtime (its worker missing), auto is the
+// cpu backend, and the response says why it stands in.
+TEST(ProfilerTest, RealCpuBackendByDefaultWithoutAGpuOrOnnxRuntime) {
   ProfilerOptions options;
   options.cache_dir = absl::StrCat(::testing::TempDir(), "/real_cache");
   options.cpu.threads = 1;
+  options.ort.worker.script = "/nonexistent/worker.js";
   options.timing = {.warmup = 1, .repetitions = 5, .min_timed_ms = 1};
   auto p = CostProfiler::Create(options);
   ASSERT_TRUE(p.ok()) << p.status();
@@ -366,6 +369,10 @@ TEST(ProfilerTest, RealCpuBackendByDefaultWithoutAGpu) {
   if ((*backend)->kind() == BACKEND_CUDA) GTEST_SKIP() << "a GPU is present: the default backend is cuda";
   auto r = (*p)->MeasureBatch(Request({Conv(8), Relu(64)}));
   ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->backend(), BACKEND_CPU);
+  EXPECT_EQ(r->threads(), 1);
+  EXPECT_NE(r->backend_choice().find("ONNX Runtime is unavailable here"), std::string::npos) << r->backend_choice();
+  EXPECT_NE(r->backend_choice().find("/nonexistent/worker.js"), std::string::npos) << r->backend_choice();
   for (const auto& result : r->results()) {
     ASSERT_TRUE(result.has_cost()) << result.error().message();
     EXPECT_EQ(result.cost().backend(), BACKEND_CPU);
@@ -380,6 +387,24 @@ TEST(ProfilerTest, RealCpuBackendByDefaultWithoutAGpu) {
   ASSERT_TRUE(estimate->results(0).has_cost());
   EXPECT_TRUE(estimate->results(0).cost().is_estimate());
   EXPECT_EQ(estimate->results(0).cost().backend(), BACKEND_ANALYTIC);
+  EXPECT_EQ(estimate->backend_choice(), "") << "a backend asked for is not a choice";
+
+  // The cpu backend's threads are the process's: a request for its own count
+  // is served, another is refused saying which backend takes any.
+  MeasureRequest own = Request({Relu(64)});
+  own.set_threads(1);
+  auto served = (*p)->MeasureBatch(own);
+  ASSERT_TRUE(served.ok()) << served.status();
+  EXPECT_EQ(served->threads(), 1);
+  MeasureRequest other = Request({Relu(64)});
+  other.set_threads(2);
+  auto refused = (*p)->MeasureBatch(other);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_NE(refused.status().message().find("ort backend takes a thread count"), std::string::npos)
+      << refused.status();
+  MeasureRequest negative = Request({Relu(64)});
+  negative.set_threads(-1);
+  EXPECT_EQ((*p)->MeasureBatch(negative).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

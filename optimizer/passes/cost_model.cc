@@ -57,8 +57,8 @@ std::vector<bool> FoldedAtLoad(const Graph& graph) {
   return at_load;
 }
 
-CostModel::CostModel(profiler::ProfilerClient* client, profiler::Backend backend)
-    : client_(client), backend_(backend) {}
+CostModel::CostModel(profiler::ProfilerClient* client, profiler::Backend backend, int threads)
+    : client_(client), backend_(backend), threads_(threads) {}
 
 absl::StatusOr<double> CostModel::GraphCost(const Graph& graph) {
   auto parts = GraphCostInParts(graph);
@@ -90,6 +90,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
   std::vector<std::string> keys(signatures.size());
   profiler::MeasureRequest request;
   request.set_backend(backend_);
+  request.set_threads(threads_);
   std::vector<std::string> asked;
   for (size_t i = 0; i < signatures.size(); ++i) {
     auto canonical = profiler::Canonicalize(signatures[i]);
@@ -115,6 +116,8 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
     if (!model_known_) {
       model_ = response->graph_cost_model();
       model_known_ = true;
+      answered_threads_ = response->threads();
+      backend_choice_ = response->backend_choice();
     }
     // The backend that answered, not one a cost was delegated to (the cpu
     // backend's opaque operators are measured in ONNX Runtime).

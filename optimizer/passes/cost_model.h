@@ -48,8 +48,10 @@ struct GraphCostParts {
 
 class CostModel {
  public:
-  // `client` must outlive the model.
-  CostModel(profiler::ProfilerClient* client, profiler::Backend backend = profiler::BACKEND_UNSPECIFIED);
+  // `client` must outlive the model. `threads`: what the model will run
+  // with, the costs measured at it (0: the profiler's own count).
+  CostModel(profiler::ProfilerClient* client, profiler::Backend backend = profiler::BACKEND_UNSPECIFIED,
+            int threads = 0);
 
   // Milliseconds. Fails only when the profiler cannot be reached or refuses
   // the whole request; operators it cannot measure (opaque ones) cost 0 and
@@ -76,6 +78,11 @@ class CostModel {
   // The backend that answered (unspecified before the first measurement):
   // the requested one, or what the profiler resolved "auto" to.
   profiler::Backend answered_backend() const { return answered_backend_; }
+  // The threads the answering backend measured at (0 for cuda and analytic,
+  // or before the first measurement), and why the profiler chose it when no
+  // backend was asked for ("" otherwise).
+  int answered_threads() const { return answered_threads_; }
+  const std::string& backend_choice() const { return backend_choice_; }
   // The backend's graph cost model (known after the first request).
   const profiler::GraphCostModel& graph_cost_model() const { return model_; }
   // "kernels + 0.0200 ms/node + ... (calibration ...)", for reports.
@@ -98,6 +105,9 @@ class CostModel {
   bool any_estimate_ = false;
   std::string device_;
   profiler::Backend answered_backend_ = profiler::BACKEND_UNSPECIFIED;
+  int threads_;
+  int answered_threads_ = 0;
+  std::string backend_choice_;
 };
 
 }  // namespace taso::optimizer

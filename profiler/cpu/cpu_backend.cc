@@ -19,25 +19,13 @@
 #include "core/random_inputs.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "oneapi/dnnl/dnnl_debug.h"
+#include "costs/host_cpus.h"
 #include "profiler/cpu/calibration.h"
 #include "profiler/cpu/cpu_kernels.h"
 #include "profiler/cpu/graph_runner.h"
 
 namespace taso::profiler {
 namespace {
-
-std::vector<int> AllowedCpus() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-  }
-  if (cpus.empty()) cpus.push_back(0);
-  return cpus;
-}
 
 std::string CpuModelName() {
   std::ifstream in("/proc/cpuinfo");
@@ -127,7 +115,9 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(const CpuBackendO
   auto calibration = LoadCalibration(options.calibration);
   if (!calibration.ok()) return calibration.status();
   const std::vector<int> cpus = AllowedCpus();
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(cpus.size());
+  // One per physical core unless told: what ONNX Runtime uses, so both
+  // backends cost the same configuration.
+  const int threads = options.threads > 0 ? options.threads : RuntimeDefaultThreads();
   auto state = std::make_unique<State>();
   state->worker = std::thread([s = state.get()] { s->Loop(); });
   absl::Status setup = state->RunOnWorker<absl::Status>([&] {

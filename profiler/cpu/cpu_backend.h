@@ -23,7 +23,8 @@
 namespace taso::profiler {
 
 struct CpuBackendOptions {
-  // Threads oneDNN runs on; 0 means every core this process may use.
+  // Threads oneDNN runs on; 0 means one per physical core this process may
+  // use (RuntimeDefaultThreads, costs/host_cpus.h).
   int threads = 0;
   // Pin thread i to the i-th allowed core, so that repeated measurements
   // see the same cores and caches.
@@ -45,7 +46,7 @@ class CpuBackend : public MeasureBackend {
   // cpu_default@1a2b3c4d": a new calibration is a new device for the cache.
   const std::string& device() const override { return device_; }
   GraphCostModel graph_cost_model() const override { return graph_cost_model_; }
-  int threads() const { return threads_; }
+  int threads() const override { return threads_; }
 
   absl::StatusOr<Measurement> Measure(const CanonicalSignature& signature,
                                       const TimingOptions& options) override;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "costs/host_cpus.h"
 #include "profiler/ort/ort_model.h"
 #include "profiler/ort/ort_opaque_model.h"
 
@@ -91,7 +92,9 @@ absl::StatusOr<OrtBackendOptions> OrtBackendOptionsFromFlags(const std::string& 
         level, "'"));
   }
   options.level = *parsed;
-  if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("--ort_threads must be >= 1, got ", threads));
+  if (threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--ort_threads must be >= 0 (0: one per physical core), got ", threads));
+  }
   if (timeout_s < 1) return absl::InvalidArgumentError(absl::StrCat("--ort_timeout_s must be >= 1, got ", timeout_s));
   options.worker.call_timeout = absl::Seconds(timeout_s);
   if (weight_mb < 0) return absl::InvalidArgumentError(absl::StrCat("--ort_weight_mb must be >= 0, got ", weight_mb));
@@ -107,11 +110,15 @@ OrtBackend::~OrtBackend() {
   std::filesystem::remove_all(model_dir_, ignored);
 }
 
-absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendOptions& options) {
-  if (options.threads < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("ort backend: intra-op threads must be >= 1, got ",
-                                                   options.threads, " (--ort_threads)"));
+absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendOptions& asked) {
+  if (asked.threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("ort backend: intra-op threads must be >= 0, got ",
+                                                   asked.threads, " (--ort_threads)"));
   }
+  // The count is resolved here, not left to ORT: it is part of the device,
+  // so costs cached at one count are never served for another.
+  OrtBackendOptions options = asked;
+  if (options.threads == 0) options.threads = RuntimeDefaultThreads();
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/taso-ort-models-XXXXXX");
   if (mkdtemp(dir.data()) == nullptr) {

@@ -41,7 +41,9 @@ std::optional<OrtOptimizationLevel> OrtOptimizationLevelFromName(const std::stri
 
 struct OrtBackendOptions {
   OrtWorkerOptions worker;
-  int threads = 1;  // intraOpNumThreads
+  // intraOpNumThreads; 0: RuntimeDefaultThreads() (costs/host_cpus.h), as
+  // ONNX Runtime itself picks.
+  int threads = 0;
   OrtOptimizationLevel level = OrtOptimizationLevel::kAll;
   // An operator with weights is timed as copies with weights of their own
   // until the weights total this many bytes (ort_model.h, SignatureGraph),
@@ -68,7 +70,7 @@ class OrtBackend : public MeasureBackend {
  public:
   // Starts the worker and asks it what it runs. FAILED_PRECONDITION when
   // node, the worker or onnxruntime-node is missing (saying how to install
-  // them); INVALID_ARGUMENT for threads < 1.
+  // them); INVALID_ARGUMENT for threads < 0.
   static absl::StatusOr<std::unique_ptr<OrtBackend>> Create(const OrtBackendOptions& options);
   ~OrtBackend() override;
 
@@ -76,6 +78,7 @@ class OrtBackend : public MeasureBackend {
   // "ort: onnxruntime 1.30.0 via node v20.20.2, cpu EP, 1 intra-op thread,
   // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB".
   const std::string& device() const override { return device_; }
+  int threads() const override { return options_.threads; }
   GraphCostModel graph_cost_model() const override { return options_.graph_cost_model; }
   bool splits_are_views() const override { return false; }
 

@@ -4,7 +4,8 @@
 
 ABSL_FLAG(std::string, ort_worker, "", "--backend ort: the worker script (default: $TASO_ORT_WORKER, else "
           "profiler/ort/worker.js in this binary's runfiles or beside it; its node_modules from deploy/setup.sh)");
-ABSL_FLAG(int32_t, ort_threads, 1, "--backend ort: ONNX Runtime intra-op threads");
+ABSL_FLAG(int32_t, ort_threads, 0, "--backend ort: ONNX Runtime intra-op threads when a request names none (0: one per "
+          "physical core, as ONNX Runtime picks)");
 ABSL_FLAG(std::string, ort_level, "all", "--backend ort: ONNX Runtime graphOptimizationLevel (disabled, basic, "
           "extended, layout, all)");
 ABSL_FLAG(int32_t, ort_weight_mb, 8, "--backend ort: an operator with weights is timed as copies with weights of "

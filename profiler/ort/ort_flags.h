@@ -2,7 +2,7 @@
 // (taso_profiler, taso_optimizer's embedded profiler, taso):
 //   --ort_worker FILE   the worker script (default $TASO_ORT_WORKER, else
 //                       profiler/ort/worker.js beside the binary)
-//   --ort_threads N     ONNX Runtime intra-op threads (1)
+//   --ort_threads N     ONNX Runtime intra-op threads (0: one per physical core)
 //   --ort_level L       graphOptimizationLevel: disabled|basic|extended|layout|all
 //   --ort_weight_mb N   weights per timed operator, as cold as a model's (8)
 //   --ort_timeout_s S   longest wait for one answer of the worker (600)

@@ -75,6 +75,37 @@ optimize_checked "$MODEL" -o "$WORK/none.onnx" --time-limit 5 --rules none --jso
 [ "$(json "$WORK/none.json" "d['rules_origin']")" = RULES_NONE ] || fail "--rules none: $(cat "$WORK/none.json")"
 check "no flag: the built-in proved rules (sha256 ${digest:0:16}, not the empty set's); --rules none: none"
 
+# --- the configuration: costs from the runtime (auto), at --threads, said in the report
+backend=$(json "$WORK/out.json" "d['cost_backend']")
+choice=$(json "$WORK/out.json" "d.get('cost_backend_choice', '')")
+threads=$(json "$WORK/out.json" "d.get('threads', 0)")
+if "$TASO" profile measure 'relu(f32[1,64])' --backend ort --cache-dir none >/dev/null 2>&1; then
+  [ "$backend" = BACKEND_ORT_CPU ] || fail "auto with ONNX Runtime here chose $backend: $(cat "$WORK/out.json")"
+  case $choice in *"ONNX Runtime runs here"*) ;; *) fail "auto's reason: '$choice'" ;; esac
+  auto="ort, ONNX Runtime running here"
+else
+  [ "$backend" = BACKEND_CPU ] || fail "auto without ONNX Runtime chose $backend"
+  case $choice in *"ONNX Runtime is unavailable"*) ;; *) fail "auto's reason: '$choice'" ;; esac
+  auto="cpu, ONNX Runtime missing here"
+fi
+[ "$threads" -ge 1 ] && [ "$threads" -le "$(nproc)" ] || fail "default threads $threads (nproc $(nproc))"
+[ "$(json "$WORK/out.json" "d['input_shapes']")" = "['x=1x8x16x16']" ] || fail "input_shapes: $(cat "$WORK/out.json")"
+grep -q "^optimized for: $threads threads\?, x=1x8x16x16; costs from " "$WORK/out.txt" ||
+  fail "the text report does not say the configuration: $(cat "$WORK/out.txt")"
+optimize_checked "$MODEL" -o "$WORK/t1.onnx" --time-limit 5 --threads 1 --json -q >"$WORK/t1.json" 2>"$WORK/t1.err" ||
+  fail "--threads 1: $(cat "$WORK/t1.err")"
+[ "$(json "$WORK/t1.json" "d['threads']")" = 1 ] || fail "--threads 1 reported $(json "$WORK/t1.json" "d['threads']")"
+json "$WORK/t1.json" "d['cost_device']" | grep -q "1 \(intra-op \)\?thread[,;]" ||
+  fail "--threads 1 measured on $(json "$WORK/t1.json" "d['cost_device']")"
+optimize_checked "$MODEL" -o "$WORK/t1.onnx" --threads 1 --ort-threads 2 -q >"$WORK/both.out" 2>&1 && fail "--threads with --ort-threads ran"
+grep -q "give --threads alone" "$WORK/both.out" || fail "--threads with --ort-threads: $(cat "$WORK/both.out")"
+optimize_checked "$MODEL" -o "$WORK/nort.onnx" --time-limit 5 --ort-worker /nonexistent/worker.js --json -q \
+  >"$WORK/nort.json" 2>"$WORK/nort.err" || fail "without ONNX Runtime: $(cat "$WORK/nort.err")"
+[ "$(json "$WORK/nort.json" "d['cost_backend']")" = BACKEND_CPU ] || fail "no ort: $(cat "$WORK/nort.json")"
+json "$WORK/nort.json" "d['cost_backend_choice']" | grep -q "unavailable here (.*/nonexistent/worker.js" ||
+  fail "no ort, the reason: $(json "$WORK/nort.json" "d['cost_backend_choice']")"
+check "auto costs ($auto) at $threads threads by default, said in the report with the inputs' shapes; --threads 1 measures at 1; without ONNX Runtime, cpu saying why"
+
 # --- a local database (`taso generate --db DIR && taso verify --db DIR`) with --db
 "$TASO" generate --max-ops 2 --shards 1 --db "$WORK/db" >"$WORK/gen.out" 2>&1 || fail "generate: $(cat "$WORK/gen.out")"
 "$TASO" verify --db "$WORK/db" --workers 1 >"$WORK/verify.out" 2>&1 || fail "verify: $(cat "$WORK/verify.out")"

@@ -106,6 +106,16 @@ grep -q '"cost_baseline_ms":[0-9]' "$WORK/srv.json" && grep -q '"cost_raw_ms":[0
   grep -q '"cost_model":"sum of kernel times"' "$WORK/srv.json" ||
   fail "raw and baseline costs or the cost model missing over gRPC: $(cat "$WORK/srv.json")"
 onnx_ok "$WORK/matmuls.srv.onnx" || fail "the gRPC model fails the ONNX checker"
+# The configuration travels with the request: --threads reaches the server's profiler, which measures at it.
+if "$TASO" profile measure 'relu(f32[1,64])' --backend ort --cache-dir none >/dev/null 2>&1; then
+  optimize_checked "$WORK/models/matmuls.onnx" -o "$WORK/matmuls.t1.onnx" --server "$ADDR" --backend ort --threads 1 \
+    --time-limit 10 --json --min-gain 0 >"$WORK/t1.json" 2>"$WORK/t1.err" || fail "--threads 1 over gRPC: $(cat "$WORK/t1.err")"
+  grep -q '"threads":1[,}]' "$WORK/t1.json" && grep -q '"cost_device":"ort: [^"]* 1 intra-op thread,' "$WORK/t1.json" ||
+    fail "--threads 1 over gRPC was not measured at 1 thread: $(cat "$WORK/t1.json")"
+  check "over gRPC, --threads 1 is the configuration the server's ort backend measured"
+else
+  echo "skipped: --threads over gRPC needs ONNX Runtime (node and profiler/ort/node_modules: deploy/setup.sh)"
+fi
 # Provenance for CI records: sha256 of the bytes in and out, as sha256sum gives them.
 for run in "matmuls.srv:$WORK/models/matmuls.onnx:$WORK/srv.json" "convrelu.opt:$WORK/models/convrelu.onnx:$WORK/convrelu.json"; do
   IFS=: read -r out in json <<<"$run"

@@ -2,7 +2,8 @@
 # The benchmark suite: every model through every search, then what the optimizer predicted against
 # what ONNX Runtime measures. For each model (made by models/make_suite.sh, reused when already in
 # WORK) and each search:
-#   - `taso optimize --json` (cost backend $BACKEND, default cpu); the whole report is kept;
+#   - `taso optimize --json` (cost backend $BACKEND, default taso's own: auto; at --threads $OPT_THREADS when
+#     set); the whole report is kept;
 #   - `taso profile graph FILE --measure --json` of input and output, for the whole-graph measured
 #     speedup (n/a when the command fails);
 # then, per ORT thread count, bench/ort/speedup.js times the outputs of both searches against the input
@@ -16,14 +17,18 @@
 #     MODELS="a b"       models when none are given as arguments
 #     SEARCHES="eqsat backtrack"
 #     TIME_LIMIT=30      taso optimize --time-limit, seconds
-#     BACKEND=cpu        taso optimize --backend: cpu (oneDNN) or ort (ONNX Runtime's kernels, through the node
-#                        worker profiler/ort/worker.js, 1 intra-op thread, level all); whole graphs are still
-#                        measured on cpu (our runner) for the whole-graph column
+#     BACKEND=auto       taso optimize --backend: auto (taso's default: ort where ONNX Runtime runs, no flag
+#                        passed), cpu (oneDNN) or ort (ONNX Runtime's kernels through the node worker
+#                        profiler/ort/worker.js, level all); whole graphs are still measured on cpu (our runner)
+#                        for the whole-graph column
+#     OPT_THREADS=N      taso optimize --threads N: the configuration optimized for (default: none passed, so
+#                        taso's own, one thread per physical core); THREADS defaults to N when it is set
 #     MEASURE_BACKEND=B  taso optimize --measure-backend: what the never-slower step times the result on (default:
 #                        the cost backend; ort: the input and output files in ONNX Runtime, whatever the costs)
 #     WARM_LIMIT=S       first run each search once with this --time-limit (--no-measure, output dropped) so
 #                        the cost cache is filled and the timed run's limit goes to searching; default 90 for
-#                        BACKEND=ort (a signature costs a session and ~50 ms of runs there), 0 (none) for cpu
+#                        BACKEND=ort or auto (a signature costs a session and ~50 ms of runs there), 0 (none) for
+#                        cpu and analytic
 #     THREADS="1 2"      ORT intraOpNumThreads, one timing per entry
 #     MIN_RUNS=20 MIN_SECONDS=2 WARMUP=3   per timed pair and order: at least MIN_RUNS runs and MIN_SECONDS
 #     WORK=DIR           models, rules, outputs, logs and results (default /tmp/taso-suite); models and the
@@ -42,10 +47,15 @@ else
   mapfile -t models < <(models/make_suite.sh --list)
 fi
 read -r -a searches <<<"${SEARCHES:-eqsat backtrack}"
-read -r -a threads <<<"${THREADS:-1 2}"
+opt_threads=${OPT_THREADS:-}
+read -r -a threads <<<"${THREADS:-${opt_threads:-1 2}}"
 limit=${TIME_LIMIT:-30}
-backend=${BACKEND:-cpu}
-warm_limit=${WARM_LIMIT:-$([[ $backend == ort ]] && echo 90 || echo 0)}
+backend=${BACKEND:-auto}
+warm_limit=${WARM_LIMIT:-$([[ $backend == cpu || $backend == analytic ]] && echo 0 || echo 90)}
+# The configuration flags every `taso optimize` gets: none for taso's defaults.
+config=()
+[[ $backend == auto ]] || config+=(--backend "$backend")
+[[ -z $opt_threads ]] || config+=(--threads "$opt_threads")
 # The copied taso finds no runfiles: point the ort backend at this checkout's worker.
 export TASO_ORT_WORKER=${TASO_ORT_WORKER:-$root/profiler/ort/worker.js}
 min_runs=${MIN_RUNS:-20}
@@ -112,13 +122,13 @@ for m in "${models[@]}"; do
     rm -f "$ours"
     if ((warm_limit > 0)); then
       bench_log "$m: warming the $backend cost cache: taso optimize --search $s --time-limit $warm_limit"
-      "$taso" optimize "$onnx" -o "$out/$m.$s.warm.onnx" --rules "$rules" --search "$s" --backend "$backend" \
+      "$taso" optimize "$onnx" -o "$out/$m.$s.warm.onnx" --rules "$rules" --search "$s" "${config[@]}" \
         --cache-dir "$work/costs" --time-limit "$warm_limit" --no-measure >/dev/null 2>"$out/$m.$s.warm.err" || true
       rm -f "$out/$m.$s.warm.onnx"
     fi
     bench_log "$m: taso optimize --search $s --time-limit $limit"
     rc=0
-    "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$s" --backend "$backend" --cache-dir "$work/costs" \
+    "$taso" optimize "$onnx" -o "$ours" --rules "$rules" --search "$s" "${config[@]}" --cache-dir "$work/costs" \
       ${MEASURE_BACKEND:+--measure-backend "$MEASURE_BACKEND"} --time-limit "$limit" --json >"$out/$m.$s.optimize.json" 2>"$out/$m.$s.optimize.err" || rc=$?
     opt_rc[$s]=$rc
     errors[$s]=""
@@ -176,6 +186,7 @@ node bench/suite_report.js --manifest "$manifest" --json "$work/suite.json" --sv
   --set "time_limit=$limit" --set "threads=$(list_json "${threads[@]}")" \
   --set "searches=$(list_json "${searches[@]}")" --set "min_runs=$min_runs" --set "min_seconds=$min_seconds" \
   --set "cost_backend=$backend" --set "measure_backend=${MEASURE_BACKEND:-$backend}" --set "warm_limit=$warm_limit" \
+  --set "optimize_threads=${opt_threads:-default}" \
   --set "warmup=$warmup" --set "work=$work" --set "rules=$rules" --set "taso=$taso" \
   --set "cpus=$(nproc)" --set "cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
   --set "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" --set "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)" || status=1

@@ -231,63 +231,95 @@ function table(suite) {
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-// Scatter of predicted (y) against ORT-measured (x) speedup at the first thread count, one labeled dot
-// per model x search with both figures; the diagonal and a band of +-0.05 around it.
+// One panel per ORT thread count, one row per model x search: the measured speedup in ONNX Runtime as a
+// bar from 1, the A/A control's spread as a band around 1 (a bar inside it is noise), and the predicted
+// speedup as a diamond beside the bar; a row the optimizer returned as the input says so instead of a bar.
+// Labels sit left of the rows, so no two share a place however many models land on 1.00.
 function svg(suite) {
-  const t = threadList(suite)[0];
-  const points = suite.entries
-      .map((e) => ({label: `${e.model}/${e.search}`, search: e.search, x: e.ort[t] && e.ort[t].speedup,
-                    y: e.predicted_speedup}))
-      .filter((p) => typeof p.x === 'number' && typeof p.y === 'number');
-  const W = 720, H = 560, L = 70, R = 20, T = 40, B = 60;
-  const all = [1, ...points.map((p) => p.x), ...points.map((p) => p.y)];
-  let lo = Math.min(...all) - 0.05, hi = Math.max(...all) + 0.05;
+  const threads = threadList(suite);
+  const rows = suite.entries.map((e) => ({label: `${e.model}/${e.search}`, search: e.search, e}));
+  const speedups = [];
+  for (const {e} of rows) {
+    for (const t of threads) {
+      const o = e.ort[t];
+      if (o && typeof o.speedup === 'number') speedups.push(o.speedup);
+      if (o && typeof o.control === 'number' && o.control > 0) speedups.push(o.control, 1 / o.control);
+    }
+    if (typeof e.predicted_speedup === 'number') speedups.push(e.predicted_speedup);
+  }
+  let lo = Math.min(0.9, ...speedups) - 0.02, hi = Math.max(1.1, ...speedups) + 0.02;
   lo = Math.floor(lo * 20) / 20;
   hi = Math.ceil(hi * 20) / 20;
-  const sx = (v) => L + (v - lo) / (hi - lo) * (W - L - R);
-  const sy = (v) => H - B - (v - lo) / (hi - lo) * (H - T - B);
+  const labelW = 10 + 7 * Math.max(8, ...rows.map((r) => r.label.length));
+  const panelW = 320, gap = 30, rowH = 18, T = 60, B = 50;
+  const W = labelW + threads.length * (panelW + gap) + 10, H = T + Math.max(1, rows.length) * rowH + B;
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ` +
            'font-family="sans-serif" font-size="11">');
   out.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="white"/>`);
-  out.push(`<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">predicted vs ORT-measured speedup ` +
-           `(${t} thread${t === '1' || t === 1 ? '' : 's'}, level all)</text>`);
-  // The band of +-0.05 around the diagonal, as a polygon clipped to the plot square.
-  const band = [[lo, lo + 0.05], [hi - 0.05, hi], [hi, hi], [hi, hi - 0.05], [lo + 0.05, lo], [lo, lo]];
-  out.push(`<polygon class="band" points="${band.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(' ')}" ` +
-           'fill="#dfe9f5" stroke="none"/>');
-  out.push(`<line class="diagonal" x1="${sx(lo)}" y1="${sy(lo)}" x2="${sx(hi)}" y2="${sy(hi)}" stroke="#555" ` +
-           'stroke-dasharray="4 3"/>');
-  out.push(`<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="black"/>`);
-  // About 8 ticks whatever the range: the smallest step of 1, 2 or 5 times a power of ten that allows it.
-  const raw = (hi - lo) / 8;
-  const pow = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map((k) => k * pow).find((v) => v >= raw);
-  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + 1e-9; i++) {
-    const r = Math.round(i * step * 1000) / 1000;
-    out.push(`<line x1="${sx(r)}" y1="${H - B}" x2="${sx(r)}" y2="${H - B + 5}" stroke="black"/>`);
-    out.push(`<text x="${sx(r)}" y="${H - B + 18}" text-anchor="middle">${r.toFixed(2)}</text>`);
-    out.push(`<line x1="${L - 5}" y1="${sy(r)}" x2="${L}" y2="${sy(r)}" stroke="black"/>`);
-    out.push(`<text x="${L - 8}" y="${sy(r) + 4}" text-anchor="end">${r.toFixed(2)}</text>`);
-  }
-  out.push(`<text x="${(L + W - R) / 2}" y="${H - 20}" text-anchor="middle">measured speedup in ONNX Runtime ` +
-           '(x, input / output)</text>');
-  out.push(`<text x="18" y="${(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 18 ${(T + H - B) / 2})">` +
-           'predicted speedup (cost model, baseline / after)</text>');
+  const c = suite.config || {};
+  const configured = c.optimize_threads && c.optimize_threads !== 'default' ? `optimized for ${c.optimize_threads} ` +
+      `thread${String(c.optimize_threads) === '1' ? '' : 's'}` : 'optimized with taso\'s default threads';
+  out.push(`<text x="${W / 2}" y="18" text-anchor="middle" font-size="14">measured speedup in ONNX Runtime (bars) ` +
+           `and predicted (diamonds); ${esc(configured)}, costs ${esc(c.cost_backend || '?')}</text>`);
+  out.push(`<text x="${W / 2}" y="34" text-anchor="middle">shaded: the A/A control's spread around 1 (the input ` +
+           'against itself in the same run): a bar inside it is noise</text>');
+  rows.forEach((r, i) => {
+    out.push(`<text x="${labelW - 8}" y="${T + i * rowH + rowH / 2 + 4}" text-anchor="end">${esc(r.label)}</text>`);
+  });
   const colors = {eqsat: '#1f5fa8', backtrack: '#c2410c'};
-  for (const p of points) {
-    const cx = sx(p.x).toFixed(1), cy = sy(p.y).toFixed(1);
-    out.push(`<g class="point" data-label="${esc(p.label)}"><circle cx="${cx}" cy="${cy}" r="4" ` +
-             `fill="${colors[p.search] || '#333'}"><title>${esc(p.label)}: measured ${p.x.toFixed(3)}, predicted ` +
-             `${p.y.toFixed(3)}</title></circle><text x="${Number(cx) + 6}" y="${Number(cy) - 4}">${esc(p.label)}` +
-             '</text></g>');
-  }
-  let ly = T + 14;
+  threads.forEach((t, k) => {
+    const x0 = labelW + k * (panelW + gap);
+    const sx = (v) => x0 + (Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo) * panelW;
+    out.push(`<g class="panel" data-threads="${esc(t)}">`);
+    out.push(`<text x="${x0 + panelW / 2}" y="${T - 8}" text-anchor="middle" font-size="12">${esc(t)} thread` +
+             `${String(t) === '1' ? '' : 's'}</text>`);
+    out.push(`<rect x="${x0}" y="${T}" width="${panelW}" height="${rows.length * rowH}" fill="none" stroke="#999"/>`);
+    const raw = (hi - lo) / 6;
+    const pow = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= raw);
+    for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + 1e-9; i++) {
+      const v = Math.round(i * step * 1000) / 1000;
+      out.push(`<line x1="${sx(v)}" y1="${T}" x2="${sx(v)}" y2="${T + rows.length * rowH + 4}" stroke="#eee"/>`);
+      out.push(`<text x="${sx(v)}" y="${T + rows.length * rowH + 16}" text-anchor="middle">${v.toFixed(2)}</text>`);
+    }
+    out.push(`<line class="one" x1="${sx(1)}" y1="${T}" x2="${sx(1)}" y2="${T + rows.length * rowH}" stroke="#333"/>`);
+    rows.forEach((r, i) => {
+      const y = T + i * rowH, o = r.e.ort[t] || {};
+      const parts = [`<g class="entry" data-label="${esc(r.label)}" data-threads="${esc(t)}">`];
+      if (typeof o.control === 'number' && o.control > 0) {
+        const spread = Math.max(o.control, 1 / o.control);
+        parts.push(`<rect class="aa-band" x="${sx(1 / spread).toFixed(1)}" y="${y + 1}" ` +
+                   `width="${(sx(spread) - sx(1 / spread)).toFixed(1)}" height="${rowH - 2}" fill="#dfe9f5"/>`);
+      }
+      if (r.e.output_is_input && o.speedup !== undefined) {
+        parts.push(`<text class="input" x="${sx(1) + 4}" y="${y + rowH / 2 + 4}" fill="#666">= input</text>`);
+      } else if (typeof o.speedup === 'number') {
+        const a = sx(Math.min(1, o.speedup)), b = sx(Math.max(1, o.speedup));
+        parts.push(`<rect class="measured" x="${a.toFixed(1)}" y="${y + 4}" width="${Math.max(1, b - a).toFixed(1)}" ` +
+                   `height="${rowH - 8}" fill="${colors[r.search] || '#333'}"><title>${esc(r.label)}: measured ` +
+                   `${o.speedup.toFixed(3)}x at ${esc(t)} thread(s)${typeof o.control === 'number' ? `, A/A ` +
+                   `${o.control.toFixed(3)}x` : ''}</title></rect>`);
+      }
+      if (typeof r.e.predicted_speedup === 'number') {
+        const px = sx(r.e.predicted_speedup), py = y + rowH / 2;
+        parts.push(`<path class="predicted" d="M${px.toFixed(1)} ${py - 5}L${(px + 5).toFixed(1)} ${py}L${px.toFixed(1)} ` +
+                   `${py + 5}L${(px - 5).toFixed(1)} ${py}Z" fill="white" stroke="black"><title>${esc(r.label)}: ` +
+                   `predicted ${r.e.predicted_speedup.toFixed(3)}x</title></path>`);
+      }
+      parts.push('</g>');
+      out.push(parts.join(''));
+    });
+    out.push('</g>');
+  });
+  let lx = labelW;
   for (const [search, color] of Object.entries(colors)) {
-    out.push(`<circle cx="${L + 12}" cy="${ly - 4}" r="4" fill="${color}"/><text x="${L + 20}" y="${ly}">${search}</text>`);
-    ly += 16;
+    out.push(`<rect x="${lx}" y="${H - 22}" width="12" height="10" fill="${color}"/><text x="${lx + 16}" y="${H - 13}">` +
+             `${search}</text>`);
+    lx += 90;
   }
-  out.push(`<text x="${L + 12}" y="${ly}">shaded: within +-0.05 of the diagonal</text>`);
+  out.push(`<path d="M${lx + 5} ${H - 22}L${lx + 10} ${H - 17}L${lx + 5} ${H - 12}L${lx} ${H - 17}Z" fill="white" ` +
+           `stroke="black"/><text x="${lx + 16}" y="${H - 13}">predicted</text>`);
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

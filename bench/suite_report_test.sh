@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/suite_report.js on canned results (bench/testdata/suite: reports, speedup.js outputs and
 # whole-graph measurements for two models x two searches, one search failed and one output differing):
-# the collected numbers, the table, the exit code, and a well-formed SVG with one point per entry that
-# has both a predicted and a measured speedup. Needs node and python3 (standard library only).
+# the collected numbers, the table, the exit code, and a well-formed SVG with a panel per thread count,
+# a row per entry (its label once, never stacked), a measured bar from 1 where ORT timed it, a predicted
+# diamond where the optimizer predicted, and the A/A band where there was a control. Needs node and python3 (standard library only).
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v node >/dev/null || fail "node is not on PATH (deploy/setup.sh expects node 20 for bench/)"
@@ -52,16 +53,32 @@ assert e[("b", "backtrack")]["errors"] and e[("b", "backtrack")]["predicted_spee
 root = ET.parse(sys.argv[2]).getroot()  # raises on malformed XML
 ns = "{http://www.w3.org/2000/svg}"
 assert root.tag == ns + "svg", root.tag
-points = [g for g in root.iter(ns + "g") if g.get("class") == "point"]
-plotted = [x for x in suite["entries"] if x["predicted_speedup"] is not None and x["ort"].get("1", {}).get("speedup")]
-assert len(points) == len(plotted) == 3, (len(points), len(plotted))
-assert sorted(g.get("data-label") for g in points) == ["a/backtrack", "a/eqsat", "b/eqsat"]
-for g in points:
-    c = g.find(ns + "circle")
-    assert c is not None and float(c.get("cx")) > 0 and float(c.get("cy")) > 0
-    assert g.find(ns + "text").text == g.get("data-label")
-assert any(l.get("class") == "diagonal" for l in root.iter(ns + "line")), "no diagonal"
-assert any(p.get("class") == "band" for p in root.iter(ns + "polygon")), "no +-5-point band"
+panels = [g for g in root.iter(ns + "g") if g.get("class") == "panel"]
+assert [p.get("data-threads") for p in panels] == ["1", "2"], [p.get("data-threads") for p in panels]
+labels = sorted(f"{x['model']}/{x['search']}" for x in suite["entries"])
+# Every entry has a row label of its own, at a y of its own: none stack on another.
+texts = [t for t in root.iter(ns + "text") if t.text in labels]
+assert sorted(t.text for t in texts) == labels, [t.text for t in texts]
+assert len({t.get("y") for t in texts}) == len(labels), "two labels share a row"
+for panel in panels:
+    t = panel.get("data-threads")
+    entries = {g.get("data-label"): g for g in panel.iter(ns + "g") if g.get("class") == "entry"}
+    assert sorted(entries) == labels, sorted(entries)
+    one = float(next(l for l in panel.iter(ns + "line") if l.get("class") == "one").get("x1"))
+    for x in suite["entries"]:
+        g = entries[f"{x['model']}/{x['search']}"]
+        bars = [r for r in g.iter(ns + "rect") if r.get("class") == "measured"]
+        speedup = x["ort"].get(t, {}).get("speedup")
+        assert len(bars) == (1 if speedup else 0), (t, x["model"], x["search"], len(bars))
+        if bars:
+            left, width = float(bars[0].get("x")), float(bars[0].get("width"))
+            assert width > 0
+            # From 1 rightwards for a speedup, leftwards to 1 for a slowdown.
+            assert (abs(left - one) < 0.2) if speedup >= 1 else (abs(left + width - one) < 0.2), (speedup, left, width, one)
+        diamonds = [d for d in g.iter(ns + "path") if d.get("class") == "predicted"]
+        assert len(diamonds) == (1 if x["predicted_speedup"] is not None else 0), (t, x["model"], x["search"])
+        bands = [r for r in g.iter(ns + "rect") if r.get("class") == "aa-band"]
+        assert len(bands) == (1 if x["ort"].get(t, {}).get("control") else 0), (t, x["model"], x["search"])
 PY
 
 # A report whose never-slower measurement was made in ONNX Runtime and rejected the candidate does not

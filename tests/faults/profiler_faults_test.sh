@@ -9,11 +9,14 @@ source tests/generate/lib.sh
 source tests/profile/lib.sh
 source tests/faults/lib.sh
 
+# Every profiler here runs the cpu backend: ONNX Runtime (a server's own
+# default) times 16 weight copies a run, so SLOW takes it minutes, past the
+# 5 s drain of part 2.
 SMALL='relu(f32[1,16,14,14])'
 SLOW='conv2d[stride=1x1,pad=same,act=relu](f32[4,64,56,56],f32[64,64,3,3])'
 FLAG="$WORK/disk-full"
 export $(full_disk_env "$WORK/costs" "$FLAG")
-start_profiler
+start_profiler --backend cpu
 FAULT_PIDS+=("$PROFILER_PID")
 unset LD_PRELOAD TASO_FULL_DISK_DIR TASO_FULL_DISK_FLAG
 "$TASO" profile measure "$SMALL" --server "$ADDR" >"$WORK/small.txt" || fail "first measure: $(cat "$WORK/small.txt")"
@@ -60,7 +63,7 @@ check "SIGTERM with a measurement in flight: answered ($(grep -o '"median_ms":[0
 # write is logged; after space is freed and a restart, nothing cached before
 # is lost (the drained measurement among it).
 export $(full_disk_env "$WORK/costs" "$FLAG")
-start_profiler
+start_profiler --backend cpu
 FAULT_PIDS+=("$PROFILER_PID")
 unset LD_PRELOAD TASO_FULL_DISK_DIR TASO_FULL_DISK_FLAG
 "$TASO" profile measure "$SMALL" "$SLOW" --server "$ADDR" >"$WORK/restarted.txt" || fail "after the restart"
@@ -75,7 +78,7 @@ check "full cache disk: the figure served, the failed write logged"
 rm -f "$FLAG"
 kill -TERM "$PROFILER_PID"
 wait "$PROFILER_PID" || fail "the profiler exited $? on SIGTERM after the full disk: $(tail -3 "$WORK/profiler.log")"
-start_profiler
+start_profiler --backend cpu
 FAULT_PIDS+=("$PROFILER_PID")
 "$TASO" profile measure "$SMALL" "$SLOW" "$NEW" --server "$ADDR" >"$WORK/freed.txt" || fail "after freeing space"
 [ "$(grep -c ', cached' "$WORK/freed.txt")" = 2 ] || fail "want the two earlier figures cached, the new one measured: $(cat "$WORK/freed.txt")"

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/graph_proto.h"
 #include "costs/host_cpus.h"
+#include "nlohmann/json.hpp"
 #include "profiler/ort/ort_model.h"
 #include "profiler/profiler.h"
 #include "testing/graph_builder.h"
@@ -312,6 +313,47 @@ TEST_F(OrtMeasureTest, EachThreadCountIsMeasuredInItsOwnWorkerAndCachedApart) {
   auto three = at(3);  // a second count besides its own: over the limit of 1
   EXPECT_EQ(three.status().code(), absl::StatusCode::kResourceExhausted) << three.status();
   EXPECT_TRUE(at(2).ok()) << "the counts already running stay served";
+}
+
+// A worker that fails to start at one extra count is that count's failure
+// alone: the backend's own count keeps serving, and the count is tried again
+// when asked again.
+TEST_F(OrtMeasureTest, AWorkerThatFailsAtOneCountLeavesTheOthersServed) {
+  auto real = FindOrtWorker();
+  ASSERT_TRUE(real.ok()) << real.status();
+  const std::string dir = ::testing::TempDir();
+  const std::string marker = dir + "/refuse-to-start";
+  const std::string wrapper = dir + "/refusing_worker.js";
+  {
+    std::ofstream out(wrapper);
+    out << "if (require('fs').existsSync(" << nlohmann::json(marker).dump() << ")) process.exit(3);\n"
+        << "require(" << nlohmann::json(*real).dump() << ");\n";
+  }
+  ProfilerOptions options = CpuProfilerOptions();
+  options.ort.threads = 1;
+  options.ort.worker.script = wrapper;
+  options.timing.repetitions = 10;
+  options.timing.min_timed_ms = 2;
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  auto at = [&](int threads) {
+    MeasureRequest request;
+    request.set_backend(BACKEND_ORT_CPU);
+    request.set_threads(threads);
+    *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 2048})}});
+    return (*profiler)->MeasureBatch(request);
+  };
+  ASSERT_TRUE(at(1).ok()) << "the backend's own worker starts";
+  { std::ofstream touch(marker); }
+  auto refused = at(2);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("at 2 threads"));
+  auto own = at(1);
+  EXPECT_TRUE(own.ok()) << "the own count is not poisoned: " << own.status();
+  std::filesystem::remove(marker);
+  auto retried = at(2);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->threads(), 2);
 }
 
 // The never-slower check under --backend ort times the files a user runs:

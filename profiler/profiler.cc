@@ -221,6 +221,12 @@ absl::StatusOr<MeasureBackend*> CostProfiler::OrtBackendLocked(int threads) {
     ort_options.graph_cost_model = *std::move(calibration);
   }
   auto ort = OrtBackend::Create(ort_options);
+  if (!ort.ok() && !own) {
+    // Another count's worker failing says nothing of the backend's own,
+    // which keeps serving; this count is tried again when asked again.
+    return absl::FailedPreconditionError(absl::StrCat("the ort backend could not start a worker at ", threads,
+                                                      " threads: ", ort.status().message()));
+  }
   if (!ort.ok()) {
     unavailable_[BACKEND_ORT_CPU] = std::string(ort.status().message());
     return UnavailableLocked(BACKEND_ORT_CPU);

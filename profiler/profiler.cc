@@ -82,6 +82,9 @@ std::string CacheDirFromFlag(const std::string& flag) {
 
 CostProfiler::CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache)
     : options_(options), cache_(std::move(cache)) {
+  // The ort backend's own count, resolved once: every request naming a count
+  // is compared with it, and reading the CPU topology is file I/O.
+  if (options_.ort.threads == 0) options_.ort.threads = RuntimeDefaultThreads();
   for (Backend b : {BACKEND_CUDA, BACKEND_CPU, BACKEND_ANALYTIC, BACKEND_ORT_CPU}) {
     measure_mu_[b] = std::make_unique<std::mutex>();
   }
@@ -191,12 +194,8 @@ Backend CostProfiler::AutoBackendLocked() {
   return auto_backend_;
 }
 
-int CostProfiler::OrtDefaultThreadsLocked() const {
-  return options_.ort.threads > 0 ? options_.ort.threads : RuntimeDefaultThreads();
-}
-
 absl::StatusOr<MeasureBackend*> CostProfiler::OrtBackendLocked(int threads) {
-  const bool own = threads == 0 || threads == OrtDefaultThreadsLocked();
+  const bool own = threads == 0 || threads == options_.ort.threads;
   if (own) {
     if (auto it = backends_.find(BACKEND_ORT_CPU); it != backends_.end()) return it->second.get();
     if (unavailable_.count(BACKEND_ORT_CPU)) return UnavailableLocked(BACKEND_ORT_CPU);
@@ -207,7 +206,7 @@ absl::StatusOr<MeasureBackend*> CostProfiler::OrtBackendLocked(int threads) {
   } else if (static_cast<int>(ort_at_threads_.size()) >= options_.max_ort_thread_counts) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the ort backend here already runs workers for ", ort_at_threads_.size(), " other thread counts, its limit ",
-        "(a node process each); ask for ", OrtDefaultThreadsLocked(), " threads or one of those"));
+        "(a node process each); ask for ", options_.ort.threads, " threads or one of those"));
   } else if (threads > options_.max_threads) {
     return absl::InvalidArgumentError(
         absl::StrCat(threads, " threads is over this profiler's limit of ", options_.max_threads));
@@ -261,7 +260,7 @@ std::string CostProfiler::DescribeBackends() const {
                     : why != unavailable_.end() ? absl::StrCat("unavailable (", why->second, ")")
                     : b == BACKEND_ANALYTIC     ? absl::StrCat("on first use (", options_.analytic_device, ")")
                     : b == BACKEND_ORT_CPU      ? absl::StrCat("on first use (ONNX Runtime through node, ",
-                                                               OrtDefaultThreadsLocked(), " intra-op threads, level ",
+                                                               options_.ort.threads, " intra-op threads, level ",
                                                                OrtOptimizationLevelName(options_.ort.level), ")")
                                                 : std::string("unavailable"),
                     "\n");

@@ -155,7 +155,6 @@ class CostProfiler {
   // own), started on first use; the FAILED_PRECONDITION of an unavailable one.
   Backend AutoBackendLocked();
   absl::StatusOr<MeasureBackend*> OrtBackendLocked(int threads);
-  int OrtDefaultThreadsLocked() const;
   absl::Status UnavailableLocked(Backend backend) const;
 
   // A signature the cpu backend has no kernel for (`why`), measured by the

@@ -219,12 +219,16 @@ std::string CalibrationFlag() {
   return file == "none" ? file : Resolve(file);
 }
 
-// The --ort_* flags; nullopt after saying what is wrong.
+// The --ort_* flags, --threads their count when given (CheckThreadsFlag has
+// refused it beside --ort-threads); nullopt after saying what is wrong.
 std::optional<taso::profiler::OrtBackendOptions> OrtFlags(const char* command) {
   auto options = taso::profiler::OrtBackendOptionsFromFlags(Resolve);
-  if (options.ok()) return *options;
-  std::cerr << "taso " << command << ": " << options.status().message() << "\n";
-  return std::nullopt;
+  if (!options.ok()) {
+    std::cerr << "taso " << command << ": " << options.status().message() << "\n";
+    return std::nullopt;
+  }
+  if (absl::GetFlag(FLAGS_threads) > 0) options->threads = absl::GetFlag(FLAGS_threads);
+  return *options;
 }
 
 // "I/N" as two numbers; false when it is not that.
@@ -445,9 +449,6 @@ int Optimize(const Args& args) {
   auto ort = OrtFlags("optimize");
   if (!ort) return 2;
   options.ort = *ort;
-  // --threads is the embedded profiler's own count too, so every backend
-  // measures the configuration asked for.
-  if (absl::GetFlag(FLAGS_threads) > 0) options.ort.threads = absl::GetFlag(FLAGS_threads);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.rules = absl::GetFlag(FLAGS_rules) == "none" ? "none" : Resolve(absl::GetFlag(FLAGS_rules));
   options.store = absl::GetFlag(FLAGS_store);
@@ -503,7 +504,6 @@ int Profile(const Args& args) {
   auto ort = OrtFlags("profile");
   if (!ort) return 2;
   options.ort = *ort;
-  if (options.threads > 0) options.ort.threads = options.threads;
   options.bypass_cache = absl::GetFlag(FLAGS_bypass_cache);
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   options.measure = absl::GetFlag(FLAGS_measure);

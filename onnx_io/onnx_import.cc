@@ -291,7 +291,7 @@ absl::StatusOr<bool> Importer::BindInputShapes(onnx::ModelProto& model, const st
   }
   if (!options_.input_shapes.empty()) {
     std::vector<std::string> given;
-    for (const auto& [name, dims] : options_.input_shapes) given.push_back(absl::StrCat(name, "=", absl::StrJoin(dims, "x")));
+    for (const auto& [name, dims] : options_.input_shapes) given.push_back(FormatInputShape(name, dims));
     result_.import_notes.push_back(absl::StrCat("optimized for the input shapes given: ", absl::StrJoin(given, ", ")));
   }
   if (!defaulted.empty()) {
@@ -714,6 +714,10 @@ absl::StatusOr<OnnxModel> ImportOnnxFile(const std::string& path, OnnxImportOpti
     options.external_data = ExternalData::Directory(std::filesystem::path(path).parent_path().string());
   }
   return ImportOnnx(bytes.str(), options);
+}
+
+std::string FormatInputShape(const std::string& name, const std::vector<int64_t>& dims) {
+  return absl::StrCat(name, "=", absl::StrJoin(dims, "x"));
 }
 
 absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs) {

@@ -90,6 +90,8 @@ absl::StatusOr<OnnxModel> ImportOnnxFile(const std::string& path, OnnxImportOpti
 // "x=1x3x224x224" per input (--input-shape, repeatable) as input_shapes;
 // InvalidArgument naming the bad spec.
 absl::StatusOr<std::map<std::string, std::vector<int64_t>>> ParseInputShapes(const std::vector<std::string>& specs);
+// One input's shape in that form: FormatInputShape("x", {1, 3}) is "x=1x3".
+std::string FormatInputShape(const std::string& name, const std::vector<int64_t>& dims);
 
 // Per IR node id, "ONNX conv1 (Conv)": the ONNX node an operator came from,
 // as pictures label it; "" for inputs and weights.

@@ -12,7 +12,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
@@ -41,7 +40,7 @@ std::vector<std::string> InputShapes(const Graph& graph) {
   std::vector<std::string> shapes;
   for (const Node& node : graph.nodes()) {
     if (node.kind != OpKind::kInput || node.output_types.empty()) continue;
-    shapes.push_back(absl::StrCat(node.name, "=", absl::StrJoin(node.output_types[0].dims, "x")));
+    shapes.push_back(FormatInputShape(node.name, node.output_types[0].dims));
   }
   return shapes;
 }

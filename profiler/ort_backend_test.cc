@@ -110,7 +110,6 @@ TEST(OrtBackendTest, BadLevelNameIsRejected) {
   EXPECT_EQ(OrtOptimizationLevelFromName("bogus"), std::nullopt);
 }
 
-// The real backend, or a skip naming what is missing.
 // A profiler without CUDA, whose ort backend runs the models given.
 ProfilerOptions CpuProfilerOptions() {
   ProfilerOptions options;
@@ -118,6 +117,24 @@ ProfilerOptions CpuProfilerOptions() {
   return options;
 }
 
+// The same, timing operators briefly: for tests of what answers, not of the figure.
+ProfilerOptions QuickProfilerOptions() {
+  ProfilerOptions options = CpuProfilerOptions();
+  options.timing.repetitions = 10;
+  options.timing.min_timed_ms = 2;
+  return options;
+}
+
+// One relu asked of the ort backend at `threads` (0: the profiler's own count).
+absl::StatusOr<MeasureResponse> MeasureReluInOrt(CostProfiler& profiler, int threads) {
+  MeasureRequest request;
+  request.set_backend(BACKEND_ORT_CPU);
+  request.set_threads(threads);
+  *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
+  return profiler.MeasureBatch(request);
+}
+
+// The real backend, or a skip naming what is missing.
 class OrtMeasureTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -238,16 +255,9 @@ TEST_F(OrtMeasureTest, TwoGraphsTimedInterleavedWithoutWeightValues) {
 }
 
 TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {
-  ProfilerOptions options;
-  options.enable_cuda = false;
-  options.timing.repetitions = 10;
-  options.timing.min_timed_ms = 2;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(QuickProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
-  MeasureRequest request;
-  request.set_backend(BACKEND_ORT_CPU);
-  *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
-  auto response = (*profiler)->MeasureBatch(request);
+  auto response = MeasureReluInOrt(**profiler, 0);
   ASSERT_TRUE(response.ok()) << response.status();
   ASSERT_TRUE(response->results(0).has_cost()) << response->results(0).error().message();
   EXPECT_EQ(response->results(0).cost().backend(), BACKEND_ORT_CPU);
@@ -258,10 +268,7 @@ TEST_F(OrtMeasureTest, ProfilerServesTheOrtBackendByName) {
 // Without a GPU, auto is the ort backend where ONNX Runtime runs, and the
 // response says why.
 TEST_F(OrtMeasureTest, AutoIsTheOrtBackendWhereOnnxRuntimeRuns) {
-  ProfilerOptions options = CpuProfilerOptions();
-  options.timing.repetitions = 10;
-  options.timing.min_timed_ms = 2;
-  auto profiler = CostProfiler::Create(options);
+  auto profiler = CostProfiler::Create(QuickProfilerOptions());
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   MeasureRequest request;
   *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
@@ -276,20 +283,12 @@ TEST_F(OrtMeasureTest, AutoIsTheOrtBackendWhereOnnxRuntimeRuns) {
 // backend measures each count in a worker of its own, cached apart (the
 // device names the count), up to the profiler's limit of counts.
 TEST_F(OrtMeasureTest, EachThreadCountIsMeasuredInItsOwnWorkerAndCachedApart) {
-  ProfilerOptions options = CpuProfilerOptions();
+  ProfilerOptions options = QuickProfilerOptions();
   options.ort.threads = 1;
   options.max_ort_thread_counts = 1;
-  options.timing.repetitions = 10;
-  options.timing.min_timed_ms = 2;
   auto profiler = CostProfiler::Create(options);
   ASSERT_TRUE(profiler.ok()) << profiler.status();
-  auto at = [&](int threads) {
-    MeasureRequest request;
-    request.set_backend(BACKEND_ORT_CPU);
-    request.set_threads(threads);
-    *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
-    return (*profiler)->MeasureBatch(request);
-  };
+  auto at = [&](int threads) { return MeasureReluInOrt(**profiler, threads); };
   auto own = at(0);
   ASSERT_TRUE(own.ok()) << own.status();
   ASSERT_TRUE(own->results(0).has_cost()) << own->results(0).error().message();
@@ -329,20 +328,12 @@ TEST_F(OrtMeasureTest, AWorkerThatFailsAtOneCountLeavesTheOthersServed) {
     out << "if (require('fs').existsSync(" << nlohmann::json(marker).dump() << ")) process.exit(3);\n"
         << "require(" << nlohmann::json(*real).dump() << ");\n";
   }
-  ProfilerOptions options = CpuProfilerOptions();
+  ProfilerOptions options = QuickProfilerOptions();
   options.ort.threads = 1;
   options.ort.worker.script = wrapper;
-  options.timing.repetitions = 10;
-  options.timing.min_timed_ms = 2;
   auto profiler = CostProfiler::Create(options);
   ASSERT_TRUE(profiler.ok()) << profiler.status();
-  auto at = [&](int threads) {
-    MeasureRequest request;
-    request.set_backend(BACKEND_ORT_CPU);
-    request.set_threads(threads);
-    *request.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 2048})}});
-    return (*profiler)->MeasureBatch(request);
-  };
+  auto at = [&](int threads) { return MeasureReluInOrt(**profiler, threads); };
   ASSERT_TRUE(at(1).ok()) << "the backend's own worker starts";
   { std::ofstream touch(marker); }
   auto refused = at(2);

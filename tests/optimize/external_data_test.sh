@@ -19,7 +19,10 @@ import onnx
 from onnx import numpy_helper
 work = sys.argv[1]
 report = json.load(open(f"{work}/report.json"))
-assert report["measurement"] == "MEASURED_KEPT_CANDIDATE", report.get("measurement_detail")
+# What the search saw, for a failure in CI: the costs are measured, so noise can change its path.
+seen = {k: report.get(k) for k in ("measurement_detail", "cost_device", "cost_baseline_ms", "candidate_cost_ms",
+                                    "rules_applied", "stop_detail")}
+assert report["measurement"] == "MEASURED_KEPT_CANDIDATE", seen
 assert report["runtime_check_detail"].startswith("equal in ONNX Runtime on 4 outputs"), report["runtime_check_detail"]
 assert report["check_detail"].startswith("equal"), report["check_detail"]
 assert os.path.getsize(f"{work}/out/out.onnx") < 64 << 10, "the weight is inline"
@@ -30,7 +33,8 @@ w = numpy_helper.to_array(before.graph.initializer[0])
 weights = {t.name: numpy_helper.to_array(t) for t in after.graph.initializer}
 assert any(v.shape == w.shape and np.array_equal(v, w) for v in weights.values()), "the weight changed"
 ops = sorted(n.op_type for n in after.graph.node)
-assert ops.count("MatMul") == 1, ops  # the four steps batched into one product
+# The four steps batched: into one product, or two pairs when the measured costs lead the search there.
+assert ops.count("MatMul") in (1, 2), (ops, seen)
 PY
 check "external data: read by reference, the steps batched, both files run in ONNX Runtime, the output's weight in out.onnx.data"
 

@@ -115,6 +115,8 @@ function entryFrom(line) {
       runs: cand ? Math.min(...cand.orders.map((o) => Math.min(o.base.runs, o.candidate.runs))) : null,
       control: s.control ? s.control.speedup : null,
       control_ratios: s.control ? s.control.ratios : null,
+      // Every try's A/A figure when suite.sh repeated the timing for an A/A outside its tolerance.
+      aa_tries: (line.aa_tries && line.aa_tries[threads]) || null,
       loadavg_1m: [].concat(...[s.control, cand].filter(Boolean).map((p) => p.orders.map((o) => o.loadavg_1m))),
       ort_version: s.ort_version ? s.ort_version.node : null,
       max_abs_diff: check ? num(check.max_abs_diff) : null,
@@ -174,6 +176,13 @@ function candidateText(c) {
   return `${fspeed(c.predicted_speedup)}/${c.measured_speedup ? fspeed(c.measured_speedup) : '-'}`;
 }
 
+// The A/A figure, with the number of tries when the timing was repeated for it: "1.012x (3)".
+function controlText(o) {
+  if (!o) return fspeed(null);
+  const tries = Array.isArray(o.aa_tries) ? o.aa_tries.length : 1;
+  return fspeed(o.control) + (tries > 1 ? ` (${tries})` : '');
+}
+
 function table(suite) {
   const threads = threadList(suite);
   const head = ['model', 'search', 'exit', 'raw ms', 'base ms', 'after ms', 'pred', 'candidate pred/meas',
@@ -183,7 +192,7 @@ function table(suite) {
     e.model, e.search, e.optimize_exit === null ? '-' : String(e.optimize_exit), fx(e.cost_raw_ms),
     fx(e.cost_baseline_ms), fx(e.cost_after_ms), fspeed(e.predicted_speedup), candidateText(e.candidate),
     ...threads.map((t) => (e.output_is_input && e.ort[t] ? '= input' : fspeed(e.ort[t] && e.ort[t].speedup))),
-    ...threads.map((t) => fspeed(e.ort[t] && e.ort[t].control)),
+    ...threads.map((t) => controlText(e.ort[t])),
     e.output_is_input ? '= input' : fspeed(e.whole_graph && e.whole_graph.speedup), fx(e.search_time_s, 1),
     e.enodes === null ? '-' : String(e.enodes),
     e.outputs_equal === null ? '-' : e.outputs_equal ? 'equal' : 'DIFFER',
@@ -223,6 +232,11 @@ function table(suite) {
   const whyNa = [...new Set(suite.entries.filter((e) => e.whole_graph && e.whole_graph.speedup === null)
                                        .map((e) => e.whole_graph.detail).filter(Boolean))];
   for (const why of whyNa) lines.push(`whole-graph n/a: ${why}`);
+  if (suite.entries.some((e) => Object.values(e.ort).some((o) => Array.isArray(o.aa_tries) && o.aa_tries.length > 1))) {
+    const tol = c.aa_tolerance !== undefined ? `${+(100 * c.aa_tolerance).toPrecision(2)} %` : 'its tolerance';
+    lines.push(`A/A (n): the ORT timing ran n times, the A/A control outside 1 +- ${tol} before the last; ` +
+               'the try with the A/A closest to 1 is shown (suite.json keeps every try\'s A/A)');
+  }
   for (const e of suite.entries) {
     for (const err of e.errors) lines.push(`*** ${e.model} ${e.search}: ${err}`);
   }

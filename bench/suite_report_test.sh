@@ -16,12 +16,17 @@ sed "s#@DIR@#$data#g" "$data/manifest.jsonl" >"$tmp/manifest.jsonl"
 
 rc=0
 node "$src/bench/suite_report.js" --manifest "$tmp/manifest.jsonl" --json "$tmp/suite.json" --svg "$tmp/suite.svg" \
-  --set 'threads=["1","2"]' --set time_limit=30 >"$tmp/table.txt" || rc=$?
+  --set 'threads=["1","2"]' --set time_limit=30 --set aa_tolerance=0.02 >"$tmp/table.txt" || rc=$?
 cat "$tmp/table.txt"
 [[ $rc -eq 1 ]] || fail "exit $rc, want 1 (one search failed, one output differs)"
-grep -q '^a  *eqsat .* 1\.250x  *-  1\.099x  1\.081x  1\.000x  0\.992x  *1\.250x  *1\.2  *1234  *equal$' "$tmp/table.txt" ||
+grep -q '^a  *eqsat .* 1\.250x  *-  1\.099x  1\.081x  1\.000x  *0\.992x  *1\.250x  *1\.2  *1234  *equal$' "$tmp/table.txt" ||
   fail "row a/eqsat is wrong"
 grep -q '^b  *eqsat .*DIFFER$' "$tmp/table.txt" || fail "row b/eqsat does not say DIFFER"
+# b/eqsat's 2-thread timing was repeated until its A/A came within tolerance: the column counts the tries.
+grep -q '^b  *eqsat .* 1\.000x  *1\.000x (3) ' "$tmp/table.txt" || fail "row b/eqsat does not show its 3 A/A tries"
+grep -q '^a  *eqsat .* 1\.000x  *0\.992x  ' "$tmp/table.txt" || fail "row a/eqsat shows tries it did not repeat"
+grep -q '^A/A (n): the ORT timing ran n times, the A/A control outside 1 +- 2 %' "$tmp/table.txt" ||
+  fail "the table does not say what A/A (n) means"
 grep -q '^geomean (2)  *eqsat  *1\.118x' "$tmp/table.txt" || fail "no geometric-mean row for eqsat"
 grep -q '^\*\*\* b backtrack: taso optimize exit 1: cannot import$' "$tmp/table.txt" || fail "the failure is not shown"
 grep -q "^whole-graph n/a: taso profile graph --measure failed on the output: unknown flag$" "$tmp/table.txt" ||
@@ -48,6 +53,8 @@ assert bt["cost_raw_ms"] == 12 and bt["cost_baseline_source"] == "cost_baseline_
 assert bt["whole_graph"]["speedup"] is None and "unknown flag" in bt["whole_graph"]["detail"]
 assert e[("b", "eqsat")]["cost_raw_ms"] == 4 and e[("b", "eqsat")]["enodes"] == 50000  # camelCase report
 assert e[("b", "eqsat")]["outputs_equal"] is False
+assert e[("b", "eqsat")]["ort"]["2"]["aa_tries"] == [1.031, 0.97, 1], e[("b", "eqsat")]["ort"]["2"]
+assert a["ort"]["2"]["aa_tries"] is None, a["ort"]["2"]
 assert e[("b", "backtrack")]["errors"] and e[("b", "backtrack")]["predicted_speedup"] is None
 
 root = ET.parse(sys.argv[2]).getroot()  # raises on malformed XML

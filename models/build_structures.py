@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the hand-made benchmark structures as ONNX models with onnx.helper:
-  models/build_structures.py NAME OUT.onnx [--small] [--batch N] [--steps T] [--act gelu|relu] [--merged]
+  models/build_structures.py NAME OUT.onnx [--small] [--batch N] [--seq S] [--steps T] [--act gelu|relu] [--merged]
   models/build_structures.py --list
 NAME is one of:
   transformer_layer  a BERT-base-like encoder layer: sequence 128, hidden 768, 12 heads, FFN 3072.
@@ -18,7 +18,7 @@ NAME is one of:
 of h_{t-1}) and nasrnn_cell (the eight of x_t and of h) merged by hand, as one MatMul over the
 concatenated weights (and one bias Add) followed by a Split: the same weights, so the same function
 as the unmerged model (the reference a search's merge is measured against).
-Batch 1 unless --batch (the RNN cells), opset 13, deterministic random weights scaled by
+Batch 1 unless --batch (--seq sets the transformer's sequence), opset 13, deterministic random weights scaled by
 1/sqrt(fan-in) so activations stay in range; every model passes onnx.checker (full check).
 Run with /usr/bin/python3 (Debian's python3-onnx)."""
 import argparse
@@ -145,30 +145,38 @@ class Builder:
 
 def transformer_layer(b, args):
     seq, hidden, heads, ffn = (16, 64, 4, 128) if args.small else (128, 768, 12, 3072)
+    seq = args.seq or seq
+    batch = args.batch
     dh = hidden // heads
-    # 2-D activations [seq, hidden] (batch 1), as TASO's BERT benchmark writes them.
-    x = b.input("x", [seq, hidden])
+    # 2-D activations [batch * seq, hidden], as TASO's BERT benchmark writes them (batch 1: [seq, hidden]);
+    # attention runs per sequence: [heads, seq, dh] at batch 1, [batch, heads, seq, dh] above it.
+    rows = batch * seq
+    x = b.input("x", [rows, hidden])
     q, k, v = b.linears(x, hidden, hidden, ["q", "k", "v"], args.merged)
-    split_shape = b.const(np.array([seq, heads, dh], dtype=np.int64), "heads_shape")
+    lead = [] if batch == 1 else [batch]
+    split_shape = b.const(np.array(lead + [seq, heads, dh], dtype=np.int64), "heads_shape")
+    shift = len(lead)
 
     def to_heads(t, perm):
+        perm = list(range(shift)) + [a + shift for a in perm]
         return b.op("Transpose", [b.op("Reshape", [t, split_shape], "split_heads")], "to_heads", perm=perm)
 
-    qh = to_heads(q, [1, 0, 2])  # [heads, seq, dh]
-    kh = to_heads(k, [1, 2, 0])  # [heads, dh, seq]
+    qh = to_heads(q, [1, 0, 2])  # [(batch,) heads, seq, dh]
+    kh = to_heads(k, [1, 2, 0])  # [(batch,) heads, dh, seq]
     vh = to_heads(v, [1, 0, 2])
     scores = b.op("Mul", [b.op("MatMul", [qh, kh], "qk"), b.const(np.float32(1 / math.sqrt(dh)), "scale")],
                   "scores")
     probs = b.op("Softmax", [scores], "probs", axis=-1)
-    ctx = b.op("Transpose", [b.op("MatMul", [probs, vh], "ctx_heads")], "ctx_t", perm=[1, 0, 2])
-    ctx = b.op("Reshape", [ctx, b.const(np.array([seq, hidden], dtype=np.int64), "merge_shape")], "ctx")
+    ctx = b.op("Transpose", [b.op("MatMul", [probs, vh], "ctx_heads")], "ctx_t",
+               perm=list(range(shift)) + [1 + shift, shift, 2 + shift])
+    ctx = b.op("Reshape", [ctx, b.const(np.array([rows, hidden], dtype=np.int64), "merge_shape")], "ctx")
     attn = b.linear(ctx, hidden, hidden, "attn_out")
     h1 = b.layer_norm(b.op("Add", [attn, x], "attn_residual"), hidden)
     f = b.linear(h1, hidden, ffn, "ffn_in")
     f = b.gelu(f) if args.act == "gelu" else b.op("Relu", [f], "ffn_relu")
     f = b.linear(f, ffn, hidden, "ffn_out")
     out = b.layer_norm(b.op("Add", [f, h1], "ffn_residual"), hidden)
-    b.output(out, [seq, hidden])
+    b.output(out, [rows, hidden])
 
 
 def rnn_cell(b, args):
@@ -242,7 +250,7 @@ def nasrnn_cell(b, args):
 def inception_cell(b, args):
     size, c_in, blocks = (8, 16, 2) if args.small else (28, 192, 3)
     s = 4 if args.small else 1  # channel divisor for --small
-    x = b.input("x", [1, c_in, size, size])
+    x = b.input("x", [args.batch, c_in, size, size])
     c = c_in
     for _ in range(blocks):
         b1 = b.conv(x, c, 64 // s, 1, "b1x1")
@@ -251,12 +259,12 @@ def inception_cell(b, args):
         b4 = b.conv(b.pool("MaxPool", x), c, 32 // s, 1, "bpool_proj")
         x = b.op("Concat", [b1, b2, b3, b4], "concat", axis=1)
         c = (64 + 128 + 32 + 32) // s
-    b.output(x, [1, c, size, size])
+    b.output(x, [args.batch, c, size, size])
 
 
 def nasnet_cell(b, args):
     size, c_in, filters, cells = (8, 16, 8, 2) if args.small else (28, 64, 32, 3)
-    x = b.input("x", [1, c_in, size, size])
+    x = b.input("x", [args.batch, c_in, size, size])
 
     def separable(v, k, stem):
         # NASNet's separable conv: relu, depthwise kxk, pointwise 1x1, applied twice.
@@ -281,7 +289,7 @@ def nasnet_cell(b, args):
         ]
         out = b.op("Concat", [p] + outs, "cell_out", axis=1)
         prev, cur, c_prev, c_cur = cur, out, c_cur, 6 * filters
-    b.output(cur, [1, c_cur, size, size])
+    b.output(cur, [args.batch, c_cur, size, size])
 
 
 STRUCTURES = {
@@ -298,7 +306,9 @@ def main():
     parser.add_argument("name", nargs="?", choices=sorted(STRUCTURES))
     parser.add_argument("out", nargs="?")
     parser.add_argument("--small", action="store_true", help="a small configuration of the same structure")
-    parser.add_argument("--batch", type=int, default=1, help="batch size of the RNN cells (default 1)")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch size of the RNN cells and the transformer layer (default 1)")
+    parser.add_argument("--seq", type=int, default=0, help="the transformer layer's sequence length (default 128)")
     parser.add_argument("--steps", type=int, default=0, help="unrolled steps of the RNN cells (default 8 / 5)")
     parser.add_argument("--act", choices=["gelu", "relu"], default="gelu", help="the transformer's FFN activation")
     parser.add_argument("--merged", action="store_true",
@@ -311,8 +321,8 @@ def main():
         return
     if not args.name or not args.out:
         parser.error("give NAME and OUT.onnx (or --list)")
-    if args.batch < 1 or args.steps < 0:
-        parser.error("--batch must be >= 1 and --steps >= 0")
+    if args.batch < 1 or args.steps < 0 or args.seq < 0:
+        parser.error("--batch must be >= 1, --steps and --seq >= 0")
     b = Builder(args.seed)
     STRUCTURES[args.name](b, args)
     onnx.save(b.model(args.name), args.out)

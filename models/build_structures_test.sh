@@ -18,6 +18,8 @@ for n in $names; do
   cmp -s "$tmp/$n.onnx" "$tmp/$n.again.onnx" || fail "$n is not deterministic"
 done
 "$py" "$src/models/build_structures.py" rnn_cell "$tmp/rnn_b4.onnx" --small --batch 4 --steps 2
+"$py" "$src/models/build_structures.py" transformer_layer "$tmp/tl_b2_s8.onnx" --small --batch 2 --seq 8
+"$py" "$src/models/build_structures.py" inception_cell "$tmp/ic_b2.onnx" --small --batch 2
 for n in transformer_layer rnn_cell nasrnn_cell; do
   "$py" "$src/models/build_structures.py" "$n" "$tmp/$n.merged.onnx" --small --merged || fail "$n --merged did not build"
 done
@@ -26,6 +28,7 @@ done
 "$py" - "$tmp" <<'PY'
 import collections, sys
 import onnx
+from onnx import numpy_helper
 d = sys.argv[1]
 def load(n):
     m = onnx.load("%s/%s.onnx" % (d, n))
@@ -51,6 +54,16 @@ assert ops(g)["MatMul"] == 8 * len(steps) and len(g.output) == 2
 g = load("rnn_b4")
 assert [d.dim_value for d in g.input[0].type.tensor_type.shape.dim] == [4, 32]
 assert len([i for i in g.input if i.name.startswith("x")]) == 2
+
+# Batch 2 at sequence 8: the rows are the two sequences' tokens, attention runs per sequence (4-D).
+g = load("tl_b2_s8")
+assert [d.dim_value for d in g.input[0].type.tensor_type.shape.dim] == [16, 64]
+perms = [list(a.ints) for n in g.node if n.op_type == "Transpose" for a in n.attribute if a.name == "perm"]
+assert sorted(map(tuple, perms)) == sorted([(0, 2, 1, 3), (0, 2, 3, 1), (0, 2, 1, 3), (0, 2, 1, 3)]), perms
+heads = [numpy_helper.to_array(i).tolist() for i in g.initializer if i.name.startswith("heads_shape")]
+assert heads == [[2, 8, 4, 16]], heads
+g = load("ic_b2")
+assert [d.dim_value for d in g.input[0].type.tensor_type.shape.dim] == [2, 16, 8, 8]
 
 g = load("nasrnn_cell")
 r = readers(g, "MatMul")

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """Exports a torchvision model with random weights to ONNX for the optimizer
-benchmarks: models/export_torchvision.py NAME OUT.onnx, NAME one of
+benchmarks: models/export_torchvision.py NAME OUT.onnx [BATCH], NAME one of
 resnet50, resnext50 (= resnext50_32x4d), squeezenet (= squeezenet1_1), inception_v3,
 shufflenet_v2_x1_0, resnet18, mobilenet_v2, densenet121, googlenet, efficientnet_b0
 (`export_torchvision.py --list` prints them)
 
-Uses Debian's python3-torchvision (run with /usr/bin/python3); batch 1,
+Uses Debian's python3-torchvision (run with /usr/bin/python3); batch BATCH (default 1),
 opset 13, eval mode (batch norms in inference form)."""
 import sys
 
@@ -32,12 +32,15 @@ def main():
     if sys.argv[1:] == ["--list"]:
         print("\n".join(MODELS))
         return
-    if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
-        sys.exit("usage: export_torchvision.py [%s] OUT.onnx" % "|".join(MODELS))
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in MODELS or (len(sys.argv) == 4 and not sys.argv[3].isdigit()):
+        sys.exit("usage: export_torchvision.py [%s] OUT.onnx [BATCH]" % "|".join(MODELS))
+    batch = int(sys.argv[3]) if len(sys.argv) == 4 else 1
+    if batch < 1:
+        sys.exit("export_torchvision.py: BATCH must be >= 1")
     build, size = MODELS[sys.argv[1]]
     torch.manual_seed(0)
     model = build().eval()
-    example = torch.randn(1, 3, size, size)
+    example = torch.randn(batch, 3, size, size)
     torch.onnx.export(model, example, sys.argv[2], opset_version=13, input_names=["input"],
                       output_names=["output"], do_constant_folding=True)
 

@@ -2,6 +2,8 @@
 # Writes the benchmark suite's ONNX models into DIR, skipping any already there:
 #   models/make_suite.sh DIR [NAMES...]     (default: the whole suite)
 #   models/make_suite.sh --list             prints the suite's names, one a line
+# A name may carry its configuration: NAME_b8 is NAME at batch 8,
+# transformer_layer_s512 the transformer layer at sequence 512 (transformer_layer_s512_b8 both).
 # torchvision CNNs come from models/export_torchvision.py (random weights), the
 # hand-built structures from models/build_structures.py; both need Debian's
 # /usr/bin/python3 (onnx; torch and torchvision for the CNNs). A model is
@@ -33,10 +35,16 @@ status=0
 for name in "${names[@]}"; do
   out="$dir/$name.onnx"
   [[ -f "$out" ]] && continue
-  if grep -qx "$name" <<<"$structures"; then
-    cmd=("$py" "$here/build_structures.py" "$name" "$out.tmp")
+  # A configuration other than the default is a suffix: NAME_bN (batch N), transformer_layer_sN
+  # (sequence N), both as NAME_sN_bN.
+  base=$name batch=1 seq=0
+  if [[ $base =~ ^(.+)_b([0-9]+)$ ]]; then base=${BASH_REMATCH[1]} batch=${BASH_REMATCH[2]}; fi
+  if [[ $base =~ ^(transformer_layer)_s([0-9]+)$ ]]; then base=${BASH_REMATCH[1]} seq=${BASH_REMATCH[2]}; fi
+  if grep -qx "$base" <<<"$structures"; then
+    cmd=("$py" "$here/build_structures.py" "$base" "$out.tmp" --batch "$batch")
+    ((seq == 0)) || cmd+=(--seq "$seq")
   else
-    cmd=("$py" "$here/export_torchvision.py" "$name" "$out.tmp")
+    cmd=("$py" "$here/export_torchvision.py" "$base" "$out.tmp" "$batch")
   fi
   echo "make_suite: $name" >&2
   if "${cmd[@]}" 2>"$dir/$name.make.err"; then

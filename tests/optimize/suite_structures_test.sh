@@ -19,4 +19,14 @@ for n in $names; do
     check "$n $s: exit $rc"
   done
 done
+
+# Another configuration: the transformer layer at batch 2 (attention on 4-D tensors), one search.
+/usr/bin/python3 "$BUILD" transformer_layer "$WORK/tl_b2.onnx" --small --batch 2 --seq 8 || fail "transformer_layer --batch 2 did not build"
+rc=0
+optimize_checked "$WORK/tl_b2.onnx" -o "$WORK/tl_b2.out.onnx" --search eqsat --backend analytic --cache-dir none \
+  --time-limit 10 --json >"$WORK/tl_b2.json" 2>"$WORK/tl_b2.err" || rc=$?
+[[ $rc -eq 0 || $rc -eq 4 ]] || fail "transformer_layer batch 2: exit $rc: $(tail -3 "$WORK/tl_b2.err")"
+grep -q '"verified_numerically":true' "$WORK/tl_b2.json" || fail "transformer_layer batch 2: not checked equal"
+onnx_ok "$WORK/tl_b2.out.onnx" || fail "transformer_layer batch 2: the output fails the ONNX checker"
+check "transformer_layer --batch 2 --seq 8 eqsat: exit $rc"
 echo PASS

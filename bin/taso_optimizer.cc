@@ -54,6 +54,9 @@ ABSL_FLAG(int64_t, ilp_memory_mb, Server().ilp_memory_mb,
 ABSL_FLAG(int64_t, max_check_mb, Server().max_check_bytes >> 20,
           "largest total of a model's tensors (at its declared shapes) the numerical check may hold; larger models "
           "are refused (INVALID_ARGUMENT)");
+ABSL_FLAG(double, max_check_gflop, Server().max_check_flops / 1e9,
+          "most arithmetic, in GFLOP per model run at its declared shapes, the numerical check may do in the "
+          "interpreter; larger models are refused (INVALID_ARGUMENT)");
 ABSL_FLAG(double, max_time_limit_s, absl::ToDoubleSeconds(Server().max_time_limit),
           "longest search a request may ask for");
 ABSL_FLAG(bool, eqsat_backoff, taso::optimizer::EqsatOptions().backoff_scheduler,
@@ -137,6 +140,9 @@ int main(int argc, char** argv) {
   defaults.measure = absl::GetFlag(FLAGS_measure);
   defaults.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
   defaults.max_check_bytes = absl::GetFlag(FLAGS_max_check_mb) << 20;
+  const double max_check_gflop = absl::GetFlag(FLAGS_max_check_gflop);
+  if (!(max_check_gflop > 0 && max_check_gflop < 1e9)) return taso::app::Error("--max_check_gflop must be above 0", 2);
+  defaults.max_check_flops = static_cast<int64_t>(max_check_gflop * 1e9);
   defaults.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   if (!(defaults.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
   // What a request leaves unset: the same fields it would set.

@@ -170,6 +170,9 @@ ABSL_FLAG(int64_t, ilp_memory_mb, taso::cli::EGraphCommandOptions().ilp_memory_m
 ABSL_FLAG(int64_t, max_check_mb, taso::optimizer::NumericCheckOptions().max_bytes >> 20,
           "optimize (embedded): refuse models whose numerical check would hold more tensor data than this many "
           "MiB (with --server, taso_optimizer's own flag decides)");
+ABSL_FLAG(double, max_check_gflop, taso::optimizer::NumericCheckOptions().max_flops / 1e9,
+          "optimize (embedded): refuse models whose numerical check would run more than this many GFLOP per "
+          "model run in the interpreter (with --server, taso_optimizer's own flag decides)");
 ABSL_FLAG(int64_t, max_model_mb, taso::cli::kEmbeddedMaxModelMb,
           "optimize (embedded): refuse models larger than this many MiB, external data included (with --server, "
           "taso_optimizer's own flag decides)");
@@ -463,6 +466,7 @@ int Optimize(const Args& args) {
   options.dump_egraph = Resolve(absl::GetFlag(FLAGS_dump_egraph));
   if (Given("ilp_memory_mb")) options.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
   if (Given("max_check_mb")) options.max_check_mb = absl::GetFlag(FLAGS_max_check_mb);
+  if (Given("max_check_gflop")) options.max_check_gflop = absl::GetFlag(FLAGS_max_check_gflop);
   if (Given("max_model_mb")) options.max_model_mb = absl::GetFlag(FLAGS_max_model_mb);
   return taso::cli::RunOptimize(options, std::cout, std::cerr);
 }
@@ -600,7 +604,7 @@ std::vector<Command> Commands() {
                      "eqsat_ban_length", "eqsat_node_limit", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
                      "backend", "threads", "seed",
                      "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
-                     "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb", "max_model_mb"},
+                     "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb", "max_check_gflop", "max_model_mb"},
                     kOrt, kClientSecurity}),
               Optimize),
       command("generate", "",

@@ -266,6 +266,7 @@ class OptimizeRun {
     defaults.measure_tolerance = options_.measure_tolerance;
     if (options_.ilp_memory_mb) defaults.ilp_memory_mb = *options_.ilp_memory_mb;
     if (options_.max_check_mb) defaults.max_check_bytes = *options_.max_check_mb << 20;
+    if (options_.max_check_gflop) defaults.max_check_flops = static_cast<int64_t>(*options_.max_check_gflop * 1e9);
     defaults.max_model_bytes = options_.max_model_mb.value_or(kEmbeddedMaxModelMb) << 20;
     return optimizer::ResolveOptimizeOptions(options_.request, defaults);
   }
@@ -281,6 +282,10 @@ class OptimizeRun {
     if (!(options_.measure_tolerance >= 0)) {
       return Fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
     }
+    // Before Resolve turns it into a count of operations.
+    if (options_.max_check_gflop && !(*options_.max_check_gflop > 0 && *options_.max_check_gflop < 1e9)) {
+      return Fail(2, "--max-check-gflop must be above 0 (GFLOP per model run in the check)");
+    }
     // The same resolution the server does, so a bad value is refused here
     // before anything is sent.
     auto resolved = Resolve();
@@ -289,9 +294,11 @@ class OptimizeRun {
     if (options_.ilp_memory_mb && *options_.ilp_memory_mb < 1) return Fail(2, "--ilp-memory-mb must be at least 1 (MiB)");
     if (options_.max_check_mb && *options_.max_check_mb < 1) return Fail(2, "--max-check-mb must be at least 1 (MiB)");
     if (options_.max_model_mb && *options_.max_model_mb < 1) return Fail(2, "--max-model-mb must be at least 1 (MiB)");
-    if (!options_.server.empty() && (options_.ilp_memory_mb || options_.max_check_mb || options_.max_model_mb)) {
-      return Fail(2, "--ilp-memory-mb, --max-check-mb and --max-model-mb set the embedded optimizer's caps; a "
-                     "taso_optimizer (--server) has its own --ilp_memory_mb, --max_check_mb and --max_model_mb flags");
+    if (!options_.server.empty() &&
+        (options_.ilp_memory_mb || options_.max_check_mb || options_.max_check_gflop || options_.max_model_mb)) {
+      return Fail(2, "--ilp-memory-mb, --max-check-mb, --max-check-gflop and --max-model-mb set the embedded "
+                     "optimizer's caps; a taso_optimizer (--server) has its own --ilp_memory_mb, --max_check_mb, "
+                     "--max_check_gflop and --max_model_mb flags");
     }
     if (!options_.dump_egraph.empty()) {
       if (options_.request.search() != optimizer::SEARCH_EQSAT) {

@@ -44,6 +44,7 @@ struct OptimizeCommandOptions {
   // optimizer's defaults (EqsatOptions::ilp_memory_mb, NumericCheckOptions::max_bytes).
   std::optional<int64_t> ilp_memory_mb;
   std::optional<int64_t> max_check_mb;
+  std::optional<double> max_check_gflop;  // unset: NumericCheckOptions::max_flops
   // Embedded only: the largest model read, external data included, in MiB;
   // unset, kEmbeddedMaxModelMb.
   std::optional<int64_t> max_model_mb;

@@ -650,6 +650,15 @@ absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, cons
         "the model's tensors take ", bytes >> 20, " MiB at its declared shapes, above the limit of ",
         options.check.max_bytes >> 20, " MiB for checking a result (--max_check_mb); nothing was optimized"));
   }
+  // Likewise its arithmetic: a batch-8 ResNeXt-50 is about 69 GFLOP a run,
+  // minutes in the check's interpreter, and was searched only to come back.
+  if (const int64_t flops = CheckFlops(model->graph); flops > options.check.max_flops) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model takes about ", absl::StrFormat("%.1f", flops / 1e9), " GFLOP a run at its declared shapes, above the limit of ",
+        absl::StrFormat("%g", options.check.max_flops / 1e9),
+        " GFLOP for checking a result in the interpreter (--max_check_gflop; the check runs both models ",
+        options.check.seeds, " times); nothing was optimized"));
+  }
   auto searched = SearchGraph(model->graph, rules, profiler, options);
   if (!searched.ok()) return searched.status();
   if (options.cancelled && options.cancelled()) {

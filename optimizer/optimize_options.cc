@@ -40,6 +40,7 @@ absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& r
   out.threads = in.threads();
   out.check.seed = in.seed();
   out.check.max_bytes = defaults.max_check_bytes;
+  out.check.max_flops = defaults.max_check_flops;
   out.measure = defaults.measure && !in.skip_measure();
   out.measure_tolerance = defaults.measure_tolerance;
   out.measure_backend = in.measure_backend();

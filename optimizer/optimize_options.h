@@ -28,6 +28,7 @@ struct OptionDefaults {
   double measure_tolerance = 0.01;
   int64_t max_model_bytes = OnnxImportOptions().max_model_bytes;
   int64_t max_check_bytes = NumericCheckOptions().max_bytes;
+  int64_t max_check_flops = NumericCheckOptions().max_flops;
   int64_t ilp_memory_mb = EqsatOptions().ilp_memory_mb;
 };
 

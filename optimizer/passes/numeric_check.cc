@@ -12,9 +12,8 @@
 #include "core/tensor_type.h"
 
 namespace taso::optimizer {
-namespace {
 
-int64_t ApproxFlops(const Graph& g) {
+int64_t CheckFlops(const Graph& g) {
   int64_t flops = 0;
   for (const Node& n : g.nodes()) {
     if (n.output_types.empty()) continue;
@@ -32,6 +31,8 @@ int64_t ApproxFlops(const Graph& g) {
   }
   return flops;
 }
+
+namespace {
 
 // A fixed pseudo-random value in [-1, 1) per (salt, position). It depends on
 // nothing a rewrite may change, so both graphs see the same one.
@@ -149,10 +150,10 @@ NumericCheck CompareGraphs(const Graph& original, const Graph& optimized, const 
                                 options.max_bytes >> 20, " MiB");
     return check;
   }
-  const int64_t flops = std::max(ApproxFlops(original), ApproxFlops(optimized));
+  const int64_t flops = std::max(CheckFlops(original), CheckFlops(optimized));
   if (flops > options.max_flops) {
     check.reason = absl::StrCat("not run: about ", flops / 1e9, " GFLOP per run is above the limit of ",
-                                options.max_flops / 1e9);
+                                options.max_flops / 1e9, " (--max_check_gflop)");
     return check;
   }
   if (original.outputs().size() != optimized.outputs().size()) {

@@ -33,6 +33,10 @@ struct NumericCheckOptions {
 // The bytes the check holds to run `g` once: every node's float outputs.
 // Unknown dimensions count as 1.
 int64_t CheckBytes(const Graph& g);
+// About how many floating-point operations one run of `g` in the check's
+// interpreter takes (convolutions and matmuls counted, others one per output
+// element), for max_flops.
+int64_t CheckFlops(const Graph& g);
 
 struct NumericCheck {
   bool ran = false;       // false: could not run (reason says why); no verdict

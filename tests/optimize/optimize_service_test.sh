@@ -79,6 +79,21 @@ optimize_checked "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" 
   >"$WORK/big.json" 2>"$WORK/big.err" || fail "--max-check-mb 64: $(cat "$WORK/big.err")"
 grep -q '"verified_numerically":true' "$WORK/big.json" || fail "--max-check-mb 64: not checked: $(cat "$WORK/big.json")"
 check "--max-check-mb: a 1 MiB cap refuses a model whose check needs 8 MiB (exit 2, no file); 64 MiB checks it"
+# Its arithmetic cap: big.onnx is about 2.1 MFLOP a run (two operators on 1M elements); the default
+# 50 GFLOP checked it above.
+rm -f "$WORK/big.opt.onnx"
+rc=0
+optimize_checked "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" "${COMMON[@]}" --max-check-gflop 0.001 \
+  >"$WORK/big.json" 2>"$WORK/big.err" || rc=$?
+[ $rc -eq 2 ] || fail "--max-check-gflop 0.001: exit $rc, not 2: $(cat "$WORK/big.err")"
+grep -q "about 0.0 GFLOP a run .* above the limit of 0.001 GFLOP .*max_check_gflop" "$WORK/big.err" ||
+  fail "--max-check-gflop 0.001: the refusal does not give the figures and the flag: $(cat "$WORK/big.err")"
+[ ! -e "$WORK/big.opt.onnx" ] || fail "--max-check-gflop 0.001: a model was written"
+rc=0
+"$TASO" optimize "$WORK/models/big.onnx" -o "$WORK/big.opt.onnx" --max-check-gflop -1 >"$WORK/big.json" 2>"$WORK/big.err" ||
+  rc=$?
+[ $rc -eq 2 ] && grep -q "max-check-gflop must be above 0" "$WORK/big.err" || fail "--max-check-gflop -1: exit $rc: $(cat "$WORK/big.err")"
+check "--max-check-gflop: a cap below the model's 2.1 MFLOP refuses it (exit 2, no file, the figures named); -1 is refused"
 
 # Opaque Slice and Reshape whose operands PyTorch computes from Shape: their
 # outputs get static shapes, so the result is checked numerically (exit 0).

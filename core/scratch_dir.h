@@ -11,10 +11,19 @@
 
 namespace taso {
 
+// Makes a new directory under TMPDIR (else the system's temporary directory)
+// named "taso-`purpose`-HOST-PID-XXXXXX" and returns its path; the caller
+// removes it. A process that is killed cannot remove its own, so first this
+// removes the directories of the same purpose and host whose process no
+// longer runs: a killed optimizer's candidate models (up to gigabytes) do
+// not pile up. The host in the name keeps containers that share a directory
+// but not a process table from judging each other's. PermissionDenied
+// (mentioning TMPDIR) when it cannot be made.
+absl::StatusOr<std::string> MakePrivateTempDir(absl::string_view purpose);
+
 class ScratchDir {
  public:
-  // A new directory under TMPDIR named "taso-`purpose`-XXXXXX";
-  // PermissionDenied (mentioning TMPDIR) when it cannot be made.
+  // A new directory made by MakePrivateTempDir(purpose).
   static absl::StatusOr<ScratchDir> Make(absl::string_view purpose);
   ScratchDir(ScratchDir&& other) noexcept;
   ScratchDir& operator=(ScratchDir&&) = delete;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/scratch_dir.h"
 #include "costs/host_cpus.h"
 #include "profiler/ort/ort_model.h"
 #include "profiler/ort/ort_opaque_model.h"
@@ -119,12 +120,9 @@ absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendO
   // so costs cached at one count are never served for another.
   OrtBackendOptions options = asked;
   if (options.threads == 0) options.threads = RuntimeDefaultThreads();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/taso-ort-models-XXXXXX");
-  if (mkdtemp(dir.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("ort backend: cannot create a directory like ", dir));
-  }
-  std::unique_ptr<OrtBackend> backend(new OrtBackend(options, dir));
+  auto dir = MakePrivateTempDir("ort-models");
+  if (!dir.ok()) return dir.status();
+  std::unique_ptr<OrtBackend> backend(new OrtBackend(options, *std::move(dir)));
   auto hello = backend->worker_.Call({{"cmd", "hello"}});
   if (!hello.ok()) return hello.status();
   // "timing ort3" names how the worker times (worker.js): ort3 times sessions

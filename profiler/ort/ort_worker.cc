@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/scratch_dir.h"
 
 extern char** environ;
 
@@ -64,7 +65,6 @@ absl::StatusOr<std::string> FindOrtWorker() {
 
 OrtWorker::~OrtWorker() {
   Stop();
-  if (!stderr_path_.empty()) unlink(stderr_path_.c_str());
   std::error_code ignored;
   if (!profile_dir_.empty()) std::filesystem::remove_all(profile_dir_, ignored);
 }
@@ -80,18 +80,13 @@ absl::Status OrtWorker::Start() {
     return absl::FailedPreconditionError(absl::StrCat("the ONNX Runtime worker ", script, " does not exist; ",
                                                       kInstallHint));
   }
-  if (stderr_path_.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string path = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/taso-ort-worker-XXXXXX");
-    const int fd = mkstemp(path.data());
-    if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", path, ": ", strerror(errno)));
-    close(fd);
-    stderr_path_ = path;
-    std::string dir = absl::StrCat(tmp && *tmp ? tmp : "/tmp", "/taso-ort-profiles-XXXXXX");
-    if (mkdtemp(dir.data()) == nullptr) {
-      return absl::InternalError(absl::StrCat("cannot create ", dir, ": ", strerror(errno)));
-    }
-    profile_dir_ = dir;
+  if (profile_dir_.empty()) {
+    // ORT's profiles and the worker's stderr, in one directory that a later
+    // process removes if this one is killed (MakePrivateTempDir).
+    auto dir = MakePrivateTempDir("ort-worker");
+    if (!dir.ok()) return dir.status();
+    profile_dir_ = *std::move(dir);
+    stderr_path_ = absl::StrCat(profile_dir_, "/worker.stderr");
   }
   // One socket for the worker's stdin and stdout: writes to a dead worker
   // then fail with EPIPE (MSG_NOSIGNAL) instead of killing us with SIGPIPE.

@@ -126,7 +126,9 @@ TEST(OnnxExternalDataTest, ExportWritesLargeTensorsToItsSink) {
     const Node& a = imported->graph.node(i);
     const Node& b = back->graph.node(i);
     ASSERT_EQ(a.data == nullptr, b.data == nullptr) << i;
-    if (a.data != nullptr) EXPECT_EQ(*a.data, *b.data) << i;
+    if (a.data != nullptr) {
+      EXPECT_EQ(*a.data, *b.data) << i;
+    }
   }
 }
 

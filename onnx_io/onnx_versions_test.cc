@@ -85,7 +85,9 @@ TEST(OnnxVersionsTest, ReduceWithAxesInputHasTheReducedShapeNotAFullReduction) {
   ASSERT_TRUE(exported.ok()) << exported.status();
   const onnx::ModelProto out = Parse(*exported);
   for (const auto& node : out.graph().node()) {
-    if (node.op_type() == "ReduceMean") EXPECT_EQ(node.input_size(), 2);
+    if (node.op_type() == "ReduceMean") {
+      EXPECT_EQ(node.input_size(), 2);
+    }
   }
 }
 

@@ -140,9 +140,10 @@ int main(int argc, char** argv) {
   defaults.measure = absl::GetFlag(FLAGS_measure);
   defaults.ilp_memory_mb = absl::GetFlag(FLAGS_ilp_memory_mb);
   defaults.max_check_bytes = absl::GetFlag(FLAGS_max_check_mb) << 20;
-  const double max_check_gflop = absl::GetFlag(FLAGS_max_check_gflop);
-  if (!(max_check_gflop > 0 && max_check_gflop < 1e9)) return taso::app::Error("--max_check_gflop must be above 0", 2);
-  defaults.max_check_flops = static_cast<int64_t>(max_check_gflop * 1e9);
+  auto max_check_flops = taso::optimizer::MaxCheckFlopsFromGflop(absl::GetFlag(FLAGS_max_check_gflop),
+                                                                        "--max_check_gflop");
+  if (!max_check_flops.ok()) return taso::app::Error(max_check_flops.status().message(), 2);
+  defaults.max_check_flops = *max_check_flops;
   defaults.measure_tolerance = absl::GetFlag(FLAGS_measure_tolerance);
   if (!(defaults.measure_tolerance >= 0)) return taso::app::Error("--measure_tolerance must be >= 0", 2);
   // What a request leaves unset: the same fields it would set.

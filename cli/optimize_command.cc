@@ -266,7 +266,11 @@ class OptimizeRun {
     defaults.measure_tolerance = options_.measure_tolerance;
     if (options_.ilp_memory_mb) defaults.ilp_memory_mb = *options_.ilp_memory_mb;
     if (options_.max_check_mb) defaults.max_check_bytes = *options_.max_check_mb << 20;
-    if (options_.max_check_gflop) defaults.max_check_flops = static_cast<int64_t>(*options_.max_check_gflop * 1e9);
+    if (options_.max_check_gflop) {
+      auto flops = optimizer::MaxCheckFlopsFromGflop(*options_.max_check_gflop, "--max-check-gflop");
+      if (!flops.ok()) return flops.status();
+      defaults.max_check_flops = *flops;
+    }
     defaults.max_model_bytes = options_.max_model_mb.value_or(kEmbeddedMaxModelMb) << 20;
     return optimizer::ResolveOptimizeOptions(options_.request, defaults);
   }
@@ -281,10 +285,6 @@ class OptimizeRun {
     if (!options_.invalid_flag.empty()) return Fail(2, options_.invalid_flag);
     if (!(options_.measure_tolerance >= 0)) {
       return Fail(2, "--measure-tolerance must be >= 0 (a fraction: 0.01 is 1 %)");
-    }
-    // Before Resolve turns it into a count of operations.
-    if (options_.max_check_gflop && !(*options_.max_check_gflop > 0 && *options_.max_check_gflop < 1e9)) {
-      return Fail(2, "--max-check-gflop must be above 0 (GFLOP per model run in the check)");
     }
     // The same resolution the server does, so a bad value is refused here
     // before anything is sent.

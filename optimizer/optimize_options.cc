@@ -4,8 +4,16 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace taso::optimizer {
+
+absl::StatusOr<int64_t> MaxCheckFlopsFromGflop(double gflop, absl::string_view flag) {
+  if (!(gflop > 0 && gflop < 1e9)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " must be above 0 (GFLOP per model run in the check)"));
+  }
+  return static_cast<int64_t>(gflop * 1e9);
+}
 
 absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& request,
                                                         const OptionDefaults& defaults) {

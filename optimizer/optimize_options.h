@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "optimizer/optimize.h"
 #include "proto/optimizer.pb.h"
@@ -31,6 +32,11 @@ struct OptionDefaults {
   int64_t max_check_flops = NumericCheckOptions().max_flops;
   int64_t ilp_memory_mb = EqsatOptions().ilp_memory_mb;
 };
+
+// A --max-check-gflop value as OptionDefaults::max_check_flops; InvalidArgument
+// naming `flag` (as the command spells it) unless it is above 0 and below 1e9
+// (so the count fits).
+absl::StatusOr<int64_t> MaxCheckFlopsFromGflop(double gflop, absl::string_view flag);
 
 // The optimizer's options for `request` over `defaults`. A negative number,
 // a min_gain outside [0, 1) or an input shape that does not parse is

@@ -1,7 +1,5 @@
 #include "profiler/ort/ort_backend.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

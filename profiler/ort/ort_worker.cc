@@ -86,7 +86,6 @@ absl::Status OrtWorker::Start() {
     auto dir = MakePrivateTempDir("ort-worker");
     if (!dir.ok()) return dir.status();
     profile_dir_ = *std::move(dir);
-    stderr_path_ = absl::StrCat(profile_dir_, "/worker.stderr");
   }
   // One socket for the worker's stdin and stdout: writes to a dead worker
   // then fail with EPIPE (MSG_NOSIGNAL) instead of killing us with SIGPIPE.
@@ -98,7 +97,8 @@ absl::Status OrtWorker::Start() {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, sockets[1], 0);
   posix_spawn_file_actions_adddup2(&actions, sockets[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const std::string stderr_path = StderrPath();
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> argv_storage = {options_.node, script, profile_dir_};
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
@@ -138,8 +138,10 @@ void OrtWorker::Stop() {
   pid_ = -1;
 }
 
+std::string OrtWorker::StderrPath() const { return absl::StrCat(profile_dir_, "/worker.stderr"); }
+
 std::string OrtWorker::StderrTail() const {
-  std::ifstream in(stderr_path_);
+  std::ifstream in(StderrPath());
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) lines.push_back(line);

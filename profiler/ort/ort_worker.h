@@ -52,14 +52,14 @@ class OrtWorker {
   absl::Status Start();
   void Stop();
   absl::StatusOr<nlohmann::json> CallOnce(const nlohmann::json& request);
+  std::string StderrPath() const;
   std::string StderrTail() const;
 
   OrtWorkerOptions options_;
   pid_t pid_ = -1;
   int to_worker_ = -1;    // its stdin
   int from_worker_ = -1;  // its stdout
-  std::string stderr_path_;
-  std::string profile_dir_;  // given to the worker for ORT's profiles; removed with this object
+  std::string profile_dir_;  // ORT's profiles and the worker's stderr (StderrPath); removed with this object
   std::string pending_;  // bytes read past the last answer
   int64_t next_id_ = 1;
 };

@@ -179,7 +179,7 @@ for m in "${models[@]}"; do
     ort_json[$t]="$out/$m.ort${t}t.json"
     rm -f "$out/$m.ort${t}t".try*.json
     controls=()
-    best=""
+    best="" best_control=null
     for ((try = 1; try <= aa_tries; try++)); do
       bench_log "$m: ONNX Runtime timing, intraOpNumThreads=$t (A/A control and ${#candidates[@]} output(s)), try $try"
       attempt="$out/$m.ort${t}t.try$try.json"
@@ -189,7 +189,7 @@ for m in "${models[@]}"; do
       ((rc == 0 || rc == 1)) || break  # the run itself failed: no A/A to judge, and another try would fail alike
       control=$(aa_control "$attempt")
       controls+=("$control")
-      [[ -z $best ]] || closer_to_one "$control" "$(aa_control "$best")" && best=$attempt
+      if [[ -z $best ]] || closer_to_one "$control" "$best_control"; then best=$attempt best_control=$control; fi
       within_tolerance "$control" && break
     done
     [[ -n $best ]] && cp "$best" "${ort_json[$t]}" || cp "$attempt" "${ort_json[$t]}"

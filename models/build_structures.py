@@ -155,11 +155,12 @@ def transformer_layer(b, args):
     q, k, v = b.linears(x, hidden, hidden, ["q", "k", "v"], args.merged)
     lead = [] if batch == 1 else [batch]
     split_shape = b.const(np.array(lead + [seq, heads, dh], dtype=np.int64), "heads_shape")
-    shift = len(lead)
+
+    def batched(perm):  # a per-sequence permutation, after the batch axis when there is one
+        return list(range(len(lead))) + [a + len(lead) for a in perm]
 
     def to_heads(t, perm):
-        perm = list(range(shift)) + [a + shift for a in perm]
-        return b.op("Transpose", [b.op("Reshape", [t, split_shape], "split_heads")], "to_heads", perm=perm)
+        return b.op("Transpose", [b.op("Reshape", [t, split_shape], "split_heads")], "to_heads", perm=batched(perm))
 
     qh = to_heads(q, [1, 0, 2])  # [(batch,) heads, seq, dh]
     kh = to_heads(k, [1, 2, 0])  # [(batch,) heads, dh, seq]
@@ -167,8 +168,7 @@ def transformer_layer(b, args):
     scores = b.op("Mul", [b.op("MatMul", [qh, kh], "qk"), b.const(np.float32(1 / math.sqrt(dh)), "scale")],
                   "scores")
     probs = b.op("Softmax", [scores], "probs", axis=-1)
-    ctx = b.op("Transpose", [b.op("MatMul", [probs, vh], "ctx_heads")], "ctx_t",
-               perm=list(range(shift)) + [1 + shift, shift, 2 + shift])
+    ctx = b.op("Transpose", [b.op("MatMul", [probs, vh], "ctx_heads")], "ctx_t", perm=batched([1, 0, 2]))
     ctx = b.op("Reshape", [ctx, b.const(np.array([rows, hidden], dtype=np.int64), "merge_shape")], "ctx")
     attn = b.linear(ctx, hidden, hidden, "attn_out")
     h1 = b.layer_norm(b.op("Add", [attn, x], "attn_residual"), hidden)

@@ -14,6 +14,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "app/startup.h"
@@ -210,15 +211,15 @@ int main(int argc, char** argv) {
   // Rules stored before the operator index existed are indexed while the
   // store serves (queries scan until it is done); resumes after a restart.
   std::atomic<bool> stop_indexing{false};
-  std::thread indexing([&] {
+  // One write per line (StderrLog): this thread logs while the server
+  // announces its ports, and a script reads those lines back.
+  std::thread indexing([&, log = taso::app::StderrLog("taso_rules_db")] {
     if (!absl::GetFlag(FLAGS_op_index)) return;
     const absl::Time start = absl::Now();
     if (absl::Status built = rule_store.BuildOpIndex(&stop_indexing); !built.ok()) {
-      std::cerr << "taso_rules_db: building the operator index failed (queries scan instead): " << built.message()
-                << "\n";
+      log(absl::StrCat("building the operator index failed (queries scan instead): ", built.message()));
     } else if (!stop_indexing) {
-      std::cerr << "taso_rules_db: the operator index is ready ("
-                << absl::StrFormat("%.1f", absl::ToDoubleSeconds(absl::Now() - start)) << " s)\n";
+      log(absl::StrFormat("the operator index is ready (%.1f s)", absl::ToDoubleSeconds(absl::Now() - start)));
     }
   });
   absl::Status s = taso::net::RunServer(server_options, {&service, &rule_service});

@@ -1,10 +1,10 @@
 #include "profiler/profiler.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <limits>
 
 #include "absl/status/status.h"
@@ -65,6 +65,11 @@ void SetTiming(const GraphTiming& t, Backend backend, const std::string& device,
   m.set_device(device);
   m.clear_pass_median_ms();
   for (double ms : t.pass_median_ms) m.add_pass_median_ms(ms);
+}
+
+// Request threads log concurrently: one write per line keeps lines whole.
+void WarnCacheNotStored(const absl::Status& stored) {
+  std::fprintf(stderr, "taso_profiler: warning: %s\n", std::string(stored.message()).c_str());
 }
 
 }  // namespace
@@ -429,7 +434,7 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
     absl::Status stored = cache_->Put(cache_key, entry);
     if (!stored.ok()) {
       // The figure is still right; only its persistence failed.
-      std::cerr << "taso_profiler: warning: " << stored.message() << "\n";
+      WarnCacheNotStored(stored);
     }
   }
   {
@@ -576,7 +581,7 @@ absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGra
     m.set_graph_key(keys[i]);
     storage::SetTime(absl::Now(), m.mutable_measured_at());
     absl::Status stored = cache_->PutGraph(m.backend(), m.device(), keys[i], m);
-    if (!stored.ok()) std::cerr << "taso_profiler: warning: " << stored.message() << "\n";
+    if (!stored.ok()) WarnCacheNotStored(stored);
     *result->mutable_measurement() = std::move(m);
   }
   return response;

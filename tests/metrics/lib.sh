@@ -1,6 +1,8 @@
 # What the metrics tests share (after tests/generate/lib.sh).
 # scrape PORT [PATH]: prints "STATUS CONTENT-TYPE" then the body of
-# GET http://127.0.0.1:PORT/PATH (default metrics); just the status on an HTTP error.
+# GET http://127.0.0.1:PORT/PATH (default metrics); just the status on an HTTP
+# error, "unreachable: WHY" when nothing answers (so the caller's check fails
+# with its own message rather than set -e ending the test silently).
 scrape() {
   /usr/bin/python3 - "$1" "${2:-metrics}" <<'PY'
 import sys, urllib.request, urllib.error
@@ -10,6 +12,8 @@ try:
         sys.stdout.write(r.read().decode())
 except urllib.error.HTTPError as e:
     print(e.code)
+except OSError as e:
+    print("unreachable:", e)
 PY
 }
 

@@ -37,9 +37,10 @@ grep -q '^# TYPE taso_verifier_unknown_total counter$' "$WORK/scrape.txt" || fai
 check "verifier status: $(grep -E '^taso_verifier_(classes|proved)_total' "$WORK/scrape.txt" | tr '\n' ' ')"
 [ "$(scrape "$PORT" status | head -1)" = 404 ] || fail "GET /status is not 404"
 STORE_METRICS=$(metrics_port taso_rules_db "$STORE.log")
+[ -n "$STORE_METRICS" ] || fail "the store did not say where metrics are: $(cat "$STORE.log")"
 scrape "$STORE_METRICS" >"$WORK/store.txt"
 grep -Eq '^taso_rpc_requests_total\{method="/[a-z._]+\.RuleDb/[A-Za-z]+",code="OK"\} [1-9]' "$WORK/store.txt" ||
-  fail "the store did not count the verifier's calls: $(grep rpc_requests "$WORK/store.txt")"
+  fail "the store did not count the verifier's calls: $(head -1 "$WORK/store.txt"; grep rpc_requests "$WORK/store.txt")"
 grep -q '^# TYPE taso_store_batches_total counter$' "$WORK/store.txt" || fail "store batch counter missing"
 check "store: the verifier's calls counted by method and code"
 echo PASS

@@ -211,6 +211,91 @@ TEST_F(OrtMeasureTest, MatmulAndConvTakePositiveSaneTimes) {
   EXPECT_GT(conv->median_ms, mm->median_ms);
 }
 
+// Above one thread each model is timed with its session the only one alive
+// (worker.js "one_session"): the device names the method, and two graphs
+// still get their runs, kernels and passes, the larger the slower in each.
+TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
+  OrtBackendOptions options;
+  options.threads = 2;
+  auto two = OrtBackend::Create(options);
+  if (!two.ok() && two.status().code() == absl::StatusCode::kFailedPrecondition) {
+    GTEST_SKIP() << "ONNX Runtime is not available here: " << two.status().message();
+  }
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_THAT((*two)->device(), HasSubstr("2 intra-op threads"));
+  EXPECT_THAT((*two)->device(), HasSubstr("timing ort4"));
+  options.threads = 1;
+  auto one = OrtBackend::Create(options);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT((*one)->device(), HasSubstr("timing ort3"));
+
+  GraphBuilder small, large;
+  for (auto* b : {&small, &large}) {
+    const int64_t n = b == &small ? 64 : 1024;
+    TensorRef x = b->In("x", {1, n});
+    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
+  }
+  GraphTimingOptions timing;
+  timing.warmup = 2;
+  timing.runs = 10;
+  timing.min_timed_ms = 5;
+  auto results = (*two)->MeasureGraphs({&small.graph, &large.graph}, timing, nullptr);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 2u);
+  for (const auto& r : *results) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_GE(r->runs, 10);
+    EXPECT_EQ(r->kernels, 2);
+    ASSERT_EQ(r->pass_median_ms.size(), 4u);
+  }
+  for (size_t pass = 0; pass < 4; ++pass) {
+    EXPECT_GT((*results)[1]->pass_median_ms[pass], (*results)[0]->pass_median_ms[pass]) << "pass " << pass;
+  }
+  // An operator is timed against its run-overhead model the same way.
+  TimingOptions quick;
+  quick.warmup = 3;
+  quick.repetitions = 20;
+  quick.min_timed_ms = 5;
+  auto mm = (*two)->Measure(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), quick);
+  ASSERT_TRUE(mm.ok()) << mm.status();
+  EXPECT_GT(mm->median_ms, 0);
+  EXPECT_LT(mm->median_ms, 50);
+  EXPECT_GE(mm->repetitions, 20);
+}
+
+// The worker's "one_session" timing: every model gets its runs in two turns
+// (A B B A) and a model that cannot load fails alone.
+TEST(OrtWorkerTest, OneSessionAtATimeTimesEachModelInTwoTurns) {
+  OrtWorker worker(OrtWorkerOptions{});
+  auto hello = worker.Call({{"cmd", "hello"}});
+  if (!hello.ok() && hello.status().code() == absl::StatusCode::kFailedPrecondition) {
+    GTEST_SKIP() << "ONNX Runtime is not available here: " << hello.status().message();
+  }
+  ASSERT_TRUE(hello.ok()) << hello.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp ? tmp : ::testing::TempDir();
+  auto model = TimingModel(RunOverheadGraph(1, 1));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string path = dir + "/overhead.onnx";
+  std::ofstream(path, std::ios::binary) << *model;
+  nlohmann::json request = {{"cmd", "time"},          {"models", {path, dir + "/missing.onnx", path}},
+                            {"threads", 2},           {"level", "all"},
+                            {"warmup", 1},            {"min_runs", 7},
+                            {"max_runs", 100},        {"min_ms", 0},
+                            {"seed", 1},              {"one_session", true}};
+  auto answer = worker.Call(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  const nlohmann::json& results = (*answer)["results"];
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_FALSE(results[1].value("ok", true)) << results[1].dump();
+  for (int i : {0, 2}) {
+    ASSERT_TRUE(results[i].value("ok", false)) << results[i].dump();
+    // Two turns of ceil(7 / 2) runs each.
+    EXPECT_EQ(results[i]["times_ms"].size(), 8u) << results[i].dump();
+    EXPECT_EQ(results[i].value("nodes", 0), 1);
+  }
+}
+
 TEST_F(OrtMeasureTest, SplitIsACopyKernelAndStridedTransposeAView) {
   EXPECT_FALSE(backend_->splits_are_views());
   OpParams halves = testing::Axis(1);

@@ -11,6 +11,10 @@
 //     --threads N        intraOpNumThreads (default 1)
 //     --warmup N --min-runs N --min-seconds S --max-runs N   per timed pair, as run.js (3, 20, 2, 1000)
 //     --block N          runs per turn, the first untimed (default 4; ort_timing.js timeInterleaved)
+//     --sessions S       together: both sessions of a pass alive, taking turns in blocks; one: each timed
+//                        with its session the only one alive (ort_timing.js timeAlone), the first created
+//                        first. Default: one above 1 thread (sessions alive side by side slow each other
+//                        there), together at 1
 //     --passes N         passes per pair, alternating which session is created first (even, default 4)
 //     --seed N           input generator seed (default 1)
 //     --rtol X --atol X  outputs match when max|a-b| <= atol + rtol * max|base| (1e-3, 1e-4)
@@ -20,17 +24,18 @@
 'use strict';
 
 const t = require('./ort_timing');
+const os = require('os');
 
 function usage(msg) {
   process.stderr.write(`speedup.js: ${msg}\nusage: node speedup.js [--level all] [--threads N] [--warmup N] ` +
-                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--passes N] [--seed N] ` +
+                       `[--min-runs N] [--min-seconds S] [--max-runs N] [--block N] [--sessions one|together] [--passes N] [--seed N] ` +
                        `[--rtol X] [--atol X] ` +
                        `BASE.onnx [LABEL=CANDIDATE.onnx ...]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4, passes: 4, seed: 1,
+  const o = {level: 'all', threads: 1, warmup: 3, minRuns: 20, minSeconds: 2, maxRuns: 1000, block: 4, sessions: '', passes: 4, seed: 1,
              rtol: 1e-3, atol: 1e-4, base: null, candidates: []};
   const num = (flag, v) => t.numberFlag(usage, flag, v);
   for (let i = 0; i < argv.length; i++) {
@@ -43,6 +48,7 @@ function parseArgs(argv) {
       case '--min-seconds': o.minSeconds = num(a, argv[++i]); break;
       case '--max-runs': o.maxRuns = num(a, argv[++i]); break;
       case '--block': o.block = num(a, argv[++i]); break;
+      case '--sessions': o.sessions = String(argv[++i] || ''); break;
       case '--passes': o.passes = num(a, argv[++i]); break;
       case '--seed': o.seed = num(a, argv[++i]); break;
       case '--rtol': o.rtol = num(a, argv[++i]); break;
@@ -64,6 +70,8 @@ function parseArgs(argv) {
   if (!(o.threads >= 1)) usage('--threads must be >= 1');
   if (!(o.maxRuns >= 1)) usage('--max-runs must be >= 1');
   if (!(o.passes >= 2 && o.passes % 2 === 0)) usage('--passes must be an even number >= 2 (both creation orders)');
+  if (o.sessions === '') o.sessions = o.threads > 1 ? 'one' : 'together';
+  if (!['one', 'together'].includes(o.sessions)) usage('--sessions must be one or together');
   return o;
 }
 
@@ -71,12 +79,26 @@ function parseArgs(argv) {
 async function timeOrder(o, basePath, candPath, feeds, baseFirst) {
   const order = baseFirst ? [['base', basePath], ['candidate', candPath]] : [['candidate', candPath], ['base', basePath]];
   const configs = [];
-  for (const [role, path] of order) {
-    const {session, create_ms} = await t.createSession(path, o.level, o.threads);
-    configs.push({role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)});
+  let timing;
+  if (o.sessions === 'one') {
+    let timedWallMs = 0;
+    const load0 = os.loadavg()[0];
+    for (const [role, path] of order) {
+      const {session, create_ms} = await t.createSession(path, o.level, o.threads);
+      const c = {role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)};
+      timedWallMs += await t.timeAlone(c, o);
+      await session.release();
+      configs.push(c);
+    }
+    timing = {sessions: 'one', timed_wall_ms: timedWallMs, loadavg_1m: [load0, os.loadavg()[0]]};
+  } else {
+    for (const [role, path] of order) {
+      const {session, create_ms} = await t.createSession(path, o.level, o.threads);
+      configs.push({role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)});
+    }
+    timing = {sessions: 'together', ...(await t.timeInterleaved(configs, o))};
+    for (const c of configs) await c.session.release();
   }
-  const timing = await t.timeInterleaved(configs, o);
-  for (const c of configs) await c.session.release();
   const by = Object.fromEntries(configs.map((c) => [c.role, {create_ms: c.create_ms, ...t.summarize(c.times)}]));
   return {created_first: baseFirst ? 'base' : 'candidate', ...timing, base: by.base, candidate: by.candidate,
           ratio: by.base.median_ms / by.candidate.median_ms};
@@ -118,6 +140,7 @@ async function main() {
             'against itself',
     passes: o.passes,
     block: o.block,
+    sessions: o.sessions,
     level: o.level,
     threads: o.threads,
     warmup: o.warmup,

@@ -124,13 +124,15 @@ absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendO
   auto hello = backend->worker_.Call({{"cmd", "hello"}});
   if (!hello.ok()) return hello.status();
   // "timing ort3" names how the worker times (worker.js): ort3 times sessions
-  // that never profiled, and several models in blocks of runs. A new method
-  // is a new device, so costs timed the old way are not served.
+  // that never profiled, and several models in blocks of runs; ort4, above
+  // one thread, times each model with its session the only one alive. A new
+  // method is a new device, so costs timed the old way are not served.
   backend->device_ = absl::StrCat(
       "ort: onnxruntime ", hello->value("ort_version", "?"), " via node ", hello->value("node_version", "?"),
       ", cpu EP, ", options.threads, " intra-op thread", options.threads == 1 ? "" : "s", ", level ",
       OrtOptimizationLevelName(options.level), "; ", hello->value("cpu_model", "unknown cpu"), ", ",
-      hello->value("cpus", 0), " cpus; timing ort3, weights ", options.weight_bytes >> 20, " MiB");
+      hello->value("cpus", 0), " cpus; timing ", options.threads > 1 ? "ort4" : "ort3", ", weights ",
+      options.weight_bytes >> 20, " MiB");
   return backend;
 }
 
@@ -164,7 +166,10 @@ absl::StatusOr<std::vector<absl::StatusOr<OrtBackend::Timed>>> OrtBackend::Time(
                             {"min_runs", std::max(min_runs, 1)},
                             {"max_runs", std::max({max_runs, min_runs, 1})},
                             {"min_ms", std::max(min_ms, 0.0)},
-                            {"seed", 1}};
+                            {"seed", 1},
+                            // Above one thread, sessions alive side by side slow each other (worker.js,
+                            // timeOneSessionAtATime); a user's process runs one.
+                            {"one_session", options_.threads > 1}};
   auto answer = worker_.Call(std::move(request));
   if (!answer.ok()) return answer.status();
   const nlohmann::json& results = (*answer)["results"];

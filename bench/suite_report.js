@@ -212,8 +212,9 @@ function table(suite) {
     suite.entries.some((e) => e.cost_baseline_source === 'cost_before_ms') ? 'cost_before_ms where the report has no ' +
     'cost_baseline_ms' : 'cost_baseline_ms'} / after), pred = baseline / after. ORT: onnxruntime-node ${
     c.ort_version || '?'}, cpu EP, level all for input and output, intraOpNumThreads per column; each speedup is ` +
-    'the geometric mean over interleaved timings of alternating session creation order (bench/ort/speedup.js ' +
-    '--passes, 4 by default; input median / output median); A/A = the input against itself, same method, same run. whole-graph = our oneDNN whole-graph runner: ' +
+    'the geometric mean over passes of alternating session creation order (bench/ort/speedup.js ' +
+    '--passes, 4 by default; input median / output median; the two sessions of a pass take turns at 1 thread and ' +
+    'run one at a time above it, --sessions); A/A = the input against itself, same method, same run. whole-graph = our oneDNN whole-graph runner: ' +
     'the optimizer\'s never-slower measurement (runtime baseline / result, interleaved) where it timed the returned model on our runner, else ' +
     'taso profile graph --measure (input / output; n/a when the command failed). = input: the optimizer returned ' +
     'the input byte for byte, so the speedup is 1 by construction (counted as 1.000 in the geometric means; its ' +

@@ -211,6 +211,54 @@ TEST_F(OrtMeasureTest, MatmulAndConvTakePositiveSaneTimes) {
   EXPECT_GT(conv->median_ms, mm->median_ms);
 }
 
+TEST_F(OrtMeasureTest, SplitIsACopyKernelAndStridedTransposeAView) {
+  EXPECT_FALSE(backend_->splits_are_views());
+  OpParams halves = testing::Axis(1);
+  halves.sizes = {256, 256};
+  auto split = backend_->Measure(Canonical(OpKind::kSplit, halves, {F32({1, 512})}), Quick());
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_GT(split->median_ms, 0);
+  EXPECT_THAT(split->kernel, HasSubstr("Split"));
+  auto view = backend_->Measure(Canonical(OpKind::kTranspose, testing::Perm({1, 0}, /*shuffle=*/false), {F32({8, 4})}),
+                                Quick());
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(view->median_ms, 0);
+}
+
+// A 64- and a 1024-wide matmul + tanh, weights without values, timed
+// together: runs, kernels and a median per pass for each, the larger the
+// slower in every pass.
+void ExpectTwoGraphsTimedInPasses(OrtBackend& backend) {
+  GraphBuilder small, large;
+  for (auto* b : {&small, &large}) {
+    const int64_t n = b == &small ? 64 : 1024;
+    TensorRef x = b->In("x", {1, n});
+    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
+  }
+  GraphTimingOptions timing;
+  timing.warmup = 2;
+  timing.runs = 10;
+  timing.min_timed_ms = 5;
+  auto results = backend.MeasureGraphs({&small.graph, &large.graph}, timing, nullptr);
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 2u);
+  for (const auto& r : *results) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_GT(r->median_ms, 0);
+    EXPECT_GE(r->runs, 10);
+    EXPECT_EQ(r->kernels, 2);  // MatMul and Tanh
+    EXPECT_EQ(r->opaque_skipped, 0);
+    ASSERT_EQ(r->pass_median_ms.size(), 4u) << "one median per pass, two per creation order";
+  }
+  // 256x the multiply-adds: the large graph must be the slower one, in each order.
+  EXPECT_GT((*results)[1]->median_ms, (*results)[0]->median_ms);
+  for (size_t pass = 0; pass < (*results)[0]->pass_median_ms.size(); ++pass) {
+    EXPECT_GT((*results)[1]->pass_median_ms[pass], (*results)[0]->pass_median_ms[pass]) << "pass " << pass;
+  }
+}
+
+TEST_F(OrtMeasureTest, TwoGraphsTimedInterleavedWithoutWeightValues) { ExpectTwoGraphsTimedInPasses(*backend_); }
+
 // Above one thread each model is timed with its session the only one alive
 // (worker.js "one_session"): the device names the method, and two graphs
 // still get their runs, kernels and passes, the larger the slower in each.
@@ -229,28 +277,7 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_THAT((*one)->device(), HasSubstr("timing ort3"));
 
-  GraphBuilder small, large;
-  for (auto* b : {&small, &large}) {
-    const int64_t n = b == &small ? 64 : 1024;
-    TensorRef x = b->In("x", {1, n});
-    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
-  }
-  GraphTimingOptions timing;
-  timing.warmup = 2;
-  timing.runs = 10;
-  timing.min_timed_ms = 5;
-  auto results = (*two)->MeasureGraphs({&small.graph, &large.graph}, timing, nullptr);
-  ASSERT_TRUE(results.ok()) << results.status();
-  ASSERT_EQ(results->size(), 2u);
-  for (const auto& r : *results) {
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_GE(r->runs, 10);
-    EXPECT_EQ(r->kernels, 2);
-    ASSERT_EQ(r->pass_median_ms.size(), 4u);
-  }
-  for (size_t pass = 0; pass < 4; ++pass) {
-    EXPECT_GT((*results)[1]->pass_median_ms[pass], (*results)[0]->pass_median_ms[pass]) << "pass " << pass;
-  }
+  ExpectTwoGraphsTimedInPasses(**two);
   // An operator is timed against its run-overhead model the same way.
   TimingOptions quick;
   quick.warmup = 3;
@@ -293,49 +320,6 @@ TEST(OrtWorkerTest, OneSessionAtATimeTimesEachModelInTwoTurns) {
     // Two turns of ceil(7 / 2) runs each.
     EXPECT_EQ(results[i]["times_ms"].size(), 8u) << results[i].dump();
     EXPECT_EQ(results[i].value("nodes", 0), 1);
-  }
-}
-
-TEST_F(OrtMeasureTest, SplitIsACopyKernelAndStridedTransposeAView) {
-  EXPECT_FALSE(backend_->splits_are_views());
-  OpParams halves = testing::Axis(1);
-  halves.sizes = {256, 256};
-  auto split = backend_->Measure(Canonical(OpKind::kSplit, halves, {F32({1, 512})}), Quick());
-  ASSERT_TRUE(split.ok()) << split.status();
-  EXPECT_GT(split->median_ms, 0);
-  EXPECT_THAT(split->kernel, HasSubstr("Split"));
-  auto view = backend_->Measure(Canonical(OpKind::kTranspose, testing::Perm({1, 0}, /*shuffle=*/false), {F32({8, 4})}),
-                                Quick());
-  ASSERT_TRUE(view.ok()) << view.status();
-  EXPECT_EQ(view->median_ms, 0);
-}
-
-TEST_F(OrtMeasureTest, TwoGraphsTimedInterleavedWithoutWeightValues) {
-  GraphBuilder small, large;
-  for (auto* b : {&small, &large}) {
-    const int64_t n = b == &small ? 64 : 1024;
-    TensorRef x = b->In("x", {1, n});
-    b->Out(b->Op(OpKind::kTanh, {b->Op(OpKind::kMatMul, {x, b->W("w", {n, n})})}));
-  }
-  GraphTimingOptions timing;
-  timing.warmup = 2;
-  timing.runs = 10;
-  timing.min_timed_ms = 5;
-  auto results = backend_->MeasureGraphs({&small.graph, &large.graph}, timing, nullptr);
-  ASSERT_TRUE(results.ok()) << results.status();
-  ASSERT_EQ(results->size(), 2u);
-  for (const auto& r : *results) {
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_GT(r->median_ms, 0);
-    EXPECT_GE(r->runs, 10);
-    EXPECT_EQ(r->kernels, 2);  // MatMul and Tanh
-    EXPECT_EQ(r->opaque_skipped, 0);
-    EXPECT_EQ(r->pass_median_ms.size(), 4u) << "one median per pass, two per creation order";
-  }
-  // 256x the multiply-adds: the large graph must be the slower one, in each order.
-  EXPECT_GT((*results)[1]->median_ms, (*results)[0]->median_ms);
-  for (size_t pass = 0; pass < (*results)[0]->pass_median_ms.size(); ++pass) {
-    EXPECT_GT((*results)[1]->pass_median_ms[pass], (*results)[0]->pass_median_ms[pass]) << "pass " << pass;
   }
 }
 

@@ -134,6 +134,15 @@ absl::StatusOr<MeasureResponse> MeasureReluInOrt(CostProfiler& profiler, int thr
   return profiler.MeasureBatch(request);
 }
 
+// Few runs: enough for a sane figure, not for a precise one.
+TimingOptions QuickTiming() {
+  TimingOptions t;
+  t.warmup = 3;
+  t.repetitions = 20;
+  t.min_timed_ms = 5;
+  return t;
+}
+
 // The real backend, or a skip naming what is missing.
 class OrtMeasureTest : public ::testing::Test {
  protected:
@@ -146,13 +155,7 @@ class OrtMeasureTest : public ::testing::Test {
     backend_ = std::move(*created);
   }
 
-  TimingOptions Quick() const {
-    TimingOptions t;
-    t.warmup = 3;
-    t.repetitions = 20;
-    t.min_timed_ms = 5;
-    return t;
-  }
+  TimingOptions Quick() const { return QuickTiming(); }
 
   std::unique_ptr<OrtBackend> backend_;
 };
@@ -279,11 +282,7 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
 
   ExpectTwoGraphsTimedInPasses(**two);
   // An operator is timed against its run-overhead model the same way.
-  TimingOptions quick;
-  quick.warmup = 3;
-  quick.repetitions = 20;
-  quick.min_timed_ms = 5;
-  auto mm = (*two)->Measure(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), quick);
+  auto mm = (*two)->Measure(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), QuickTiming());
   ASSERT_TRUE(mm.ok()) << mm.status();
   EXPECT_GT(mm->median_ms, 0);
   EXPECT_LT(mm->median_ms, 50);

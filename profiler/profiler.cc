@@ -1,8 +1,8 @@
 #include "profiler/profiler.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>

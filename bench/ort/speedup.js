@@ -79,24 +79,21 @@ function parseArgs(argv) {
 async function timeOrder(o, basePath, candPath, feeds, baseFirst) {
   const order = baseFirst ? [['base', basePath], ['candidate', candPath]] : [['candidate', candPath], ['base', basePath]];
   const configs = [];
-  let timing;
-  if (o.sessions === 'one') {
-    let timedWallMs = 0;
-    const load0 = os.loadavg()[0];
-    for (const [role, path] of order) {
-      const {session, create_ms} = await t.createSession(path, o.level, o.threads);
-      const c = {role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)};
+  const load0 = os.loadavg()[0];
+  let timedWallMs = 0;
+  for (const [role, path] of order) {
+    const {session, create_ms} = await t.createSession(path, o.level, o.threads);
+    const c = {role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)};
+    configs.push(c);
+    if (o.sessions === 'one') {
       timedWallMs += await t.timeAlone(c, o);
       await session.release();
-      configs.push(c);
     }
-    timing = {sessions: 'one', timed_wall_ms: timedWallMs, loadavg_1m: [load0, os.loadavg()[0]]};
-  } else {
-    for (const [role, path] of order) {
-      const {session, create_ms} = await t.createSession(path, o.level, o.threads);
-      configs.push({role, path, session, create_ms, times: [], feeds: t.feedsFor(session, feeds)});
-    }
-    timing = {sessions: 'together', ...(await t.timeInterleaved(configs, o))};
+  }
+  const timing = o.sessions === 'one'
+                     ? {sessions: 'one', timed_wall_ms: timedWallMs, loadavg_1m: [load0, os.loadavg()[0]]}
+                     : {sessions: 'together', ...(await t.timeInterleaved(configs, o))};
+  if (o.sessions === 'together') {
     for (const c of configs) await c.session.release();
   }
   const by = Object.fromEntries(configs.map((c) => [c.role, {create_ms: c.create_ms, ...t.summarize(c.times)}]));

@@ -18,6 +18,12 @@
 namespace taso::profiler {
 namespace {
 
+// Above one intra-op thread every session's workers spin after a run, so
+// sessions alive side by side slow each other (worker.js,
+// timeOneSessionAtATime): each model is timed with its session alone, a
+// method the device names ("timing ort4").
+bool TimesOneSessionAtATime(int threads) { return threads > 1; }
+
 // A timed operator never costs 0 (that means "no kernel" to the graph cost
 // model) even when it is lost in the run overhead's noise.
 constexpr double kFloorMs = 1e-5;
@@ -131,7 +137,7 @@ absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendO
       "ort: onnxruntime ", hello->value("ort_version", "?"), " via node ", hello->value("node_version", "?"),
       ", cpu EP, ", options.threads, " intra-op thread", options.threads == 1 ? "" : "s", ", level ",
       OrtOptimizationLevelName(options.level), "; ", hello->value("cpu_model", "unknown cpu"), ", ",
-      hello->value("cpus", 0), " cpus; timing ", options.threads > 1 ? "ort4" : "ort3", ", weights ",
+      hello->value("cpus", 0), " cpus; timing ", TimesOneSessionAtATime(options.threads) ? "ort4" : "ort3", ", weights ",
       options.weight_bytes >> 20, " MiB");
   return backend;
 }
@@ -167,9 +173,7 @@ absl::StatusOr<std::vector<absl::StatusOr<OrtBackend::Timed>>> OrtBackend::Time(
                             {"max_runs", std::max({max_runs, min_runs, 1})},
                             {"min_ms", std::max(min_ms, 0.0)},
                             {"seed", 1},
-                            // Above one thread, sessions alive side by side slow each other (worker.js,
-                            // timeOneSessionAtATime); a user's process runs one.
-                            {"one_session", options_.threads > 1}};
+                            {"one_session", TimesOneSessionAtATime(options_.threads)}};
   auto answer = worker_.Call(std::move(request));
   if (!answer.ok()) return answer.status();
   const nlohmann::json& results = (*answer)["results"];

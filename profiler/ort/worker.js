@@ -123,6 +123,8 @@ async function time(r) {
   if (!Array.isArray(r.models) || r.models.length === 0) throw new Error('"models" must list model files');
   if (typeof r.level !== 'string') throw new Error('"level" must be a graphOptimizationLevel');
   const results = r.models.map(() => ({ok: true}));
+  // One session at a time: each turn creates its own, so none is created for the timing here.
+  const oneSession = Boolean(r.one_session) && r.models.length > 1;
   const live = [];
   for (let i = 0; i < r.models.length; i++) {
     try {
@@ -137,6 +139,10 @@ async function time(r) {
       await named.session.release();
       results[i].kernels = kernels.names;
       results[i].nodes = Math.round(kernels.events / profiled);
+      if (oneSession) {
+        live.push({index: i, times: []});
+        continue;
+      }
       const c = await load(r.models[i], r, false);
       c.index = i;
       for (let w = 0; w < profiled; w++) await runOnce(c);
@@ -147,7 +153,7 @@ async function time(r) {
     }
   }
   const load0 = os.loadavg()[0];
-  if (r.one_session && live.length > 1) {
+  if (oneSession) {
     await timeOneSessionAtATime(r, live, results);
     return {results, loadavg: [load0, os.loadavg()[0]]};
   }
@@ -198,13 +204,13 @@ async function time(r) {
 // while a user's process runs one model.
 async function timeOneSessionAtATime(r, live, results) {
   const turns = [...live, ...[...live].reverse()];
-  for (const c of live) await c.session.release();  // the warmed sessions: none stays alive
   const share = (x) => Math.ceil(x / 2);
   for (const c of turns) {
     if (!results[c.index].ok) continue;
     let s = null;
     try {
       s = await load(r.models[c.index], r, false);
+      if (results[c.index].create_ms === undefined) results[c.index].create_ms = s.create_ms;
       for (let w = 0; w < Math.max(1, r.warmup); w++) await runOnce(s);
       let elapsed = 0;
       let runs = 0;

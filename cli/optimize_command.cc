@@ -185,6 +185,10 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   if (r.batchnorms_folded() > 0) out << "  batch norms folded: " << r.batchnorms_folded() << "\n";
   if (r.cse_merged() > 0) out << "  duplicate operators merged: " << r.cse_merged() << "\n";
   if (r.epilogues_fused() > 0) out << "  fused after the search: " << r.epilogues_fused() << "\n";
+  if (r.transpose_pairs_removed() > 0) {
+    out << "  transpose pairs removed after the search: " << r.transpose_pairs_removed()
+        << " (each composed to the identity; ONNX Runtime cancels them too)\n";
+  }
   if (r.rule_bans() > 0) out << "  eqsat rule bans: " << r.rule_bans() << "\n";
   PrintEqsatBudget(r, out);
   for (const auto& note : r.import_notes()) out << "  import: " << note << "\n";

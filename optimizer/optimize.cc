@@ -163,6 +163,10 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
     report.epilogues_fused = fused->changed;
     best = std::move(fused->graph);
   }
+  auto pairs = RemoveTransposePairs(best);
+  if (!pairs.ok()) return pairs.status();
+  report.transpose_pairs_removed = pairs->changed;
+  best = std::move(pairs->graph);
   // One split where a merge left a chain of them (a runtime copies each).
   auto flat = FlattenSplits(best);
   if (!flat.ok()) return flat.status();

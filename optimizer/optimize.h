@@ -136,6 +136,7 @@ struct OptimizeReport {
   int constants_folded = 0;
   int cse_merged = 0;  // operators dropped before the search as duplicates (cse.h)
   int epilogues_fused = 0;
+  int transpose_pairs_removed = 0;  // after the search (passes.h RemoveTransposePairs)
   int operators_before = 0, operators_after = 0;
   std::vector<std::string> opaque_operators;  // "domain::OpType"
   std::vector<std::string> import_notes;      // OnnxModel::import_notes

@@ -150,6 +150,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_constants_folded(r.constants_folded);
   out.set_cse_merged(r.cse_merged);
   out.set_epilogues_fused(r.epilogues_fused);
+  out.set_transpose_pairs_removed(r.transpose_pairs_removed);
   out.set_rules_available(r.rules_available);
   out.set_rules_unreachable(r.rules_unreachable);
   out.set_cost_raw_ms(r.cost_raw_ms);

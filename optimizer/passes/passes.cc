@@ -310,4 +310,42 @@ absl::StatusOr<PassResult> FlattenSplits(const Graph& graph) {
   return PassResult{std::move(g), removed};
 }
 
+namespace {
+
+// Whether transposing by `inner`, then by `outer`, moves no axis: ONNX's
+// Transpose gives output axis i the input's axis perm[i], so the pair's
+// output axis i is the input's axis inner[outer[i]].
+bool ComposesToIdentity(const std::vector<int>& inner, const std::vector<int>& outer) {
+  if (inner.size() != outer.size()) return false;
+  const int rank = static_cast<int>(outer.size());
+  for (int i = 0; i < rank; ++i) {
+    if (outer[i] < 0 || outer[i] >= rank || inner[outer[i]] != i) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> RemoveTransposePairs(const Graph& graph) {
+  const GraphIndex index(graph);
+  Editor editor(graph);
+  int removed = 0;
+  for (const Node& outer : graph.nodes()) {
+    if (outer.kind != OpKind::kTranspose) continue;
+    const Node& inner = graph.node(outer.inputs[0].node);
+    const TensorRef pair_output{outer.id, 0};
+    // A graph output keeps its node (an output cannot be an input's name).
+    if (inner.kind != OpKind::kTranspose || index.is_graph_output(pair_output) ||
+        !ComposesToIdentity(inner.params.perm, outer.params.perm)) {
+      continue;
+    }
+    editor.Redirect(pair_output, inner.inputs[0]);
+    ++removed;
+  }
+  if (removed == 0) return PassResult{graph, 0};
+  auto g = editor.Build();
+  if (!g.ok()) return g.status();
+  return PassResult{std::move(*g), removed};
+}
+
 }  // namespace taso::optimizer

@@ -12,6 +12,12 @@
 //    split parts as views, but a runtime copies every split's outputs (ONNX
 //    Runtime's Split is a copy kernel), so a chain copies the inner parts
 //    once per level; one split copies each once.
+//  - RemoveTransposePairs: a transpose of a transpose whose permutations
+//    compose to the identity is its innermost input. Rewrites the search
+//    finds equal or cheaper by a noisy cost leave such pairs (a matmul
+//    reading transpose(transpose(x)), priced as one reading a transposed
+//    view); ONNX Runtime cancels them when it loads the model, so the
+//    exported graph, and its predicted cost, should be what it runs.
 #ifndef TASO_OPTIMIZER_PASSES_PASSES_H_
 #define TASO_OPTIMIZER_PASSES_PASSES_H_
 
@@ -28,6 +34,7 @@ struct PassResult {
 absl::StatusOr<PassResult> FoldBatchNorm(const Graph& graph);
 absl::StatusOr<PassResult> FoldConstants(const Graph& graph);
 absl::StatusOr<PassResult> FlattenSplits(const Graph& graph);  // changed = splits removed
+absl::StatusOr<PassResult> RemoveTransposePairs(const Graph& graph);  // changed = pairs removed
 
 }  // namespace taso::optimizer
 

@@ -194,6 +194,55 @@ TEST(PassesTest, ASplitPartReadElsewhereStaysWhole) {
   EXPECT_EQ(Splits(flat->graph), 2);
 }
 
+OpParams Transpose(std::vector<int> perm, bool shuffle) {
+  OpParams p;
+  p.perm = std::move(perm);
+  p.shuffle = shuffle;
+  return p;
+}
+
+int Transposes(const Graph& g) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.kind == OpKind::kTranspose;
+  return n;
+}
+
+// matmul(transpose(transpose(x)), w) as equal-cost rewrites leave it, a pair
+// of 3-D transposes that do not cancel, and a cancelling pair that is an output.
+Graph TransposePairs() {
+  Graph g;
+  TensorRef x = g.AddInput("x", F32({1, 8}));
+  TensorRef w = g.AddWeight("w", F32({8, 4}), Data(F32({8, 4}), 0.1f, 0.3f));
+  TensorRef copy = *g.AddOp1(OpKind::kTranspose, Transpose({1, 0}, true), {x});
+  TensorRef view = *g.AddOp1(OpKind::kTranspose, Transpose({1, 0}, false), {copy});
+  g.AddOutput("y", *g.AddOp1(OpKind::kMatMul, {}, {view, w}));
+  TensorRef z = g.AddInput("z", F32({2, 3, 4}));
+  TensorRef once = *g.AddOp1(OpKind::kTranspose, Transpose({1, 2, 0}, true), {z});
+  g.AddOutput("rotated", *g.AddOp1(OpKind::kRelu, {}, {*g.AddOp1(OpKind::kTranspose, Transpose({1, 2, 0}, true), {once})}));
+  TensorRef there = *g.AddOp1(OpKind::kTranspose, Transpose({2, 0, 1}, true), {z});
+  g.AddOutput("back", *g.AddOp1(OpKind::kTranspose, Transpose({1, 2, 0}, true), {there}));
+  return g;
+}
+
+TEST(PassesTest, TransposePairsThatCancelAreRemoved) {
+  const Graph g = TransposePairs();
+  ASSERT_EQ(Transposes(g), 6);
+  auto removed = RemoveTransposePairs(g);
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(removed->changed, 1);
+  // The matmul's pair is gone; the rotation (twice by (1,2,0) is (2,0,1)) and
+  // the pair that is a graph output stay.
+  EXPECT_EQ(Transposes(removed->graph), 4);
+  for (const Node& n : removed->graph.nodes()) {
+    if (n.kind == OpKind::kMatMul) EXPECT_EQ(removed->graph.node(n.inputs[0].node).kind, OpKind::kInput);
+  }
+  NumericCheck check = CompareGraphs(g, removed->graph);
+  EXPECT_TRUE(check.ran && check.equal) << check.reason;
+  auto again = RemoveTransposePairs(removed->graph);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->changed, 0);
+}
+
 TEST(NumericCheckTest, CatchesADifferenceEvenBehindAnOpaqueOperator) {
   auto build = [](bool relu) {
     Graph g;

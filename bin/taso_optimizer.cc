@@ -6,6 +6,7 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "core/scratch_dir.h"
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
 #include "net/server.h"
@@ -170,6 +171,7 @@ int main(int argc, char** argv) {
   server_options.max_message_mb = static_cast<int>(absl::GetFlag(FLAGS_max_model_mb) + 16);
   server_options.name = "taso_optimizer";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.security.make_private_dir = &taso::MakePrivateTempDir;  // a killed server's key copies go too
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
   taso::net::ApplyServerFlags(&server_options);

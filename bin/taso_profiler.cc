@@ -10,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "app/startup.h"
+#include "core/scratch_dir.h"
 #include "costs/backend.h"
 #include "net/metrics.h"
 #include "net/metrics_flags.h"
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_profiler";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.security.make_private_dir = &taso::MakePrivateTempDir;  // a killed server's key copies go too
   // The profiler's own counters, read at every scrape.
   taso::net::MetricsRegistry metrics;
   const taso::profiler::CostProfiler* counted = profiler->get();

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "app/startup.h"
+#include "core/scratch_dir.h"
 #include "generator/recheck.h"
 #include "net/metrics_flags.h"
 #include "net/security_flags.h"
@@ -202,6 +203,7 @@ int main(int argc, char** argv) {
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_rules_db";
   server_options.security = taso::net::ServerSecurityFromFlags();
+  server_options.security.make_private_dir = &taso::MakePrivateTempDir;  // a killed server's key copies go too
   server_options.metrics = &metrics;
   taso::net::ApplyMetricsFlags(&server_options);
   taso::net::ApplyServerFlags(&server_options);

@@ -60,8 +60,15 @@ absl::Status WriteAtomically(const std::string& path, const std::string& content
 
 absl::StatusOr<std::unique_ptr<CertificateFiles>> CertificateFiles::Watch(const CertificateSources& sources, Log log) {
   if (sources.reload_seconds < 1) return absl::InvalidArgumentError("--tls_reload_s must be at least 1");
-  std::string dir = (std::filesystem::temp_directory_path() / "taso-tls-XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) return absl::InternalError("cannot make a private directory for the TLS files");
+  std::string dir;
+  if (sources.make_private_dir != nullptr) {
+    absl::StatusOr<std::string> made = sources.make_private_dir("tls");
+    if (!made.ok()) return made.status();
+    dir = *std::move(made);
+  } else {
+    dir = (std::filesystem::temp_directory_path() / "taso-tls-XXXXXX").string();
+    if (::mkdtemp(dir.data()) == nullptr) return absl::InternalError("cannot make a private directory for the TLS files");
+  }
   std::unique_ptr<CertificateFiles> files(new CertificateFiles(sources, dir, std::move(log)));
   if (absl::Status s = files->CopyIfGood(); !s.ok()) return s;  // the destructor removes the directory
   files->watcher_ = std::thread([f = files.get()] { f->WatchLoop(); });

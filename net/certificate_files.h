@@ -17,14 +17,24 @@
 #include <thread>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace taso::net {
+
+// Makes a new private (0700) directory for `purpose` and returns its path.
+// A binary hands in core/scratch_dir.h's MakePrivateTempDir, which also
+// removes the directories of processes that no longer run: the copies hold
+// the private key, and a killed server cannot remove its own.
+using PrivateDirMaker = absl::StatusOr<std::string> (*)(absl::string_view purpose);
 
 struct CertificateSources {
   std::string cert;       // --tls_cert
   std::string key;        // --tls_key
   std::string client_ca;  // --tls_client_ca; may be empty
   int reload_seconds = 60;
+  // Where the copies go; null: a new mkdtemp directory under the system's
+  // temporary directory, which a killed process leaves behind.
+  PrivateDirMaker make_private_dir = nullptr;
 };
 
 class CertificateFiles {

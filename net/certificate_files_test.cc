@@ -4,6 +4,7 @@
 #include <fstream>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "net/local_pki.h"
 #include "net/test_files.h"
@@ -59,6 +60,35 @@ TEST(CertificateFilesTest, CopiesARenewalOnlyWhenTheKeyIsTheCertificates) {
   auto missing = CertificateFiles::Watch({live + "/none.crt", live + "/tls.key", "", 1}, nullptr);
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("--tls_cert"), std::string::npos);
+}
+
+// Stands in for core/scratch_dir.h's MakePrivateTempDir (net does not see core).
+absl::StatusOr<std::string> MakeDirForTest(absl::string_view purpose) {
+  const std::string dir = TestPath(absl::StrCat("made-", purpose));
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  return dir;
+}
+
+absl::StatusOr<std::string> CannotMakeDir(absl::string_view) {
+  return absl::PermissionDeniedError("TMPDIR is not writable");
+}
+
+TEST(CertificateFilesTest, CopiesGoWhereTheBinarysDirectoryMakerSays) {
+  auto pki = EnsureLocalPki(TestPath("pki-made"), {"only"});
+  ASSERT_TRUE(pki.ok()) << pki.status();
+  const LocalPki::Server& only = pki->servers.at("only");
+  CertificateSources sources{only.cert, only.key, "", 1, &MakeDirForTest};
+  auto files = CertificateFiles::Watch(sources, nullptr);
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ((*files)->key_path(), TestPath("made-tls") + "/tls.key");
+  EXPECT_EQ(ReadText((*files)->key_path()), ReadText(only.key));
+  files->reset();
+  EXPECT_FALSE(std::filesystem::exists(TestPath("made-tls"))) << "the copies outlived the server";
+
+  sources.make_private_dir = &CannotMakeDir;
+  auto refused = CertificateFiles::Watch(sources, nullptr);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << refused.status();
 }
 
 }  // namespace

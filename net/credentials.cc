@@ -35,7 +35,7 @@ absl::StatusOr<ServingCredentials> MakeServerCredentials(const ServerSecurity& s
   }
   if (security.key.empty()) return absl::InvalidArgumentError("--tls_cert needs --tls_key (its private key)");
   auto files = CertificateFiles::Watch(
-      {security.cert, security.key, security.client_ca, security.reload_seconds},
+      {security.cert, security.key, security.client_ca, security.reload_seconds, security.make_private_dir},
       [](const std::string& line) { std::fprintf(stderr, "tls: %s\n", line.c_str()); });
   if (!files.ok()) return files.status();
   // gRPC re-reads the checked copies (each second: they change only when a

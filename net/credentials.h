@@ -25,6 +25,9 @@ struct ServerSecurity {
   // renewed certificate (cert-manager rewrites its Secret's files) is served
   // without a restart (--tls_reload_s).
   int reload_seconds = 60;
+  // Where the checked copies go (certificate_files.h); the binaries hand in
+  // MakePrivateTempDir so a killed server's copies of the key are removed.
+  PrivateDirMaker make_private_dir = nullptr;
   // --insecure: serve an address off loopback without TLS and tokens anyway
   // (a private network the operator vouches for); refused otherwise.
   bool insecure = false;

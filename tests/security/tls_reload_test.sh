@@ -5,7 +5,9 @@
 # swaps them (one atomic rename of the directory link), and within
 # --tls_reload_s new connections get the new certificate: a client trusting
 # only the second CA is served, one trusting only the first is refused. A
-# broken certificate written later keeps the last good one served.
+# broken certificate written later keeps the last good one served. The checked
+# copies (with the private key) of a server killed with SIGKILL are removed by
+# the next server to start on the machine.
 source tests/generate/lib.sh
 command -v openssl >/dev/null || fail "openssl is needed to make the test CAs"
 PIDS=()
@@ -28,6 +30,7 @@ ln -s "$pki/..data/tls.crt" "$WORK/tls/tls.crt"
 ln -s "$pki/..data/tls.key" "$WORK/tls/tls.key"
 
 rm -f "$WORK/store.port"
+export TMPDIR="$WORK/tmp" && mkdir -p "$TMPDIR"
 "$STORE_BIN" --db "$WORK/store" --listen 127.0.0.1:0 --port_file "$WORK/store.port" --write_buffer_mb 8 \
   --tls_cert "$WORK/tls/tls.crt" --tls_key "$WORK/tls/tls.key" --tls_reload_s 1 >>"$WORK/store.log" 2>&1 &
 PIDS+=($!)
@@ -59,4 +62,19 @@ sleep 3
 trusts new || fail "a broken certificate file replaced the good one: $(cat "$WORK/health.out")"
 kill -0 "${PIDS[0]}" || fail "the store died on a broken certificate file: $(tail -3 "$WORK/store.log")"
 check "a broken certificate file keeps the last good one served"
+
+# Killed, the store cannot remove its copies; the next server does.
+killed=(); for d in "$TMPDIR"/taso-tls-*; do [[ -d $d ]] && killed+=("$d"); done
+[[ ${#killed[@]} -eq 1 && -f ${killed[0]}/tls.key ]] || fail "want one taso-tls-* directory with the key copy, have: ${killed[*]:-none}"
+kill -9 "${PIDS[0]}" && wait "${PIDS[0]}" 2>/dev/null || true
+rm -f "$WORK/store2.port"
+"$STORE_BIN" --db "$WORK/store2" --listen 127.0.0.1:0 --port_file "$WORK/store2.port" --write_buffer_mb 8 \
+  --tls_cert "$pki/new/tls.crt" --tls_key "$pki/new/tls.key" >>"$WORK/store2.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 300); do [ -s "$WORK/store2.port" ] && break; sleep 0.1; done
+[ -s "$WORK/store2.port" ] || fail "the second store did not start: $(tail -3 "$WORK/store2.log")"
+[[ ! -e ${killed[0]} ]] || fail "the killed store's key copies are still in ${killed[0]}"
+left=$(ls -d "$TMPDIR"/taso-tls-* 2>/dev/null | wc -l)
+[[ $left -eq 1 ]] || fail "want the second store's taso-tls directory only, have $left"
+check "a killed server's copies of the key are removed when the next one starts"
 echo PASS

@@ -78,14 +78,15 @@ class Layer:
         self.graph.initializer.extend(keep)
 
     def attention_geometry(self):
-        reshape = self.nodes_with({"split_heads"})[0]
-        seq, heads, dh = (int(v) for v in self.array(reshape.input[1])[-3:])
-        if len(self.array(reshape.input[1])) != 3:
+        shape = self.array(self.nodes_with({"split_heads"})[0].input[1])
+        if len(shape) != 3:
             sys.exit("fused_variants.py: only batch 1 layers ([seq, hidden] activations)")
+        seq, heads, dh = (int(v) for v in shape)
         return seq, heads, dh
 
     def projections(self):
-        """[(input x, weight, bias)] of Q, K and V, in that order: each head reshape reads Add(MatMul(x, w), b)."""
+        """[(x, w, b, MatMul node, Add node)] of Q, K and V, in that order: each head reshape reads
+        Add(MatMul(x, w), b)."""
         out = []
         for reshape in self.nodes_with({"split_heads"}):
             add = self.producer[reshape.input[0]]
@@ -97,34 +98,34 @@ class Layer:
 CORE = {"split_heads", "to_heads", "qk", "scores", "probs", "ctx_heads", "ctx_t", "ctx"}
 
 
-def to_mha(layer):
+def fused_attention(layer, op, inputs, constants=()):
+    """Nodes computing the merged heads ('ctx') as the contrib operator `op` over `inputs` (each
+    reshaped to [1, seq, hidden]) and `constants`, its output reshaped back to [seq, hidden]."""
     seq, heads, dh = layer.attention_geometry()
-    q, k, v = (p[4].output[0] for p in layer.projections())
     ctx = layer.nodes_with({"ctx"})[0].output[0]
     to3 = layer.const(np.array([1, seq, heads * dh], np.int64), "bsd")
     to2 = layer.const(np.array([seq, heads * dh], np.int64), "sd")
-    new = [helper.make_node("Reshape", [t, to3], [t + "_3d"]) for t in (q, k, v)]
-    new.append(helper.make_node("MultiHeadAttention", [q + "_3d", k + "_3d", v + "_3d"], [ctx + "_3d"],
-                                domain=MS, num_heads=heads))
+    new = [helper.make_node("Reshape", [t, to3], [t + "_3d"]) for t in inputs]
+    new.append(helper.make_node(op, [t + "_3d" for t in inputs] + list(constants), [ctx + "_3d"], domain=MS,
+                                num_heads=heads))
     new.append(helper.make_node("Reshape", [ctx + "_3d", to2], [ctx]))
-    layer.replace(layer.nodes_with(CORE), new)
+    return new
+
+
+def to_mha(layer):
+    q, k, v = (p[4].output[0] for p in layer.projections())
+    layer.replace(layer.nodes_with(CORE), fused_attention(layer, "MultiHeadAttention", [q, k, v]))
 
 
 def to_attention(layer):
-    seq, heads, dh = layer.attention_geometry()
     proj = layer.projections()
     x = proj[0][0]
     if any(p[0] != x for p in proj):
         sys.exit("fused_variants.py: Q, K and V do not read one input")
     weights = layer.const(np.concatenate([layer.array(p[1]) for p in proj], axis=1), "qkv_w")
     bias = layer.const(np.concatenate([layer.array(p[2]) for p in proj]), "qkv_b")
-    ctx = layer.nodes_with({"ctx"})[0].output[0]
-    to3 = layer.const(np.array([1, seq, heads * dh], np.int64), "bsd")
-    to2 = layer.const(np.array([seq, heads * dh], np.int64), "sd")
-    new = [helper.make_node("Reshape", [x, to3], [x + "_3d"]),
-           helper.make_node("Attention", [x + "_3d", weights, bias], [ctx + "_3d"], domain=MS, num_heads=heads),
-           helper.make_node("Reshape", [ctx + "_3d", to2], [ctx])]
-    layer.replace([p[3] for p in proj] + [p[4] for p in proj] + layer.nodes_with(CORE), new)
+    layer.replace([p[3] for p in proj] + [p[4] for p in proj] + layer.nodes_with(CORE),
+                  fused_attention(layer, "Attention", [x], [weights, bias]))
 
 
 LAYER_NORM = ["ln_mean", "ln_centered", "ln_sq", "ln_var", "ln_var_eps", "ln_std", "ln_norm", "ln_scaled", "ln_out"]
@@ -158,7 +159,6 @@ def cut_to_attention_block(layer):
     layer.set_nodes(reversed(keep))
     del layer.graph.output[:]
     layer.graph.output.append(helper.make_tensor_value_info(ctx, TensorProto.FLOAT, [seq, heads * dh]))
-    layer.prune()
 
 
 def variant(path, block, rewrites):

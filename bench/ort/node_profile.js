@@ -54,19 +54,13 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-profile-'));
   try {
-    const session = await ort.InferenceSession.create(o.model, {
-      executionProviders: ['cpu'], graphOptimizationLevel: o.level, intraOpNumThreads: o.threads,
-      interOpNumThreads: 1, executionMode: 'sequential', enableProfiling: false,
-    });
-    const {feeds} = t.makeFeeds(session, o.seed);
-    for (let i = 0; i < o.warmup; i++) await session.run(feeds);
-    await session.release();
-    // Profiling from the first run of a second session would time its cold start: warm it the same way.
+    // One session, profiled from its first run; the warm-up runs' kernel times are dropped below.
     const profiled = await ort.InferenceSession.create(o.model, {
       executionProviders: ['cpu'], graphOptimizationLevel: o.level, intraOpNumThreads: o.threads,
       interOpNumThreads: 1, executionMode: 'sequential', enableProfiling: true,
       profileFilePrefix: path.join(dir, 'profile'),
     });
+    const {feeds} = t.makeFeeds(profiled, o.seed);
     for (let i = 0; i < o.warmup + o.runs; i++) await profiled.run(feeds);
     profiled.endProfiling();
     await profiled.release();

@@ -78,6 +78,39 @@ TEST(OrtModelTest, CopiesBringTheWeightsToTheirTarget) {
   EXPECT_EQ(g->outputs().size(), 3u);
 }
 
+// Above one thread an operator is spread over many nodes (OrtNodes): a
+// multiple of the copies, about 1.5 ms of estimated work, at most the cap,
+// never fewer than the copies; node k reads weight set k % copies.
+TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
+  const int spread = OrtNodes(small, 8, 1.5, 64);
+  EXPECT_EQ(spread % 8, 0);
+  EXPECT_GE(spread, 32);
+  EXPECT_LE(spread, 64);
+  EXPECT_EQ(OrtNodes(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), 1, 1.5, 64), 64);  // capped
+  EXPECT_EQ(OrtNodes(small, 3, 100, 64), 63);                                         // a multiple of 3
+  EXPECT_EQ(OrtNodes(small, 16, 1.5, 8), 16);                                         // never below the copies
+  // A 0.2-GFLOP conv is work enough alone.
+  const CanonicalSignature conv = Canonical(OpKind::kConv2D, ConvParams(1, Padding::kSame, Activation::kNone),
+                                            {F32({1, 128, 28, 28}), F32({128, 128, 3, 3})});
+  EXPECT_EQ(OrtNodes(conv, 1, 1.5, 64), 1);
+
+  auto g = SignatureGraph(small, 3, 7);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
+  EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
+  EXPECT_EQ(Count(*g, OpKind::kMatMul), 7);
+  EXPECT_EQ(g->outputs().size(), 7u);
+  std::vector<int> weights;  // the weight node each matmul reads, in order
+  for (const Node& n : g->nodes()) {
+    if (n.kind == OpKind::kMatMul) weights.push_back(n.inputs[1].node);
+  }
+  ASSERT_EQ(weights.size(), 7u);
+  for (int k = 0; k < 7; ++k) EXPECT_EQ(weights[k], weights[k % 3]) << "node " << k;
+  EXPECT_NE(weights[0], weights[1]);
+  EXPECT_NE(weights[1], weights[2]);
+}
+
 TEST(OrtModelTest, GraphWithoutWeightValuesGetsThem) {
   GraphBuilder b;
   TensorRef x = b.In("x", {1, 4, 8, 8});
@@ -274,19 +307,54 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   }
   ASSERT_TRUE(two.ok()) << two.status();
   EXPECT_THAT((*two)->device(), HasSubstr("2 intra-op threads"));
-  EXPECT_THAT((*two)->device(), HasSubstr("timing ort4"));
+  EXPECT_THAT((*two)->device(), HasSubstr("timing ort5"));
   options.threads = 1;
   auto one = OrtBackend::Create(options);
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_THAT((*one)->device(), HasSubstr("timing ort3"));
 
   ExpectTwoGraphsTimedInPasses(**two);
-  // An operator is timed against its run-overhead model the same way.
-  auto mm = (*two)->Measure(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), QuickTiming());
+  // An operator is timed against its run-overhead model the same way, and
+  // above one thread spread over nodes cycling its 8 weight sets; at one
+  // thread, as its 8 copies.
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
+  auto mm = (*two)->Measure(small, QuickTiming());
   ASSERT_TRUE(mm.ok()) << mm.status();
   EXPECT_GT(mm->median_ms, 0);
   EXPECT_LT(mm->median_ms, 50);
   EXPECT_GE(mm->repetitions, 20);
+  EXPECT_THAT(mm->kernel, HasSubstr(absl::StrCat("per node of ", OrtNodes(small, 8, 1.5, 64), " over 8 weight sets")));
+  auto alone = (*one)->Measure(small, QuickTiming());
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_THAT(alone->kernel, HasSubstr("per copy of 8"));
+  EXPECT_THAT(alone->kernel, ::testing::Not(HasSubstr("per node")));
+}
+
+// ORT runs every node of a spread model: nodes sharing a weight set and an
+// input are not merged (each output is a graph output), so dividing the run
+// by the node count is right.
+TEST(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
+  OrtWorker worker(OrtWorkerOptions{});
+  auto hello = worker.Call({{"cmd", "hello"}});
+  if (!hello.ok() && hello.status().code() == absl::StatusCode::kFailedPrecondition) {
+    GTEST_SKIP() << "ONNX Runtime is not available here: " << hello.status().message();
+  }
+  ASSERT_TRUE(hello.ok()) << hello.status();
+  auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8, 64);
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto model = TimingModel(*g);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = (tmp ? std::string(tmp) : ::testing::TempDir()) + "/spread.onnx";
+  std::ofstream(path, std::ios::binary) << *model;
+  nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
+                            {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
+                            {"seed", 1},     {"one_session", true}};
+  auto answer = worker.Call(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  const nlohmann::json& result = (*answer)["results"][0];
+  ASSERT_TRUE(result.value("ok", false)) << result.dump();
+  EXPECT_EQ(result.value("nodes", 0), 64) << result.dump();
 }
 
 // The worker's "one_session" timing: every model gets its runs in two turns

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "onnx/onnx_pb.h"
 #include "profiler/ort/opaque_operands.h"
 #include "profiler/ort/ort_backend.h"
@@ -190,6 +191,22 @@ TEST(OpaqueModelTest, GruKeepsItsGapAndItsWeightsAsInitializers) {
   EXPECT_EQ(copies->graph_inputs, 2);
   EXPECT_EQ(copies->graph_outputs, 6);
   EXPECT_EQ(Parse(*copies).graph().initializer_size(), 9);
+  EXPECT_EQ(copies->operators, 3);
+
+  // Spread over 7 nodes, node k reads copy k % 3's weights.
+  auto spread = OpaqueTimingModel(Gru(), 3, 7);
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ(spread->operators, 7);
+  EXPECT_EQ(spread->graph_inputs, 2);
+  EXPECT_EQ(spread->graph_outputs, 14);
+  const onnx::ModelProto spread_proto = Parse(*spread);
+  EXPECT_EQ(spread_proto.graph().initializer_size(), 9);
+  ASSERT_EQ(spread_proto.graph().node_size(), 7);
+  for (int k = 0; k < 7; ++k) {
+    EXPECT_THAT(spread_proto.graph().node(k).input(),
+                ElementsAre("in0", absl::StrCat("w1_", k % 3), absl::StrCat("w2_", k % 3), absl::StrCat("w3_", k % 3),
+                            "", "in4"));
+  }
 }
 
 TEST(OpaqueModelTest, ShapeOperandsComeFromConstantsOrTheOutputShape) {

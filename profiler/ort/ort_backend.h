@@ -76,7 +76,8 @@ class OrtBackend : public MeasureBackend {
 
   Backend kind() const override { return BACKEND_ORT_CPU; }
   // "ort: onnxruntime 1.30.0 via node v20.20.2, cpu EP, 1 intra-op thread,
-  // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB".
+  // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB" (ort5 above one
+  // thread: ort_backend.cc, TimingMethod).
   const std::string& device() const override { return device_; }
   int threads() const override { return options_.threads; }
   GraphCostModel graph_cost_model() const override { return options_.graph_cost_model; }
@@ -108,7 +109,8 @@ class OrtBackend : public MeasureBackend {
   OrtBackend(const OrtBackendOptions& options, std::string model_dir);
   // The model one signature is timed as: an IR operator's SignatureGraph
   // (ort_model.h), an opaque one's OpaqueTimingModel (ort_opaque_model.h).
-  absl::StatusOr<OneOperatorModel> OperatorModel(const CanonicalSignature& signature, int copies);
+  // `nodes` operator nodes over `copies` weight sets.
+  absl::StatusOr<OneOperatorModel> OperatorModel(const CanonicalSignature& signature, int copies, int nodes);
   // Writes `model` to a file of its own in model_dir_ and returns the path.
   absl::StatusOr<std::string> WriteModel(const std::string& model);
   // A path per model: the one given, or its bytes written by WriteModel.

@@ -74,16 +74,31 @@ int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max
   return static_cast<int>(std::min<int64_t>((weight_bytes + bytes - 1) / bytes, std::max(max_copies, 1)));
 }
 
-absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies) {
+int OrtNodes(const CanonicalSignature& signature, int copies, double spread_ms, int max_nodes) {
+  copies = std::max(copies, 1);
+  // A rough roofline of one 2-core CPU: ~50 GFLOP/s and ~50 GB/s, plus a
+  // kernel launch. Off by 2x either way it still gives a model of ~1 ms.
+  constexpr double kFlopsPerMs = 5e7;
+  constexpr double kBytesPerMs = 5e7;
+  constexpr double kLaunchMs = 0.002;
+  const double node_ms = static_cast<double>(SignatureFlops(signature)) / kFlopsPerMs +
+                         static_cast<double>(SignatureBytes(signature)) / kBytesPerMs + kLaunchMs;
+  const int64_t cap = std::max(copies, (std::max(max_nodes, 1) / copies) * copies);
+  const int64_t wanted = static_cast<int64_t>(std::ceil(spread_ms / (node_ms * copies))) * copies;
+  return static_cast<int>(std::clamp<int64_t>(wanted, copies, cap));
+}
+
+absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies, int nodes) {
   const Signature& op = signature.op;
+  copies = std::max(copies, 1);
+  nodes = std::max(nodes, copies);
   Graph g;
   std::vector<TensorRef> operands;
   std::vector<int> weight_operands;
   for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
     const TensorType& type = op.inputs[i];
     if (HeldAsWeight(op.kind, i, type)) {
-      const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
-      operands.push_back(g.AddWeight(absl::StrCat("w", i), type.Plain(), DeterministicValues(type, absl::StrCat("w", i), variance)));
+      operands.emplace_back();  // one per weight set, below
       weight_operands.push_back(i);
       continue;
     }
@@ -102,18 +117,21 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
     if (!permuted.ok()) return permuted.status();
     operands.push_back(*permuted);
   }
-  for (int copy = 0; copy < std::max(copies, 1); ++copy) {
-    if (copy > 0) {
-      for (int i : weight_operands) {
-        const std::string name = absl::StrCat("w", i, "_", copy);
-        const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
-        operands[i] = g.AddWeight(name, op.inputs[i].Plain(), DeterministicValues(op.inputs[i], name, variance));
-      }
+  // weight_sets[c][j]: copy c's value of the j-th weight operand.
+  std::vector<std::vector<TensorRef>> weight_sets(copies);
+  for (int copy = 0; copy < copies; ++copy) {
+    for (int i : weight_operands) {
+      const std::string name = copy == 0 ? absl::StrCat("w", i) : absl::StrCat("w", i, "_", copy);
+      const bool variance = op.kind == OpKind::kBatchNorm && i == 4;
+      weight_sets[copy].push_back(g.AddWeight(name, op.inputs[i].Plain(), DeterministicValues(op.inputs[i], name, variance)));
     }
+  }
+  for (int node = 0; node < nodes; ++node) {
+    for (size_t j = 0; j < weight_operands.size(); ++j) operands[weight_operands[j]] = weight_sets[node % copies][j];
     auto outputs = g.AddOp(op.kind, op.params, operands);
     if (!outputs.ok()) return outputs.status();
     for (size_t i = 0; i < outputs->size(); ++i) {
-      g.AddOutput(copy == 0 ? absl::StrCat("out", i) : absl::StrCat("out", i, "_", copy), (*outputs)[i]);
+      g.AddOutput(node == 0 ? absl::StrCat("out", i) : absl::StrCat("out", i, "_", node), (*outputs)[i]);
     }
   }
   return g;

@@ -24,13 +24,26 @@ namespace taso::profiler {
 // shuffle) of a row-major input, which ORT folds into a matmul (FusedMatMul)
 // or runs as a Transpose kernel, as in a real model; fused activations are
 // the separate nodes ORT fuses back (Conv + Relu -> FusedConv).
-absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies = 1);
+//
+// `nodes` (0: as many as `copies`) is how many operators the model holds;
+// operator k uses weight set k % copies, so more nodes than copies repeat
+// the work without warming more weights than the copies do (OrtNodes).
+absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies = 1, int nodes = 0);
 
 // How many copies SignatureGraph (OpaqueTimingModel for an opaque operator)
 // needs for the weights to total `weight_bytes`: 1 for an operator without
 // weights, at most `max_copies`. An opaque operator's weights are its
 // constant operands too large to carry a value (signature.h).
 int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max_copies);
+
+// How many operator nodes a timing model of `copies` copies holds: a
+// multiple of `copies` that gives about `spread_ms` of work a run, at most
+// `max_nodes` (and never fewer than `copies`). Above one thread a lone small
+// operator is dominated by waking the thread pool, which a model's run pays
+// once, not per node: spread over many nodes, each costs what it adds
+// inside a graph. The work is a rough roofline estimate from
+// SignatureFlops and SignatureBytes; it only sizes the model, never a cost.
+int OrtNodes(const CanonicalSignature& signature, int copies, double spread_ms, int max_nodes);
 
 // The model a run's fixed cost is measured with: `inputs` graph inputs and
 // `outputs` graph outputs of one float each, every output a relu. The ort

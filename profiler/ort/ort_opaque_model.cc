@@ -108,7 +108,9 @@ std::vector<int> Slots(const std::vector<int>& slots, size_t n) {
 
 }  // namespace
 
-absl::StatusOr<OneOperatorModel> OpaqueTimingModel(const CanonicalSignature& s, int copies) {
+absl::StatusOr<OneOperatorModel> OpaqueTimingModel(const CanonicalSignature& s, int copies, int nodes) {
+  copies = std::max(copies, 1);
+  nodes = std::max(nodes, copies);
   const OpaqueInfo& info = s.op.params.opaque;
   const std::vector<int> in_slots = Slots(info.input_slots, s.op.inputs.size());
   const std::vector<int> out_slots = Slots(info.output_slots, s.outputs.size());
@@ -153,31 +155,33 @@ absl::StatusOr<OneOperatorModel> OpaqueTimingModel(const CanonicalSignature& s, 
   if (!operands.ok()) return operands.status();
 
   OneOperatorModel out;
+  out.operators = nodes;
   for (const Operand& o : *operands) out.graph_inputs += o.graph_input;
-  for (int copy = 0; copy < std::max(copies, 1); ++copy) {
+  for (int copy = 0; copy < copies; ++copy) {
+    for (int slot : in_slots) {
+      if (slot < 0 || !(*operands)[slot].shared_name.empty()) continue;
+      const std::string name = absl::StrCat("w", slot, "_", copy);
+      AddInitializer(g, name, s.op.inputs[slot], *DeterministicValues(s.op.inputs[slot], name, /*positive=*/false));
+    }
+  }
+  for (int n = 0; n < nodes; ++n) {
     onnx::NodeProto* node = g->add_node();
     *node = prototype;
-    node->set_name(absl::StrCat("op", copy));
+    node->set_name(absl::StrCat("op", n));
     for (int slot : in_slots) {
       if (slot < 0) {
         node->add_input("");  // an optional input the model's node leaves out
         continue;
       }
       const Operand& o = (*operands)[slot];
-      if (!o.shared_name.empty()) {
-        node->add_input(o.shared_name);
-        continue;
-      }
-      const std::string name = absl::StrCat("w", slot, "_", copy);
-      AddInitializer(g, name, s.op.inputs[slot], *DeterministicValues(s.op.inputs[slot], name, /*positive=*/false));
-      node->add_input(name);
+      node->add_input(o.shared_name.empty() ? absl::StrCat("w", slot, "_", n % copies) : o.shared_name);
     }
     for (int slot : out_slots) {
       if (slot < 0) {
         node->add_output("");
         continue;
       }
-      const std::string name = absl::StrCat("out", slot, "_", copy);
+      const std::string name = absl::StrCat("out", slot, "_", n);
       node->add_output(name);
       Declare(g->add_output(), name, s.outputs[slot]);
       ++out.graph_outputs;

@@ -34,13 +34,16 @@ struct OneOperatorModel {
   std::string onnx;  // a serialized onnx.ModelProto
   int graph_inputs = 0;
   int graph_outputs = 0;
+  int operators = 1;  // operator nodes timed together: the time is per one of them
 };
 
-// `copies` nodes (at least 1) that read the same graph inputs, each with its
-// own large constants and its own graph outputs. UNIMPLEMENTED, saying why,
+// `nodes` nodes (at least `copies`, at least 1) that read the same graph
+// inputs, node k with the large constants of copy k % copies, each with its
+// own graph outputs (SignatureGraph's layout, ort_model.h). UNIMPLEMENTED, saying why,
 // for what cannot run alone: an operator with a subgraph (If, Loop, Scan), one
 // reading a constant the IR cannot hold, an output of unknown element type.
-absl::StatusOr<OneOperatorModel> OpaqueTimingModel(const CanonicalSignature& signature, int copies = 1);
+absl::StatusOr<OneOperatorModel> OpaqueTimingModel(const CanonicalSignature& signature, int copies = 1,
+                                                   int nodes = 0);
 
 }  // namespace taso::profiler
 

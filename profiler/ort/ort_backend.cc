@@ -254,7 +254,7 @@ absl::StatusOr<Measurement> OrtBackend::Measure(const CanonicalSignature& signat
   m.stddev_ms /= per;
   std::string spread;
   if (per > copies) {
-    spread = absl::StrCat("; per node of ", per, " over ", copies, " weight set", copies == 1 ? "" : "s");
+    spread = absl::StrCat("; per node of ", per, copies > 1 ? absl::StrCat(" over ", copies, " weight sets") : "");
   } else if (copies > 1) {
     spread = absl::StrCat("; per copy of ", copies);
   }

@@ -193,22 +193,38 @@ class OrtMeasureTest : public ::testing::Test {
   std::unique_ptr<OrtBackend> backend_;
 };
 
-TEST(OrtWorkerTest, AWorkerThatDiesIsRestartedAndAnswers) {
-  OrtWorker worker(OrtWorkerOptions{});
-  auto first = worker.Call({{"cmd", "hello"}});
-  if (!first.ok() && first.status().code() == absl::StatusCode::kFailedPrecondition) {
-    GTEST_SKIP() << "ONNX Runtime is not available here: " << first.status().message();
+// A started ORT worker, or a skip naming what is missing.
+class OrtWorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto hello = worker_.Call({{"cmd", "hello"}});
+    if (!hello.ok() && hello.status().code() == absl::StatusCode::kFailedPrecondition) {
+      GTEST_SKIP() << "ONNX Runtime is not available here: " << hello.status().message();
+    }
+    ASSERT_TRUE(hello.ok()) << hello.status();
+    hello_ = *hello;
   }
-  ASSERT_TRUE(first.ok()) << first.status();
-  const pid_t before = worker.pid();
+
+  // Where a test writes its models.
+  static std::string TestDir() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    return tmp ? std::string(tmp) : ::testing::TempDir();
+  }
+
+  OrtWorker worker_{OrtWorkerOptions{}};
+  nlohmann::json hello_;  // the worker's first answer
+};
+
+TEST_F(OrtWorkerTest, AWorkerThatDiesIsRestartedAndAnswers) {
+  const pid_t before = worker_.pid();
   ASSERT_GT(before, 0);
   ASSERT_EQ(kill(before, SIGKILL), 0);
-  auto second = worker.Call({{"cmd", "hello"}});
+  auto second = worker_.Call({{"cmd", "hello"}});
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_NE(worker.pid(), before);
-  EXPECT_EQ(second->value("ort_version", ""), first->value("ort_version", ""));
+  EXPECT_NE(worker_.pid(), before);
+  EXPECT_EQ(second->value("ort_version", ""), hello_.value("ort_version", ""));
   // A command the worker does not know is its error, not a dead worker.
-  auto unknown = worker.Call({{"cmd", "bogus"}});
+  auto unknown = worker_.Call({{"cmd", "bogus"}});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("unknown command"));
@@ -333,24 +349,17 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
 // ORT runs every node of a spread model: nodes sharing a weight set and an
 // input are not merged (each output is a graph output), so dividing the run
 // by the node count is right.
-TEST(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
-  OrtWorker worker(OrtWorkerOptions{});
-  auto hello = worker.Call({{"cmd", "hello"}});
-  if (!hello.ok() && hello.status().code() == absl::StatusCode::kFailedPrecondition) {
-    GTEST_SKIP() << "ONNX Runtime is not available here: " << hello.status().message();
-  }
-  ASSERT_TRUE(hello.ok()) << hello.status();
+TEST_F(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
   auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8, 64);
   ASSERT_TRUE(g.ok()) << g.status();
   auto model = TimingModel(*g);
   ASSERT_TRUE(model.ok()) << model.status();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = (tmp ? std::string(tmp) : ::testing::TempDir()) + "/spread.onnx";
+  const std::string path = TestDir() + "/spread.onnx";
   std::ofstream(path, std::ios::binary) << *model;
   nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
                             {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
                             {"seed", 1},     {"one_session", true}};
-  auto answer = worker.Call(request);
+  auto answer = worker_.Call(request);
   ASSERT_TRUE(answer.ok()) << answer.status();
   const nlohmann::json& result = (*answer)["results"][0];
   ASSERT_TRUE(result.value("ok", false)) << result.dump();
@@ -359,15 +368,8 @@ TEST(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
 
 // The worker's "one_session" timing: every model gets its runs in two turns
 // (A B B A) and a model that cannot load fails alone.
-TEST(OrtWorkerTest, OneSessionAtATimeTimesEachModelInTwoTurns) {
-  OrtWorker worker(OrtWorkerOptions{});
-  auto hello = worker.Call({{"cmd", "hello"}});
-  if (!hello.ok() && hello.status().code() == absl::StatusCode::kFailedPrecondition) {
-    GTEST_SKIP() << "ONNX Runtime is not available here: " << hello.status().message();
-  }
-  ASSERT_TRUE(hello.ok()) << hello.status();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = tmp ? tmp : ::testing::TempDir();
+TEST_F(OrtWorkerTest, OneSessionAtATimeTimesEachModelInTwoTurns) {
+  const std::string dir = TestDir();
   auto model = TimingModel(RunOverheadGraph(1, 1));
   ASSERT_TRUE(model.ok()) << model.status();
   const std::string path = dir + "/overhead.onnx";
@@ -377,7 +379,7 @@ TEST(OrtWorkerTest, OneSessionAtATimeTimesEachModelInTwoTurns) {
                             {"warmup", 1},            {"min_runs", 7},
                             {"max_runs", 100},        {"min_ms", 0},
                             {"seed", 1},              {"one_session", true}};
-  auto answer = worker.Call(request);
+  auto answer = worker_.Call(request);
   ASSERT_TRUE(answer.ok()) << answer.status();
   const nlohmann::json& results = (*answer)["results"];
   ASSERT_EQ(results.size(), 3u);

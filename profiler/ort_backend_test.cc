@@ -97,18 +97,35 @@ TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
 
   auto g = SignatureGraph(small, 3, 7);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
+  EXPECT_EQ(Count(*g, OpKind::kInput), 3);  // one per group of 3 nodes
   EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
   EXPECT_EQ(Count(*g, OpKind::kMatMul), 7);
   EXPECT_EQ(g->outputs().size(), 7u);
   std::vector<int> weights;  // the weight node each matmul reads, in order
+  std::vector<int> inputs;   // and its input node
   for (const Node& n : g->nodes()) {
-    if (n.kind == OpKind::kMatMul) weights.push_back(n.inputs[1].node);
+    if (n.kind != OpKind::kMatMul) continue;
+    inputs.push_back(n.inputs[0].node);
+    weights.push_back(n.inputs[1].node);
   }
   ASSERT_EQ(weights.size(), 7u);
-  for (int k = 0; k < 7; ++k) EXPECT_EQ(weights[k], weights[k % 3]) << "node " << k;
+  for (int k = 0; k < 7; ++k) {
+    EXPECT_EQ(weights[k], weights[k % 3]) << "node " << k;
+    EXPECT_EQ(inputs[k], inputs[(k / 3) * 3]) << "node " << k;
+  }
   EXPECT_NE(weights[0], weights[1]);
   EXPECT_NE(weights[1], weights[2]);
+  // No two nodes read the same input and weights.
+  EXPECT_NE(inputs[0], inputs[3]);
+  EXPECT_NE(inputs[3], inputs[6]);
+
+  // A column-major input is a transpose of a graph input in every group.
+  auto t = SignatureGraph(Canonical(OpKind::kMatMul, {}, {Strided({4, 64, 32}, {2048, 1, 64}), F32({4, 32, 16})}), 1,
+                          4);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(Count(*t, OpKind::kInput), 5);  // 4 left operands, 1 shared right one
+  EXPECT_EQ(Count(*t, OpKind::kTranspose), 4);
+  EXPECT_EQ(Count(*t, OpKind::kMatMul), 4);
 }
 
 TEST(OrtModelTest, GraphWithoutWeightValuesGetsThem) {
@@ -323,7 +340,7 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   }
   ASSERT_TRUE(two.ok()) << two.status();
   EXPECT_THAT((*two)->device(), HasSubstr("2 intra-op threads"));
-  EXPECT_THAT((*two)->device(), HasSubstr("timing ort5"));
+  EXPECT_THAT((*two)->device(), HasSubstr("timing ort6"));
   options.threads = 1;
   auto one = OrtBackend::Create(options);
   ASSERT_TRUE(one.ok()) << one.status();
@@ -364,6 +381,29 @@ TEST_F(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
   const nlohmann::json& result = (*answer)["results"][0];
   ASSERT_TRUE(result.value("ok", false)) << result.dump();
   EXPECT_EQ(result.value("nodes", 0), 64) << result.dump();
+}
+
+// A fused activation is exported as its own node after the matmul, so a
+// matmul that is not a graph output could be merged with one computing the
+// same value: each group of nodes reads its own input, and ORT runs every
+// matmul and every tanh (ort5 shared the input, and 16 of these ran as 10).
+TEST_F(OrtWorkerTest, FusedActivationNodesAreEachRun) {
+  OpParams tanh;
+  tanh.activation = Activation::kTanh;
+  auto g = SignatureGraph(Canonical(OpKind::kMatMul, tanh, {F32({1, 256}), F32({256, 256})}), 2, 8);
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto model = TimingModel(*g);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string path = TestDir() + "/fused.onnx";
+  std::ofstream(path, std::ios::binary) << *model;
+  nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
+                            {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
+                            {"seed", 1},     {"one_session", true}};
+  auto answer = worker_.Call(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  const nlohmann::json& result = (*answer)["results"][0];
+  ASSERT_TRUE(result.value("ok", false)) << result.dump();
+  EXPECT_EQ(result.value("nodes", 0), 16) << result.dump();
 }
 
 // The worker's "one_session" timing: every model gets its runs in two turns

@@ -93,8 +93,31 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
   copies = std::max(copies, 1);
   nodes = std::max(nodes, copies);
   Graph g;
+  // The operand that tells node groups apart: the first one not held as a
+  // weight. Without one, nodes past the copies would repeat an earlier node
+  // exactly, so the model holds only the copies.
+  int varied = -1;
+  for (int i = 0; i < static_cast<int>(op.inputs.size()) && varied < 0; ++i) {
+    if (!HeldAsWeight(op.kind, i, op.inputs[i])) varied = i;
+  }
+  if (varied < 0) nodes = copies;
+  const int groups = (nodes + copies - 1) / copies;
+  // An input of the signature's type: a graph input, or a transpose (no
+  // shuffle) of one when the type is a permutation of row-major.
+  auto add_input = [&g](const std::string& name, const TensorType& type) -> absl::StatusOr<TensorRef> {
+    const std::vector<int> perm = type.is_row_major() ? std::vector<int>{} : PermutationOfRowMajor(type);
+    if (perm.empty()) return g.AddInput(name, type.Plain());
+    std::vector<int64_t> source_dims(type.rank());
+    for (int a = 0; a < type.rank(); ++a) source_dims[perm[a]] = type.dims[a];
+    TensorRef source = g.AddInput(name, TensorType::RowMajor(type.dtype, source_dims));
+    OpParams view;
+    view.perm = perm;
+    view.shuffle = false;
+    return g.AddOp1(OpKind::kTranspose, view, {source});
+  };
   std::vector<TensorRef> operands;
   std::vector<int> weight_operands;
+  std::vector<TensorRef> varied_inputs;  // one per group of `copies` nodes
   for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
     const TensorType& type = op.inputs[i];
     if (HeldAsWeight(op.kind, i, type)) {
@@ -102,20 +125,12 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
       weight_operands.push_back(i);
       continue;
     }
-    const std::vector<int> perm = type.is_row_major() ? std::vector<int>{} : PermutationOfRowMajor(type);
-    if (perm.empty()) {
-      operands.push_back(g.AddInput(absl::StrCat("in", i), type.Plain()));
-      continue;
+    for (int group = 0; group < (i == varied ? groups : 1); ++group) {
+      auto input = add_input(group == 0 ? absl::StrCat("in", i) : absl::StrCat("in", i, "_", group), type);
+      if (!input.ok()) return input.status();
+      if (i == varied) varied_inputs.push_back(*input);
+      if (group == 0) operands.push_back(*input);
     }
-    std::vector<int64_t> source_dims(type.rank());
-    for (int a = 0; a < type.rank(); ++a) source_dims[perm[a]] = type.dims[a];
-    TensorRef source = g.AddInput(absl::StrCat("in", i), TensorType::RowMajor(type.dtype, source_dims));
-    OpParams view;
-    view.perm = perm;
-    view.shuffle = false;
-    auto permuted = g.AddOp1(OpKind::kTranspose, view, {source});
-    if (!permuted.ok()) return permuted.status();
-    operands.push_back(*permuted);
   }
   // weight_sets[c][j]: copy c's value of the j-th weight operand.
   std::vector<std::vector<TensorRef>> weight_sets(copies);
@@ -128,6 +143,7 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
   }
   for (int node = 0; node < nodes; ++node) {
     for (size_t j = 0; j < weight_operands.size(); ++j) operands[weight_operands[j]] = weight_sets[node % copies][j];
+    if (varied >= 0) operands[varied] = varied_inputs[node / copies];
     auto outputs = g.AddOp(op.kind, op.params, operands);
     if (!outputs.ok()) return outputs.status();
     for (size_t i = 0; i < outputs->size(); ++i) {

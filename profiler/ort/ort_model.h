@@ -28,6 +28,11 @@ namespace taso::profiler {
 // `nodes` (0: as many as `copies`) is how many operators the model holds;
 // operator k uses weight set k % copies, so more nodes than copies repeat
 // the work without warming more weights than the copies do (OrtNodes).
+// Each group of `copies` nodes reads an input of its own (the first operand
+// not held as a weight), so no two nodes compute the same value: ORT merges
+// such nodes (common subexpressions) wherever one does not end the graph,
+// as the matmul before a fused activation does not. An operator with no
+// such operand gets only the copies.
 absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies = 1, int nodes = 0);
 
 // How many copies SignatureGraph (OpaqueTimingModel for an opaque operator)

@@ -228,6 +228,23 @@ class OrtWorkerTest : public ::testing::Test {
     return tmp ? std::string(tmp) : ::testing::TempDir();
   }
 
+  // The worker's result for `graph`, written as `file` and run 3 times at 2
+  // threads with its session alone.
+  absl::StatusOr<nlohmann::json> TimeAtTwoThreads(const Graph& graph, const std::string& file) {
+    auto model = TimingModel(graph);
+    if (!model.ok()) return model.status();
+    const std::string path = TestDir() + "/" + file;
+    std::ofstream(path, std::ios::binary) << *model;
+    nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
+                              {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
+                              {"seed", 1},     {"one_session", true}};
+    auto answer = worker_.Call(request);
+    if (!answer.ok()) return answer.status();
+    const nlohmann::json& result = (*answer)["results"][0];
+    if (!result.value("ok", false)) return absl::InternalError(result.dump());
+    return result;
+  }
+
   OrtWorker worker_{OrtWorkerOptions{}};
   nlohmann::json hello_;  // the worker's first answer
 };
@@ -369,18 +386,9 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
 TEST_F(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
   auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8, 64);
   ASSERT_TRUE(g.ok()) << g.status();
-  auto model = TimingModel(*g);
-  ASSERT_TRUE(model.ok()) << model.status();
-  const std::string path = TestDir() + "/spread.onnx";
-  std::ofstream(path, std::ios::binary) << *model;
-  nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
-                            {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
-                            {"seed", 1},     {"one_session", true}};
-  auto answer = worker_.Call(request);
-  ASSERT_TRUE(answer.ok()) << answer.status();
-  const nlohmann::json& result = (*answer)["results"][0];
-  ASSERT_TRUE(result.value("ok", false)) << result.dump();
-  EXPECT_EQ(result.value("nodes", 0), 64) << result.dump();
+  auto result = TimeAtTwoThreads(*g, "spread.onnx");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->value("nodes", 0), 64) << result->dump();
 }
 
 // A fused activation is exported as its own node after the matmul, so a
@@ -392,18 +400,9 @@ TEST_F(OrtWorkerTest, FusedActivationNodesAreEachRun) {
   tanh.activation = Activation::kTanh;
   auto g = SignatureGraph(Canonical(OpKind::kMatMul, tanh, {F32({1, 256}), F32({256, 256})}), 2, 8);
   ASSERT_TRUE(g.ok()) << g.status();
-  auto model = TimingModel(*g);
-  ASSERT_TRUE(model.ok()) << model.status();
-  const std::string path = TestDir() + "/fused.onnx";
-  std::ofstream(path, std::ios::binary) << *model;
-  nlohmann::json request = {{"cmd", "time"}, {"models", {path}}, {"threads", 2},   {"level", "all"},
-                            {"warmup", 1},   {"min_runs", 3},    {"max_runs", 3},  {"min_ms", 0},
-                            {"seed", 1},     {"one_session", true}};
-  auto answer = worker_.Call(request);
-  ASSERT_TRUE(answer.ok()) << answer.status();
-  const nlohmann::json& result = (*answer)["results"][0];
-  ASSERT_TRUE(result.value("ok", false)) << result.dump();
-  EXPECT_EQ(result.value("nodes", 0), 16) << result.dump();
+  auto result = TimeAtTwoThreads(*g, "fused.onnx");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->value("nodes", 0), 16) << result->dump();
 }
 
 // The worker's "one_session" timing: every model gets its runs in two turns

@@ -380,9 +380,9 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   EXPECT_THAT(alone->kernel, ::testing::Not(HasSubstr("per node")));
 }
 
-// ORT runs every node of a spread model: nodes sharing a weight set and an
-// input are not merged (each output is a graph output), so dividing the run
-// by the node count is right.
+// ORT runs every node of a spread model (64 nodes over 8 weight sets, each
+// group of 8 reading its own input), so dividing the run by the node count
+// is right.
 TEST_F(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
   auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8, 64);
   ASSERT_TRUE(g.ok()) << g.status();

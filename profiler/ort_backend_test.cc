@@ -46,11 +46,13 @@ int Count(const Graph& g, OpKind kind) {
 
 TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
   // A 2-D right-hand side is a weight with values (ORT pre-packs it).
-  auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}));
-  ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
-  ASSERT_EQ(Count(*g, OpKind::kWeight), 1);
-  for (const Node& n : g->nodes()) {
+  auto m = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}));
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Graph& g = m->graph;
+  EXPECT_EQ(m->operators, 1);
+  EXPECT_EQ(Count(g, OpKind::kInput), 1);
+  ASSERT_EQ(Count(g, OpKind::kWeight), 1);
+  for (const Node& n : g.nodes()) {
     if (n.kind == OpKind::kWeight) {
       ASSERT_TRUE(n.data) << "the weight has no values";
     }
@@ -58,52 +60,57 @@ TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
   // A batched, column-major left operand: an input transposed by strides.
   auto t = SignatureGraph(Canonical(OpKind::kMatMul, {}, {Strided({4, 64, 32}, {2048, 1, 64}), F32({4, 32, 16})}));
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(Count(*t, OpKind::kInput), 2);
-  EXPECT_EQ(Count(*t, OpKind::kTranspose), 1);
-  auto model = TimingModel(*t);
+  EXPECT_EQ(Count(t->graph, OpKind::kInput), 2);
+  EXPECT_EQ(Count(t->graph, OpKind::kTranspose), 1);
+  auto model = TimingModel(t->graph);
   EXPECT_TRUE(model.ok()) << model.status();
 }
 
 TEST(OrtModelTest, CopiesBringTheWeightsToTheirTarget) {
-  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
-  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 16), 8);  // 1 MiB each
-  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 4), 4);   // capped
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 256})});
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 16), 16);  // 0.5 MiB each
+  EXPECT_EQ(OrtCopies(small, int64_t{8} << 20, 4), 4);    // capped
   EXPECT_EQ(OrtCopies(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}), int64_t{8} << 20, 16), 1);
   EXPECT_EQ(OrtCopies(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), int64_t{8} << 20, 16), 1);  // no weights
-  auto g = SignatureGraph(small, 3);
-  ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(Count(*g, OpKind::kInput), 1);
-  EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
-  EXPECT_EQ(Count(*g, OpKind::kMatMul), 3);
-  EXPECT_EQ(g->outputs().size(), 3u);
+  auto m = SignatureGraph(small, 3);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->operators, 3);
+  EXPECT_EQ(Count(m->graph, OpKind::kInput), 1);
+  EXPECT_EQ(Count(m->graph, OpKind::kWeight), 3);
+  EXPECT_EQ(Count(m->graph, OpKind::kMatMul), 3);
+  EXPECT_EQ(m->graph.outputs().size(), 3u);
 }
 
 // Above one thread an operator is spread over many nodes (OrtNodes): a
 // multiple of the copies, about 1.5 ms of estimated work, at most the cap,
 // never fewer than the copies; node k reads weight set k % copies.
 TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
-  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
-  const int spread = OrtNodes(small, 8, 1.5, 64);
+  // 512 -> 256 cannot feed the next node: the nodes are side by side.
+  const CanonicalSignature small = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 256})});
+  EXPECT_TRUE(ChainedOperands(small).empty());
+  const int spread = OrtNodes(small, 8, 1.5, 64, 64);
   EXPECT_EQ(spread % 8, 0);
   EXPECT_GE(spread, 32);
   EXPECT_LE(spread, 64);
-  EXPECT_EQ(OrtNodes(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), 1, 1.5, 64), 64);  // capped
-  EXPECT_EQ(OrtNodes(small, 3, 100, 64), 63);                                         // a multiple of 3
-  EXPECT_EQ(OrtNodes(small, 16, 1.5, 8), 16);                                         // never below the copies
+  EXPECT_EQ(OrtNodes(Canonical(OpKind::kRelu, {}, {F32({1, 512})}), 1, 1.5, 64, 64), 64);  // capped
+  EXPECT_EQ(OrtNodes(small, 3, 100, 64, 64), 63);                                         // a multiple of 3
+  EXPECT_EQ(OrtNodes(small, 16, 1.5, 8, 64), 16);                                         // never below the copies
   // A 0.2-GFLOP conv is work enough alone.
   const CanonicalSignature conv = Canonical(OpKind::kConv2D, ConvParams(1, Padding::kSame, Activation::kNone),
                                             {F32({1, 128, 28, 28}), F32({128, 128, 3, 3})});
-  EXPECT_EQ(OrtNodes(conv, 1, 1.5, 64), 1);
+  EXPECT_EQ(OrtNodes(conv, 1, 1.5, 64, 64), 1);
 
-  auto g = SignatureGraph(small, 3, 7);
-  ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(Count(*g, OpKind::kInput), 3);  // one per group of 3 nodes
-  EXPECT_EQ(Count(*g, OpKind::kWeight), 3);
-  EXPECT_EQ(Count(*g, OpKind::kMatMul), 7);
-  EXPECT_EQ(g->outputs().size(), 7u);
+  auto m = SignatureGraph(small, 3, 7);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const Graph& g = m->graph;
+  EXPECT_EQ(m->operators, 7);
+  EXPECT_EQ(Count(g, OpKind::kInput), 3);  // one per group of 3 nodes
+  EXPECT_EQ(Count(g, OpKind::kWeight), 3);
+  EXPECT_EQ(Count(g, OpKind::kMatMul), 7);
+  EXPECT_EQ(g.outputs().size(), 7u);
   std::vector<int> weights;  // the weight node each matmul reads, in order
   std::vector<int> inputs;   // and its input node
-  for (const Node& n : g->nodes()) {
+  for (const Node& n : g.nodes()) {
     if (n.kind != OpKind::kMatMul) continue;
     inputs.push_back(n.inputs[0].node);
     weights.push_back(n.inputs[1].node);
@@ -123,9 +130,86 @@ TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
   auto t = SignatureGraph(Canonical(OpKind::kMatMul, {}, {Strided({4, 64, 32}, {2048, 1, 64}), F32({4, 32, 16})}), 1,
                           4);
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_EQ(Count(*t, OpKind::kInput), 5);  // 4 left operands, 1 shared right one
-  EXPECT_EQ(Count(*t, OpKind::kTranspose), 4);
-  EXPECT_EQ(Count(*t, OpKind::kMatMul), 4);
+  EXPECT_EQ(Count(t->graph, OpKind::kInput), 5);  // 4 left operands, 1 shared right one
+  EXPECT_EQ(Count(t->graph, OpKind::kTranspose), 4);
+  EXPECT_EQ(Count(t->graph, OpKind::kMatMul), 4);
+}
+
+// The node each operator node reads as operand `i`, in order.
+std::vector<int> OperandNodes(const Graph& g, OpKind kind, int i) {
+  std::vector<int> read;
+  for (const Node& n : g.nodes()) {
+    if (n.kind == kind) read.push_back(n.inputs[i].node);
+  }
+  return read;
+}
+
+// Where the output can feed the next node, the nodes form a chain: one
+// output to bind whatever the node count, weights still cycled.
+TEST(OrtModelTest, NodesWhoseOutputFitsTheirOperandFormAChain) {
+  const CanonicalSignature square = Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})});
+  EXPECT_THAT(ChainedOperands(square), ::testing::ElementsAre(0));
+  EXPECT_EQ(OrtNodes(square, 8, 100, 64, 8), 64);  // one output however many nodes
+  auto m = SignatureGraph(square, 8, 64);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->operators, 64);
+  EXPECT_EQ(Count(m->graph, OpKind::kInput), 1);
+  EXPECT_EQ(Count(m->graph, OpKind::kWeight), 8);
+  ASSERT_EQ(m->graph.outputs().size(), 1u);
+  const std::vector<int> left = OperandNodes(m->graph, OpKind::kMatMul, 0);
+  const std::vector<int> right = OperandNodes(m->graph, OpKind::kMatMul, 1);
+  ASSERT_EQ(left.size(), 64u);
+  EXPECT_EQ(m->graph.nodes()[left[0]].kind, OpKind::kInput);
+  for (int k = 1; k < 64; ++k) {
+    EXPECT_EQ(m->graph.nodes()[left[k]].kind, OpKind::kMatMul) << "node " << k;
+    EXPECT_EQ(right[k], right[k % 8]) << "node " << k;
+  }
+  // The output is the last matmul's: no matmul reads it.
+  const int last = m->graph.outputs()[0].tensor.node;
+  EXPECT_EQ(m->graph.nodes()[last].kind, OpKind::kMatMul);
+  EXPECT_THAT(left, ::testing::Not(::testing::Contains(last)));
+
+  // Two operands of the output's type read the last two values, so an
+  // elementwise product never repeats a factor (x * y * y ... decays
+  // through denormals).
+  const CanonicalSignature mul = Canonical(OpKind::kEwMul, {}, {F32({1, 512}), F32({1, 512})});
+  EXPECT_THAT(ChainedOperands(mul), ::testing::ElementsAre(0, 1));
+  auto p = SignatureGraph(mul, 1, 5);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Count(p->graph, OpKind::kInput), 2);
+  const std::vector<int> a = OperandNodes(p->graph, OpKind::kEwMul, 0);
+  const std::vector<int> b = OperandNodes(p->graph, OpKind::kEwMul, 1);
+  ASSERT_EQ(a.size(), 5u);
+  for (int k = 2; k < 5; ++k) {
+    EXPECT_EQ(b[k], a[k - 1]) << "node " << k << " reads node k-2's output second";
+    EXPECT_NE(a[k], b[k]);
+  }
+  // A product by an operand of another shape repeats that factor: unchained.
+  EXPECT_TRUE(ChainedOperands(Canonical(OpKind::kEwMul, {}, {F32({4, 512}), F32({1, 512})})).empty());
+  EXPECT_TRUE(ChainedOperands(Canonical(OpKind::kScalarMul, {}, {F32({1, 512}), F32({})})).empty());
+  // ORT folds consecutive transposes into one.
+  OpParams swap;
+  swap.perm = {1, 0};
+  swap.shuffle = true;
+  EXPECT_TRUE(ChainedOperands(Canonical(OpKind::kTranspose, swap, {F32({64, 64})})).empty());
+  // A column-major operand would need a transpose between nodes.
+  EXPECT_THAT(ChainedOperands(Canonical(OpKind::kMatMul, {}, {Strided({4, 32, 32}, {1024, 1, 32}), F32({4, 32, 32})})),
+              ::testing::ElementsAre(1));
+}
+
+// Unchained, every node's outputs are graph outputs, bound on every run: a
+// split into 8 is spread over at most 8 nodes for 64 outputs.
+TEST(OrtModelTest, UnchainedNodesAreCappedByTheirOutputs) {
+  OpParams eight;
+  eight.axis = 1;
+  eight.sizes = std::vector<int64_t>(8, 64);
+  const CanonicalSignature split = Canonical(OpKind::kSplit, eight, {F32({1, 512})});
+  EXPECT_TRUE(ChainedOperands(split).empty());
+  EXPECT_EQ(OrtNodes(split, 1, 100, 64, 64), 8);
+  auto m = SignatureGraph(split, 1, 8);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->operators, 8);
+  EXPECT_EQ(m->graph.outputs().size(), 64u);
 }
 
 TEST(OrtModelTest, GraphWithoutWeightValuesGetsThem) {
@@ -357,7 +441,7 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   }
   ASSERT_TRUE(two.ok()) << two.status();
   EXPECT_THAT((*two)->device(), HasSubstr("2 intra-op threads"));
-  EXPECT_THAT((*two)->device(), HasSubstr("timing ort6"));
+  EXPECT_THAT((*two)->device(), HasSubstr("timing ort7"));
   options.threads = 1;
   auto one = OrtBackend::Create(options);
   ASSERT_TRUE(one.ok()) << one.status();
@@ -373,36 +457,54 @@ TEST(OrtBackendTest, AtTwoThreadsEachModelIsTimedWithItsSessionAlone) {
   EXPECT_GT(mm->median_ms, 0);
   EXPECT_LT(mm->median_ms, 50);
   EXPECT_GE(mm->repetitions, 20);
-  EXPECT_THAT(mm->kernel, HasSubstr(absl::StrCat("per node of ", OrtNodes(small, 8, 1.5, 64), " over 8 weight sets")));
+  EXPECT_THAT(mm->kernel,
+              HasSubstr(absl::StrCat("per node of ", OrtNodes(small, 8, 1.5, 64, 64), " over 8 weight sets")));
   auto alone = (*one)->Measure(small, QuickTiming());
   ASSERT_TRUE(alone.ok()) << alone.status();
   EXPECT_THAT(alone->kernel, HasSubstr("per copy of 8"));
   EXPECT_THAT(alone->kernel, ::testing::Not(HasSubstr("per node")));
 }
 
-// ORT runs every node of a spread model (64 nodes over 8 weight sets, each
-// group of 8 reading its own input), so dividing the run by the node count
-// is right.
+// ORT runs every node of a spread model, chained or side by side (64 nodes
+// over 8 weight sets, each group of 8 reading its own input), so dividing
+// the run by the node count is right: it folds none of the chains.
 TEST_F(OrtWorkerTest, NodesSharingWeightsAreEachRun) {
-  auto g = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8, 64);
-  ASSERT_TRUE(g.ok()) << g.status();
-  auto result = TimeAtTwoThreads(*g, "spread.onnx");
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->value("nodes", 0), 64) << result->dump();
+  struct Case {
+    const char* file;
+    CanonicalSignature signature;
+    int copies;
+  };
+  const Case cases[] = {
+      {"chain.onnx", Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 512})}), 8},
+      {"side.onnx", Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 256})}), 8},
+      {"relu.onnx", Canonical(OpKind::kRelu, {}, {F32({1, 512})}), 1},
+      {"add.onnx", Canonical(OpKind::kEwAdd, {}, {F32({1, 512}), F32({1, 512})}), 1},
+      {"sigmoid.onnx", Canonical(OpKind::kSigmoid, {}, {F32({1, 512})}), 1},
+  };
+  for (const Case& c : cases) {
+    auto m = SignatureGraph(c.signature, c.copies, 64);
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_EQ(m->operators, 64) << c.file;
+    auto result = TimeAtTwoThreads(m->graph, c.file);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->value("nodes", 0), 64) << c.file << ": " << result->dump();
+  }
 }
 
 // A fused activation is exported as its own node after the matmul, so a
 // matmul that is not a graph output could be merged with one computing the
-// same value: each group of nodes reads its own input, and ORT runs every
-// matmul and every tanh (ort5 shared the input, and 16 of these ran as 10).
+// same value: no two nodes read the same input, and ORT runs every matmul
+// and every tanh (ort5 shared the input, and 16 of these ran as 10).
 TEST_F(OrtWorkerTest, FusedActivationNodesAreEachRun) {
   OpParams tanh;
   tanh.activation = Activation::kTanh;
-  auto g = SignatureGraph(Canonical(OpKind::kMatMul, tanh, {F32({1, 256}), F32({256, 256})}), 2, 8);
-  ASSERT_TRUE(g.ok()) << g.status();
-  auto result = TimeAtTwoThreads(*g, "fused.onnx");
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->value("nodes", 0), 16) << result->dump();
+  for (int64_t out : {256, 128}) {  // chained, and side by side
+    auto m = SignatureGraph(Canonical(OpKind::kMatMul, tanh, {F32({1, 256}), F32({256, out})}), 2, 8);
+    ASSERT_TRUE(m.ok()) << m.status();
+    auto result = TimeAtTwoThreads(m->graph, absl::StrCat("fused", out, ".onnx"));
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->value("nodes", 0), 16) << result->dump();
+  }
 }
 
 // The worker's "one_session" timing: every model gets its runs in two turns

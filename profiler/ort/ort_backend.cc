@@ -5,7 +5,6 @@
 #include <fstream>
 #include <limits>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,19 +27,25 @@ bool TimesOneSessionAtATime(int threads) { return threads > 1; }
 // pool's wake-up, which a model pays once a run, not once a node: a 1x512 by
 // 512x512 matmul measured 36-38 us a node among 64 (in parallel or in a
 // chain) and 41-47 us among 8. So an operator model holds enough nodes for
-// about this much work a run (OrtNodes), at most kMaxTimedNodes.
+// about this much work a run (OrtNodes), at most kMaxTimedNodes, and when
+// its nodes cannot be chained, at most kMaxTimedOutputs graph outputs: each
+// is bound on every run, a few microseconds that the probe must cancel, so
+// a split into 8 spread over 64 nodes had its cost lost in a 5 ms probe.
 constexpr double kRampSpreadMs = 1.5;
 constexpr int kMaxTimedNodes = 64;
+constexpr int kMaxTimedOutputs = 64;
 bool SpreadsOverNodes(int threads) { return threads > 1; }
 
 // The name of how the worker and this backend time (worker.js): ort3 times
 // sessions that never profiled, several models in blocks of runs; above one
-// thread, ort6 times each model with its session the only one alive (as ort4
-// did) and spreads an operator over many nodes (SpreadsOverNodes), each group
-// of nodes reading an input of its own (ort5 shared one, so ORT merged the
-// matmuls before fused activations and undercharged them). A new method is a
-// new device, so costs timed the old way are not served.
-const char* TimingMethod(int threads) { return SpreadsOverNodes(threads) ? "ort6" : "ort3"; }
+// thread, ort7 times each model with its session the only one alive (as ort4
+// did) and spreads an operator over many nodes (SpreadsOverNodes), chained
+// where the operator's output can feed the next node (ort5 gave every node
+// one shared input, so ORT merged the matmuls before fused activations; ort6
+// gave each group an input and each node an output of its own, so a run
+// bound hundreds of them and small operators were lost in the probe). A new
+// method is a new device, so costs timed the old way are not served.
+const char* TimingMethod(int threads) { return SpreadsOverNodes(threads) ? "ort7" : "ort3"; }
 
 // A timed operator never costs 0 (that means "no kernel" to the graph cost
 // model) even when it is lost in the run overhead's noise.
@@ -214,17 +219,12 @@ absl::StatusOr<OneOperatorModel> OrtBackend::OperatorModel(const CanonicalSignat
   if (signature.op.kind == OpKind::kOpaque) return OpaqueTimingModel(signature, copies, nodes);
   auto graph = SignatureGraph(signature, copies, nodes);
   if (!graph.ok()) return graph.status();
-  auto model = TimingModel(*graph);
+  auto model = TimingModel(graph->graph);
   if (!model.ok()) {
     return absl::UnimplementedError(absl::StrCat("cannot write ", signature.key, " as ONNX: ", model.status().message()));
   }
-  // The operator nodes are those the outputs come from (SignatureGraph may
-  // hold fewer than asked for: an operator with only weights as operands).
-  absl::flat_hash_set<int> operators;
-  for (const GraphOutput& o : graph->outputs()) operators.insert(o.tensor.node);
-  OneOperatorModel out{*std::move(model), 0, static_cast<int>(graph->outputs().size()),
-                       static_cast<int>(operators.size())};
-  for (const Node& n : graph->nodes()) out.graph_inputs += n.kind == OpKind::kInput;
+  OneOperatorModel out{*std::move(model), 0, static_cast<int>(graph->graph.outputs().size()), graph->operators};
+  for (const Node& n : graph->graph.nodes()) out.graph_inputs += n.kind == OpKind::kInput;
   return out;
 }
 
@@ -237,7 +237,7 @@ absl::StatusOr<Measurement> OrtBackend::Measure(const CanonicalSignature& signat
   }
   const int copies = OrtCopies(signature, options_.weight_bytes, options_.max_copies);
   const int nodes =
-      SpreadsOverNodes(options_.threads) ? OrtNodes(signature, copies, kRampSpreadMs, kMaxTimedNodes) : copies;
+      SpreadsOverNodes(options_.threads) ? OrtNodes(signature, copies, kRampSpreadMs, kMaxTimedNodes, kMaxTimedOutputs) : copies;
   // An opaque operator the same way as an IR one: its own model, timed
   // against a run-overhead probe of as many inputs and outputs.
   auto model = OperatorModel(signature, copies, nodes);

@@ -76,7 +76,7 @@ class OrtBackend : public MeasureBackend {
 
   Backend kind() const override { return BACKEND_ORT_CPU; }
   // "ort: onnxruntime 1.30.0 via node v20.20.2, cpu EP, 1 intra-op thread,
-  // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB" (ort6 above one
+  // level all; AMD EPYC, 2 cpus; timing ort3, weights 8 MiB" (ort7 above one
   // thread: ort_backend.cc, TimingMethod).
   const std::string& device() const override { return device_; }
   int threads() const override { return options_.threads; }

@@ -74,7 +74,7 @@ int OrtCopies(const CanonicalSignature& signature, int64_t weight_bytes, int max
   return static_cast<int>(std::min<int64_t>((weight_bytes + bytes - 1) / bytes, std::max(max_copies, 1)));
 }
 
-int OrtNodes(const CanonicalSignature& signature, int copies, double spread_ms, int max_nodes) {
+int OrtNodes(const CanonicalSignature& signature, int copies, double spread_ms, int max_nodes, int max_outputs) {
   copies = std::max(copies, 1);
   // A rough roofline of one 2-core CPU: ~50 GFLOP/s and ~50 GB/s, plus a
   // kernel launch. Off by 2x either way it still gives a model of ~1 ms.
@@ -83,24 +83,50 @@ int OrtNodes(const CanonicalSignature& signature, int copies, double spread_ms, 
   constexpr double kLaunchMs = 0.002;
   const double node_ms = static_cast<double>(SignatureFlops(signature)) / kFlopsPerMs +
                          static_cast<double>(SignatureBytes(signature)) / kBytesPerMs + kLaunchMs;
+  // Unchained nodes each end the graph: every output is bound on every run.
+  const int outputs = ChainedOperands(signature).empty() ? std::max<int>(signature.outputs.size(), 1) : 0;
+  if (outputs > 0) max_nodes = std::min(max_nodes, std::max(max_outputs, 1) / outputs);
   const int64_t cap = std::max(copies, (std::max(max_nodes, 1) / copies) * copies);
   const int64_t wanted = static_cast<int64_t>(std::ceil(spread_ms / (node_ms * copies))) * copies;
   return static_cast<int>(std::clamp<int64_t>(wanted, copies, cap));
 }
 
-absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int copies, int nodes) {
+std::vector<int> ChainedOperands(const CanonicalSignature& signature) {
+  const Signature& op = signature.op;
+  // ORT folds a chain of transposes into one; a chain of scalar products
+  // decays through denormals, which are slow.
+  // An opaque operator is timed by OpaqueTimingModel, unchained.
+  if (op.kind == OpKind::kOpaque || op.kind == OpKind::kTranspose || op.kind == OpKind::kScalarMul ||
+      signature.outputs.size() != 1) {
+    return {};
+  }
+  const TensorType& out = signature.outputs[0];
+  std::vector<int> chained;
+  for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
+    const TensorType& in = op.inputs[i];
+    if (HeldAsWeight(op.kind, i, in)) continue;
+    const bool same = in.is_row_major() && in.dtype == out.dtype && in.dims == out.dims;
+    // A product by an operand that stays the same decays through denormals too.
+    if (!same && op.kind == OpKind::kEwMul) return {};
+    if (same) chained.push_back(i);
+  }
+  return chained;
+}
+
+absl::StatusOr<SignatureModel> SignatureGraph(const CanonicalSignature& signature, int copies, int nodes) {
   const Signature& op = signature.op;
   copies = std::max(copies, 1);
   nodes = std::max(nodes, copies);
   Graph g;
-  // The operand that tells node groups apart: the first one not held as a
-  // weight. Without one, nodes past the copies would repeat an earlier node
-  // exactly, so the model holds only the copies.
+  const std::vector<int> chained = ChainedOperands(signature);
+  // Unchained, the operand that tells node groups apart: the first one not
+  // held as a weight. Without one, nodes past the copies would repeat an
+  // earlier node exactly, so the model holds only the copies.
   int varied = -1;
-  for (int i = 0; i < static_cast<int>(op.inputs.size()) && varied < 0; ++i) {
+  for (int i = 0; i < static_cast<int>(op.inputs.size()) && varied < 0 && chained.empty(); ++i) {
     if (!HeldAsWeight(op.kind, i, op.inputs[i])) varied = i;
   }
-  if (varied < 0) nodes = copies;
+  if (varied < 0 && chained.empty()) nodes = copies;
   const int groups = (nodes + copies - 1) / copies;
   // An input of the signature's type: a graph input, or a transpose (no
   // shuffle) of one when the type is a permutation of row-major.
@@ -118,6 +144,7 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
   std::vector<TensorRef> operands;
   std::vector<int> weight_operands;
   std::vector<TensorRef> varied_inputs;  // one per group of `copies` nodes
+  std::vector<TensorRef> recent;         // chained: the latest values, newest first
   for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
     const TensorType& type = op.inputs[i];
     if (HeldAsWeight(op.kind, i, type)) {
@@ -131,6 +158,7 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
       if (i == varied) varied_inputs.push_back(*input);
       if (group == 0) operands.push_back(*input);
     }
+    if (std::find(chained.begin(), chained.end(), i) != chained.end()) recent.push_back(operands.back());
   }
   // weight_sets[c][j]: copy c's value of the j-th weight operand.
   std::vector<std::vector<TensorRef>> weight_sets(copies);
@@ -144,13 +172,20 @@ absl::StatusOr<Graph> SignatureGraph(const CanonicalSignature& signature, int co
   for (int node = 0; node < nodes; ++node) {
     for (size_t j = 0; j < weight_operands.size(); ++j) operands[weight_operands[j]] = weight_sets[node % copies][j];
     if (varied >= 0) operands[varied] = varied_inputs[node / copies];
+    for (size_t j = 0; j < chained.size(); ++j) operands[chained[j]] = recent[j];
     auto outputs = g.AddOp(op.kind, op.params, operands);
     if (!outputs.ok()) return outputs.status();
+    if (!chained.empty()) {
+      recent.insert(recent.begin(), (*outputs)[0]);
+      recent.pop_back();
+      if (node == nodes - 1) g.AddOutput("out0", (*outputs)[0]);
+      continue;
+    }
     for (size_t i = 0; i < outputs->size(); ++i) {
       g.AddOutput(node == 0 ? absl::StrCat("out", i) : absl::StrCat("out", i, "_", node), (*outputs)[i]);
     }
   }
-  return g;
+  return SignatureModel{std::move(g), nodes};
 }
 
 Graph RunOverheadGraph(int inputs, int outputs) {

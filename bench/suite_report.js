@@ -137,7 +137,8 @@ function entryFrom(line) {
   const reportSpeedup = e.candidate.measured_speedup;
   const measuredBackend = e.candidate.measured_backend;
   const reportTimedResultOnOurRunner = (!measuredBackend || measuredBackend === 'BACKEND_CPU') &&
-      (!e.candidate.verdict || e.candidate.verdict === 'MEASURED_KEPT_CANDIDATE');
+      (!e.candidate.verdict || e.candidate.verdict === 'MEASURED_KEPT_CANDIDATE' ||
+       e.candidate.verdict === 'MEASURED_KEPT_REEXPORT');
   if (e.output_is_input) {
     e.whole_graph = {input_ms: null, output_ms: null, speedup: 1, source: 'the input returned byte for byte',
                      detail: null};

@@ -204,7 +204,8 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   if (r.local_check() != optimizer::LOCAL_CHECK_UNSPECIFIED) out << "checked here: " << r.local_check_detail() << "\n";
   // ONNX Runtime's own reading of the files, beside ours.
   if (!r.runtime_check_detail().empty()) out << "runtime check: " << r.runtime_check_detail() << "\n";
-  if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE) {
+  if (r.measurement() == optimizer::MEASURED_KEPT_CANDIDATE || r.measurement() == optimizer::MEASURED_KEPT_BASELINE ||
+      r.measurement() == optimizer::MEASURED_KEPT_REEXPORT) {
     out << absl::StrFormat("measured end to end: %.3f ms -> %.3f ms (%.2fx) against the runtime baseline\n",
                            r.measured_baseline_ms(), r.measured_after_ms(),
                            r.measured_after_ms() > 0 ? r.measured_baseline_ms() / r.measured_after_ms() : 1.0);

@@ -42,6 +42,9 @@ enum class MeasureVerdict {
   // ONNX Runtime ran the files but their outputs differ (RuntimeCheck): the
   // input is returned as after a failed check (returned_original).
   kOutputsDiffer,
+  // The result is the baseline's own graph, re-exported as export_baseline
+  // asks: timed for the record, returned whatever the timing.
+  kKeptReexport,
 };
 
 // SearchControl: the search's time limit (import, export and the check come

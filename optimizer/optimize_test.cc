@@ -791,7 +791,17 @@ TEST(OutputIsInputTest, NothingBeyondTheBaselineReturnsTheInputByteForByte) {
   ASSERT_TRUE(exported.ok()) << exported.status();
   EXPECT_FALSE(exported->report.output_is_input);
   EXPECT_NE(exported->model, input) << "re-exported by our exporter";
-  EXPECT_EQ(exported->report.measurement, MeasureVerdict::kKeptCandidate) << exported->report.measurement_detail;
+  EXPECT_EQ(exported->report.measurement, MeasureVerdict::kKeptReexport) << exported->report.measurement_detail;
+  EXPECT_EQ(ReportToProto(exported->report).measurement(), MEASURED_KEPT_REEXPORT);
+
+  // However its timing comes out: the re-export was asked for, and the
+  // search added nothing a gate could reject.
+  FixedGraphTimes slower(1.0, 1.5);
+  auto slow = OptimizeOnnx(input, {}, slower, reexport);
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  EXPECT_EQ(slow->report.measurement, MeasureVerdict::kKeptReexport) << slow->report.measurement_detail;
+  EXPECT_EQ(slow->model, exported->model);
+  EXPECT_NE(slow->report.measurement_detail.find("0.667x"), std::string::npos) << slow->report.measurement_detail;
 }
 
 TEST_F(OptimizeTest, AnalyticBackendCannotRunGraphsAndSaysSo) {

@@ -70,6 +70,7 @@ MeasurementOutcome MeasurementToProto(MeasureVerdict outcome) {
     case MeasureVerdict::kSkippedInputReturned: return SKIPPED_INPUT_RETURNED;
     case MeasureVerdict::kSkippedBelowMinGain: return SKIPPED_BELOW_MIN_GAIN;
     case MeasureVerdict::kOutputsDiffer: return OUTPUTS_DIFFER;
+    case MeasureVerdict::kKeptReexport: return MEASURED_KEPT_REEXPORT;
   }
   return MEASUREMENT_OUTCOME_UNSPECIFIED;
 }

@@ -31,6 +31,7 @@ using ::taso::testing::F32;
 using ::taso::testing::GraphBuilder;
 using ::taso::testing::Strided;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 CanonicalSignature Canonical(OpKind kind, OpParams params, std::vector<TensorType> inputs) {
   auto c = Canonicalize(Signature{kind, std::move(params), std::move(inputs)});
@@ -588,30 +589,34 @@ TEST_F(OrtMeasureTest, EachThreadCountIsMeasuredInItsOwnWorkerAndCachedApart) {
   EXPECT_TRUE(at(2).ok()) << "the counts already running stay served";
 }
 
+// The real worker behind a wrapper that exits at once while `marker`
+// exists: a worker that dies as it starts, as one can on a machine out of
+// processes or memory for a moment.
+std::string WorkerRefusingWhile(const std::string& marker, const std::string& name) {
+  auto real = FindOrtWorker();
+  EXPECT_TRUE(real.ok()) << real.status();
+  const std::string wrapper = absl::StrCat(::testing::TempDir(), "/", name, ".js");
+  std::ofstream out(wrapper);
+  out << "if (require('fs').existsSync(" << nlohmann::json(marker).dump() << ")) process.exit(3);\n"
+      << "require(" << nlohmann::json(real.ok() ? *real : "").dump() << ");\n";
+  return wrapper;
+}
+
 // A worker that fails to start at one extra count is that count's failure
 // alone: the backend's own count keeps serving, and the count is tried again
 // when asked again.
 TEST_F(OrtMeasureTest, AWorkerThatFailsAtOneCountLeavesTheOthersServed) {
-  auto real = FindOrtWorker();
-  ASSERT_TRUE(real.ok()) << real.status();
-  const std::string dir = ::testing::TempDir();
-  const std::string marker = dir + "/refuse-to-start";
-  const std::string wrapper = dir + "/refusing_worker.js";
-  {
-    std::ofstream out(wrapper);
-    out << "if (require('fs').existsSync(" << nlohmann::json(marker).dump() << ")) process.exit(3);\n"
-        << "require(" << nlohmann::json(*real).dump() << ");\n";
-  }
+  const std::string marker = ::testing::TempDir() + "/refuse-to-start";
   ProfilerOptions options = QuickProfilerOptions();
   options.ort.threads = 1;
-  options.ort.worker.script = wrapper;
+  options.ort.worker.script = WorkerRefusingWhile(marker, "refusing_worker");
   auto profiler = CostProfiler::Create(options);
   ASSERT_TRUE(profiler.ok()) << profiler.status();
   auto at = [&](int threads) { return MeasureReluInOrt(**profiler, threads); };
   ASSERT_TRUE(at(1).ok()) << "the backend's own worker starts";
   { std::ofstream touch(marker); }
   auto refused = at(2);
-  ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("at 2 threads"));
   auto own = at(1);
   EXPECT_TRUE(own.ok()) << "the own count is not poisoned: " << own.status();
@@ -619,6 +624,32 @@ TEST_F(OrtMeasureTest, AWorkerThatFailsAtOneCountLeavesTheOthersServed) {
   auto retried = at(2);
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_EQ(retried->threads(), 2);
+}
+
+// Nor does the own count's worker failing to start poison the backend for
+// the process's life (a server's): the request fails UNAVAILABLE, auto does
+// not settle on the cpu backend, and the next request starts a worker.
+TEST_F(OrtMeasureTest, AWorkerThatFailsToStartOnceIsStartedOnTheNextRequest) {
+  const std::string marker = ::testing::TempDir() + "/refuse-first-start";
+  { std::ofstream touch(marker); }
+  ProfilerOptions options = QuickProfilerOptions();
+  options.ort.worker.script = WorkerRefusingWhile(marker, "refusing_first_worker");
+  auto profiler = CostProfiler::Create(options);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  MeasureRequest automatic;  // no backend named: auto
+  *automatic.add_signatures() = SignatureToProto(Signature{OpKind::kRelu, {}, {F32({1, 4096})}});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto refused = attempt == 0 ? MeasureReluInOrt(**profiler, 0) : (*profiler)->MeasureBatch(automatic);
+    ASSERT_EQ(refused.status().code(), absl::StatusCode::kUnavailable) << refused.status();
+    EXPECT_THAT(std::string(refused.status().message()), HasSubstr("the next request tries again"));
+  }
+  EXPECT_THAT((*profiler)->DescribeBackends(), Not(HasSubstr("default (auto)"))) << "auto is not settled";
+  std::filesystem::remove(marker);
+  auto served = (*profiler)->MeasureBatch(automatic);
+  ASSERT_TRUE(served.ok()) << served.status();
+  EXPECT_EQ(served->backend(), BACKEND_ORT_CPU);
+  ASSERT_TRUE(served->results(0).has_cost()) << served->results(0).error().message();
+  EXPECT_THAT(served->backend_choice(), HasSubstr("ONNX Runtime runs here"));
 }
 
 // The never-slower check under --backend ort times the files a user runs:

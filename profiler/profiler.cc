@@ -67,6 +67,22 @@ void SetTiming(const GraphTiming& t, Backend backend, const std::string& device,
   for (double ms : t.pass_median_ms) m.add_pass_median_ms(ms);
 }
 
+// Whether an ort worker's failure to start is of this attempt (it died or
+// hung while loading, the machine was out of processes or memory for a
+// moment) rather than of the installation (node, the worker or
+// onnxruntime-node missing: FAILED_PRECONDITION) or the options.
+bool FailedToStartThisTime(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInternal:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kResourceExhausted:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Request threads log concurrently: one write per line keeps lines whole.
 void WarnCacheNotStored(const absl::Status& stored) {
   std::fprintf(stderr, "taso_profiler: warning: %s\n", std::string(stored.message()).c_str());
@@ -182,10 +198,17 @@ absl::Status CostProfiler::UnavailableLocked(Backend backend) const {
 
 Backend CostProfiler::AutoBackendLocked() {
   if (!auto_choice_.empty()) return auto_backend_;
+  absl::StatusOr<MeasureBackend*> ort = absl::UnavailableError("not tried");
+  if (!backends_.count(BACKEND_CUDA)) ort = OrtBackendLocked(0);
   if (backends_.count(BACKEND_CUDA)) {
     auto_backend_ = BACKEND_CUDA;
     auto_choice_ = "a GPU is present";
-  } else if (OrtBackendLocked(0).ok()) {
+  } else if (ort.status().code() == absl::StatusCode::kUnavailable) {
+    // ONNX Runtime is installed but its worker did not start this time: the
+    // choice is not settled (nor the cpu backend chosen for the process's
+    // life); the request fails UNAVAILABLE and the next one tries again.
+    return BACKEND_ORT_CPU;
+  } else if (ort.ok()) {
     auto_backend_ = BACKEND_ORT_CPU;
     auto_choice_ = "there is no GPU and ONNX Runtime runs here: costs are measured in the runtime users run";
   } else if (backends_.count(BACKEND_CPU)) {
@@ -225,6 +248,12 @@ absl::StatusOr<MeasureBackend*> CostProfiler::OrtBackendLocked(int threads) {
     ort_options.graph_cost_model = *std::move(calibration);
   }
   auto ort = OrtBackend::Create(ort_options);
+  if (!ort.ok() && FailedToStartThisTime(ort.status())) {
+    // Nothing is recorded, so the next request starts a worker again.
+    return absl::UnavailableError(absl::StrCat("the ort backend could not start a worker",
+                                               own ? "" : absl::StrCat(" at ", threads, " threads"), ": ",
+                                               ort.status().message(), "; the next request tries again"));
+  }
   if (!ort.ok() && !own) {
     // Another count's worker failing says nothing of the backend's own,
     // which keeps serving; this count is tried again when asked again.

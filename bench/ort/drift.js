@@ -4,15 +4,17 @@
 // thread), and reports each model's spread over the calls, how the models move together, and how
 // much dividing by the first model (a reference timed beside every operator) would cancel.
 //
-//   node bench/ort/drift.js [--calls N] [--threads N] [--gap-ms MS] [--min-ms MS] LABEL=MODEL.onnx ...
+//   node bench/ort/drift.js [--calls N] [--threads N] [--gap-ms MS] [--min-ms MS] [--lag N] LABEL=MODEL.onnx ...
 //     --calls N    time calls, each timing every model once (default 20)
 //     --threads N  intraOpNumThreads (default 2)
 //     --gap-ms MS  pause between calls (default 3000: the profiler measures an operator every second or so)
 //     --min-ms MS  timed run time per model and call (default 300, the profiler's)
+//     --lag N      for the last column: two timings N calls apart (default 10)
 // Prints one line per call (the models' medians, ms) and then, per model: median, coefficient of
-// variation over the calls, correlation with the first model, and the coefficient of variation of
-// its time over the first model's. A reference helps only where that last figure is below the
-// model's own spread. bench/ort/drift_models.py writes the models the first run used.
+// variation over the calls, correlation with the first model, the coefficient of variation of its
+// time over the first model's (a reference helps only where that is below the model's own spread),
+// and that of the lower of two timings --lag calls apart (what timing an operator twice, far apart,
+// and keeping the faster would leave). bench/ort/drift_models.py writes the models the first run used.
 'use strict';
 
 const {spawn} = require('child_process');
@@ -25,8 +27,8 @@ function usage(msg) {
 }
 
 function parse(argv) {
-  const o = {calls: 20, threads: 2, gapMs: 3000, minMs: 300, labels: [], models: []};
-  const numbers = {'--calls': 'calls', '--threads': 'threads', '--gap-ms': 'gapMs', '--min-ms': 'minMs'};
+  const o = {calls: 20, threads: 2, gapMs: 3000, minMs: 300, lag: 10, labels: [], models: []};
+  const numbers = {'--calls': 'calls', '--threads': 'threads', '--gap-ms': 'gapMs', '--min-ms': 'minMs', '--lag': 'lag'};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (numbers[a]) {
@@ -43,6 +45,7 @@ function parse(argv) {
   }
   if (o.models.length < 2) usage('give at least two models: the first is the reference');
   if (o.calls < 3) usage('--calls must be at least 3');
+  if (o.lag < 1 || o.lag > o.calls - 2) usage('--lag must be at least 1 and at most --calls - 2');
   return o;
 }
 
@@ -96,11 +99,14 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, o.gapMs));
   }
   worker.stdin.end();
-  console.log('# model: median ms, spread (cv) over calls, correlation with the reference, cv of time / reference');
+  console.log('# model: median ms, spread (cv) over calls, correlation with the reference, cv of time / reference, ' +
+              `cv of the lower of two timings ${o.lag} calls apart`);
   o.labels.forEach((label, i) => {
     const ratio = times[i].map((t, c) => t / times[0][c]);
+    const lower = times[i].slice(o.lag).map((t, c) => Math.min(t, times[i][c]));
     console.log(`${label}: ${median(times[i]).toFixed(4)} ms, cv ${cv(times[i]).toFixed(3)}, ` +
-                `correlation ${correlation(times[i], times[0]).toFixed(2)}, cv of ratio ${cv(ratio).toFixed(3)}`);
+                `correlation ${correlation(times[i], times[0]).toFixed(2)}, cv of ratio ${cv(ratio).toFixed(3)}, ` +
+                `cv of lower of two ${cv(lower).toFixed(3)}`);
   });
 }
 

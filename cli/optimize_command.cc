@@ -45,6 +45,34 @@ absl::StatusCode StatusCodeOfExit(int exit_code) {
   }
 }
 
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream file;
+  file << in.rdbuf();
+  return file.str();
+}
+
+// The model at `path` (its bytes `model`) and each data file it names beside
+// it, with their SHA-256s, appended to `files` (Report.input_files).
+absl::Status DigestModelFiles(const std::string& path, const std::string& model,
+                              google::protobuf::RepeatedPtrField<optimizer::FileDigest>& files) {
+  optimizer::FileDigest& onnx = *files.Add();
+  onnx.set_file(path);
+  onnx.set_sha256(net::Sha256Hex(model));
+  auto locations = ExternalDataLocations(model);
+  if (!locations.ok()) return locations.status();
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (const std::string& location : *locations) {
+    auto digest = net::FileSha256Hex((dir / location).string());
+    if (!digest.ok()) return digest.status();
+    optimizer::FileDigest& data = *files.Add();
+    data.set_file(location);
+    data.set_sha256(*std::move(digest));
+  }
+  return absl::OkStatus();
+}
+
 // A written result's exit code: 4 when the input came back after a failed
 // check; 5 when the output is not the input and was not measured against it
 // (the cost backend cannot run whole graphs, --no-measure, or the
@@ -221,6 +249,13 @@ void PrintReport(const optimizer::Report& r, const std::string& output, bool jso
   out << "rules: " << optimizer::DescribeRules(optimizer::RuleProvenanceFromReport(r)) << "\n";
   out << "taso " << r.taso_version() << ", in sha256 " << r.input_sha256().substr(0, 16) << ", out sha256 "
       << r.output_sha256().substr(0, 16) << "\n";
+  // A model with external data is more than its .onnx: every file's digest.
+  for (const auto* files : {&r.input_files(), &r.output_files()}) {
+    if (files->size() < 2) continue;
+    out << (files == &r.input_files() ? "input files:" : "output files:");
+    for (const optimizer::FileDigest& f : *files) out << " " << f.file() << " sha256 " << f.sha256().substr(0, 16);
+    out << "\n";
+  }
 }
 
 // One `taso optimize`: checks the command, runs the optimizer embedded or
@@ -248,6 +283,16 @@ class OptimizeRun {
     if (absl::Status written = WriteOnnxFiles(options_.output, model_, model_data_, external_); !written.ok()) {
       return Fail(1, std::string(written.message()));
     }
+    auto written = ReadFile(options_.output);
+    if (!written.ok()) return Fail(1, std::string(written.status().message()));
+    // Digested once the optimizer has read every data file, so that a
+    // missing one is reported as the import words it.
+    report_.clear_input_files();
+    report_.clear_output_files();
+    absl::Status digested = DigestModelFiles(options_.input, external_ ? input_as_read_ : input_,
+                                             *report_.mutable_input_files());
+    if (digested.ok()) digested = DigestModelFiles(options_.output, *written, *report_.mutable_output_files());
+    if (!digested.ok()) return Fail(1, absl::StrCat("digesting the model files: ", digested.message()));
     PrintReport(report_, options_.output, options_.json, out_);
     if (int code = DrawDiff(); code != kContinue) return code;
     return ResultExitCode(report_);
@@ -326,14 +371,14 @@ class OptimizeRun {
   }
 
   int ReadInput() {
-    std::ifstream in(options_.input, std::ios::binary);
-    if (!in) return Fail(2, absl::StrCat("cannot read ", options_.input));
-    std::stringstream file;
-    file << in.rdbuf();
-    input_ = file.str();
+    auto read = ReadFile(options_.input);
+    if (!read.ok()) return Fail(2, std::string(read.status().message()));
+    input_ = *std::move(read);
     auto external = UsesExternalData(input_);
     if (!external.ok()) return Fail(external.status());
     external_ = *external;
+    // As read, before a server's copy is inlined: what sha256sum gives.
+    if (external_) input_as_read_ = input_;
     if (!external_) return kContinue;
     const ExternalData beside = ExternalData::Directory(std::filesystem::path(options_.input).parent_path().string());
     if (options_.server.empty()) {
@@ -474,6 +519,7 @@ class OptimizeRun {
   optimizer::OptimizerOptions resolved_;  // the request resolved (CheckCommand)
   std::string input_;     // the model as read (inline for a server)
   bool external_ = false;  // the input keeps tensors in external files
+  std::string input_as_read_;  // with external data: the .onnx as read, before a server's copy is inlined
   std::optional<ProgressPrinter> progress_;
   std::string model_;
   ExternalData model_data_;  // where model_'s external tensors are read from

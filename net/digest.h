@@ -5,11 +5,15 @@
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace taso::net {
 
 std::string Sha256Hex(absl::string_view text);
+// The same of a file's bytes, read a block at a time (a model's data file
+// can be larger than memory allows twice). NotFound when it cannot be opened.
+absl::StatusOr<std::string> FileSha256Hex(const std::string& path);
 
 }  // namespace taso::net
 

@@ -3,6 +3,7 @@
 // (a path relative to the model's directory), "offset" and "length" (bytes).
 #include "onnx_io/onnx_external_data.h"
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -180,6 +181,24 @@ absl::StatusOr<bool> UsesExternalData(const std::string& model_bytes) {
   bool uses = false;
   ForEachTensor(*model->mutable_graph(), [&](onnx::TensorProto& t) { uses = uses || HasExternalData(t); });
   return uses;
+}
+
+absl::StatusOr<std::vector<std::string>> ExternalDataLocations(const std::string& model_bytes) {
+  auto model = ParseModel(model_bytes);
+  if (!model.ok()) return model.status();
+  std::vector<std::string> locations;
+  absl::Status status;
+  ForEachTensor(*model->mutable_graph(), [&](onnx::TensorProto& t) {
+    if (!status.ok() || !HasExternalData(t)) return;
+    auto range = ReadRange(t);
+    if (!range.ok()) {
+      status = range.status();
+    } else if (std::find(locations.begin(), locations.end(), range->location) == locations.end()) {
+      locations.push_back(range->location);
+    }
+  });
+  if (!status.ok()) return status;
+  return locations;
 }
 
 namespace {

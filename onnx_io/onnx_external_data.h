@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +45,10 @@ class ExternalData {
 // Whether any tensor of the model (initializers and Constant values,
 // subgraphs included) keeps its data in an external file.
 absl::StatusOr<bool> UsesExternalData(const std::string& model_bytes);
+
+// The files the model's external tensors name ("location"), each once, in
+// the order first named; empty when it keeps every tensor inline.
+absl::StatusOr<std::vector<std::string>> ExternalDataLocations(const std::string& model_bytes);
 
 // The model as one message, every external tensor read from `data` (for a
 // server, which takes models as one message). InvalidArgument when the total

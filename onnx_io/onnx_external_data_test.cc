@@ -101,6 +101,9 @@ TEST(OnnxExternalDataTest, RoundTripsThroughADataFileBesideTheModel) {
   EXPECT_EQ(*plain, inline_model.SerializeAsString());
   EXPECT_FALSE(*UsesExternalData(inline_model.SerializeAsString()));
   EXPECT_TRUE(*UsesExternalData(*external));
+  // The files it names, for their digests: the one data file, once.
+  EXPECT_EQ(*ExternalDataLocations(*external), std::vector<std::string>{"conv.onnx.data"});
+  EXPECT_TRUE(ExternalDataLocations(inline_model.SerializeAsString())->empty());
 }
 
 // Export with a sink writes the large weights out and a model that names

@@ -180,6 +180,21 @@ for t in inp.graph.initializer:   # the convolution weights are the input's own
     if t.name in ("w1", "w2"):
         assert np.array_equal(weights[t.name], numpy_helper.to_array(t)), t.name
 PY
+# Every file of both models in the report, as sha256sum gives them: a CI
+# record of a model with external data covers its weights too.
+/usr/bin/python3 - "$WORK/ext.json" "$WORK/models/external/convrelu.onnx" "$WORK/extout/out.onnx" <<'PY' ||
+import hashlib, json, os, sys
+report, model_in, model_out = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+def digest(path): return hashlib.sha256(open(path, "rb").read()).hexdigest()
+for key, path in (("input_files", model_in), ("output_files", model_out)):
+    files = report[key]
+    assert len(files) == 2, (key, files)
+    assert files[0] == {"file": path, "sha256": digest(path)}, (key, files[0])
+    data = os.path.join(os.path.dirname(path), files[1]["file"])
+    assert os.path.getsize(data) > 0 and files[1]["sha256"] == digest(data), (key, files[1])
+assert report["output_files"][1]["file"] == "out.onnx.data", report["output_files"]
+PY
+  fail "the files' digests: $(cat "$WORK/ext.json")"
 set +e
 mkdir -p "$WORK/lost" && cp "$WORK/models/external/convrelu.onnx" "$WORK/lost/"
 optimize_checked "$WORK/lost/convrelu.onnx" -o "$WORK/lost/out.onnx" -q >"$WORK/lost.out" 2>&1
@@ -187,7 +202,7 @@ lost=$?
 set -e
 [ $lost -eq 2 ] && grep -q "keeps its data in 'convrelu.weights'" "$WORK/lost.out" ||
   fail "a missing data file: exit $lost, $(cat "$WORK/lost.out")"
-check "external data: read from beside the model, the output's weights in out.onnx.data; a missing data file exits 2"
+check "external data: read from beside the model, the output's weights in out.onnx.data, every file digested; a missing data file exits 2"
 
 # --- progress on a real model: a line at least every 5 s, none with -q
 /usr/bin/python3 models/build_structures.py rnn_cell "$WORK/models/rnn_cell.onnx" >/dev/null ||

@@ -283,16 +283,11 @@ class OptimizeRun {
     if (absl::Status written = WriteOnnxFiles(options_.output, model_, model_data_, external_); !written.ok()) {
       return Fail(1, std::string(written.message()));
     }
-    auto written = ReadFile(options_.output);
-    if (!written.ok()) return Fail(1, std::string(written.status().message()));
     // Digested once the optimizer has read every data file, so that a
     // missing one is reported as the import words it.
-    report_.clear_input_files();
-    report_.clear_output_files();
-    absl::Status digested = DigestModelFiles(options_.input, external_ ? input_as_read_ : input_,
-                                             *report_.mutable_input_files());
-    if (digested.ok()) digested = DigestModelFiles(options_.output, *written, *report_.mutable_output_files());
-    if (!digested.ok()) return Fail(1, absl::StrCat("digesting the model files: ", digested.message()));
+    if (absl::Status digested = DigestFiles(); !digested.ok()) {
+      return Fail(1, absl::StrCat("digesting the model files: ", digested.message()));
+    }
     PrintReport(report_, options_.output, options_.json, out_);
     if (int code = DrawDiff(); code != kContinue) return code;
     return ResultExitCode(report_);
@@ -368,6 +363,30 @@ class OptimizeRun {
       if (auto graphviz = FindGraphviz(); !graphviz.ok()) return Fail(1, std::string(graphviz.status().message()));
     }
     return kContinue;
+  }
+
+  // Report.input_files and output_files. A written model with external data
+  // is a small .onnx, read back for the files it names; one without is
+  // digested from disk, a block at a time.
+  absl::Status DigestFiles() {
+    report_.clear_input_files();
+    report_.clear_output_files();
+    if (absl::Status in = DigestModelFiles(options_.input, external_ ? input_as_read_ : input_,
+                                           *report_.mutable_input_files());
+        !in.ok()) {
+      return in;
+    }
+    if (external_) {
+      auto written = ReadFile(options_.output);
+      if (!written.ok()) return written.status();
+      return DigestModelFiles(options_.output, *written, *report_.mutable_output_files());
+    }
+    auto digest = net::FileSha256Hex(options_.output);
+    if (!digest.ok()) return digest.status();
+    optimizer::FileDigest& onnx = *report_.add_output_files();
+    onnx.set_file(options_.output);
+    onnx.set_sha256(*std::move(digest));
+    return absl::OkStatus();
   }
 
   int ReadInput() {

@@ -378,15 +378,9 @@ bool CostProfiler::Retime(MeasureBackend* backend, const MeasureRequest& request
     }
     if (!again.ok()) continue;  // the first figure stands
     const double first_ms = kept.median_ms();
-    if (again->median_ms < first_ms) {
-      const std::string first_kernel = kept.kernel();
-      kept = ToCost(*again, *backend);
-      kept.set_kernel(absl::StrFormat("%s; the faster of %.4f and %.4f ms, timed apart", again->kernel, first_ms,
-                                      again->median_ms));
-    } else {
-      kept.set_kernel(absl::StrFormat("%s; the faster of %.4f and %.4f ms, timed apart", kept.kernel(), first_ms,
-                                      again->median_ms));
-    }
+    if (again->median_ms < first_ms) kept = ToCost(*again, *backend);
+    kept.set_kernel(absl::StrFormat("%s; the faster of %.4f and %.4f ms, timed apart", kept.kernel(), first_ms,
+                                    again->median_ms));
     CacheEntry entry;
     *entry.mutable_signature() = SignatureToProto(canonical->op);
     *entry.mutable_cost() = kept;

@@ -67,6 +67,11 @@ digest=$(json "$WORK/out.json" "d['rules_digest']")
 [ ${#digest} -eq 64 ] && [ "$digest" != "$EMPTY_DIGEST" ] || fail "rules digest '$digest'"
 [ "$(json "$WORK/out.json" "d['rules_proved']")" -gt 1000 ] || fail "rules_proved: $(cat "$WORK/out.json")"
 [ "$(json "$WORK/out.json" "d['rules_available'] > 50")" = True ] || fail "few rewrites: $(cat "$WORK/out.json")"
+# A model kept inline is one file each way, digested as sha256sum does.
+[ "$(json "$WORK/out.json" "d['output_files']")" = \
+  "[{'file': '$WORK/out.onnx', 'sha256': '$(sha256sum "$WORK/out.onnx" | cut -d' ' -f1)'}]" ] &&
+  [ "$(json "$WORK/out.json" "d['input_files'][0]['sha256'] == d['input_sha256'] and len(d['input_files'])")" = 1 ] ||
+  fail "the files' digests: $(cat "$WORK/out.json")"
 optimize_checked "$MODEL" -o "$WORK/out.onnx" --time-limit 5 -q >"$WORK/out.txt" 2>&1 || fail "text report"
 grep -q "^rules: built-in size-3 set, [0-9]* proved rules, sha256 ${digest:0:16}" "$WORK/out.txt" ||
   fail "the text report does not say where the rules came from: $(cat "$WORK/out.txt")"

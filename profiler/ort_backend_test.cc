@@ -240,13 +240,6 @@ TEST(OrtBackendTest, BadLevelNameIsRejected) {
   EXPECT_EQ(OrtOptimizationLevelFromName("bogus"), std::nullopt);
 }
 
-TEST(OrtBackendTest, TimingAnOperatorNoTimesIsRejected) {
-  OrtBackendOptions options;
-  options.timings = 0;
-  auto backend = OrtBackend::Create(options);
-  EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument) << backend.status();
-}
-
 // A profiler without CUDA, whose ort backend runs the models given.
 ProfilerOptions CpuProfilerOptions() {
   ProfilerOptions options;
@@ -361,10 +354,6 @@ TEST_F(OrtMeasureTest, DeviceNamesRuntimeThreadsLevelAndCpu) {
   EXPECT_EQ(backend_->threads(), threads);
   EXPECT_THAT(d, HasSubstr("level all"));
   EXPECT_THAT(d, HasSubstr("cpus"));
-  // Each operator timed twice by default (timings_per_operator), which the
-  // device names: costs timed once are not served for it.
-  EXPECT_EQ(backend_->timings_per_operator(), 2);
-  EXPECT_THAT(d, HasSubstr("fastest of 2"));
   EXPECT_EQ(backend_->kind(), BACKEND_ORT_CPU);
 }
 

@@ -350,46 +350,7 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
     *response.add_results() = MeasureOne(*backend, sig, request.bypass_cache(), timing);
     if (response.results().rbegin()->has_error()) ++errors_;
   }
-  for (int pass = 1; pass < (*backend)->timings_per_operator(); ++pass) {
-    if (!Retime(*backend, request, timing, cancelled, response)) break;
-  }
   return response;
-}
-
-bool CostProfiler::Retime(MeasureBackend* backend, const MeasureRequest& request, const TimingOptions& timing,
-                          const std::function<bool()>& cancelled, MeasureResponse& response) {
-  // In reverse, so that the two timings of an operator are as far apart as
-  // the request allows.
-  for (int i = response.results_size() - 1; i >= 0; --i) {
-    // Only what this request timed: not errors, cached costs, or views and
-    // constants, which are not timed.
-    if (!response.results(i).has_cost()) continue;
-    Cost& kept = *response.mutable_results(i)->mutable_cost();
-    if (kept.from_cache() || kept.repetitions() == 0) continue;
-    if (cancelled && cancelled()) return false;
-    auto sig = SignatureFromProto(request.signatures(i));
-    auto canonical = sig.ok() ? Canonicalize(*sig) : sig.status();
-    if (!canonical.ok() || kept.backend() != backend->kind()) continue;  // measured by another backend
-    absl::StatusOr<Measurement> again;
-    {
-      std::lock_guard<std::mutex> measuring(*measure_mu_[backend->kind()]);
-      ++measurements_;
-      again = backend->Measure(*canonical, timing);
-    }
-    if (!again.ok()) continue;  // the first figure stands
-    const double first_ms = kept.median_ms();
-    if (again->median_ms < first_ms) kept = ToCost(*again, *backend);
-    kept.set_kernel(absl::StrFormat("%s; the faster of %.4f and %.4f ms, timed apart", kept.kernel(), first_ms,
-                                    again->median_ms));
-    CacheEntry entry;
-    *entry.mutable_signature() = SignatureToProto(canonical->op);
-    *entry.mutable_cost() = kept;
-    if (absl::Status stored = cache_->Put(CacheKey{backend->kind(), backend->device(), canonical->key}, entry);
-        !stored.ok()) {
-      WarnCacheNotStored(stored);
-    }
-  }
-  return true;
 }
 
 MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,

@@ -133,11 +133,6 @@ class CostProfiler {
  private:
   struct Flight;
   CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache);
-  // Times again each operator `response` holds a fresh figure for (the
-  // backend's timings_per_operator), last first, keeping and caching the
-  // faster figure. False when `cancelled` stopped it.
-  bool Retime(MeasureBackend* backend, const MeasureRequest& request, const TimingOptions& timing,
-              const std::function<bool()>& cancelled, MeasureResponse& response);
   MeasureResult MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,
                            const TimingOptions& timing);
   absl::StatusOr<Cost> MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig, bool bypass_cache,

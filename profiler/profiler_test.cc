@@ -230,68 +230,6 @@ TEST(ProfilerTest, CacheSurvivesARestart) {
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition) << second.status();
 }
 
-// A machine that runs slow, then fast: each kernel's time is its channel
-// count in ms times the next of `factors`, round and round.
-class SwingingBackend : public MeasureBackend {
- public:
-  Backend kind() const override { return BACKEND_ORT_CPU; }
-  const std::string& device() const override { return device_; }
-  int timings_per_operator() const override { return 2; }
-  absl::StatusOr<Measurement> Measure(const CanonicalSignature& sig, const TimingOptions&) override {
-    measured.push_back(sig.key);
-    if (sig.op.kind == OpKind::kRelu) return absl::UnimplementedError("no relu here");
-    const double factor = factors[(measured.size() - 1) % factors.size()];
-    Measurement m;
-    m.mean_ms = m.median_ms = m.min_ms = static_cast<double>(sig.op.inputs[0].dims[1]) * factor;
-    m.repetitions = 10;
-    m.kernel = "swinging";
-    return m;
-  }
-  std::vector<double> factors = {1.5, 1.0};
-  std::vector<std::string> measured;
-
- private:
-  std::string device_ = "swinging machine";
-};
-
-// Each operator a request measures is timed again after the others, last
-// first, and the faster figure is answered and cached; cached ones and
-// failures are not timed again.
-TEST(ProfilerTest, OperatorsAreTimedTwiceApartAndTheFasterKept) {
-  auto owned = std::make_unique<SwingingBackend>();
-  SwingingBackend* backend = owned.get();
-  // Timings in order: conv 4 x1.5, conv 8 x1, relu (fails), conv 16 x1.5;
-  // again, last first: conv 16 x1, conv 8 x1.5, conv 4 x1.
-  backend->factors = {1.5, 1.0, 1.0, 1.5, 1.0, 1.5, 1.0};
-  std::vector<std::unique_ptr<MeasureBackend>> backends;
-  backends.push_back(std::move(owned));
-  ProfilerOptions options;
-  options.default_backend = BACKEND_ORT_CPU;
-  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
-  ASSERT_TRUE(profiler.ok()) << profiler.status();
-  auto first = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Relu(16), Conv(16)}));
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_EQ(backend->measured.size(), 7u) << "three operators twice, the failing one once";
-  EXPECT_EQ(backend->measured[4], backend->measured[3]) << "the last operator is timed again first";
-  EXPECT_EQ(backend->measured[6], backend->measured[0]);
-  EXPECT_DOUBLE_EQ(first->results(0).cost().median_ms(), 4.0);   // 6, then 4
-  EXPECT_DOUBLE_EQ(first->results(1).cost().median_ms(), 8.0);   // 8, then 12
-  EXPECT_DOUBLE_EQ(first->results(3).cost().median_ms(), 16.0);  // 24, then 16
-  EXPECT_TRUE(first->results(2).has_error()) << first->results(2).DebugString();
-  EXPECT_NE(first->results(0).cost().kernel().find("the faster of 6.0000 and 4.0000 ms"), std::string::npos)
-      << first->results(0).cost().kernel();
-  EXPECT_EQ((*profiler)->counters().measurements, 7);
-
-  // The faster figures are the cached ones, and cached costs are not timed again.
-  auto again = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Conv(16)}));
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(backend->measured.size(), 7u);
-  EXPECT_DOUBLE_EQ(again->results(0).cost().median_ms(), 4.0);
-  EXPECT_DOUBLE_EQ(again->results(1).cost().median_ms(), 8.0);
-  EXPECT_DOUBLE_EQ(again->results(2).cost().median_ms(), 16.0);
-  EXPECT_TRUE(again->results(2).cost().from_cache());
-}
-
 TEST(ProfilerTest, ACacheInUseIsReadAsASnapshotWhenAskedAndNewCostsStayInMemory) {
   const std::string dir = absl::StrCat(::testing::TempDir(), "/shared_cache");
   auto held = CostCache::Open(dir);

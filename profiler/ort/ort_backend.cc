@@ -139,10 +139,6 @@ OrtBackend::~OrtBackend() {
 }
 
 absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendOptions& asked) {
-  if (asked.timings < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("ort backend: each operator must be timed at least once, got ",
-                                                   asked.timings));
-  }
   if (asked.threads < 0) {
     return absl::InvalidArgumentError(absl::StrCat("ort backend: intra-op threads must be >= 0, got ",
                                                    asked.threads, " (--ort_threads)"));
@@ -160,8 +156,7 @@ absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendO
       "ort: onnxruntime ", hello->value("ort_version", "?"), " via node ", hello->value("node_version", "?"),
       ", cpu EP, ", options.threads, " intra-op thread", options.threads == 1 ? "" : "s", ", level ",
       OrtOptimizationLevelName(options.level), "; ", hello->value("cpu_model", "unknown cpu"), ", ",
-      hello->value("cpus", 0), " cpus; timing ", TimingMethod(options.threads),
-      options.timings > 1 ? absl::StrCat(", fastest of ", options.timings) : "", ", weights ",
+      hello->value("cpus", 0), " cpus; timing ", TimingMethod(options.threads), ", weights ",
       options.weight_bytes >> 20, " MiB");
   return backend;
 }

@@ -165,7 +165,11 @@ absl::StatusOr<MeasureBackend*> CostProfiler::ResolveBackend(Backend requested, 
   if (threads < 0) return absl::InvalidArgumentError(absl::StrCat("threads must be >= 0, got ", threads));
   std::lock_guard<std::mutex> lock(mu_);
   Backend want = requested != BACKEND_UNSPECIFIED ? requested : options_.default_backend;
-  if (want == BACKEND_UNSPECIFIED) want = AutoBackendLocked();
+  if (want == BACKEND_UNSPECIFIED) {
+    absl::StatusOr<Backend> automatic = AutoBackendLocked();
+    if (!automatic.ok()) return automatic.status();
+    want = *automatic;
+  }
   if (want == BACKEND_ANALYTIC && backends_.count(want) == 0 && unavailable_.count(want) == 0) {
     // Created on first use: calibrating the cpu model takes a moment.
     auto analytic = CreateAnalyticBackend(options_.analytic_device);
@@ -196,19 +200,21 @@ absl::Status CostProfiler::UnavailableLocked(Backend backend) const {
       "; ask for another backend rather than mixing backends in one model"));
 }
 
-Backend CostProfiler::AutoBackendLocked() {
+absl::StatusOr<Backend> CostProfiler::AutoBackendLocked() {
   if (!auto_choice_.empty()) return auto_backend_;
-  absl::StatusOr<MeasureBackend*> ort = absl::UnavailableError("not tried");
-  if (!backends_.count(BACKEND_CUDA)) ort = OrtBackendLocked(0);
   if (backends_.count(BACKEND_CUDA)) {
     auto_backend_ = BACKEND_CUDA;
     auto_choice_ = "a GPU is present";
-  } else if (ort.status().code() == absl::StatusCode::kUnavailable) {
+    return auto_backend_;
+  }
+  absl::StatusOr<MeasureBackend*> ort = OrtBackendLocked(0);
+  if (ort.status().code() == absl::StatusCode::kUnavailable) {
     // ONNX Runtime is installed but its worker did not start this time: the
     // choice is not settled (nor the cpu backend chosen for the process's
-    // life); the request fails UNAVAILABLE and the next one tries again.
-    return BACKEND_ORT_CPU;
-  } else if (ort.ok()) {
+    // life); the request fails with this status and the next one tries again.
+    return ort.status();
+  }
+  if (ort.ok()) {
     auto_backend_ = BACKEND_ORT_CPU;
     auto_choice_ = "there is no GPU and ONNX Runtime runs here: costs are measured in the runtime users run";
   } else if (backends_.count(BACKEND_CPU)) {
@@ -279,7 +285,7 @@ std::string CostProfiler::BackendChoice(Backend requested) {
   if (options_.default_backend != BACKEND_UNSPECIFIED) {
     return "the profiler's configured default (--backend)";
   }
-  AutoBackendLocked();
+  AutoBackendLocked().IgnoreError();  // unsettled: no choice to describe yet
   return auto_choice_;
 }
 

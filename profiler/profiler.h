@@ -151,9 +151,11 @@ class CostProfiler {
   Backend auto_backend_ = BACKEND_UNSPECIFIED;
   std::string auto_choice_;
 
-  // With mu_ held: the auto default; the ort backend at `threads` (0: its
-  // own), started on first use; the FAILED_PRECONDITION of an unavailable one.
-  Backend AutoBackendLocked();
+  // With mu_ held: the auto default (the ort backend's UNAVAILABLE, and no
+  // choice settled, when its worker failed to start this time); the ort
+  // backend at `threads` (0: its own), started on first use; the
+  // FAILED_PRECONDITION of an unavailable one.
+  absl::StatusOr<Backend> AutoBackendLocked();
   absl::StatusOr<MeasureBackend*> OrtBackendLocked(int threads);
   absl::Status UnavailableLocked(Backend backend) const;
 

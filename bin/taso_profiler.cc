@@ -1,7 +1,8 @@
 // taso_profiler: measures operator costs and caches them.
 //   taso_profiler [--listen HOST:PORT] [--cache_dir DIR] [--backend auto|cuda|cpu|analytic|ort]
 //                 [--threads N] [--calibration FILE|none] [--analytic_device v100|t4|a100|h100|cpu]
-//                 [--ort_worker FILE] [--ort_threads N] [--ort_level all] [--ort_weight_mb 8] [--ort_timeout_s S]
+//                 [--ort_worker FILE] [--ort_threads N] [--ort_level all] [--ort_weight_mb 8] [--ort_timings 2]
+//                 [--ort_timeout_s S]
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>

@@ -559,7 +559,7 @@ int HealthCheck(const Args& args) {
 using FlagList = std::vector<std::string>;
 const FlagList kClientSecurity = {"tls_ca", "tls_client_cert", "tls_client_key", "token_file"};
 const FlagList kServerSecurity = {"tls_cert", "tls_key", "tls_client_ca", "tokens_file", "insecure"};
-const FlagList kOrt = {"ort_worker", "ort_threads", "ort_level", "ort_weight_mb", "ort_timeout_s"};
+const FlagList kOrt = {"ort_worker", "ort_threads", "ort_level", "ort_weight_mb", "ort_timings", "ort_timeout_s"};
 const FlagList kRuleFilters = {"status", "op", "op_all", "only_ops", "pattern", "side", "axiom", "size"};
 
 FlagList Join(std::initializer_list<FlagList> lists) {

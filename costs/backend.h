@@ -53,6 +53,14 @@ class MeasureBackend {
   // (graph_cost_model.h). Zero terms by default: a plain sum.
   virtual GraphCostModel graph_cost_model() const { return {}; }
 
+  // How many times the profiler times each operator it measures for a
+  // request: the operators are timed once each, then again in reverse
+  // order, and the fastest figure is kept. On a shared machine a kernel's
+  // time moves by tens of percent for seconds at a time (a 2-thread GEMV
+  // between two states 30 % apart), and the lower of two timings far apart
+  // is the quiet machine's far more often than one timing is.
+  virtual int timings_per_operator() const { return 1; }
+
   // Whether a split's parts alias its input here (readers take them with
   // strides, as in TASO: cost 0, never measured), or it is a copy kernel
   // that Measure times (ONNX Runtime).

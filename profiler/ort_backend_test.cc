@@ -240,6 +240,19 @@ TEST(OrtBackendTest, BadLevelNameIsRejected) {
   EXPECT_EQ(OrtOptimizationLevelFromName("bogus"), std::nullopt);
 }
 
+TEST(OrtBackendTest, TimingAnOperatorNoTimesIsRejected) {
+  OrtBackendOptions options;
+  options.timings = 0;
+  auto backend = OrtBackend::Create(options);
+  EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument) << backend.status();
+  auto flags = OrtBackendOptionsFromFlags("", 0, "all", 600, 8, /*timings=*/0);
+  EXPECT_EQ(flags.status().code(), absl::StatusCode::kInvalidArgument) << flags.status();
+  EXPECT_THAT(std::string(flags.status().message()), HasSubstr("--ort_timings"));
+  flags = OrtBackendOptionsFromFlags("", 0, "all", 600, 8, /*timings=*/3);
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->timings, 3);
+}
+
 // A profiler without CUDA, whose ort backend runs the models given.
 ProfilerOptions CpuProfilerOptions() {
   ProfilerOptions options;
@@ -354,6 +367,10 @@ TEST_F(OrtMeasureTest, DeviceNamesRuntimeThreadsLevelAndCpu) {
   EXPECT_EQ(backend_->threads(), threads);
   EXPECT_THAT(d, HasSubstr("level all"));
   EXPECT_THAT(d, HasSubstr("cpus"));
+  // Each operator timed twice by default (timings_per_operator), which the
+  // device names: costs timed once are not served for it.
+  EXPECT_EQ(backend_->timings_per_operator(), 2);
+  EXPECT_THAT(d, HasSubstr("fastest of 2"));
   EXPECT_EQ(backend_->kind(), BACKEND_ORT_CPU);
 }
 

@@ -24,10 +24,21 @@
 
 namespace taso::profiler {
 
-// One measurement in progress; requests for the same key wait on it.
+// One measurement in progress; requests for the same key share it.
 struct CostProfiler::Flight {
-  std::condition_variable done_cv;
-  bool done = false;
+  // What the request measuring it needs to time it again and store it; set
+  // before the flight is published.
+  std::string key;
+  CacheKey cache_key;
+  CanonicalSignature sig;
+  MeasureBackend* backend = nullptr;
+  TimingOptions timing;
+  // Guarded by mu_. Another request takes the first figure as soon as it is
+  // ready and the final one at the end of its own request, so no request
+  // waits on a flight while holding one that is not yet final.
+  std::condition_variable cv;
+  bool first_ready = false;  // `result` holds the first timing's figure
+  bool done = false;         // `result` is final: cached, and the flight left flights_
   absl::StatusOr<Cost> result = absl::UnknownError("measurement did not finish");
 };
 
@@ -55,18 +66,6 @@ Cost ToCost(const Measurement& m, const MeasureBackend& backend) {
   return c;
 }
 
-// What a whole-graph timing says of the run times, for either request form.
-void SetTiming(const GraphTiming& t, Backend backend, const std::string& device, GraphMeasurement& m) {
-  m.set_median_ms(t.median_ms);
-  m.set_min_ms(t.min_ms);
-  m.set_runs(t.runs);
-  m.set_kernels(t.kernels);
-  m.set_backend(backend);
-  m.set_device(device);
-  m.clear_pass_median_ms();
-  for (double ms : t.pass_median_ms) m.add_pass_median_ms(ms);
-}
-
 // Whether an ort worker's failure to start is of this attempt (it died or
 // hung while loading, the machine was out of processes or memory for a
 // moment) rather than of the installation (node, the worker or
@@ -83,12 +82,92 @@ bool FailedToStartThisTime(const absl::Status& status) {
   }
 }
 
-// Request threads log concurrently: one write per line keeps lines whole.
-void WarnCacheNotStored(const absl::Status& stored) {
-  std::fprintf(stderr, "taso_profiler: warning: %s\n", std::string(stored.message()).c_str());
+// "the faster of 6.0000 and 4.0000 ms, timed apart": the figures an
+// operator's cost was chosen from.
+std::string TimedApartNote(const std::vector<double>& timed_ms) {
+  if (timed_ms.size() == 2) {
+    return absl::StrFormat("the faster of %.4f and %.4f ms, timed apart", timed_ms[0], timed_ms[1]);
+  }
+  std::string figures;
+  for (double ms : timed_ms) absl::StrAppend(&figures, figures.empty() ? "" : ", ", absl::StrFormat("%.4f", ms));
+  return absl::StrCat("the fastest of ", figures, " ms, timed apart");
 }
 
 }  // namespace
+
+// Request threads log concurrently: one write per line keeps lines whole.
+void CostProfiler::WarnCacheNotStored(const absl::Status& stored) {
+  std::fprintf(stderr, "taso_profiler: warning: %s\n", std::string(stored.message()).c_str());
+}
+
+// What one MeasureBatch owes its flights: the later timings of those it
+// started, and the final figures of every answer given before them.
+class CostProfiler::RequestFlights {
+ public:
+  explicit RequestFlights(CostProfiler& profiler) : profiler_(profiler) {}
+  // A request that stops early ends its flights with the figures it has, so
+  // that no other request waits for them forever.
+  ~RequestFlights() {
+    for (Started& s : started_) profiler_.EndFlight(*s.flight, s.best);
+  }
+
+  // The result MeasureOne is answering (MeasureBatch sets it).
+  int index = 0;
+
+  void Start(std::shared_ptr<Flight> flight, const Cost& first) {
+    started_.push_back({flight, first, {first.median_ms()}});
+  }
+  void AnsweredEarly(std::shared_ptr<Flight> flight, const std::string& kernel_prefix) {
+    early_.push_back({index, std::move(flight), kernel_prefix});
+  }
+
+  // Times each started flight again, as many times as its backend asks,
+  // last first so that an operator's timings are as far apart as the request
+  // allows; ends the flights with the fastest figures; then waits for the
+  // final figures of what was answered early and puts them in `response`.
+  void Finish(const std::function<bool()>& cancelled, MeasureResponse& response) {
+    int most = 1;
+    for (const Started& s : started_) most = std::max(most, s.flight->backend->timings_per_operator());
+    for (int pass = 1; pass < most && !(cancelled && cancelled()); ++pass) {
+      for (auto s = started_.rbegin(); s != started_.rend(); ++s) {
+        if (pass >= s->flight->backend->timings_per_operator()) continue;
+        if (cancelled && cancelled()) break;
+        profiler_.TimeAgain(*s->flight, s->best, s->timed_ms);
+      }
+    }
+    for (Started& s : started_) {
+      if (s.timed_ms.size() > 1) s.best.set_kernel(absl::StrCat(s.best.kernel(), "; ", TimedApartNote(s.timed_ms)));
+      profiler_.EndFlight(*s.flight, s.best);
+    }
+    started_.clear();
+    for (const Early& e : early_) {
+      absl::StatusOr<Cost> final_cost = profiler_.FinalFigure(*e.flight);
+      MeasureResult& result = *response.mutable_results(e.index);
+      if (!final_cost.ok()) {
+        result = ErrorResult(final_cost.status());
+        continue;
+      }
+      *result.mutable_cost() = *std::move(final_cost);
+      result.mutable_cost()->set_kernel(absl::StrCat(e.kernel_prefix, result.cost().kernel()));
+    }
+    early_.clear();
+  }
+
+ private:
+  struct Started {
+    std::shared_ptr<Flight> flight;
+    Cost best;
+    std::vector<double> timed_ms;
+  };
+  struct Early {
+    int index;
+    std::shared_ptr<Flight> flight;
+    std::string kernel_prefix;
+  };
+  CostProfiler& profiler_;
+  std::vector<Started> started_;
+  std::vector<Early> early_;
+};
 
 std::string DefaultCacheDir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/taso/costs";
@@ -346,6 +425,7 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
   response.set_device((*backend)->device());
   response.set_threads((*backend)->threads());
   response.set_backend_choice(BackendChoice(request.backend()));
+  RequestFlights flights(*this);
   for (const OpSignature& sig : request.signatures()) {
     if (cancelled && cancelled()) {
       return absl::CancelledError(absl::StrCat(
@@ -353,14 +433,16 @@ absl::StatusOr<MeasureResponse> CostProfiler::MeasureBatch(const MeasureRequest&
           request.signatures_size(), " signatures; the costs measured so far are cached"));
     }
     ++requests_;
-    *response.add_results() = MeasureOne(*backend, sig, request.bypass_cache(), timing);
+    flights.index = response.results_size();
+    *response.add_results() = MeasureOne(*backend, sig, request.bypass_cache(), timing, flights);
     if (response.results().rbegin()->has_error()) ++errors_;
   }
+  flights.Finish(cancelled, response);
   return response;
 }
 
 MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,
-                                   const TimingOptions& timing) {
+                                       const TimingOptions& timing, RequestFlights& flights) {
   auto sig = SignatureFromProto(proto);
   if (!sig.ok()) return ErrorResult(sig.status());
   auto canonical = Canonicalize(*sig);
@@ -384,17 +466,18 @@ MeasureResult CostProfiler::MeasureOne(MeasureBackend* backend, const OpSignatur
   }
   if (backend->kind() == BACKEND_CPU && options_.cpu_gaps_in_ort) {
     if (std::optional<std::string> why = backend->NoKernelFor(*canonical)) {
-      return MeasureInOrtForCpu(*canonical, *why, backend->threads(), bypass_cache, timing);
+      return MeasureInOrtForCpu(*canonical, *why, backend->threads(), bypass_cache, timing, flights);
     }
   }
-  auto cost = MeasureShared(backend, *canonical, bypass_cache, timing);
+  auto cost = MeasureShared(backend, *canonical, bypass_cache, timing, flights);
   if (!cost.ok()) return ErrorResult(cost.status());
   *result.mutable_cost() = *cost;
   return result;
 }
 
 MeasureResult CostProfiler::MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, int backend_threads,
-                                               bool bypass_cache, const TimingOptions& timing) {
+                                               bool bypass_cache, const TimingOptions& timing,
+                                               RequestFlights& flights) {
   // At the cpu backend's threads: the same configuration as its own costs.
   auto ort = ResolveBackend(BACKEND_ORT_CPU, backend_threads);
   if (!ort.ok()) {
@@ -409,19 +492,24 @@ MeasureResult CostProfiler::MeasureInOrtForCpu(const CanonicalSignature& sig, co
   // Cached under the ort backend's own key: the same measurement as
   // `--backend ort` makes, invalidated with ONNX Runtime's version, and never
   // read back as a cpu cost.
-  auto cost = MeasureShared(*ort, sig, bypass_cache, timing);
+  auto cost = MeasureShared(*ort, sig, bypass_cache, timing, flights,
+                            absl::StrCat("measured in ONNX Runtime for the cpu backend (", why, "): "));
   if (!cost.ok()) {
     return ErrorResult(absl::Status(cost.status().code(), absl::StrCat(why, "; ONNX Runtime could not measure it either: ",
                                                                       cost.status().message())));
   }
-  cost->set_kernel(absl::StrCat("measured in ONNX Runtime for the cpu backend (", why, "): ", cost->kernel()));
   MeasureResult result;
   *result.mutable_cost() = *std::move(cost);
   return result;
 }
 
 absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig,
-                                             bool bypass_cache, const TimingOptions& timing) {
+                                                 bool bypass_cache, const TimingOptions& timing,
+                                                 RequestFlights& flights, const std::string& kernel_prefix) {
+  const auto with_prefix = [&](absl::StatusOr<Cost> cost) {
+    if (cost.ok() && !kernel_prefix.empty()) cost->set_kernel(absl::StrCat(kernel_prefix, cost->kernel()));
+    return cost;
+  };
   const CacheKey cache_key{backend->kind(), backend->device(), sig.key};
   const std::string key = EncodeCacheKey(cache_key);
   std::shared_ptr<Flight> flight;
@@ -431,8 +519,10 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
     if (in_flight != flights_.end()) {
       ++shared_;
       std::shared_ptr<Flight> f = in_flight->second;
-      f->done_cv.wait(lock, [&] { return f->done; });
-      return f->result;
+      // Its first timing never waits on another flight, so this wait ends.
+      f->cv.wait(lock, [&] { return f->first_ready; });
+      if (!f->done) flights.AnsweredEarly(f, kernel_prefix);
+      return with_prefix(f->result);
     }
     // Checked under the lock: a measurement finishing now has already written
     // the cache before it leaves flights_, so it cannot be measured twice.
@@ -443,11 +533,16 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
         ++hits_;
         Cost cost = (*cached)->cost();
         cost.set_from_cache(true);
-        return cost;
+        return with_prefix(std::move(cost));
       }
     }
     ++misses_;
     flight = std::make_shared<Flight>();
+    flight->key = key;
+    flight->cache_key = cache_key;
+    flight->sig = sig;
+    flight->backend = backend;
+    flight->timing = timing;
     flights_[key] = flight;
   }
 
@@ -462,11 +557,45 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
       result = m.status();
     }
   }
+  if (!result.ok() || backend->timings_per_operator() <= 1) {
+    EndFlight(*flight, result);
+    return with_prefix(std::move(result));
+  }
+  // Timed again at the end of this request (RequestFlights::Finish); until
+  // then others may take this figure, and take the final one at their end.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    flight->result = result;
+    flight->first_ready = true;
+  }
+  flight->cv.notify_all();
+  flights.Start(flight, *result);
+  flights.AnsweredEarly(flight, kernel_prefix);
+  return with_prefix(std::move(result));
+}
+
+void CostProfiler::TimeAgain(Flight& flight, Cost& best, std::vector<double>& timed_ms) {
+  absl::StatusOr<Measurement> again;
+  {
+    std::lock_guard<std::mutex> measuring(*measure_mu_[flight.backend->kind()]);
+    ++measurements_;
+    again = flight.backend->Measure(flight.sig, flight.timing);
+  }
+  if (!again.ok()) return;  // the figures so far stand
+  timed_ms.push_back(again->median_ms);
+  if (again->median_ms < best.median_ms()) best = ToCost(*again, *flight.backend);
+}
+
+void CostProfiler::EndFlight(Flight& flight, const absl::StatusOr<Cost>& result) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (flight.done) return;
+  }
   if (result.ok()) {
     CacheEntry entry;
-    *entry.mutable_signature() = SignatureToProto(sig.op);
+    *entry.mutable_signature() = SignatureToProto(flight.sig.op);
     *entry.mutable_cost() = *result;
-    absl::Status stored = cache_->Put(cache_key, entry);
+    absl::Status stored = cache_->Put(flight.cache_key, entry);
     if (!stored.ok()) {
       // The figure is still right; only its persistence failed.
       WarnCacheNotStored(stored);
@@ -474,198 +603,18 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    flight->result = result;
-    flight->done = true;
-    flights_.erase(key);
+    flight.result = result;
+    flight.first_ready = true;
+    flight.done = true;
+    flights_.erase(flight.key);
   }
-  flight->done_cv.notify_all();
-  return result;
+  flight.cv.notify_all();
 }
 
-absl::StatusOr<std::string> CostProfiler::GraphKeyAndLimits(const Graph& graph, ViewPolicy views) const {
-  if (graph.num_nodes() > options_.max_graph_nodes) {
-    return absl::InvalidArgumentError(absl::StrCat("graph has ", graph.num_nodes(), " nodes, over the limit of ",
-                                                   options_.max_graph_nodes, " (taso_profiler --max_graph_nodes)"));
-  }
-  int64_t bytes = 0;
-  // Each term is at most INT64_MAX / 4 (TensorBytes' cap), so clamping there keeps the sum in range.
-  for (const Node& n : graph.nodes()) {
-    bytes = std::min(bytes + TensorBytes(n.output_types), std::numeric_limits<int64_t>::max() / 4);
-  }
-  if (bytes > options_.max_graph_tensor_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "graph's tensors take ", bytes >> 20, " MiB, over the limit of ", options_.max_graph_tensor_bytes >> 20,
-        " MiB (taso_profiler --max_graph_tensor_mb)"));
-  }
-  auto hash = StructuralHash(graph);
-  if (!hash.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid graph: ", hash.status().message()));
-  // The runner's version is part of the key: a runner that times graphs
-  // differently must not be answered with the old figures.
-  // So is the view policy; aliasing keeps the key it had before policies
-  // existed, whose entries were measured that way.
-  return absl::StrCat(absl::Hex(hash->hi, absl::kZeroPad16), absl::Hex(hash->lo, absl::kZeroPad16), "/runner1",
-                      views == ViewPolicy::kMaterialize ? "/views=copy" : "");
-}
-
-absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureGraph(const MeasureGraphRequest& request,
-                                                               const std::function<bool()>& cancelled) {
-  const int models = request.onnx_models_size() + request.onnx_model_paths_size();
-  const int given = request.graphs_size() + models;
-  if (given == 0) return absl::InvalidArgumentError("MeasureGraph: no graphs or ONNX models given");
-  if ((request.graphs_size() > 0) + (request.onnx_models_size() > 0) + (request.onnx_model_paths_size() > 0) > 1) {
-    return absl::InvalidArgumentError("MeasureGraph: give graphs, ONNX models or ONNX model paths, only one of them");
-  }
-  if (given > options_.max_graphs_per_request) {
-    return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: ", given, " graphs in one request, over the limit of ",
-                                                   options_.max_graphs_per_request));
-  }
-  if (request.warmup() > options_.max_request_runs || request.min_runs() > options_.max_request_runs ||
-      request.min_timed_ms() > options_.max_request_timed_ms) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "MeasureGraph: warmup ", request.warmup(), ", min_runs ", request.min_runs(), " and min_timed_ms ",
-        request.min_timed_ms(), " must stay within this server's limits of ", options_.max_request_runs, " runs and ",
-        options_.max_request_timed_ms, " ms (taso_profiler --max_request_runs, --max_request_timed_ms)"));
-  }
-  auto backend = ResolveBackend(request.backend(), request.threads());
-  if (!backend.ok()) return backend.status();
-  GraphTimingOptions timing = options_.graph_timing;
-  if (request.warmup() > 0) timing.warmup = request.warmup();
-  if (request.min_runs() > 0) {
-    timing.runs = request.min_runs();
-    timing.max_runs = std::max(timing.max_runs, timing.runs);
-  }
-  if (request.min_timed_ms() > 0) timing.min_timed_ms = request.min_timed_ms();
-  switch (request.views()) {
-    case GRAPH_VIEW_POLICY_MATERIALIZE: timing.views = ViewPolicy::kMaterialize; break;
-    case GRAPH_VIEW_POLICY_ALIAS: timing.views = ViewPolicy::kAlias; break;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("MeasureGraph: unknown view policy ",
-                                                     static_cast<int>(request.views()),
-                                                     " (GRAPH_VIEW_POLICY_MATERIALIZE or GRAPH_VIEW_POLICY_ALIAS)"));
-  }
-  if (models > 0) return MeasureOnnxModels(request, **backend, timing, cancelled);
-  const bool interleaved = request.graphs_size() > 1;
-
-  MeasureGraphResponse response;
-  response.set_interleaved(interleaved);
-  const int n = request.graphs_size();
-  std::vector<Graph> graphs(n);
-  std::vector<std::string> keys(n);
-  std::vector<const Graph*> to_measure;
-  std::vector<int> measured_index;
-  std::vector<GraphMeasurement> partial(n);
-  for (int i = 0; i < n; ++i) {
-    GraphMeasureResult* result = response.add_results();
-    auto graph = GraphFromProto(request.graphs(i));
-    absl::StatusOr<std::string> key = graph.ok() ? GraphKeyAndLimits(*graph, timing.views) : absl::StatusOr<std::string>(
-        absl::InvalidArgumentError(absl::StrCat("invalid graph: ", graph.status().message())));
-    if (!key.ok()) {
-      result->mutable_error()->set_code(static_cast<int>(key.status().code()));
-      result->mutable_error()->set_message(std::string(key.status().message()));
-      continue;
-    }
-    graphs[i] = std::move(*graph);
-    keys[i] = *key;
-    if (!interleaved && !request.bypass_cache()) {
-      auto cached = cache_->GetGraph((*backend)->kind(), (*backend)->device(), keys[i]);
-      if (!cached.ok()) return cached.status();
-      if (cached->has_value()) {
-        ++hits_;
-        *result->mutable_measurement() = **cached;
-        result->mutable_measurement()->set_from_cache(true);
-        continue;
-      }
-    }
-    // The per-operator sum first: its measurements never overlap the timing.
-    auto sum = SumOperatorCosts(
-        graphs[i], [&](const MeasureRequest& r) { return MeasureBatch(r, cancelled); }, "the profiler",
-        (*backend)->kind(), /*bypass_cache=*/false, (*backend)->threads());
-    if (!sum.ok()) return sum.status();
-    // What the runner runs: not the operators ONNX Runtime measured for the
-    // cpu backend (opaque ones, which its runner skips).
-    partial[i].set_operator_sum_ms(sum->total_ms - sum->delegated_ms);
-    to_measure.push_back(&graphs[i]);
-    measured_index.push_back(i);
-  }
-  if (to_measure.empty()) return response;
-  ++misses_;
-  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
-  {
-    std::lock_guard<std::mutex> measuring(*measure_mu_[(*backend)->kind()]);
-    ++measurements_;
-    timings = (*backend)->MeasureGraphs(to_measure, timing, cancelled);
-  }
-  if (!timings.ok()) return timings.status();
-  for (size_t j = 0; j < measured_index.size(); ++j) {
-    const int i = measured_index[j];
-    GraphMeasureResult* result = response.mutable_results(i);
-    const absl::StatusOr<GraphTiming>& t = (*timings)[j];
-    if (!t.ok()) {
-      ++errors_;
-      result->mutable_error()->set_code(static_cast<int>(t.status().code()));
-      result->mutable_error()->set_message(std::string(t.status().message()));
-      continue;
-    }
-    GraphMeasurement m = partial[i];
-    SetTiming(*t, (*backend)->kind(), (*backend)->device(), m);
-    m.set_opaque_skipped(t->opaque_skipped);
-    m.set_reorders(t->reorders);
-    m.set_load_time_nodes(t->load_time_nodes);
-    m.set_views_materialized(t->views_materialized);
-    m.set_views(request.views());
-    m.set_graph_key(keys[i]);
-    storage::SetTime(absl::Now(), m.mutable_measured_at());
-    absl::Status stored = cache_->PutGraph(m.backend(), m.device(), keys[i], m);
-    if (!stored.ok()) WarnCacheNotStored(stored);
-    *result->mutable_measurement() = std::move(m);
-  }
-  return response;
-}
-
-absl::StatusOr<MeasureGraphResponse> CostProfiler::MeasureOnnxModels(const MeasureGraphRequest& request,
-                                                                    MeasureBackend& backend,
-                                                                    const GraphTimingOptions& timing,
-                                                                    const std::function<bool()>& cancelled) {
-  std::vector<OnnxModelSource> models;
-  for (const std::string& bytes : request.onnx_models()) models.push_back({bytes, ""});
-  for (const std::string& path : request.onnx_model_paths()) models.push_back({"", path});
-  absl::StatusOr<std::vector<absl::StatusOr<GraphTiming>>> timings;
-  absl::StatusOr<std::vector<ModelComparison>> comparisons = std::vector<ModelComparison>{};
-  {
-    std::lock_guard<std::mutex> measuring(*measure_mu_[backend.kind()]);
-    ++measurements_;
-    // Compared first: one run each, and a backend that cannot compare still times.
-    if (request.compare_outputs() && models.size() > 1) {
-      comparisons = backend.CompareModels(models, request.compare_seed() == 0 ? 1 : request.compare_seed());
-    }
-    timings = backend.MeasureModels(models, timing, cancelled);
-  }
-  if (!timings.ok()) return timings.status();
-  MeasureGraphResponse response;
-  if (!comparisons.ok()) {
-    // Said in every entry: the caller must see that nothing was compared.
-    for (size_t i = 1; i < models.size(); ++i) {
-      ModelComparison* c = response.add_comparisons();
-      c->set_failure(ModelComparison::NOT_COMPARED);
-      c->set_error(std::string(comparisons.status().message()));
-    }
-  } else {
-    for (ModelComparison& c : *comparisons) *response.add_comparisons() = std::move(c);
-  }
-  response.set_interleaved(models.size() > 1);
-  for (const absl::StatusOr<GraphTiming>& t : *timings) {
-    GraphMeasureResult* result = response.add_results();
-    if (!t.ok()) {
-      ++errors_;
-      result->mutable_error()->set_code(static_cast<int>(t.status().code()));
-      result->mutable_error()->set_message(std::string(t.status().message()));
-      continue;
-    }
-    GraphMeasurement* m = result->mutable_measurement();
-    SetTiming(*t, backend.kind(), backend.device(), *m);
-    storage::SetTime(absl::Now(), m->mutable_measured_at());
-  }
-  return response;
+absl::StatusOr<Cost> CostProfiler::FinalFigure(Flight& flight) {
+  std::unique_lock<std::mutex> lock(mu_);
+  flight.cv.wait(lock, [&] { return flight.done; });
+  return flight.result;
 }
 
 absl::StatusOr<ListCacheResponse> CostProfiler::ListCache(const ListCacheRequest& request) {

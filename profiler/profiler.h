@@ -1,8 +1,11 @@
 // The profiler library: the service's logic, also used in-process (the
 // optimizer's embedded mode). It canonicalises signatures, answers from the
-// persistent cache, and otherwise measures on a backend, once: concurrent
-// requests for the same (backend, device, signature) wait for the one
-// measurement in flight. Measurements on one backend never overlap.
+// persistent cache, and otherwise measures on a backend: concurrent
+// requests for the same (backend, device, signature) share the one
+// measurement in flight. A backend may ask for each operator to be timed
+// more than once, apart (timings_per_operator): the request that measured it
+// times it again at its end, and every request sharing it answers the
+// fastest figure. Measurements on one backend never overlap.
 #ifndef TASO_PROFILER_PROFILER_H_
 #define TASO_PROFILER_PROFILER_H_
 
@@ -12,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "costs/backend.h"
@@ -131,12 +135,30 @@ class CostProfiler {
   std::string DescribeBackends() const;
 
  private:
+  // One measurement in progress, shared by every request that asks for its
+  // key; and what one MeasureBatch owes its flights (the later timings of
+  // those it started, the final figures of those it answered early).
   struct Flight;
+  class RequestFlights;
   CostProfiler(const ProfilerOptions& options, std::unique_ptr<CostCache> cache);
   MeasureResult MeasureOne(MeasureBackend* backend, const OpSignature& proto, bool bypass_cache,
-                           const TimingOptions& timing);
+                           const TimingOptions& timing, RequestFlights& flights);
+  // The cost of `sig` on `backend`: cached, another request's flight, or
+  // measured here. `kernel_prefix` goes before the kernel text, now and in
+  // the final figure.
   absl::StatusOr<Cost> MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig, bool bypass_cache,
-                                     const TimingOptions& timing);
+                                     const TimingOptions& timing, RequestFlights& flights,
+                                     const std::string& kernel_prefix = "");
+  // A started flight timed once more: `best` becomes the faster figure, and
+  // `timed_ms` gains this timing's median (a failed timing leaves both).
+  void TimeAgain(Flight& flight, Cost& best, std::vector<double>& timed_ms);
+  // Caches a flight's final figure (`result` when it is ok), publishes it,
+  // and takes the flight out of flights_; nothing when already done.
+  void EndFlight(Flight& flight, const absl::StatusOr<Cost>& result);
+  // Waits for the final figure of another request's flight.
+  absl::StatusOr<Cost> FinalFigure(Flight& flight);
+  // A figure measured but not stored in the cache, said on stderr.
+  static void WarnCacheNotStored(const absl::Status& stored);
 
   ProfilerOptions options_;
   std::unique_ptr<CostCache> cache_;
@@ -162,8 +184,7 @@ class CostProfiler {
   // A signature the cpu backend has no kernel for (`why`), measured by the
   // ort backend (cpu_gaps_in_ort).
   MeasureResult MeasureInOrtForCpu(const CanonicalSignature& sig, const std::string& why, int backend_threads,
-                                   bool bypass_cache,
-                                   const TimingOptions& timing);
+                                   bool bypass_cache, const TimingOptions& timing, RequestFlights& flights);
   // MeasureGraph's ONNX-model form: timed (and compared) by `backend` as files, never cached.
   absl::StatusOr<MeasureGraphResponse> MeasureOnnxModels(const MeasureGraphRequest& request, MeasureBackend& backend,
                                                          const GraphTimingOptions& timing,

@@ -6,6 +6,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -228,6 +233,168 @@ TEST(ProfilerTest, CacheSurvivesARestart) {
   // A second process cannot open the same cache: it is told why.
   auto second = CostCache::Open(dir);
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition) << second.status();
+}
+
+// A machine that runs slow, then fast: each kernel's time is its channel
+// count in ms times the next of `factors`, round and round.
+class SwingingBackend : public MeasureBackend {
+ public:
+  Backend kind() const override { return BACKEND_ORT_CPU; }
+  const std::string& device() const override { return device_; }
+  int timings_per_operator() const override { return 2; }
+  absl::StatusOr<Measurement> Measure(const CanonicalSignature& sig, const TimingOptions&) override {
+    if (before_measure) before_measure(sig);
+    measured.push_back(sig.key);
+    if (sig.op.kind == OpKind::kRelu) return absl::UnimplementedError("no relu here");
+    const double factor = factors[(measured.size() - 1) % factors.size()];
+    Measurement m;
+    m.mean_ms = m.median_ms = m.min_ms = static_cast<double>(sig.op.inputs[0].dims[1]) * factor;
+    m.repetitions = 10;
+    m.kernel = "swinging";
+    return m;
+  }
+  std::vector<double> factors = {1.5, 1.0};
+  // The profiler runs one Measure at a time per backend, so these need no lock.
+  std::vector<std::string> measured;
+  std::function<void(const CanonicalSignature&)> before_measure;
+
+ private:
+  std::string device_ = "swinging machine";
+};
+
+// Each operator a request measures is timed again after the others, last
+// first, and the faster figure is answered and cached; cached ones and
+// failures are not timed again.
+TEST(ProfilerTest, OperatorsAreTimedTwiceApartAndTheFasterKept) {
+  auto owned = std::make_unique<SwingingBackend>();
+  SwingingBackend* backend = owned.get();
+  // Timings in order: conv 4 x1.5, conv 8 x1, relu (fails), conv 16 x1.5;
+  // again, last first: conv 16 x1, conv 8 x1.5, conv 4 x1.
+  backend->factors = {1.5, 1.0, 1.0, 1.5, 1.0, 1.5, 1.0};
+  std::vector<std::unique_ptr<MeasureBackend>> backends;
+  backends.push_back(std::move(owned));
+  ProfilerOptions options;
+  options.default_backend = BACKEND_ORT_CPU;
+  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
+  ASSERT_TRUE(profiler.ok()) << profiler.status();
+  auto first = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Relu(16), Conv(16)}));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(backend->measured.size(), 7u) << "three operators twice, the failing one once";
+  EXPECT_EQ(backend->measured[4], backend->measured[3]) << "the last operator is timed again first";
+  EXPECT_EQ(backend->measured[6], backend->measured[0]);
+  EXPECT_DOUBLE_EQ(first->results(0).cost().median_ms(), 4.0);   // 6, then 4
+  EXPECT_DOUBLE_EQ(first->results(1).cost().median_ms(), 8.0);   // 8, then 12
+  EXPECT_DOUBLE_EQ(first->results(3).cost().median_ms(), 16.0);  // 24, then 16
+  EXPECT_TRUE(first->results(2).has_error()) << first->results(2).DebugString();
+  EXPECT_NE(first->results(0).cost().kernel().find("the faster of 6.0000 and 4.0000 ms"), std::string::npos)
+      << first->results(0).cost().kernel();
+  EXPECT_EQ((*profiler)->counters().measurements, 7);
+
+  // The faster figures are the cached ones, and cached costs are not timed again.
+  auto again = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Conv(16)}));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(backend->measured.size(), 7u);
+  EXPECT_DOUBLE_EQ(again->results(0).cost().median_ms(), 4.0);
+  EXPECT_DOUBLE_EQ(again->results(1).cost().median_ms(), 8.0);
+  EXPECT_DOUBLE_EQ(again->results(2).cost().median_ms(), 16.0);
+  EXPECT_TRUE(again->results(2).cost().from_cache());
+}
+
+// A profiler over one SwingingBackend, owned by the profiler.
+std::unique_ptr<CostProfiler> SwingingProfiler(std::unique_ptr<SwingingBackend> backend) {
+  std::vector<std::unique_ptr<MeasureBackend>> backends;
+  backends.push_back(std::move(backend));
+  ProfilerOptions options;
+  options.default_backend = BACKEND_ORT_CPU;
+  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
+  EXPECT_TRUE(profiler.ok()) << profiler.status();
+  return profiler.ok() ? std::move(*profiler) : nullptr;
+}
+
+// Runs `requests` at once; fails the test (and exits, since a deadlocked
+// thread cannot be joined) if they have not all answered within a minute.
+std::vector<absl::StatusOr<MeasureResponse>> RunAtOnce(CostProfiler& profiler, std::vector<MeasureRequest> requests,
+                                                       const std::function<void()>& while_running = nullptr) {
+  std::vector<std::future<absl::StatusOr<MeasureResponse>>> futures;
+  for (const MeasureRequest& r : requests) {
+    futures.push_back(std::async(std::launch::async, [&profiler, r] { return profiler.MeasureBatch(r); }));
+  }
+  if (while_running) while_running();
+  std::vector<absl::StatusOr<MeasureResponse>> responses;
+  for (auto& f : futures) {
+    if (f.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      ADD_FAILURE() << "concurrent requests did not answer within a minute: deadlocked";
+      std::_Exit(1);
+    }
+    responses.push_back(f.get());
+  }
+  return responses;
+}
+
+// Concurrent clients asking for one new signature share one measurement,
+// timed twice: every one of them answers the faster figure, the one cached.
+TEST(ProfilerTest, ConcurrentDuplicatesTimedTwiceAllAnswerTheFasterFigure) {
+  auto owned = std::make_unique<SwingingBackend>();
+  SwingingBackend* backend = owned.get();
+  backend->before_measure = [](const CanonicalSignature&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  };
+  auto profiler = SwingingProfiler(std::move(owned));
+  ASSERT_NE(profiler, nullptr);
+  constexpr int kClients = 4;
+  auto responses = RunAtOnce(*profiler, std::vector<MeasureRequest>(kClients, Request({Conv(8)})));
+  EXPECT_EQ(backend->measured.size(), 2u) << "one measurement, timed twice";
+  for (const auto& r : responses) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(r->results(0).has_cost()) << r->results(0).DebugString();
+    EXPECT_DOUBLE_EQ(r->results(0).cost().median_ms(), 8.0) << "12 first, then 8";
+    EXPECT_EQ(r->results(0).cost().measured_at().seconds(), responses[0]->results(0).cost().measured_at().seconds());
+    EXPECT_EQ(r->results(0).cost().measured_at().nanos(), responses[0]->results(0).cost().measured_at().nanos());
+  }
+  auto cached = profiler->MeasureBatch(Request({Conv(8)}));
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_TRUE(cached->results(0).cost().from_cache());
+  EXPECT_DOUBLE_EQ(cached->results(0).cost().median_ms(), 8.0);
+}
+
+// Two requests each taking the other's operator while its second timing is
+// still to come (X then Y, and Y then X): neither waits for the other's
+// final figure before its own are final, so both finish, and agree.
+TEST(ProfilerTest, RequestsTakingEachOthersOperatorsBothFinishAndAgree) {
+  auto owned = std::make_unique<SwingingBackend>();
+  SwingingBackend* backend = owned.get();
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  bool gate_open = false;
+  // The first timing waits until both requests have started a flight of
+  // their own, so that each then reaches the other's before it is final.
+  backend->before_measure = [&](const CanonicalSignature&) {
+    if (!backend->measured.empty()) return;
+    std::unique_lock<std::mutex> lock(gate_mu);
+    gate_cv.wait(lock, [&] { return gate_open; });
+  };
+  auto profiler = SwingingProfiler(std::move(owned));
+  ASSERT_NE(profiler, nullptr);
+  CostProfiler& p = *profiler;
+  auto responses = RunAtOnce(p, {Request({Conv(4), Conv(8)}), Request({Conv(8), Conv(4)})}, [&] {
+    while (p.counters().cache_misses < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::lock_guard<std::mutex> lock(gate_mu);
+    gate_open = true;
+    gate_cv.notify_all();
+  });
+  ASSERT_EQ(backend->measured.size(), 4u) << "each operator timed twice, by the request that started it";
+  ASSERT_TRUE(responses[0].ok()) << responses[0].status();
+  ASSERT_TRUE(responses[1].ok()) << responses[1].status();
+  const MeasureResponse& a = *responses[0];
+  const MeasureResponse& b = *responses[1];
+  EXPECT_EQ(p.counters().shared, 2);
+  // Both answer the same final figures, whichever request timed which.
+  EXPECT_DOUBLE_EQ(a.results(0).cost().median_ms(), b.results(1).cost().median_ms());
+  EXPECT_DOUBLE_EQ(a.results(1).cost().median_ms(), b.results(0).cost().median_ms());
+  EXPECT_EQ(a.results(0).cost().kernel(), b.results(1).cost().kernel());
+  EXPECT_EQ(a.results(1).cost().kernel(), b.results(0).cost().kernel());
+  EXPECT_NE(a.results(0).cost().kernel().find("timed apart"), std::string::npos) << a.results(0).cost().kernel();
+  EXPECT_NE(a.results(1).cost().kernel().find("timed apart"), std::string::npos) << a.results(1).cost().kernel();
 }
 
 TEST(ProfilerTest, ACacheInUseIsReadAsASnapshotWhenAskedAndNewCostsStayInMemory) {

@@ -109,7 +109,7 @@ std::optional<OrtOptimizationLevel> OrtOptimizationLevelFromName(const std::stri
 
 absl::StatusOr<OrtBackendOptions> OrtBackendOptionsFromFlags(const std::string& worker, int threads,
                                                              const std::string& level, int timeout_s,
-                                                             int weight_mb) {
+                                                             int weight_mb, int timings) {
   OrtBackendOptions options;
   options.worker.script = worker;
   options.threads = threads;
@@ -127,6 +127,11 @@ absl::StatusOr<OrtBackendOptions> OrtBackendOptionsFromFlags(const std::string& 
   options.worker.call_timeout = absl::Seconds(timeout_s);
   if (weight_mb < 0) return absl::InvalidArgumentError(absl::StrCat("--ort_weight_mb must be >= 0, got ", weight_mb));
   options.weight_bytes = int64_t{weight_mb} << 20;
+  if (timings < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--ort_timings must be >= 1 (each operator timed that often), got ",
+                                                   timings));
+  }
+  options.timings = timings;
   return options;
 }
 
@@ -139,6 +144,10 @@ OrtBackend::~OrtBackend() {
 }
 
 absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendOptions& asked) {
+  if (asked.timings < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("ort backend: each operator must be timed at least once, got ",
+                                                   asked.timings));
+  }
   if (asked.threads < 0) {
     return absl::InvalidArgumentError(absl::StrCat("ort backend: intra-op threads must be >= 0, got ",
                                                    asked.threads, " (--ort_threads)"));
@@ -156,7 +165,8 @@ absl::StatusOr<std::unique_ptr<OrtBackend>> OrtBackend::Create(const OrtBackendO
       "ort: onnxruntime ", hello->value("ort_version", "?"), " via node ", hello->value("node_version", "?"),
       ", cpu EP, ", options.threads, " intra-op thread", options.threads == 1 ? "" : "s", ", level ",
       OrtOptimizationLevelName(options.level), "; ", hello->value("cpu_model", "unknown cpu"), ", ",
-      hello->value("cpus", 0), " cpus; timing ", TimingMethod(options.threads), ", weights ",
+      hello->value("cpus", 0), " cpus; timing ", TimingMethod(options.threads),
+      options.timings > 1 ? absl::StrCat(", fastest of ", options.timings) : "", ", weights ",
       options.weight_bytes >> 20, " MiB");
   return backend;
 }

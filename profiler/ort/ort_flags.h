@@ -5,6 +5,7 @@
 //   --ort_threads N     ONNX Runtime intra-op threads (0: one per physical core)
 //   --ort_level L       graphOptimizationLevel: disabled|basic|extended|layout|all
 //   --ort_weight_mb N   weights per timed operator, as cold as a model's (8)
+//   --ort_timings N     timings of each operator, apart; the fastest kept (2)
 //   --ort_timeout_s S   longest wait for one answer of the worker (600)
 #ifndef TASO_PROFILER_ORT_ORT_FLAGS_H_
 #define TASO_PROFILER_ORT_ORT_FLAGS_H_

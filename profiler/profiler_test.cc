@@ -262,6 +262,17 @@ class SwingingBackend : public MeasureBackend {
   std::string device_ = "swinging machine";
 };
 
+// A profiler over one SwingingBackend, owned by the profiler.
+std::unique_ptr<CostProfiler> SwingingProfiler(std::unique_ptr<SwingingBackend> backend) {
+  std::vector<std::unique_ptr<MeasureBackend>> backends;
+  backends.push_back(std::move(backend));
+  ProfilerOptions options;
+  options.default_backend = BACKEND_ORT_CPU;
+  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
+  EXPECT_TRUE(profiler.ok()) << profiler.status();
+  return profiler.ok() ? std::move(*profiler) : nullptr;
+}
+
 // Each operator a request measures is timed again after the others, last
 // first, and the faster figure is answered and cached; cached ones and
 // failures are not timed again.
@@ -271,13 +282,9 @@ TEST(ProfilerTest, OperatorsAreTimedTwiceApartAndTheFasterKept) {
   // Timings in order: conv 4 x1.5, conv 8 x1, relu (fails), conv 16 x1.5;
   // again, last first: conv 16 x1, conv 8 x1.5, conv 4 x1.
   backend->factors = {1.5, 1.0, 1.0, 1.5, 1.0, 1.5, 1.0};
-  std::vector<std::unique_ptr<MeasureBackend>> backends;
-  backends.push_back(std::move(owned));
-  ProfilerOptions options;
-  options.default_backend = BACKEND_ORT_CPU;
-  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
-  ASSERT_TRUE(profiler.ok()) << profiler.status();
-  auto first = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Relu(16), Conv(16)}));
+  auto profiler = SwingingProfiler(std::move(owned));
+  ASSERT_NE(profiler, nullptr);
+  auto first = profiler->MeasureBatch(Request({Conv(4), Conv(8), Relu(16), Conv(16)}));
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_EQ(backend->measured.size(), 7u) << "three operators twice, the failing one once";
   EXPECT_EQ(backend->measured[4], backend->measured[3]) << "the last operator is timed again first";
@@ -288,27 +295,16 @@ TEST(ProfilerTest, OperatorsAreTimedTwiceApartAndTheFasterKept) {
   EXPECT_TRUE(first->results(2).has_error()) << first->results(2).DebugString();
   EXPECT_NE(first->results(0).cost().kernel().find("the faster of 6.0000 and 4.0000 ms"), std::string::npos)
       << first->results(0).cost().kernel();
-  EXPECT_EQ((*profiler)->counters().measurements, 7);
+  EXPECT_EQ(profiler->counters().measurements, 7);
 
   // The faster figures are the cached ones, and cached costs are not timed again.
-  auto again = (*profiler)->MeasureBatch(Request({Conv(4), Conv(8), Conv(16)}));
+  auto again = profiler->MeasureBatch(Request({Conv(4), Conv(8), Conv(16)}));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(backend->measured.size(), 7u);
   EXPECT_DOUBLE_EQ(again->results(0).cost().median_ms(), 4.0);
   EXPECT_DOUBLE_EQ(again->results(1).cost().median_ms(), 8.0);
   EXPECT_DOUBLE_EQ(again->results(2).cost().median_ms(), 16.0);
   EXPECT_TRUE(again->results(2).cost().from_cache());
-}
-
-// A profiler over one SwingingBackend, owned by the profiler.
-std::unique_ptr<CostProfiler> SwingingProfiler(std::unique_ptr<SwingingBackend> backend) {
-  std::vector<std::unique_ptr<MeasureBackend>> backends;
-  backends.push_back(std::move(backend));
-  ProfilerOptions options;
-  options.default_backend = BACKEND_ORT_CPU;
-  auto profiler = CostProfiler::CreateWithBackends(options, std::move(backends), nullptr);
-  EXPECT_TRUE(profiler.ok()) << profiler.status();
-  return profiler.ok() ? std::move(*profiler) : nullptr;
 }
 
 // Runs `requests` at once; fails the test (and exits, since a deadlocked

@@ -7,34 +7,31 @@
 // the rules in groups of each size; rules - keys is what proving once per
 // renaming class would save.
 //   bazel run -c opt //bench:renaming_classes -- --rules FILE
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "optimizer/rule_source.h"
 #include "proto/rules.pb.h"
 #include "verifier/pruning.h"
 
-ABSL_FLAG(std::string, rules, "", "a RuleCollection file (taso rules export --format proto)");
+ABSL_FLAG(std::string, rules, "", "a RuleCollection file (taso rules export --format proto, or .json)");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const std::string path = absl::GetFlag(FLAGS_rules);
-  std::ifstream in(path, std::ios::binary);
-  if (path.empty() || !in) {
+  if (path.empty()) {
     std::cerr << "--rules FILE: a rule file to read (taso rules export --format proto -o FILE)\n";
     return 2;
   }
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  taso::rules::RuleCollection collection;
-  if (!collection.ParseFromString(bytes.str())) {
-    std::cerr << path << ": not a RuleCollection\n";
+  absl::StatusOr<taso::rules::RuleCollection> read = taso::optimizer::ReadRulesFile(path);
+  if (!read.ok()) {
+    std::cerr << read.status().message() << "\n";
     return 1;
   }
+  const taso::rules::RuleCollection& collection = *read;
   std::map<std::string, int> rules_by_key;
   int undecodable = 0;
   for (const taso::rules::Rule& rule : collection.rules()) {

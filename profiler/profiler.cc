@@ -547,15 +547,10 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
   }
 
   absl::StatusOr<Cost> result;
-  {
-    std::lock_guard<std::mutex> measuring(*measure_mu_[backend->kind()]);
-    ++measurements_;
-    auto m = backend->Measure(sig, timing);
-    if (m.ok()) {
-      result = ToCost(*m, *backend);
-    } else {
-      result = m.status();
-    }
+  if (absl::StatusOr<Measurement> m = TimeOnce(*backend, sig, timing); m.ok()) {
+    result = ToCost(*m, *backend);
+  } else {
+    result = m.status();
   }
   if (!result.ok() || backend->timings_per_operator() <= 1) {
     EndFlight(*flight, result);
@@ -574,13 +569,15 @@ absl::StatusOr<Cost> CostProfiler::MeasureShared(MeasureBackend* backend, const 
   return with_prefix(std::move(result));
 }
 
+absl::StatusOr<Measurement> CostProfiler::TimeOnce(MeasureBackend& backend, const CanonicalSignature& sig,
+                                                   const TimingOptions& timing) {
+  std::lock_guard<std::mutex> measuring(*measure_mu_[backend.kind()]);
+  ++measurements_;
+  return backend.Measure(sig, timing);
+}
+
 void CostProfiler::TimeAgain(Flight& flight, Cost& best, std::vector<double>& timed_ms) {
-  absl::StatusOr<Measurement> again;
-  {
-    std::lock_guard<std::mutex> measuring(*measure_mu_[flight.backend->kind()]);
-    ++measurements_;
-    again = flight.backend->Measure(flight.sig, flight.timing);
-  }
+  const absl::StatusOr<Measurement> again = TimeOnce(*flight.backend, flight.sig, flight.timing);
   if (!again.ok()) return;  // the figures so far stand
   timed_ms.push_back(again->median_ms);
   if (again->median_ms < best.median_ms()) best = ToCost(*again, *flight.backend);

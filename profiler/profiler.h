@@ -149,6 +149,9 @@ class CostProfiler {
   absl::StatusOr<Cost> MeasureShared(MeasureBackend* backend, const CanonicalSignature& sig, bool bypass_cache,
                                      const TimingOptions& timing, RequestFlights& flights,
                                      const std::string& kernel_prefix = "");
+  // One timing of `sig`, holding the backend's measurement lock.
+  absl::StatusOr<Measurement> TimeOnce(MeasureBackend& backend, const CanonicalSignature& sig,
+                                       const TimingOptions& timing);
   // A started flight timed once more: `best` becomes the faster figure, and
   // `timed_ms` gains this timing's median (a failed timing leaves both).
   void TimeAgain(Flight& flight, Cost& best, std::vector<double>& timed_ms);

@@ -362,16 +362,25 @@ TEST(ProfilerTest, RequestsTakingEachOthersOperatorsBothFinishAndAgree) {
   std::mutex gate_mu;
   std::condition_variable gate_cv;
   bool gate_open = false;
+  auto profiler = SwingingProfiler(std::move(owned));
+  ASSERT_NE(profiler, nullptr);
+  CostProfiler& p = *profiler;
   // The first timing waits until both requests have started a flight of
-  // their own, so that each then reaches the other's before it is final.
+  // their own; a second timing waits (a bounded while) until both have taken
+  // the other's, so neither flight ends and is cached before the other
+  // request reaches it.
   backend->before_measure = [&](const CanonicalSignature&) {
+    if (backend->measured.size() >= 2) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (p.counters().shared < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      return;
+    }
     if (!backend->measured.empty()) return;
     std::unique_lock<std::mutex> lock(gate_mu);
     gate_cv.wait(lock, [&] { return gate_open; });
   };
-  auto profiler = SwingingProfiler(std::move(owned));
-  ASSERT_NE(profiler, nullptr);
-  CostProfiler& p = *profiler;
   auto responses = RunAtOnce(p, {Request({Conv(4), Conv(8)}), Request({Conv(8), Conv(4)})}, [&] {
     while (p.counters().cache_misses < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     std::lock_guard<std::mutex> lock(gate_mu);

@@ -35,6 +35,7 @@
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 #include "verifier/pruning.h"
+#include "verifier/renaming_proof.h"
 
 ABSL_FLAG(std::string, db, "", "database directory (created if missing)");
 ABSL_FLAG(std::string, listen, "127.0.0.1:7070", "address to serve on; port 0 picks a free one");
@@ -59,6 +60,9 @@ ABSL_FLAG(double, match_time_limit_s, absl::ToDoubleSeconds(taso::rules_db::Rule
           "MatchRules: longest a request may match before it stops with RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
+ABSL_FLAG(bool, prove_once_per_form, true,
+          "lease one candidate pair per form (pairs equal up to renaming their variables) and derive the others' "
+          "verdicts from its proof; false: every pair is leased and proved");
 ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
           "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
 
@@ -195,6 +199,7 @@ int main(int argc, char** argv) {
   StoreRuleChecker checker(absl::GetFlag(FLAGS_check_threads));
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
+  if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::ProveAsRenaming;
   rule_options.matcher = taso::optimizer::MatchProvedRules;
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);

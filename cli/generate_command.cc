@@ -247,6 +247,7 @@ class Generate {
       t.sum.set_candidate_pairs(t.sum.candidate_pairs() + job.candidate_pairs());
       t.sum.set_rejected_pairs(t.sum.rejected_pairs() + job.rejected_pairs());
       t.sum.set_pairs_after_taso_checks(t.sum.pairs_after_taso_checks() + job.pairs_after_taso_checks());
+      t.sum.set_renaming_pairs(t.sum.renaming_pairs() + job.renaming_pairs());
     }
     return t;
   }
@@ -320,6 +321,7 @@ class Generate {
                             {"candidate_pairs", j.candidate_pairs()},
                             {"rejected_pairs", j.rejected_pairs()},
                             {"pairs_after_taso_checks", j.pairs_after_taso_checks()},
+                            {"renaming_pairs", j.renaming_pairs()},
                             {"wall_seconds", RoundTo(seconds, 3)}};
       out_ << JsonLine(summary) << "\n";
       return;
@@ -333,9 +335,11 @@ class Generate {
         "  candidate pairs         %12d\n"
         "  rejected pairs          %12d   (failed the int32/float re-check)\n"
         "  pairs TASO would keep   %12d   (its common-subgraph/supergraph checks)\n"
+        "  forms to prove          %12d   (the other %d pairs rename one of them)\n"
         "  wall time               %12.1f s\n",
         job_id_, j.graphs(), j.distinct_fingerprints(), j.multi_graph_classes(), j.candidate_classes(),
-        j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(), seconds);
+        j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(), j.candidate_pairs() - j.renaming_pairs(),
+        j.renaming_pairs(), seconds);
   }
 
   // Workers first: a store outlives every writer.

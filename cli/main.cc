@@ -58,6 +58,9 @@ ABSL_FLAG(int32_t, threads, 0, "optimize, profile: the intra-op threads the mode
           "and the result is timed at this count (0: what ONNX Runtime uses here, one per physical core); verify: "
           "prover threads per verifier process (0: 1)");
 ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a class without reporting");
+ABSL_FLAG(bool, prove_once_per_form, true,
+          "verify: prove one candidate pair per form (pairs equal up to renaming their variables) and derive the "
+          "others' verdicts from its proof; false: prove every pair (the local store only)");
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
 ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
 ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of these operators");
@@ -320,6 +323,7 @@ int Verify(const Args& args) {
   options.workers = absl::GetFlag(FLAGS_workers);
   options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : 1;
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  options.prove_once_per_form = absl::GetFlag(FLAGS_prove_once_per_form);
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
   options.json = absl::GetFlag(FLAGS_json);
   return taso::cli::RunVerify(options, std::cout, std::cerr);
@@ -618,9 +622,11 @@ std::vector<Command> Commands() {
               Generate),
       command("verify", "",
               "Proves a generated job's candidates and prunes the rules.\n"
-              "Proves each candidate pair from the operator axioms with Z3 in --workers verifier processes, prunes\n"
-              "the redundant rules and prints the reduction table. Resumable.",
-              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "rlimit", "json"}, kClientSecurity}),
+              "Proves the candidate pairs from the operator axioms with Z3 in --workers verifier processes, one\n"
+              "pair per form (the others, equal up to renaming their variables, take its proof), prunes the\n"
+              "redundant rules and prints the reduction table. Resumable.",
+              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit", "json"},
+                    kClientSecurity}),
               Verify),
       command("rules stats", "", "Counts the rules by status.", rules_common, Rules),
       command("rules list", "", "Lists rules (default: proved), one per line.", Join({rules_common, {"limit"}}), Rules),

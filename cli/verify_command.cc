@@ -60,7 +60,10 @@ class Verify {
       return Fail(2, absl::StrCat("no database at ", options_.db, "/store-0: run `taso generate` first (or give --store)"));
     }
     // Every store shard: the verifiers lease from all of them.
-    auto stores = cluster::StoreSet::Open(options_.store, options_.db, logs_, {absl::StrCat("--lease_ms=", options_.lease_ms)});
+    auto stores = cluster::StoreSet::Open(
+        options_.store, options_.db, logs_,
+        {absl::StrCat("--lease_ms=", options_.lease_ms),
+         absl::StrCat("--prove_once_per_form=", options_.prove_once_per_form ? "true" : "false")});
     if (!stores.ok()) {
       return Fail(stores.status().code() == absl::StatusCode::kUnavailable ? 3 : 1,
                   std::string(stores.status().message()));
@@ -194,6 +197,8 @@ class Verify {
                             {"timeout", v.rules_timeout()},
                             {"unknown", v.rules_unknown()},
                             {"rejected_precheck", v.rules_rejected_precheck()},
+                            {"proved_as_renaming", v.rules_proved_as_renaming()},
+                            {"renamings_proved_alone", v.renamings_proved_alone()},
                             {"after_renaming", v.after_renaming()},
                             {"after_common_subgraph", v.after_common_subgraph()},
                             {"pruned_renaming", v.pruned_renaming()},
@@ -220,6 +225,7 @@ class Verify {
         "job %s verified\n"
         "  candidate classes       %10d\n"
         "  pairs proved            %10d   (%.2f%% of %d attempted)\n"
+        "  ... as a renaming       %10d   (one proof per form; %d renamings proved alone)\n"
         "  refuted                 %10d\n"
         "  timeout                 %10d\n"
         "  unknown                 %10d\n"
@@ -228,7 +234,7 @@ class Verify {
         "  wall time               %10.1f s\n"
         "`taso rules stats|list|export --db %s` reads the rules.\n",
         job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
-        attempted, v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(), reduction,
+        attempted, v.rules_proved_as_renaming(), v.renamings_proved_alone(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(), reduction,
         seconds, options_.db);
   }
 

@@ -19,6 +19,7 @@ struct VerifyOptions {
   int workers = 2;             // taso_verifier processes
   int threads = 1;             // prover threads per process
   int64_t lease_ms = 30'000;
+  bool prove_once_per_form = true;  // the local store's --prove_once_per_form
   int64_t rlimit = 20'000'000;
   bool json = false;
   int max_restarts = 3;        // per worker

@@ -7,7 +7,9 @@
 #include "core/fingerprint.h"
 #include "core/hash.h"
 #include "core/random_inputs.h"
+#include "core/rule_form.h"
 #include "records/encoding.h"
+#include "records/rule_id.h"
 
 namespace taso::generator {
 
@@ -126,6 +128,22 @@ std::string Reason(const absl::Status& s, const char* what) {
   return absl::StrCat(what, ": ", s.message());
 }
 
+// The id and renaming key of the rule a surviving pair stands for, so the
+// store can prove one pair per key (records/class_check.h).
+void NameAsRule(const Graph& source, const Graph& target, PairCheck& pair) {
+  std::vector<std::pair<int, int>> outputs;
+  PairView view{&source, {}, {}, &target, {}, {}};
+  for (size_t i = 0; i < pair.output_mapping.size(); ++i) {
+    outputs.emplace_back(static_cast<int>(i), pair.output_mapping[i]);
+    view.ra.push_back(source.outputs()[i].tensor);
+    view.rb.push_back(target.outputs()[pair.output_mapping[i]].tensor);
+  }
+  auto id = records::RuleIdOf(source, target, outputs);
+  if (!id.ok()) return;  // the pair is proved on its own
+  pair.rule_id = *std::move(id);
+  pair.renaming_key = RenamingKey(view);
+}
+
 }  // namespace
 
 ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
@@ -139,6 +157,7 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
 
   struct Evaluated {
     absl::Status status;
+    Graph graph;
     std::vector<IntTensor> ints;
     std::vector<Fingerprint> int_fingerprints;
     std::vector<FloatTensor> floats;
@@ -157,6 +176,7 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
     if (!e.status.ok()) return e;
     e.ints = std::move(*ints);
     e.floats = std::move(*floats);
+    e.graph = std::move(*graph);
     for (const IntTensor& t : e.ints) e.int_fingerprints.push_back(TensorFingerprint(t));
     return e;
   };
@@ -217,7 +237,11 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
         }
       }
     }
-    if (pair.rejected) pair.output_mapping.clear();
+    if (pair.rejected) {
+      pair.output_mapping.clear();
+    } else {
+      NameAsRule(source.graph, target.graph, pair);
+    }
     result.pairs.push_back(std::move(pair));
   }
   return result;

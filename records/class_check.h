@@ -24,6 +24,12 @@ struct PairCheck {
   // verifier prunes only once the smaller rule is proved. Counted so that our
   // figures can be set beside TASO's.
   bool taso_would_drop = false;
+  // For a pair that survived: the id of the rule it stands for
+  // (records/rule_id.h) and its renaming key (core/rule_form.h). Pairs with
+  // one key are one proof; the store proves the first and derives the rest.
+  // Empty when not computed (the pair is then proved on its own).
+  std::string rule_id;
+  std::string renaming_key;
 };
 
 struct ClassCheck {

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "core/hash.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "records/store_shards.h"
@@ -461,6 +463,12 @@ struct GraphHashStore::FinalizeTally {
   int64_t pairs = 0;
   int64_t rejected = 0;
   int64_t taso_kept = 0;
+  int64_t renamings = 0;  // pairs given renaming_of
+  // The first surviving pair of each form, by a 128-bit hash of its renaming
+  // key: its rule id. Fingerprint order is the order classes are leased, so
+  // the pair proved is leased no later than those derived from it. A hash
+  // collision only costs a proof: the derivation compares the forms.
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, std::string> first_of_form;
 };
 
 // A class of two or more graphs on its way from the scan to the classes family.
@@ -578,6 +586,16 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
       out->set_reason(pc.reason);
       for (int m : pc.output_mapping) out->add_output_mapping(m);
       out->set_taso_would_drop(pc.taso_would_drop);
+      if (!pc.rejected && !pc.renaming_key.empty() && !pc.rule_id.empty()) {
+        Hasher h(0x666f726dULL);  // "form"
+        h.AddString(pc.renaming_key);
+        const Hash128 key = h.Finish();
+        auto [first, inserted] = tally.first_of_form.try_emplace({key.hi, key.lo}, pc.rule_id);
+        if (!inserted && first->second != pc.rule_id) {
+          out->set_renaming_of(first->second);
+          ++tally.renamings;
+        }
+      }
       ++tally.pairs;
       if (pc.rejected) ++tally.rejected;
       if (!pc.rejected && !pc.taso_would_drop) ++tally.taso_kept;
@@ -591,10 +609,10 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
 absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
   std::fprintf(stderr,
                "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
-               "%lld pairs (%lld rejected)\n",
+               "%lld pairs (%lld rejected, %lld renamings of another)\n",
                state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
                (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
-               (long long)tally.rejected);
+               (long long)tally.rejected, (long long)tally.renamings);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
   state->job.set_graphs(tally.graphs);
@@ -604,6 +622,7 @@ absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTall
   state->job.set_candidate_pairs(tally.pairs - tally.rejected);
   state->job.set_rejected_pairs(tally.rejected);
   state->job.set_pairs_after_taso_checks(tally.taso_kept);
+  state->job.set_renaming_pairs(tally.renamings);
   return PersistJob(state->job);
 }
 

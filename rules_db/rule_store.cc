@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "records/encoding.h"
@@ -88,6 +89,29 @@ void RuleStore::PutRule(const Families& f, const rules::Rule& rule, rocksdb::Wri
   OpIndex(f.db, f.by_op).Add(rule, batch);
 }
 
+void RuleStore::StampVerdict(const Families& f, const std::string& job_id, const JobQueue& queue,
+                             const std::string& fingerprint, const std::string& worker_id, absl::Time now,
+                             rules::Rule& rule) {
+  std::string existing;
+  rules::Rule stored;
+  rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
+  if (s.ok() && stored.ParseFromString(existing)) {
+    rule.set_revision(stored.revision() + 1);
+    if (stored.provenance().has_discovered_at()) {
+      *rule.mutable_provenance()->mutable_discovered_at() = stored.provenance().discovered_at();
+    }
+  } else {
+    rule.set_revision(1);
+  }
+  rules::Provenance* p = rule.mutable_provenance();
+  p->set_job_id(job_id);
+  p->set_generator_max_ops(queue.max_ops);
+  p->set_fingerprint(fingerprint);
+  p->set_verifier_worker_id(worker_id);
+  if (!p->has_discovered_at()) storage::SetTime(now, p->mutable_discovered_at());
+  storage::SetTime(now, p->mutable_status_changed_at());
+}
+
 absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
   if (!job_id.empty()) return job_id;
   ListJobsRequest request;
@@ -169,6 +193,14 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
       [&](const std::string& fp) -> absl::StatusOr<LeaseQueue::ExpectedPairs> {
         auto c = hash_store_->GetCandidateClass(*job_id, fp);
         if (!c.ok()) return c.status();
+        // Pairs of a form already leased are derived when the job finishes
+        // (ProveRenamings): a verdict about one is refused as not leased.
+        if (options_.renaming_prover) {
+          auto* pairs = c->mutable_pairs();
+          pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
+                                      [](const CandidatePair& p) { return !p.renaming_of().empty(); }),
+                       pairs->end());
+        }
         auto pairs = ExpectedPairsOf(queue.spec, *c);
         if (!pairs.ok()) return pairs.status();
         classes.push_back(std::move(*c));
@@ -236,24 +268,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   const Families& f = *families;
   rocksdb::WriteBatch batch;
   for (rules::Rule& rule : rules) {
-    std::string existing;
-    rules::Rule stored;
-    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.rules, rule.id(), &existing);
-    if (s.ok() && stored.ParseFromString(existing)) {
-      rule.set_revision(stored.revision() + 1);
-      if (stored.provenance().has_discovered_at()) {
-        *rule.mutable_provenance()->mutable_discovered_at() = stored.provenance().discovered_at();
-      }
-    } else {
-      rule.set_revision(1);
-    }
-    rules::Provenance* p = rule.mutable_provenance();
-    p->set_job_id(job_id);
-    p->set_generator_max_ops(queue.max_ops);
-    p->set_fingerprint(fingerprint);
-    p->set_verifier_worker_id(request.worker_id());
-    if (!p->has_discovered_at()) storage::SetTime(now, p->mutable_discovered_at());
-    storage::SetTime(now, p->mutable_status_changed_at());
+    StampVerdict(f, job_id, queue, fingerprint, request.worker_id(), now, rule);
     PutRule(f, rule, batch);
   }
   if (request.complete()) batch.Put(f.verified, queue.prefix + fingerprint, rocksdb::Slice());
@@ -343,11 +358,83 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
   return storage::FromRocks(it->status(), "reading rules");
 }
 
+absl::Status RuleStore::ProveRenamings(const std::string& job_id, JobQueue& queue, Verification& v) {
+  auto fingerprints = hash_store_->ClassFingerprints(job_id);
+  if (!fingerprints.ok()) return fingerprints.status();
+  auto families = OwnFamilies();
+  if (!families.ok()) return families.status();
+  const Families& f = *families;
+  const absl::Time now = absl::Now();
+  rocksdb::WriteBatch batch;
+  auto flush = [&]() -> absl::Status {
+    absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing derived verdicts");
+    batch.Clear();
+    return s;
+  };
+  constexpr int kRulesPerWrite = 5000;
+  for (const std::string& fp : *fingerprints) {
+    auto c = hash_store_->GetCandidateClass(job_id, fp);
+    if (!c.ok()) return c.status();
+    for (const CandidatePair& pair : c->pairs()) {
+      if (pair.renaming_of().empty() || pair.rejected()) continue;
+      // Its form's first pair was leased and has a verdict, unless the
+      // store lost it: then nothing is derived and the rule is proved here.
+      rules::Rule other;
+      std::string bytes;
+      rocksdb::Status read = f.db->Get(rocksdb::ReadOptions(), f.rules, pair.renaming_of(), &bytes);
+      if (read.ok()) {
+        if (!other.ParseFromString(bytes)) return absl::DataLossError(absl::StrCat("rule ", pair.renaming_of()));
+      } else if (!read.IsNotFound()) {
+        return storage::FromRocks(read, "reading a rule to derive from");
+      }
+      auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
+      if (!verdict.ok()) {
+        return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
+      }
+      rules::Rule rule = std::move(verdict->rule);
+      auto id = RuleId(rule);
+      if (!id.ok()) return id.status();
+      rule.set_id(*id);
+      if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
+        v.set_renamings_proved_alone(v.renamings_proved_alone() + 1);
+        if (!options_.checker) {
+          rule.set_status(rules::RULE_STATUS_UNKNOWN);
+          rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
+        } else {
+          // The other rule's axioms as the claim: the check tries them first.
+          if (other.status() == rules::RULE_STATUS_PROVED || other.status() == rules::RULE_STATUS_PRUNED) {
+            rule.set_status(rules::RULE_STATUS_PROVED);
+            *rule.mutable_proof() = other.proof();
+          }
+          if (absl::Status s = options_.checker(rule); !s.ok()) {
+            return absl::DataLossError(absl::StrCat("rule ", *id, ": ", s.message()));
+          }
+        }
+      } else if (verdict->outcome == records::RenamingOutcome::kProved) {
+        v.set_rules_proved_as_renaming(v.rules_proved_as_renaming() + 1);
+      }
+      // A derived verdict is the other rule's verifier's (as the store checked it).
+      const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
+                                 ? std::string(kStoreCheckerId)
+                                 : other.provenance().verifier_worker_id();
+      StampVerdict(f, job_id, queue, fp, by, now, rule);
+      PutRule(f, rule, batch);
+      if (batch.Count() >= kRulesPerWrite) {
+        if (absl::Status s = flush(); !s.ok()) return s;
+      }
+    }
+  }
+  return flush();
+}
+
 absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   int64_t count = 0;
   bool prune = true;
   std::vector<rules::Rule> rules;
   Verification v;
+  if (options_.renaming_prover) {
+    if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
+  }
   auto tally = [&v](const rules::Rule& r) {
     switch (r.status()) {
       case rules::RULE_STATUS_PROVED:

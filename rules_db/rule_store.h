@@ -45,6 +45,7 @@
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "records/reduction_table.h"
+#include "records/renaming.h"
 #include "records/rule_id.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
@@ -89,6 +90,11 @@ struct RuleStoreOptions {
   // verdicts verifiers report. Unset: both are refused, since nothing here
   // could tell a real proof from a claim.
   RuleChecker checker;
+  // Derives the verdict of each candidate pair whose rule has the form of an
+  // earlier pair's (CandidatePair.renaming_of) from that rule's, once the
+  // job's classes are verified; those pairs are not leased. A pair it derives
+  // nothing for is proved by the checker. Unset: every pair is leased.
+  records::RenamingProver renaming_prover;
   // Prunes each finished job's proved rules. Unset: jobs end unpruned, and
   // say so.
   RulePruner pruner;
@@ -177,6 +183,9 @@ class RuleStore {
   // FailedPrecondition unless `job_id` is DONE (pruning is the end of verification).
   absl::Status RequireDone(const std::string& job_id);
   absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
+  // The verdicts of the pairs not leased (RuleStoreOptions::renaming_prover),
+  // stored before the job is pruned; counted in `v`.
+  absl::Status ProveRenamings(const std::string& job_id, JobQueue& queue, Verification& v);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // A verdict reported PROVED, proved again by the checker: `rule` becomes
   // the check's (its TIMEOUT or UNKNOWN included); a refutation or other
@@ -208,6 +217,12 @@ class RuleStore {
   absl::StatusOr<Families> OwnFamilies();
   // Puts a rule (with its id) and its operator index postings into `batch`.
   static void PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
+  // Sets what the store owns in a verdict about to be stored: the revision
+  // (one past the stored rule's) and the provenance (the first discovery
+  // kept; `worker_id` gave the verdict).
+  static void StampVerdict(const Families& f, const std::string& job_id, const JobQueue& queue,
+                           const std::string& fingerprint, const std::string& worker_id, absl::Time now,
+                           rules::Rule& rule);
 
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;

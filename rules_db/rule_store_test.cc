@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "records/encoding.h"
 #include "rules_db/test_util.h"
+#include "rules_db/verify_test_util.h"
 #include "verifier/candidate.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
@@ -18,44 +19,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// What a verifier worker does with one lease, in-process: every pair gets a
-// verdict (the re-check's rejection, or a proof attempt).
 constexpr int kSize = 3;
 
 ReportVerdictsRequest Verify(const Lease& lease, const std::string& worker, verifier::Prover& prover) {
-  auto spec = records::SpecFromProto(SmallSpec(kSize));
-  ReportVerdictsRequest report;
-  report.set_lease_id(lease.lease_id());
-  report.set_worker_id(worker);
-  report.set_complete(true);
-  for (const CandidatePair& pair : lease.candidate_class().pairs()) {
-    auto graphs = verifier::DecodeCandidate(*spec, lease.candidate_class(), pair);
-    EXPECT_TRUE(graphs.ok()) << graphs.status();
-    if (!graphs.ok()) continue;
-    rules::Rule rule = verifier::RuleFromGraphs(*graphs);
-    if (pair.rejected()) {
-      rule.set_status(rules::RULE_STATUS_REJECTED_PRECHECK);
-      rule.set_status_detail(pair.reason());
-    } else {
-      auto result = prover.Prove(graphs->source, graphs->target, graphs->outputs);
-      EXPECT_TRUE(result.ok()) << result.status();
-      if (result.ok()) verifier::ApplyProofResult(*result, "z3", prover.axiom_set_version(), rule);
-    }
-    PairVerdict* v = report.add_verdicts();
-    v->set_source_member(pair.source_member());
-    v->set_target_member(pair.target_member());
-    *v->mutable_rule() = rule;
-  }
-  return report;
-}
-
-LeaseCandidatesRequest LeaseRequest(const std::string& worker, int64_t ms = 60000) {
-  LeaseCandidatesRequest r;
-  r.set_worker_id(worker);
-  r.set_job_id("j");
-  r.set_max_classes(1);
-  r.set_lease_duration_ms(ms);
-  return r;
+  return ::taso::rules_db::Verify(lease, worker, prover, kSize);
 }
 
 std::map<rules::RuleStatus, int64_t> CountByListing(RuleStore& rules) {

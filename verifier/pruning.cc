@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
 #include "core/hash.h"
+#include "core/rule_form.h"
 #include "core/side_conditions.h"
 
 namespace taso::verifier {
@@ -21,115 +22,8 @@ namespace {
 // are small (three per type in TASO's spec), so this is rarely reached.
 constexpr size_t kMaxRenamings = 512;
 
-std::string TypeGroup(const TensorType& t) { return absl::StrCat("[", absl::StrJoin(t.dims, ","), "]"); }
-
-// Nodes of one side replaced by a variable (the common-subgraph reduction).
-using Substitution = std::map<int, std::string>;  // node id -> placeholder variable name
-using Renaming = std::map<std::string, std::string>;
-
-// Two sides of an equation: roots of graph a equal roots of graph b.
-struct PairView {
-  const Graph* a;
-  std::vector<TensorRef> ra;
-  Substitution sa;
-  const Graph* b;
-  std::vector<TensorRef> rb;
-  Substitution sb;
-  PairView Reversed() const { return PairView{b, rb, sb, a, ra, sa}; }
-};
-
-// The pair's structure with variables written as "$" (a law holds whatever
-// the shapes its operators' signatures admit), the variables in the order it
-// meets them, and each variable's type group (for renamings by name).
-struct Form {
-  std::string skeleton;
-  std::vector<std::string> occurrences;
-  std::map<std::string, std::string> groups;  // variable -> type group
-  std::vector<int> pattern;  // occurrence -> index of its variable's first occurrence
-};
-
-// Serializes one side: in skeleton mode (`rename` null) variables are their
-// type group; otherwise their (renamed) name.
-class Serializer {
- public:
-  Serializer(const Graph& g, const Substitution& subst, const Renaming* rename, Form* form)
-      : g_(g), subst_(subst), rename_(rename), form_(form) {}
-
-  std::string Visit(TensorRef t, std::string& out) {
-    const Node& node = g_.node(t.node);
-    auto sub = subst_.find(t.node);
-    if (sub != subst_.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
-      const std::string& name = sub != subst_.end() ? sub->second : node.name;
-      if (rename_ == nullptr) {
-        form_->occurrences.push_back(name);
-        form_->groups[name] = TypeGroup(g_.type(t));
-        return "$";
-      }
-      auto r = rename_->find(name);
-      return absl::StrCat("$", r == rename_->end() ? name : r->second);
-    }
-    auto done = emitted_.find(t.node);
-    if (done == emitted_.end()) {
-      std::vector<std::string> args;
-      for (const TensorRef& in : node.inputs) args.push_back(Visit(in, out));
-      const int index = next_++;
-      absl::StrAppend(&out, "%", index, "=", Label(node), "(", absl::StrJoin(args, ","), ");");
-      done = emitted_.emplace(t.node, index).first;
-    }
-    return node.output_types.size() > 1 ? absl::StrCat("%", done->second, ":", t.index)
-                                        : absl::StrCat("%", done->second);
-  }
-
- private:
-  // What Z3 would see: the operator's signature, which carries the shape
-  // facts its laws depend on; so equal structure means equal proof.
-  std::string Label(const Node& node) const {
-    auto sigs = NodeSignaturesIn(g_, node);
-    if (!sigs.ok() || sigs->empty()) return OpLabel(node.kind, node.params);
-    // Layout is not a value (Z3 ignores it) but layout rules are rules: a
-    // transpose keeps whether it only permutes strides.
-    const std::string layout = node.kind == OpKind::kTranspose && !node.params.shuffle ? ",view" : "";
-    // A split's outputs differ only in the index; an n-ary concat's nestings
-    // are all part of its meaning.
-    if (node.kind == OpKind::kSplit) sigs->resize(1);
-    std::vector<std::string> parts;
-    for (const ProofSignature& sig : *sigs) {
-      const std::string name = node.kind == OpKind::kSplit ? "split" : sig.name;
-      parts.push_back(absl::StrCat(name, "[", absl::StrJoin(sig.params, ","), layout, "]"));
-    }
-    return absl::StrJoin(parts, "+");
-  }
-
-  const Graph& g_;
-  const Substitution& subst_;
-  const Renaming* rename_;
-  Form* form_;
-  std::map<int, int> emitted_;
-  int next_ = 0;
-};
-
-std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const Substitution& subst,
-                     const Renaming* rename, Form* form) {
-  std::string out;
-  Serializer s(g, subst, rename, form);
-  for (const TensorRef& r : roots) {
-    const std::string ref = s.Visit(r, out);
-    absl::StrAppend(&out, "out ", ref, ";");
-  }
-  return out;
-}
-
-Form MakeForm(const PairView& p) {
-  Form form;
-  form.skeleton = SideText(*p.a, p.ra, p.sa, nullptr, &form);
-  form.skeleton += "=>";
-  form.skeleton += SideText(*p.b, p.rb, p.sb, nullptr, &form);
-  std::map<std::string, int> first;
-  for (const std::string& v : form.occurrences) {
-    form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
-  }
-  return form;
-}
+using Substitution = FormSubstitution;
+using Renaming = VariableRenaming;
 
 // Whether `specific`'s variable pattern is an instance of `general`'s: every
 // two occurrences that share a variable in `general` share one in `specific`.
@@ -141,30 +35,6 @@ bool IsInstance(const std::string& general, const std::string& specific) {
     if (!inserted && it->second != specific[i]) return false;
   }
   return true;
-}
-
-struct Decoded {
-  Graph source, target;
-  std::vector<TensorRef> source_roots, target_roots;  // in output-pair order
-  int size = 0;
-};
-
-std::optional<Decoded> Decode(const rules::Rule& rule) {
-  auto s = GraphFromProto(rule.source());
-  auto t = GraphFromProto(rule.target());
-  if (!s.ok() || !t.ok()) return std::nullopt;
-  Decoded d{std::move(*s), std::move(*t), {}, {}, 0};
-  for (const rules::OutputPair& p : rule.outputs()) {
-    if (p.source_output() < 0 || p.source_output() >= static_cast<int>(d.source.outputs().size()) ||
-        p.target_output() < 0 || p.target_output() >= static_cast<int>(d.target.outputs().size())) {
-      return std::nullopt;
-    }
-    d.source_roots.push_back(d.source.outputs()[p.source_output()].tensor);
-    d.target_roots.push_back(d.target.outputs()[p.target_output()].tensor);
-  }
-  if (d.source_roots.empty()) return std::nullopt;
-  d.size = std::max(d.source.num_ops(), d.target.num_ops());
-  return d;
 }
 
 struct Hash128Hasher {
@@ -199,8 +69,8 @@ class Knowledge {
 
   void AddRule(const PairView& p, const Form& form, const std::string& id) {
     const int32_t rule = RuleOrdinal(id);
-    const int a = Node(TextKey(SideText(*p.a, p.ra, p.sa, &identity_, nullptr)), rule);
-    const int b = Node(TextKey(SideText(*p.b, p.rb, p.sb, &identity_, nullptr)), rule);
+    const int a = Node(TextKey(SideText(*p.a, p.ra, p.sa, identity_)), rule);
+    const int b = Node(TextKey(SideText(*p.b, p.rb, p.sb, identity_)), rule);
     parent_[Find(a)] = Find(b);
     by_skeleton_[TextKey(form.skeleton)].push_back(SkeletonEntry{PackPattern(form.pattern), rule});
   }
@@ -211,9 +81,9 @@ class Knowledge {
     if (auto g = FromSkeleton(forward)) return g;
     if (auto g = FromSkeleton(MakeForm(p.Reversed()))) return g;
     for (const Renaming& r : Renamings(forward)) {
-      auto a = ids_.find(TextKey(SideText(*p.a, p.ra, p.sa, &r, nullptr)));
+      auto a = ids_.find(TextKey(SideText(*p.a, p.ra, p.sa, r)));
       if (a == ids_.end()) continue;
-      auto b = ids_.find(TextKey(SideText(*p.b, p.rb, p.sb, &r, nullptr)));
+      auto b = ids_.find(TextKey(SideText(*p.b, p.rb, p.sb, r)));
       if (b == ids_.end()) continue;
       if (Find(a->second) == Find(b->second)) {
         const std::string x = RuleId(introduced_by_[a->second]);
@@ -351,7 +221,7 @@ std::optional<PairView> DropIdenticalOutputs(const PairView& p) {
   static const Renaming identity;
   PairView out{p.a, {}, p.sa, p.b, {}, p.sb};
   for (size_t i = 0; i < p.ra.size(); ++i) {
-    if (SideText(*p.a, {p.ra[i]}, p.sa, &identity, nullptr) == SideText(*p.b, {p.rb[i]}, p.sb, &identity, nullptr)) {
+    if (SideText(*p.a, {p.ra[i]}, p.sa, identity) == SideText(*p.b, {p.rb[i]}, p.sb, identity)) {
       continue;
     }
     out.ra.push_back(p.ra[i]);
@@ -363,7 +233,7 @@ std::optional<PairView> DropIdenticalOutputs(const PairView& p) {
 
 // Common subgraph: an operator on variables both sides compute, made a
 // fresh variable.
-std::vector<PairView> CommonSubgraphReductions(const Decoded& d) {
+std::vector<PairView> CommonSubgraphReductions(const DecodedRule& d) {
   std::vector<PairView> out;
   for (const Node& a : d.source.nodes()) {
     if (a.kind == OpKind::kInput || a.kind == OpKind::kWeight || a.inputs.empty() || a.output_types.size() != 1) continue;
@@ -378,7 +248,7 @@ std::vector<PairView> CommonSubgraphReductions(const Decoded& d) {
 
 // Common supergraph: single outputs ending in the same operator whose
 // operands agree but for one; the differing operands must be equal.
-std::optional<PairView> CommonSupergraphReduction(const Decoded& d) {
+std::optional<PairView> CommonSupergraphReduction(const DecodedRule& d) {
   if (d.source_roots.size() != 1) return std::nullopt;
   const Node& a = d.source.node(d.source_roots[0].node);
   const Node& b = d.target.node(d.target_roots[0].node);
@@ -401,11 +271,8 @@ std::optional<PairView> CommonSupergraphReduction(const Decoded& d) {
 }  // namespace
 
 std::string RuleRenamingKey(const rules::Rule& rule) {
-  auto d = Decode(rule);
-  if (!d) return "";
-  const PairView p{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
-  auto key = [](const Form& f) { return absl::StrCat(f.skeleton, "|", absl::StrJoin(f.pattern, ",")); };
-  return std::min(key(MakeForm(p)), key(MakeForm(p.Reversed())));
+  auto d = DecodeRule(rule);
+  return d ? RenamingKey(d->View()) : "";
 }
 
 bool PrunedBefore(const PruneOrderKey& x, const PruneOrderKey& y) {
@@ -424,7 +291,7 @@ PruneEngine::PruneEngine() : state_(std::make_unique<State>()) {}
 PruneEngine::~PruneEngine() = default;
 
 PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) {
-  auto d = Decode(rule);
+  auto d = DecodeRule(rule);
   if (!d) return PruneOrderKey{};
   const Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
   for (const auto& [name, group] : f.groups) state_->universe[group].insert(name);
@@ -439,9 +306,9 @@ void PruneEngine::Seal() {
 }
 
 std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) {
-  auto decoded = Decode(rule);
+  auto decoded = DecodeRule(rule);
   if (!decoded) return std::nullopt;
-  const Decoded& d = *decoded;
+  const DecodedRule& d = *decoded;
   const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
   std::optional<PruneVerdict> verdict;
   if (auto by = state_->known.Implied(whole)) {
@@ -473,7 +340,7 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) {
 }
 
 void PruneEngine::Learn(const rules::Rule& rule) {
-  auto d = Decode(rule);
+  auto d = DecodeRule(rule);
   if (!d) return;
   const PairView whole{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
   state_->known.AddRule(whole, MakeForm(whole), rule.id());

@@ -1,0 +1,130 @@
+#include "core/rule_form.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/graph_proto.h"
+#include "core/side_conditions.h"
+
+namespace taso {
+namespace {
+
+std::string TypeGroup(const TensorType& t) { return absl::StrCat("[", absl::StrJoin(t.dims, ","), "]"); }
+
+// Writes one side: in skeleton mode (`rename` null) variables are "$" and
+// recorded in `form`; otherwise they are their (renamed) name.
+class Serializer {
+ public:
+  Serializer(const Graph& g, const FormSubstitution& subst, const VariableRenaming* rename, Form* form,
+             std::vector<int>* emitted)
+      : g_(g), subst_(subst), rename_(rename), form_(form), emitted_order_(emitted) {}
+
+  std::string Visit(TensorRef t, std::string& out) {
+    const Node& node = g_.node(t.node);
+    auto sub = subst_.find(t.node);
+    if (sub != subst_.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
+      const std::string& name = sub != subst_.end() ? sub->second : node.name;
+      if (rename_ == nullptr) {
+        form_->occurrences.push_back(name);
+        form_->groups[name] = TypeGroup(g_.type(t));
+        return "$";
+      }
+      auto r = rename_->find(name);
+      return absl::StrCat("$", r == rename_->end() ? name : r->second);
+    }
+    auto done = emitted_.find(t.node);
+    if (done == emitted_.end()) {
+      std::vector<std::string> args;
+      for (const TensorRef& in : node.inputs) args.push_back(Visit(in, out));
+      const int index = next_++;
+      absl::StrAppend(&out, "%", index, "=", Label(node), "(", absl::StrJoin(args, ","), ");");
+      done = emitted_.emplace(t.node, index).first;
+      if (emitted_order_ != nullptr) emitted_order_->push_back(t.node);
+    }
+    return node.output_types.size() > 1 ? absl::StrCat("%", done->second, ":", t.index)
+                                        : absl::StrCat("%", done->second);
+  }
+
+ private:
+  // What Z3 would see: the operator's signature, which carries the shape
+  // facts its laws depend on; so equal structure means equal proof.
+  std::string Label(const Node& node) const {
+    auto sigs = NodeSignaturesIn(g_, node);
+    if (!sigs.ok() || sigs->empty()) return OpLabel(node.kind, node.params);
+    // Layout is not a value (Z3 ignores it) but layout rules are rules: a
+    // transpose keeps whether it only permutes strides.
+    const std::string layout = node.kind == OpKind::kTranspose && !node.params.shuffle ? ",view" : "";
+    // A split's outputs differ only in the index; an n-ary concat's nestings
+    // are all part of its meaning.
+    if (node.kind == OpKind::kSplit) sigs->resize(1);
+    std::vector<std::string> parts;
+    for (const ProofSignature& sig : *sigs) {
+      const std::string name = node.kind == OpKind::kSplit ? "split" : sig.name;
+      parts.push_back(absl::StrCat(name, "[", absl::StrJoin(sig.params, ","), layout, "]"));
+    }
+    return absl::StrJoin(parts, "+");
+  }
+
+  const Graph& g_;
+  const FormSubstitution& subst_;
+  const VariableRenaming* rename_;
+  Form* form_;
+  std::vector<int>* emitted_order_;
+  std::map<int, int> emitted_;
+  int next_ = 0;
+};
+
+std::string Write(const Graph& g, const std::vector<TensorRef>& roots, const FormSubstitution& subst,
+                  const VariableRenaming* rename, Form* form, std::vector<int>* emitted) {
+  std::string out;
+  Serializer s(g, subst, rename, form, emitted);
+  for (const TensorRef& r : roots) {
+    const std::string ref = s.Visit(r, out);
+    absl::StrAppend(&out, "out ", ref, ";");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const FormSubstitution& subst,
+                     const VariableRenaming& rename) {
+  return Write(g, roots, subst, &rename, nullptr, nullptr);
+}
+
+Form MakeForm(const PairView& p) {
+  Form form;
+  form.skeleton = Write(*p.a, p.ra, p.sa, nullptr, &form, &form.emitted_a);
+  form.skeleton += "=>";
+  form.skeleton += Write(*p.b, p.rb, p.sb, nullptr, &form, &form.emitted_b);
+  std::map<std::string, int> first;
+  for (const std::string& v : form.occurrences) {
+    form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
+  }
+  return form;
+}
+
+std::string FormKey(const Form& form) { return absl::StrCat(form.skeleton, "|", absl::StrJoin(form.pattern, ",")); }
+
+std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
+  auto s = GraphFromProto(rule.source());
+  auto t = GraphFromProto(rule.target());
+  if (!s.ok() || !t.ok()) return std::nullopt;
+  DecodedRule d{std::move(*s), std::move(*t), {}, {}, 0};
+  for (const rules::OutputPair& p : rule.outputs()) {
+    if (p.source_output() < 0 || p.source_output() >= static_cast<int>(d.source.outputs().size()) ||
+        p.target_output() < 0 || p.target_output() >= static_cast<int>(d.target.outputs().size())) {
+      return std::nullopt;
+    }
+    d.source_roots.push_back(d.source.outputs()[p.source_output()].tensor);
+    d.target_roots.push_back(d.target.outputs()[p.target_output()].tensor);
+  }
+  if (d.source_roots.empty()) return std::nullopt;
+  d.size = std::max(d.source.num_ops(), d.target.num_ops());
+  return d;
+}
+
+std::string RenamingKey(const PairView& p) { return std::min(FormKey(MakeForm(p)), FormKey(MakeForm(p.Reversed()))); }
+
+}  // namespace taso

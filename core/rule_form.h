@@ -1,0 +1,76 @@
+// A rule's form: its structure with variables written as "$", operators as
+// the proof signatures Z3 sees (proof_signature.h), and the variables'
+// pattern of first occurrences. Two rules with one form are the same law up
+// to a renaming of their variables: the same proof problem with other names.
+// Pruning matches proved rules by it (verifier/pruning.h), and the rule store
+// proves a class of candidate pairs once per form (verifier/renaming_proof.h).
+#ifndef TASO_CORE_RULE_FORM_H_
+#define TASO_CORE_RULE_FORM_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "proto/rules.pb.h"
+
+namespace taso {
+
+// Nodes of one side replaced by a variable (pruning's common-subgraph
+// reduction): node id -> placeholder variable name.
+using FormSubstitution = std::map<int, std::string>;
+// Variable name -> the name it is written as.
+using VariableRenaming = std::map<std::string, std::string>;
+
+// Two sides of an equation: roots of graph a equal roots of graph b.
+struct PairView {
+  const Graph* a;
+  std::vector<TensorRef> ra;
+  FormSubstitution sa;
+  const Graph* b;
+  std::vector<TensorRef> rb;
+  FormSubstitution sb;
+  PairView Reversed() const { return PairView{b, rb, sb, a, ra, sa}; }
+};
+
+struct Form {
+  // Both sides, "=>" between them; a law holds whatever the shapes its
+  // operators' signatures admit, so variables are only "$".
+  std::string skeleton;
+  std::vector<std::string> occurrences;      // variables in the order met
+  std::map<std::string, std::string> groups;  // variable -> its type group, "[2,3]"
+  std::vector<int> pattern;  // occurrence -> index of its variable's first occurrence
+  // The operator nodes of each side in the order the skeleton writes them:
+  // two pairs with one skeleton correspond node for node in this order.
+  std::vector<int> emitted_a, emitted_b;
+};
+
+Form MakeForm(const PairView& p);
+
+// One side as text with variables by (renamed) name; equal texts are equal
+// computations.
+std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const FormSubstitution& subst,
+                     const VariableRenaming& rename);
+
+// The form as one string: skeleton and pattern.
+std::string FormKey(const Form& form);
+
+// A rule's two graphs and its output pairs as roots on each side.
+struct DecodedRule {
+  Graph source, target;
+  std::vector<TensorRef> source_roots, target_roots;  // in output-pair order
+  int size = 0;  // operators in the larger side
+  PairView View() const { return PairView{&source, source_roots, {}, &target, target_roots, {}}; }
+};
+
+// nullopt if a graph does not decode or an output pair names no output.
+std::optional<DecodedRule> DecodeRule(const rules::Rule& rule);
+
+// The renaming-invariant key of a pair: the smaller FormKey of its two
+// directions, so a rule read right to left has the same key.
+std::string RenamingKey(const PairView& p);
+
+}  // namespace taso
+
+#endif  // TASO_CORE_RULE_FORM_H_

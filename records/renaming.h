@@ -1,0 +1,38 @@
+// Proving a candidate pair from a rule of the same form: what the store is
+// handed (taso_rules_db: verifier/renaming_proof.h) to derive the verdicts of
+// the pairs it did not lease (rules_db.proto, CandidatePair.renaming_of).
+#ifndef TASO_RECORDS_RENAMING_H_
+#define TASO_RECORDS_RENAMING_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/rules.pb.h"
+#include "proto/rules_db.pb.h"
+#include "records/spec.h"
+
+namespace taso::records {
+
+enum class RenamingOutcome {
+  kProved,        // the rule is PROVED, its proof and conditions the other's renamed
+  kSameVerdict,   // the other rule is not proved; this one has its verdict
+  kNotDerived,    // no verdict: the forms differ, or the conditions do not carry over
+};
+
+struct RenamingVerdict {
+  rules::Rule rule;  // the pair's rule, with a verdict unless kNotDerived
+  RenamingOutcome outcome = RenamingOutcome::kNotDerived;
+  std::string why_not;  // kNotDerived: for the log
+};
+
+// The verdict of pair `pair` of `candidate_class` (a job with spec `spec`)
+// given `other`, the stored rule its renaming_of names. An error only when
+// the pair does not decode.
+using RenamingProver = std::function<absl::StatusOr<RenamingVerdict>(
+    const Spec& spec, const rules_db::CandidateClass& candidate_class, const rules_db::CandidatePair& pair,
+    const rules::Rule& other)>;
+
+}  // namespace taso::records
+
+#endif  // TASO_RECORDS_RENAMING_H_

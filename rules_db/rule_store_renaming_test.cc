@@ -1,0 +1,177 @@
+// The rule store proving one candidate pair per form: pairs whose rule renames
+// an earlier pair's are not leased, and their verdicts, derived when the job's
+// classes are verified, are the ones their own proofs give.
+#include <map>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rules_db/rule_store.h"
+#include "rules_db/test_util.h"
+#include "rules_db/verify_test_util.h"
+#include "verifier/precheck.h"
+#include "verifier/prover.h"
+#include "verifier/pruning.h"
+#include "verifier/renaming_proof.h"
+
+namespace taso::rules_db {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kSize = 3;
+
+class RenamingStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (auto* p : {&prover_, &checker_prover_}) {
+      auto made = verifier::Prover::Create();
+      ASSERT_TRUE(made.ok()) << made.status();
+      *p = std::move(*made);
+    }
+  }
+
+  // A store as taso_rules_db makes it, with or without renaming_prover.
+  RuleStoreOptions Options(bool once_per_form) {
+    RuleStoreOptions options;
+    options.checker = [this](rules::Rule& rule) {
+      return verifier::VerifyClaim(*checker_prover_, verifier::SolverName(), rule);
+    };
+    options.pruner = verifier::PruneRules;
+    if (once_per_form) options.renaming_prover = verifier::ProveAsRenaming;
+    return options;
+  }
+
+  // Leases and verifies every class; returns the pairs leased.
+  int64_t VerifyEveryClass(RuleStore& rules, bool once_per_form) {
+    int64_t pairs = 0;
+    while (true) {
+      auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+      EXPECT_TRUE(leases.ok()) << leases.status();
+      if (!leases.ok() || leases->leases().empty()) break;
+      for (const CandidatePair& p : leases->leases(0).candidate_class().pairs()) {
+        if (once_per_form) EXPECT_TRUE(p.renaming_of().empty()) << "a pair of a form already leased was leased";
+        ++pairs;
+      }
+      auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));
+      EXPECT_TRUE(reply.ok()) << reply.status();
+    }
+    return pairs;
+  }
+
+  static std::map<std::string, rules::Rule> JobRules(RuleStore& rules) {
+    std::map<std::string, rules::Rule> out;
+    EXPECT_TRUE(rules.ForEachJobRule("j", [&](const rules::Rule& r) {
+      out[r.id()] = r;
+      return absl::OkStatus();
+    }).ok());
+    return out;
+  }
+
+  std::unique_ptr<verifier::Prover> prover_, checker_prover_;
+};
+
+TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirOwnProofsGive) {
+  auto once_store = OpenStore(TempDir("once_per_form"));
+  auto every_store = OpenStore(TempDir("every_pair"));
+  ASSERT_NE(once_store, nullptr);
+  ASSERT_NE(every_store, nullptr);
+  const Job job = RunJob(*once_store, SmallSpec(kSize), "j");
+  ASSERT_EQ(RunJob(*every_store, SmallSpec(kSize), "j").renaming_pairs(), job.renaming_pairs());
+  ASSERT_GT(job.renaming_pairs(), 5) << "three interchangeable inputs: several renamings";
+
+  RuleStore once(once_store.get(), Options(true));
+  RuleStore every(every_store.get(), Options(false));
+  const int64_t once_pairs = VerifyEveryClass(once, true);
+  const int64_t every_pairs = VerifyEveryClass(every, false);
+  EXPECT_EQ(every_pairs - once_pairs, job.renaming_pairs());
+
+  auto once_job = once_store->GetJob("j");
+  auto every_job = every_store->GetJob("j");
+  ASSERT_TRUE(once_job.ok() && every_job.ok());
+  ASSERT_EQ(once_job->state(), JOB_STATE_DONE);
+  const Verification& v = once_job->verification();
+  const Verification& w = every_job->verification();
+  EXPECT_GT(v.rules_proved_as_renaming(), 0);
+  EXPECT_LE(v.rules_proved_as_renaming(), job.renaming_pairs());
+  EXPECT_EQ(v.renamings_proved_alone(), 0);
+  EXPECT_EQ(w.rules_proved_as_renaming(), 0);
+  // The same table...
+  EXPECT_EQ(v.rules_proved(), w.rules_proved());
+  EXPECT_EQ(v.rules_unknown(), w.rules_unknown());
+  EXPECT_EQ(v.after_renaming(), w.after_renaming());
+  EXPECT_EQ(v.after_common_subgraph(), w.after_common_subgraph());
+  // ... rule for rule: every status and every side condition.
+  const auto derived = JobRules(once);
+  const auto proved = JobRules(every);
+  ASSERT_EQ(derived.size(), proved.size());
+  for (const auto& [id, rule] : derived) {
+    auto it = proved.find(id);
+    ASSERT_NE(it, proved.end()) << id;
+    EXPECT_EQ(rule.status(), it->second.status()) << id;
+    EXPECT_EQ(rule.conditions().DebugString(), it->second.conditions().DebugString()) << id;
+    // The verifier whose proof it stands on, as for a rule proved alone.
+    EXPECT_EQ(rule.provenance().verifier_worker_id(), "w") << id;
+    if (rule.status() == rules::RULE_STATUS_PROVED || rule.status() == rules::RULE_STATUS_PRUNED) {
+      EXPECT_FALSE(rule.proof().axioms_used().empty()) << id;
+    }
+  }
+  // Each derived pair names a rule leased no later than its own class.
+  auto fingerprints = once_store->ClassFingerprints("j");
+  ASSERT_TRUE(fingerprints.ok());
+  int64_t named = 0;
+  for (const std::string& fp : *fingerprints) {
+    auto c = once_store->GetCandidateClass("j", fp);
+    ASSERT_TRUE(c.ok());
+    for (const CandidatePair& p : c->pairs()) {
+      if (p.renaming_of().empty()) continue;
+      ++named;
+      auto first = derived.find(p.renaming_of());
+      ASSERT_NE(first, derived.end()) << p.renaming_of();
+      EXPECT_LE(first->second.provenance().fingerprint(), fp);
+    }
+  }
+  EXPECT_EQ(named, job.renaming_pairs());
+}
+
+TEST_F(RenamingStoreTest, AVerdictForAPairOfAFormAlreadyLeasedIsRefused) {
+  auto store = OpenStore(TempDir("refused"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
+  RuleStore rules(store.get(), Options(true));
+  // A class with a pair not leased: its stored copy has it, the lease not.
+  auto fingerprints = store->ClassFingerprints("j");
+  ASSERT_TRUE(fingerprints.ok());
+  int tried = 0;
+  while (tried == 0) {
+    auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    ASSERT_FALSE(leases->leases().empty()) << "no class with a renaming";
+    const Lease& lease = leases->leases(0);
+    auto stored = store->GetCandidateClass("j", lease.candidate_class().fingerprint());
+    ASSERT_TRUE(stored.ok());
+    ReportVerdictsRequest report = Verify(lease, "w", *prover_, kSize);
+    for (const CandidatePair& p : stored->pairs()) {
+      if (p.renaming_of().empty()) continue;
+      // What an honest worker would report for it, with the stored class.
+      Lease whole = lease;
+      *whole.mutable_candidate_class() = *stored;
+      whole.mutable_candidate_class()->set_job_id("j");
+      const ReportVerdictsRequest honest = Verify(whole, "w", *prover_, kSize);
+      for (const PairVerdict& v : honest.verdicts()) {
+        if (v.source_member() == p.source_member() && v.target_member() == p.target_member()) {
+          ReportVerdictsRequest extra = report;
+          *extra.add_verdicts() = v;
+          auto refused = rules.ReportVerdicts(extra);
+          EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+          EXPECT_THAT(refused.status().message(), HasSubstr("no such candidate pair"));
+          ++tried;
+        }
+      }
+      break;
+    }
+    ASSERT_TRUE(rules.ReportVerdicts(report).ok());
+  }
+}
+
+}  // namespace
+}  // namespace taso::rules_db

@@ -1,0 +1,136 @@
+#include "verifier/renaming_proof.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/rule_form.h"
+#include "core/side_conditions.h"
+#include "verifier/candidate.h"
+
+namespace taso::verifier {
+namespace {
+
+using records::RenamingOutcome;
+using records::RenamingVerdict;
+
+RenamingVerdict NotDerived(rules::Rule rule, std::string why) {
+  return RenamingVerdict{std::move(rule), RenamingOutcome::kNotDerived, std::move(why)};
+}
+
+std::map<int, const rules::NodeCondition*> ByNode(
+    const google::protobuf::RepeatedPtrField<rules::NodeCondition>& conditions) {
+  std::map<int, const rules::NodeCondition*> out;
+  for (const rules::NodeCondition& c : conditions) out[c.node()] = &c;
+  return out;
+}
+
+// Carries `from`'s conditions of the nodes `from_nodes` to `to_nodes` (the
+// same positions in one form); false if one is missing.
+bool CarryOver(const std::map<int, const rules::NodeCondition*>& from, const std::vector<int>& from_nodes,
+               const std::vector<int>& to_nodes, std::map<int, rules::NodeCondition>& to) {
+  if (from_nodes.size() != to_nodes.size()) return false;
+  for (size_t i = 0; i < from_nodes.size(); ++i) {
+    auto it = from.find(from_nodes[i]);
+    if (it == from.end()) return false;
+    rules::NodeCondition c = *it->second;
+    c.set_node(to_nodes[i]);
+    to[to_nodes[i]] = std::move(c);
+  }
+  return true;
+}
+
+// Fact variables numbered as a proof of the rule itself numbers them: in
+// order of first use, source nodes then target nodes.
+void RenumberFacts(rules::SideConditions& conditions) {
+  std::map<int64_t, int64_t> renumbered;
+  for (auto* side : {conditions.mutable_source(), conditions.mutable_target()}) {
+    for (rules::NodeCondition& node : *side) {
+      for (rules::ProofSignature& sig : *node.mutable_signatures()) {
+        for (int i = 0; i < sig.params_size(); ++i) {
+          if (!IsFactVariable(sig.params(i))) continue;
+          auto [it, inserted] =
+              renumbered.try_emplace(sig.params(i), FactVariable(static_cast<int>(renumbered.size())));
+          sig.set_params(i, it->second);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other) {
+  const auto mine = DecodeRule(rule);
+  const auto theirs = DecodeRule(other);
+  if (!mine || !theirs) return NotDerived(std::move(rule), "a rule's graphs do not decode");
+  const Form other_form = MakeForm(theirs->View());
+  const std::string other_key = FormKey(other_form);
+  // Read left to right or right to left: pruning's renamings include both.
+  bool reversed = false;
+  Form form = MakeForm(mine->View());
+  if (FormKey(form) != other_key) {
+    reversed = true;
+    form = MakeForm(mine->View().Reversed());
+    if (FormKey(form) != other_key) {
+      return NotDerived(std::move(rule), absl::StrCat("its form is not that of ", other.id()));
+    }
+  }
+  const std::string from = absl::StrCat(reversed ? "read right to left, " : "", "a renaming of ", other.id());
+  switch (other.status()) {
+    case rules::RULE_STATUS_PROVED:
+    case rules::RULE_STATUS_PRUNED:
+      break;
+    case rules::RULE_STATUS_REFUTED:
+    case rules::RULE_STATUS_TIMEOUT:
+    case rules::RULE_STATUS_UNKNOWN:
+    case rules::RULE_STATUS_REJECTED_PRECHECK: {
+      rule.set_status(other.status());
+      rule.set_status_detail(absl::StrCat("as ", from, ": ", other.status_detail()));
+      rules::ProofInfo* proof = rule.mutable_proof();
+      proof->set_solver(other.proof().solver());
+      proof->set_axiom_set_version(other.proof().axiom_set_version());
+      rule.clear_conditions();
+      return RenamingVerdict{std::move(rule), RenamingOutcome::kSameVerdict, ""};
+    }
+    default:
+      return NotDerived(std::move(rule), absl::StrCat(other.id(), " has no verdict"));
+  }
+  // The form's a side is this rule's source unless it was read reversed.
+  std::map<int, rules::NodeCondition> a_side, b_side;
+  if (!CarryOver(ByNode(other.conditions().source()), other_form.emitted_a, form.emitted_a, a_side) ||
+      !CarryOver(ByNode(other.conditions().target()), other_form.emitted_b, form.emitted_b, b_side)) {
+    return NotDerived(std::move(rule), absl::StrCat(other.id(), "'s conditions do not name every operator"));
+  }
+  rules::SideConditions* conditions = rule.mutable_conditions();
+  conditions->Clear();
+  conditions->set_vocabulary_version(other.conditions().vocabulary_version());
+  for (auto& [node, c] : reversed ? b_side : a_side) *conditions->add_source() = std::move(c);
+  for (auto& [node, c] : reversed ? a_side : b_side) *conditions->add_target() = std::move(c);
+  RenumberFacts(*conditions);
+  // The check a proof's own conditions pass: every operator named, only the
+  // facts a proof may leave open left open, and this rule's shapes admitted.
+  if (auto checked = RecordedConditions(rule, mine->source, mine->target); !checked.ok()) {
+    rule.clear_conditions();
+    return NotDerived(std::move(rule), absl::StrCat("the conditions of ", other.id(), " do not carry over: ",
+                                                    checked.status().message()));
+  }
+  rule.set_status(rules::RULE_STATUS_PROVED);
+  rule.set_status_detail(absl::StrCat("proved as ", from, " (one form, one proof)"));
+  rules::ProofInfo* proof = rule.mutable_proof();
+  *proof = other.proof();
+  proof->set_proof_time_ms(0);
+  proof->clear_counterexample();
+  return RenamingVerdict{std::move(rule), RenamingOutcome::kProved, ""};
+}
+
+absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
+                                                const rules_db::CandidateClass& candidate_class,
+                                                const rules_db::CandidatePair& pair, const rules::Rule& other) {
+  auto graphs = DecodeCandidate(spec, candidate_class, pair);
+  if (!graphs.ok()) return graphs.status();
+  return ProveRuleAsRenaming(RuleFromGraphs(*graphs), other);
+}
+
+}  // namespace taso::verifier

@@ -1,0 +1,35 @@
+// Proving a rule as a renaming of a proved one. Two rules with one form
+// (core/rule_form.h) pose Z3 the same problem with other variable names: the
+// same operator applications, by the signatures the proof sees, on variables
+// in the same pattern. So a proof of one is a proof of the other, and the
+// facts it assumed carry over node for node, in the order the form writes
+// the nodes. The store derives the verdicts of the candidate pairs it did not
+// lease this way (records/renaming.h); the carried conditions must pass the
+// same check as a proof's own (RecordedConditions), or nothing is derived
+// and the store proves the rule itself.
+#ifndef TASO_VERIFIER_RENAMING_PROOF_H_
+#define TASO_VERIFIER_RENAMING_PROOF_H_
+
+#include "absl/status/statusor.h"
+#include "proto/rules.pb.h"
+#include "proto/rules_db.pb.h"
+#include "records/renaming.h"
+#include "records/spec.h"
+
+namespace taso::verifier {
+
+// records::RenamingProver: the verdict of `pair`'s rule given `other`.
+// PROVED (or PRUNED) `other` of the same form: PROVED, with `other`'s
+// axioms and its conditions carried over. REFUTED, TIMEOUT, UNKNOWN or
+// REJECTED_PRECHECK `other` of the same form: that status, without a proof.
+absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
+                                                         const rules_db::CandidateClass& candidate_class,
+                                                         const rules_db::CandidatePair& pair,
+                                                         const rules::Rule& other);
+
+// The same for a rule already built: `rule`'s verdict given `other`.
+records::RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other);
+
+}  // namespace taso::verifier
+
+#endif  // TASO_VERIFIER_RENAMING_PROOF_H_

@@ -1,0 +1,141 @@
+#include "verifier/renaming_proof.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/graph_builder.h"
+#include "testing/op_params.h"
+#include "verifier/candidate.h"
+#include "verifier/precheck.h"
+#include "verifier/prover_fixture.h"
+
+namespace taso::verifier {
+namespace {
+
+using ::taso::testing::Axis;
+using ::testing::HasSubstr;
+using G = ::taso::testing::GraphBuilder;
+using records::RenamingOutcome;
+
+rules::Rule RuleOf(const G& a, const G& b, const std::string& id = "") {
+  CandidateGraphs graphs{a.graph, b.graph, {}};
+  for (size_t i = 0; i < a.graph.outputs().size(); ++i) graphs.outputs.emplace_back(i, i);
+  rules::Rule r = RuleFromGraphs(graphs);
+  r.set_id(id);
+  return r;
+}
+
+// conv(x,w) + conv(y,w) = conv(cat_1(x,y), cat_1(w,w)): its proof leaves the
+// concats' equal halves open as one fact, so the conditions carry a fact
+// variable. `weights_first` builds the target's nodes in another order, so
+// node ids differ between renamings.
+rules::Rule ChannelConcat(const std::string& x, const std::string& y, const std::string& w, bool reversed,
+                          bool weights_first = false) {
+  G a, b;
+  auto i1 = a.In(x, {2, 4, 5, 5}), i2 = a.In(y, {2, 4, 5, 5});
+  auto v = a.W(w, {4, 4, 3, 3});
+  a.Out(a.Op(OpKind::kEwAdd, {a.Op(OpKind::kConv2D, {i1, v}, OpParams{}), a.Op(OpKind::kConv2D, {i2, v}, OpParams{})}));
+  auto v2 = b.W(w, {4, 4, 3, 3});
+  auto j2 = b.In(y, {2, 4, 5, 5}), j1 = b.In(x, {2, 4, 5, 5});
+  TensorRef weights, inputs;
+  if (weights_first) {
+    weights = b.Op(OpKind::kConcat, {v2, v2}, Axis(1));
+    inputs = b.Op(OpKind::kConcat, {j1, j2}, Axis(1));
+  } else {
+    inputs = b.Op(OpKind::kConcat, {j1, j2}, Axis(1));
+    weights = b.Op(OpKind::kConcat, {v2, v2}, Axis(1));
+  }
+  b.Out(b.Op(OpKind::kConv2D, {inputs, weights}, OpParams{}));
+  return reversed ? RuleOf(b, a) : RuleOf(a, b);
+}
+
+class RenamingProofTest : public ProverFixture {
+ protected:
+  rules::Rule Proved(rules::Rule rule, const std::string& id) {
+    EXPECT_TRUE(VerifyStandalone(*prover_, "z3", rule).ok());
+    EXPECT_EQ(rule.status(), rules::RULE_STATUS_PROVED) << rule.status_detail();
+    rule.set_id(id);
+    return rule;
+  }
+};
+
+TEST_F(RenamingProofTest, ARenamingGetsTheProofAndTheConditionsItsOwnProofWouldGive) {
+  const rules::Rule proved = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
+  ASSERT_GT(proved.conditions().target_size(), 0);
+  struct Case {
+    const char* what;
+    rules::Rule rule;
+  };
+  const std::vector<Case> cases = {
+      {"renamed", ChannelConcat("i3", "i1", "w2", false)},
+      {"renamed, nodes in another order", ChannelConcat("i2", "i3", "w1", false, true)},
+      {"read right to left", ChannelConcat("i2", "i1", "w1", true, true)},
+  };
+  for (const Case& c : cases) {
+    records::RenamingVerdict v = ProveRuleAsRenaming(c.rule, proved);
+    ASSERT_EQ(v.outcome, RenamingOutcome::kProved) << c.what << ": " << v.why_not;
+    EXPECT_EQ(v.rule.status(), rules::RULE_STATUS_PROVED) << c.what;
+    EXPECT_THAT(v.rule.status_detail(), HasSubstr("rA")) << c.what;
+    EXPECT_EQ(v.rule.proof().axioms_used_size(), proved.proof().axioms_used_size()) << c.what;
+    // The conditions a proof of its own records, node for node.
+    const rules::Rule own = Proved(c.rule, "own");
+    EXPECT_EQ(v.rule.conditions().DebugString(), own.conditions().DebugString()) << c.what;
+    // And the store's check of a claimed proof accepts it as claimed.
+    rules::Rule claimed = v.rule;
+    ASSERT_TRUE(VerifyClaim(*prover_, "z3", claimed).ok());
+    EXPECT_EQ(claimed.status(), rules::RULE_STATUS_PROVED) << c.what;
+    EXPECT_EQ(claimed.conditions().DebugString(), v.rule.conditions().DebugString()) << c.what;
+  }
+}
+
+TEST_F(RenamingProofTest, AnInstanceOrAnotherLawIsNotDerived) {
+  const rules::Rule proved = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
+  // One input twice: an instance of rA, not a renaming (pruning's business).
+  records::RenamingVerdict instance = ProveRuleAsRenaming(ChannelConcat("i1", "i1", "w1", false), proved);
+  EXPECT_EQ(instance.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(instance.why_not, HasSubstr("form"));
+  EXPECT_EQ(instance.rule.status(), rules::RULE_STATUS_CANDIDATE);
+  G a, b;
+  auto x = a.In("i1", {2, 4}), y = a.In("i2", {2, 4});
+  a.Out(a.Op(OpKind::kEwAdd, {x, y}));
+  auto u = b.In("i1", {2, 4}), v = b.In("i2", {2, 4});
+  b.Out(b.Op(OpKind::kEwAdd, {v, u}));
+  records::RenamingVerdict other = ProveRuleAsRenaming(RuleOf(a, b), proved);
+  EXPECT_EQ(other.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_FALSE(other.rule.has_conditions());
+}
+
+TEST_F(RenamingProofTest, ConditionsThatDoNotCarryOverDeriveNothing) {
+  rules::Rule proved = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
+  // A stored rule whose conditions lost a node: nothing to carry to it.
+  proved.mutable_conditions()->mutable_target()->RemoveLast();
+  records::RenamingVerdict v = ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), proved);
+  EXPECT_EQ(v.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(v.why_not, HasSubstr("conditions"));
+  EXPECT_NE(v.rule.status(), rules::RULE_STATUS_PROVED);
+  // Conditions naming a signature the rule's shapes do not have.
+  rules::Rule edited = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
+  edited.mutable_conditions()->mutable_source(0)->mutable_signatures(0)->set_params(0, 7);
+  records::RenamingVerdict w = ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), edited);
+  EXPECT_EQ(w.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_NE(w.rule.status(), rules::RULE_STATUS_PROVED);
+}
+
+TEST_F(RenamingProofTest, AnUnprovedRuleGivesItsVerdictWithoutAProof) {
+  rules::Rule timed_out = ChannelConcat("i1", "i2", "w1", false, false);
+  timed_out.set_id("rT");
+  timed_out.set_status(rules::RULE_STATUS_TIMEOUT);
+  timed_out.set_status_detail("z3 gave up after 10 s");
+  records::RenamingVerdict v = ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), timed_out);
+  EXPECT_EQ(v.outcome, RenamingOutcome::kSameVerdict);
+  EXPECT_EQ(v.rule.status(), rules::RULE_STATUS_TIMEOUT);
+  EXPECT_THAT(v.rule.status_detail(), HasSubstr("rT"));
+  EXPECT_FALSE(v.rule.has_conditions());
+  EXPECT_EQ(v.rule.proof().axioms_used_size(), 0);
+  rules::Rule candidate = timed_out;
+  candidate.set_status(rules::RULE_STATUS_CANDIDATE);
+  EXPECT_EQ(ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), candidate).outcome,
+            RenamingOutcome::kNotDerived);
+}
+
+}  // namespace
+}  // namespace taso::verifier

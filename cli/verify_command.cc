@@ -199,6 +199,7 @@ class Verify {
                             {"rejected_precheck", v.rules_rejected_precheck()},
                             {"proved_as_renaming", v.rules_proved_as_renaming()},
                             {"renamings_proved_alone", v.renamings_proved_alone()},
+                            {"derive_seconds", RoundTo(v.derive_seconds(), 3)},
                             {"after_renaming", v.after_renaming()},
                             {"after_common_subgraph", v.after_common_subgraph()},
                             {"pruned_renaming", v.pruned_renaming()},

@@ -433,7 +433,9 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
   std::vector<rules::Rule> rules;
   Verification v;
   if (options_.renaming_prover) {
+    const absl::Time start = absl::Now();
     if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
+    v.set_derive_seconds(absl::ToDoubleSeconds(absl::Now() - start));
   }
   auto tally = [&v](const rules::Rule& r) {
     switch (r.status()) {

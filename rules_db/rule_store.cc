@@ -161,7 +161,9 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   JobQueue* raw = queue.get();
   queues_[job_id] = std::move(queue);
   if (raw->leases.verified() == raw->leases.total() && job->state() != JOB_STATE_DONE) {
-    if (absl::Status s = FinishJob(job_id, *raw); !s.ok()) return s;
+    // A restart after the last verdict: finished here, under the lock.
+    raw->finishing = true;
+    if (absl::Status s = FinishJob(job_id, *raw, Progress(*raw)); !s.ok()) return s;
   }
   return raw;
 }
@@ -251,7 +253,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
     if (absl::Status s = ReproveVerdict(request.verdicts(i), request.worker_id(), rules[i]); !s.ok()) return s;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   auto queue_or = Queue(job_id);
   if (!queue_or.ok()) return queue_or.status();
   JobQueue& queue = **queue_or;
@@ -283,7 +285,20 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   }
   if (absl::Status s = queue.leases.Complete(request.lease_id()); !s.ok()) return s;
   if (queue.leases.verified() == queue.leases.total()) {
-    if (absl::Status s = FinishJob(job_id, queue); !s.ok()) return s;
+    if (queue.finishing) return response;
+    queue.finishing = true;
+    const Verification progress = Progress(queue);
+    // Outside the lock: deriving and pruning a large job's rules takes
+    // minutes, and leases (other jobs', pollers of this one) must not wait
+    // that long. Nothing below changes the queue; the job stays VERIFYING
+    // until it is DONE.
+    lock.unlock();
+    absl::Status finished = FinishJob(job_id, queue, progress);
+    if (!finished.ok()) {
+      lock.lock();
+      queue.finishing = false;  // the job stays VERIFYING; a restarted store finishes it
+      return finished;
+    }
   } else if (now - queue.persisted >= absl::Seconds(1)) {
     // Progress for `taso verify` and stats; the verified markers are the truth.
     if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;
@@ -358,7 +373,7 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
   return storage::FromRocks(it->status(), "reading rules");
 }
 
-absl::Status RuleStore::ProveRenamings(const std::string& job_id, JobQueue& queue, Verification& v) {
+absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v) {
   auto fingerprints = hash_store_->ClassFingerprints(job_id);
   if (!fingerprints.ok()) return fingerprints.status();
   auto families = OwnFamilies();
@@ -427,11 +442,18 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, JobQueue& queu
   return flush();
 }
 
-absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
+Verification RuleStore::Progress(const JobQueue& queue) {
+  Verification v;
+  v.set_classes_total(queue.leases.total());
+  v.set_classes_verified(queue.leases.verified());
+  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
+  return v;
+}
+
+absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& queue, Verification v) {
   int64_t count = 0;
   bool prune = true;
   std::vector<rules::Rule> rules;
-  Verification v;
   if (options_.renaming_prover) {
     const absl::Time start = absl::Now();
     if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
@@ -471,9 +493,6 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, JobQueue& queue) {
     return true;
   });
   if (!s.ok()) return s;
-  v.set_classes_total(queue.leases.total());
-  v.set_classes_verified(queue.leases.verified());
-  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
   if (!prune) {
     v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
                             options_.prune_max_rules, " (prune them with `taso rules prune`)"));

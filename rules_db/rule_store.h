@@ -175,6 +175,7 @@ class RuleStore {
     absl::Time started = absl::InfinitePast();
     bool verifying = false;                      // the job's state says so
     absl::Time persisted = absl::InfinitePast();  // progress last written
+    bool finishing = false;  // FinishJob has started (set once every class is verified)
   };
 
   // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.
@@ -182,10 +183,15 @@ class RuleStore {
   absl::StatusOr<std::string> PickJob(const std::string& job_id);
   // FailedPrecondition unless `job_id` is DONE (pruning is the end of verification).
   absl::Status RequireDone(const std::string& job_id);
-  absl::Status FinishJob(const std::string& job_id, JobQueue& queue);
+  // Verification figures of a queue so far. Called with mu_ held.
+  static Verification Progress(const JobQueue& queue);
+  // Derives the renamings' verdicts, prunes and marks the job DONE, from
+  // `v` (Progress at the last verdict). Reads only what in `queue` does not
+  // change once every class is verified, so it may run without mu_.
+  absl::Status FinishJob(const std::string& job_id, const JobQueue& queue, Verification v);
   // The verdicts of the pairs not leased (RuleStoreOptions::renaming_prover),
   // stored before the job is pruned; counted in `v`.
-  absl::Status ProveRenamings(const std::string& job_id, JobQueue& queue, Verification& v);
+  absl::Status ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // A verdict reported PROVED, proved again by the checker: `rule` becomes
   // the check's (its TIMEOUT or UNKNOWN included); a refutation or other

@@ -1,7 +1,10 @@
 // The rule store proving one candidate pair per form: pairs whose rule renames
 // an earlier pair's are not leased, and their verdicts, derived when the job's
 // classes are verified, are the ones their own proofs give.
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -171,6 +174,51 @@ TEST_F(RenamingStoreTest, AVerdictForAPairOfAFormAlreadyLeasedIsRefused) {
     }
     ASSERT_TRUE(rules.ReportVerdicts(report).ok());
   }
+}
+
+// Deriving and pruning a large job takes minutes: the store's lock is not
+// held meanwhile, so leases (here: a poller of the finishing job) answer.
+TEST_F(RenamingStoreTest, LeasesAreAnsweredWhileTheLastReportDerivesTheRenamings) {
+  auto store = OpenStore(TempDir("unlocked"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  bool deriving = false, answered = false, waited_out = false;
+  RuleStoreOptions options = Options(true);
+  options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
+                                const rules::Rule& other) {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!deriving) {
+      deriving = true;
+      cv.notify_all();
+      waited_out = !cv.wait_for(lock, std::chrono::seconds(20), [&] { return answered; });
+    }
+    return verifier::ProveAsRenaming(spec, c, pair, other);
+  };
+  RuleStore rules(store.get(), options);
+  std::thread verifier([&] { VerifyEveryClass(rules, true); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return deriving; }));
+  }
+  auto poll = rules.LeaseCandidates(LeaseRequest("poller"));
+  ASSERT_TRUE(poll.ok()) << poll.status();
+  EXPECT_TRUE(poll->leases().empty());
+  auto during = store->GetJob("j");
+  ASSERT_TRUE(during.ok());
+  EXPECT_NE(during->state(), JOB_STATE_DONE) << "DONE only once the renamings are derived and pruned";
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    answered = true;
+    cv.notify_all();
+  }
+  verifier.join();
+  EXPECT_FALSE(waited_out) << "the lease waited for the derivation";
+  auto after = store->GetJob("j");
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->state(), JOB_STATE_DONE);
+  EXPECT_GT(after->verification().rules_proved_as_renaming(), 0);
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "records/encoding.h"
@@ -26,9 +25,6 @@ constexpr int kMaxClassesPerLease = 100;
 constexpr int kDefaultMatchSites = 20;
 constexpr size_t kMatchChunk = 5000;
 
-// Provenance of a rule the store proved itself (PutRules), in place of a
-// verifier worker's id.
-constexpr char kStoreCheckerId[] = "taso_rules_db";
 // Column family names: part of the on-disk format.
 constexpr char kRulesFamily[] = "rules";
 constexpr char kVerifiedFamily[] = "verified";
@@ -371,160 +367,6 @@ absl::Status RuleStore::ForEachRule(const std::function<bool(const rules::Rule&)
     if (!visit(rule)) break;
   }
   return storage::FromRocks(it->status(), "reading rules");
-}
-
-absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v) {
-  auto fingerprints = hash_store_->ClassFingerprints(job_id);
-  if (!fingerprints.ok()) return fingerprints.status();
-  auto families = OwnFamilies();
-  if (!families.ok()) return families.status();
-  const Families& f = *families;
-  const absl::Time now = absl::Now();
-  rocksdb::WriteBatch batch;
-  auto flush = [&]() -> absl::Status {
-    absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing derived verdicts");
-    batch.Clear();
-    return s;
-  };
-  constexpr int kRulesPerWrite = 5000;
-  for (const std::string& fp : *fingerprints) {
-    auto c = hash_store_->GetCandidateClass(job_id, fp);
-    if (!c.ok()) return c.status();
-    for (const CandidatePair& pair : c->pairs()) {
-      if (pair.renaming_of().empty() || pair.rejected()) continue;
-      // Its form's first pair was leased and has a verdict, unless the
-      // store lost it: then nothing is derived and the rule is proved here.
-      rules::Rule other;
-      std::string bytes;
-      rocksdb::Status read = f.db->Get(rocksdb::ReadOptions(), f.rules, pair.renaming_of(), &bytes);
-      if (read.ok()) {
-        if (!other.ParseFromString(bytes)) return absl::DataLossError(absl::StrCat("rule ", pair.renaming_of()));
-      } else if (!read.IsNotFound()) {
-        return storage::FromRocks(read, "reading a rule to derive from");
-      }
-      auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
-      if (!verdict.ok()) {
-        return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
-      }
-      rules::Rule rule = std::move(verdict->rule);
-      auto id = RuleId(rule);
-      if (!id.ok()) return id.status();
-      rule.set_id(*id);
-      if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
-        v.set_renamings_proved_alone(v.renamings_proved_alone() + 1);
-        if (!options_.checker) {
-          rule.set_status(rules::RULE_STATUS_UNKNOWN);
-          rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
-        } else {
-          // The other rule's axioms as the claim: the check tries them first.
-          if (other.status() == rules::RULE_STATUS_PROVED || other.status() == rules::RULE_STATUS_PRUNED) {
-            rule.set_status(rules::RULE_STATUS_PROVED);
-            *rule.mutable_proof() = other.proof();
-          }
-          if (absl::Status s = options_.checker(rule); !s.ok()) {
-            return absl::DataLossError(absl::StrCat("rule ", *id, ": ", s.message()));
-          }
-        }
-      } else if (verdict->outcome == records::RenamingOutcome::kProved) {
-        v.set_rules_proved_as_renaming(v.rules_proved_as_renaming() + 1);
-      }
-      // A derived verdict is the other rule's verifier's (as the store checked it).
-      const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
-                                 ? std::string(kStoreCheckerId)
-                                 : other.provenance().verifier_worker_id();
-      StampVerdict(f, job_id, queue, fp, by, now, rule);
-      PutRule(f, rule, batch);
-      if (batch.Count() >= kRulesPerWrite) {
-        if (absl::Status s = flush(); !s.ok()) return s;
-      }
-    }
-  }
-  return flush();
-}
-
-Verification RuleStore::Progress(const JobQueue& queue) {
-  Verification v;
-  v.set_classes_total(queue.leases.total());
-  v.set_classes_verified(queue.leases.verified());
-  if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
-  return v;
-}
-
-absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& queue, Verification v) {
-  int64_t count = 0;
-  bool prune = true;
-  std::vector<rules::Rule> rules;
-  if (options_.renaming_prover) {
-    const absl::Time start = absl::Now();
-    if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
-    v.set_derive_seconds(absl::ToDoubleSeconds(absl::Now() - start));
-  }
-  auto tally = [&v](const rules::Rule& r) {
-    switch (r.status()) {
-      case rules::RULE_STATUS_PROVED:
-      case rules::RULE_STATUS_PRUNED: v.set_rules_proved(v.rules_proved() + 1); break;
-      case rules::RULE_STATUS_REFUTED: v.set_rules_refuted(v.rules_refuted() + 1); break;
-      case rules::RULE_STATUS_TIMEOUT: v.set_rules_timeout(v.rules_timeout() + 1); break;
-      case rules::RULE_STATUS_UNKNOWN: v.set_rules_unknown(v.rules_unknown() + 1); break;
-      case rules::RULE_STATUS_REJECTED_PRECHECK:
-        v.set_rules_rejected_precheck(v.rules_rejected_precheck() + 1);
-        break;
-      default: break;
-    }
-  };
-  // Count first, then keep the rules only when the job is small enough to
-  // prune here: keeping them until the limit was passed held prune_max_rules
-  // parsed rules (~10 KB each) for a job that is then not pruned, which took
-  // the store to about 5 GiB on the size-4 job.
-  absl::Status s = ForEachRule([&](const rules::Rule& r) {
-    if (r.provenance().job_id() == job_id) ++count;
-    return true;
-  });
-  if (!s.ok()) return s;
-  prune = count <= options_.prune_max_rules;
-  if (prune) rules.reserve(static_cast<size_t>(count));
-  s = ForEachRule([&](const rules::Rule& r) {
-    if (r.provenance().job_id() != job_id) return true;
-    if (prune) {
-      rules.push_back(r);
-    } else {
-      tally(r);
-    }
-    return true;
-  });
-  if (!s.ok()) return s;
-  if (!prune) {
-    v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
-                            options_.prune_max_rules, " (prune them with `taso rules prune`)"));
-    return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
-  }
-  if (!options_.pruner) {
-    for (const rules::Rule& kept : rules) tally(kept);
-    v.set_note("not pruned: this store has no pruner");
-    return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
-  }
-  // Pruning is a function of the proved set: start from it afresh.
-  std::vector<rules::RuleStatus> before;
-  for (rules::Rule& r : rules) {
-    before.push_back(r.status());
-    if (r.status() == rules::RULE_STATUS_PRUNED) {
-      r.set_status(rules::RULE_STATUS_PROVED);
-      r.clear_status_detail();
-    }
-  }
-  const PruneCounts pruned = options_.pruner(rules);
-  auto families = OwnFamilies();
-  if (!families.ok()) return families.status();
-  rocksdb::WriteBatch batch;
-  for (size_t i = 0; i < rules.size(); ++i) {
-    const rules::Rule& r = rules[i];
-    if (r.status() != before[i]) PutRule(*families, r, batch);
-    tally(r);
-  }
-  s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");
-  if (!s.ok()) return s;
-  records::RecordReduction(pruned, v);
-  return hash_store_->UpdateVerification(job_id, JOB_STATE_DONE, v);
 }
 
 absl::StatusOr<bool> RuleStore::ForEachCandidate(uint64_t index_kinds,

@@ -230,6 +230,10 @@ class RuleStore {
                            const std::string& fingerprint, const std::string& worker_id, absl::Time now,
                            rules::Rule& rule);
 
+  // Provenance of a rule the store proved itself, in place of a verifier
+  // worker's id.
+  static constexpr char kStoreCheckerId[] = "taso_rules_db";
+
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;
   std::mutex mu_;

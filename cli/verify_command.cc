@@ -235,8 +235,8 @@ class Verify {
         "  wall time               %10.1f s\n"
         "`taso rules stats|list|export --db %s` reads the rules.\n",
         job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
-        attempted, v.rules_proved_as_renaming(), v.renamings_proved_alone(), v.rules_refuted(), v.rules_timeout(), v.rules_unknown(), v.rules_rejected_precheck(), reduction,
-        seconds, options_.db);
+        attempted, v.rules_proved_as_renaming(), v.renamings_proved_alone(), v.rules_refuted(), v.rules_timeout(),
+        v.rules_unknown(), v.rules_rejected_precheck(), reduction, seconds, options_.db);
   }
 
   // Workers first: the store outlives every writer.

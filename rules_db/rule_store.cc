@@ -158,7 +158,6 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   queues_[job_id] = std::move(queue);
   if (raw->leases.verified() == raw->leases.total() && job->state() != JOB_STATE_DONE) {
     // A restart after the last verdict: finished here, under the lock.
-    raw->finishing = true;
     if (absl::Status s = FinishJob(job_id, *raw, Progress(*raw)); !s.ok()) return s;
   }
   return raw;
@@ -281,20 +280,15 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   }
   if (absl::Status s = queue.leases.Complete(request.lease_id()); !s.ok()) return s;
   if (queue.leases.verified() == queue.leases.total()) {
-    if (queue.finishing) return response;
-    queue.finishing = true;
+    // This report completed the last class: no lease is held any more, so
+    // no other report gets here. Outside the lock: deriving and pruning a
+    // large job's rules takes minutes, and leases (other jobs', pollers of
+    // this one) must not wait that long. Nothing below changes the queue;
+    // the job stays VERIFYING until it is DONE (after a failure, until a
+    // restarted store finishes it).
     const Verification progress = Progress(queue);
-    // Outside the lock: deriving and pruning a large job's rules takes
-    // minutes, and leases (other jobs', pollers of this one) must not wait
-    // that long. Nothing below changes the queue; the job stays VERIFYING
-    // until it is DONE.
     lock.unlock();
-    absl::Status finished = FinishJob(job_id, queue, progress);
-    if (!finished.ok()) {
-      lock.lock();
-      queue.finishing = false;  // the job stays VERIFYING; a restarted store finishes it
-      return finished;
-    }
+    if (absl::Status s = FinishJob(job_id, queue, progress); !s.ok()) return s;
   } else if (now - queue.persisted >= absl::Seconds(1)) {
     // Progress for `taso verify` and stats; the verified markers are the truth.
     if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;

@@ -175,7 +175,6 @@ class RuleStore {
     absl::Time started = absl::InfinitePast();
     bool verifying = false;                      // the job's state says so
     absl::Time persisted = absl::InfinitePast();  // progress last written
-    bool finishing = false;  // FinishJob has started (set once every class is verified)
   };
 
   // Loads (once) the queue of a GENERATED or VERIFYING job. Called with mu_ held.

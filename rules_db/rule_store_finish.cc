@@ -34,12 +34,10 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
       // Its form's first pair was leased and has a verdict, unless the
       // store lost it: then nothing is derived and the rule is proved here.
       rules::Rule other;
-      std::string bytes;
-      rocksdb::Status read = f.db->Get(rocksdb::ReadOptions(), f.rules, pair.renaming_of(), &bytes);
-      if (read.ok()) {
-        if (!other.ParseFromString(bytes)) return absl::DataLossError(absl::StrCat("rule ", pair.renaming_of()));
-      } else if (!read.IsNotFound()) {
-        return storage::FromRocks(read, "reading a rule to derive from");
+      if (auto stored = GetRule(pair.renaming_of()); stored.ok()) {
+        other = *std::move(stored);
+      } else if (!absl::IsNotFound(stored.status())) {
+        return stored.status();
       }
       auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
       if (!verdict.ok()) {

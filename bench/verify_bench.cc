@@ -18,6 +18,7 @@
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
 #include "verifier/candidate.h"
+#include "verifier/precheck.h"
 #include "verifier/prover.h"
 
 ABSL_FLAG(std::string, db, "", "hash store database directory (store-0 of a taso generate --db)");
@@ -29,6 +30,8 @@ ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per query");
 ABSL_FLAG(int64_t, relevant_rlimit, 2000000, "Z3 resource limit of the first, relevant-axioms query");
 ABSL_FLAG(bool, mbqi, false, "model-based quantifier instantiation");
 ABSL_FLAG(int, show_unproved, 20, "print this many unproved pairs");
+ABSL_FLAG(bool, check_claims, false,
+          "also check each proved rule as the rule store does (VerifyClaim), in a prover of its own, and time it");
 
 using namespace taso;
 
@@ -46,6 +49,8 @@ struct Tally {
   std::map<std::string, int64_t> by_outcome;
   std::map<std::string, int64_t> axiom_use;
   std::vector<double> times;
+  std::vector<double> check_times;  // --check_claims: the store's check of each proved rule
+  int64_t checks_failed = 0;
   std::vector<std::string> unproved;
 };
 
@@ -116,8 +121,9 @@ verifier::ProverOptions ProverOptionsFromFlags() {
 void ProveShare(const records::Spec& spec, const std::vector<Work>& work,
                 const verifier::ProverOptions& options, std::atomic<size_t>& next, Tally& tally) {
   auto prover = verifier::Prover::Create(options);
-  if (!prover.ok()) {
-    std::fprintf(stderr, "error: %s\n", std::string(prover.status().message()).c_str());
+  auto checker = verifier::Prover::Create();  // as the store's: default options
+  if (!prover.ok() || !checker.ok()) {
+    std::fprintf(stderr, "error: %s\n", std::string((prover.ok() ? checker : prover).status().message()).c_str());
     return;
   }
   for (size_t i; (i = next.fetch_add(1)) < work.size();) {
@@ -128,6 +134,8 @@ void ProveShare(const records::Spec& spec, const std::vector<Work>& work,
     std::string detail;
     double seconds = 0;
     std::vector<std::string> used;
+    double check_seconds = -1;
+    bool check_failed = false;
     if (!graphs.ok()) {
       outcome = "decode error";
       detail = std::string(graphs.status().message());
@@ -141,11 +149,21 @@ void ProveShare(const records::Spec& spec, const std::vector<Work>& work,
         detail = r->detail;
         seconds = r->seconds;
         used = r->axioms_used;
+        if (absl::GetFlag(FLAGS_check_claims) && r->outcome == verifier::ProofOutcome::kProved) {
+          rules::Rule rule = verifier::RuleFromGraphs(*graphs);
+          verifier::ApplyProofResult(*r, verifier::SolverName(), (*prover)->axiom_set_version(), rule);
+          const auto start = std::chrono::steady_clock::now();
+          check_failed = !verifier::VerifyClaim(**checker, verifier::SolverName(), rule).ok() ||
+                         rule.status() != rules::RULE_STATUS_PROVED;
+          check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
       }
     }
     std::lock_guard<std::mutex> lock(tally.mu);
     ++tally.by_outcome[outcome];
     tally.times.push_back(seconds);
+    if (check_seconds >= 0) tally.check_times.push_back(check_seconds);
+    tally.checks_failed += check_failed;
     for (const auto& a : used) ++tally.axiom_use[a];
     if (outcome != "proved") {
       tally.unproved.push_back(absl::StrCat(
@@ -162,6 +180,18 @@ void PrintReport(Tally& tally, size_t pairs, double wall) {
   auto pct = [&](double q) { return times.empty() ? 0.0 : 1000 * times[std::min(times.size() - 1, size_t(q * times.size()))]; };
   std::printf("wall %.1f s on %d threads; per pair: median %.1f ms, p90 %.1f ms, max %.1f ms\n", wall,
               absl::GetFlag(FLAGS_threads), pct(0.5), pct(0.9), times.empty() ? 0.0 : 1000 * times.back());
+  if (!tally.check_times.empty()) {
+    std::vector<double>& c = tally.check_times;
+    std::sort(c.begin(), c.end());
+    double sum = 0;
+    for (double t : c) sum += t;
+    std::printf("claim checks (as the store's): %zu, total %.1f s; median %.2f ms, p90 %.2f ms; %lld not proved again\n",
+                c.size(), sum, 1000 * c[c.size() / 2], 1000 * c[std::min(c.size() - 1, size_t(0.9 * c.size()))],
+                (long long)tally.checks_failed);
+    double prove_sum = 0;
+    for (double t : times) prove_sum += t;
+    std::printf("proofs: total %.1f s\n", prove_sum);
+  }
   for (const auto& [o, n] : tally.by_outcome) {
     std::printf("  %-14s %8lld  (%.2f%%)\n", o.c_str(), (long long)n, 100.0 * n / std::max<size_t>(1, pairs));
   }

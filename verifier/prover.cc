@@ -41,17 +41,23 @@ struct Prover::Impl {
   // One solver for the prover's life: the guarded axioms are asserted once,
   // each query is a push/pop scope, and the assumptions pick the axioms.
   std::unique_ptr<z3::solver> solver;
+  uint64_t params_rlimit = UINT64_MAX;  // the limit `solver` was last set with
 
   Attempt Check(const std::vector<size_t>& chosen, const z3::expr& goal_negated, uint64_t rlimit) {
     if (!solver) {
       solver = std::make_unique<z3::solver>(ctx);
       for (size_t i = 0; i < axioms.size(); ++i) solver->add(z3::implies(guards[i], axioms[i].formula));
     }
-    z3::params params(ctx);
-    if (rlimit > 0) params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
-    params.set("mbqi", options.mbqi);
-    if (options.timeout_ms > 0) params.set("timeout", options.timeout_ms);
-    solver->set(params);
+    if (rlimit != params_rlimit) {
+      // Setting parameters walks every solver module by parameter name: a
+      // cost per query worth skipping when the limit is the one already set.
+      z3::params params(ctx);
+      if (rlimit > 0) params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
+      params.set("mbqi", options.mbqi);
+      if (options.timeout_ms > 0) params.set("timeout", options.timeout_ms);
+      solver->set(params);
+      params_rlimit = rlimit;
+    }
     z3::expr_vector assumptions(ctx);
     for (size_t i : chosen) assumptions.push_back(guards[i]);
     solver->push();

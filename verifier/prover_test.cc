@@ -45,6 +45,45 @@ TEST_F(ProverTest, ProvesAssociativityAndNamesTheAxiom) {
   EXPECT_THAT(r.axioms_used, Contains("ewadd_assoc"));
 }
 
+// Associativity of ewadd over three 2x4 inputs: the proof every limit test uses.
+void Associativity(G& a, G& b) {
+  auto x1 = a.In("x1", {2, 4}), x2 = a.In("x2", {2, 4}), x3 = a.In("x3", {2, 4});
+  a.Out(a.Op(OpKind::kEwAdd, {x1, a.Op(OpKind::kEwAdd, {x2, x3})}));
+  auto y1 = b.In("x1", {2, 4}), y2 = b.In("x2", {2, 4}), y3 = b.In("x3", {2, 4});
+  b.Out(b.Op(OpKind::kEwAdd, {b.Op(OpKind::kEwAdd, {y1, y2}), y3}));
+}
+
+// The solver's parameters are set only when the limit changes (setting them
+// is most of a small query's cost): each query must still run under its own.
+TEST(ProverLimitsTest, EveryQueryRunsUnderItsStagesLimit) {
+  G a, b;
+  Associativity(a, b);
+  ProverOptions starved;
+  starved.rlimit = 1;
+  starved.relevant_rlimit = 1;
+  auto none = Prover::Create(starved);
+  ASSERT_TRUE(none.ok()) << none.status();
+  for (int round = 0; round < 2; ++round) {
+    auto r = (*none)->Prove(a.graph, b.graph, {{0, 0}});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->outcome, ProofOutcome::kTimeout) << "round " << round << ": " << r->detail;
+  }
+  // Only the first stage starved: each proof fails there and goes through
+  // with every axiom, so the limit switches back and forth between queries.
+  ProverOptions first_starved;
+  first_starved.relevant_rlimit = 1;
+  auto second = Prover::Create(first_starved);
+  ASSERT_TRUE(second.ok()) << second.status();
+  for (int round = 0; round < 3; ++round) {
+    auto r = (*second)->Prove(a.graph, b.graph, {{0, 0}});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->outcome, ProofOutcome::kProved) << "round " << round << ": " << r->detail;
+    auto claimed = (*second)->CheckClaim(a.graph, b.graph, {{0, 0}}, OpenFacts::kNone, r->axioms_used);
+    ASSERT_TRUE(claimed.ok()) << claimed.status();
+    EXPECT_EQ(claimed->outcome, ProofOutcome::kTimeout) << "a claim is checked under the first stage's limit";
+  }
+}
+
 TEST_F(ProverTest, ProvesConvReluFusion) {
   G a, b;
   {

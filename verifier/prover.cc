@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -38,47 +39,49 @@ struct Prover::Impl {
     std::vector<std::string> core;
   };
 
-  // One solver for the prover's life: the guarded axioms are asserted once,
-  // each query is a push/pop scope, and the assumptions pick the axioms.
-  std::unique_ptr<z3::solver> solver;
-  uint64_t params_rlimit = UINT64_MAX;  // the limit `solver` was last set with
+  // One solver per limit for the prover's life: the guarded axioms are
+  // asserted once, each query is a push/pop scope, and the assumptions pick
+  // the axioms. Per limit, because setting a solver's parameters updates
+  // every module it holds (once per query, that was most of a small proof's
+  // time); Z3 applies a solver's rlimit and timeout at each check.
+  std::map<uint64_t, std::unique_ptr<z3::solver>> solvers;
 
-  Attempt Check(const std::vector<size_t>& chosen, const z3::expr& goal_negated, uint64_t rlimit) {
+  z3::solver& SolverFor(uint64_t rlimit) {
+    std::unique_ptr<z3::solver>& solver = solvers[rlimit];
     if (!solver) {
       solver = std::make_unique<z3::solver>(ctx);
       for (size_t i = 0; i < axioms.size(); ++i) solver->add(z3::implies(guards[i], axioms[i].formula));
-    }
-    if (rlimit != params_rlimit) {
-      // Setting parameters walks every solver module by parameter name: a
-      // cost per query worth skipping when the limit is the one already set.
       z3::params params(ctx);
       if (rlimit > 0) params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
       params.set("mbqi", options.mbqi);
       if (options.timeout_ms > 0) params.set("timeout", options.timeout_ms);
       solver->set(params);
-      params_rlimit = rlimit;
     }
+    return *solver;
+  }
+
+  Attempt Check(const std::vector<size_t>& chosen, const z3::expr& goal_negated, uint64_t rlimit) {
+    z3::solver& solver = SolverFor(rlimit);
     z3::expr_vector assumptions(ctx);
     for (size_t i : chosen) assumptions.push_back(guards[i]);
-    solver->push();
+    solver.push();
     struct Pop {
       z3::solver& s;
       ~Pop() { s.pop(); }
-    } pop{*solver};
-    solver->add(goal_negated);
+    } pop{solver};
+    solver.add(goal_negated);
     Attempt attempt;
-    attempt.result = solver->check(assumptions);
+    attempt.result = solver.check(assumptions);
     if (attempt.result == z3::unsat) {
-      z3::expr_vector core = solver->unsat_core();
+      z3::expr_vector core = solver.unsat_core();
       for (unsigned k = 0; k < core.size(); ++k) {
-        const std::string guard = core[k].decl().name().str();
         for (size_t i : chosen) {
-          if (guards[i].decl().name().str() == guard) attempt.core.push_back(axioms[i].info.name);
+          if (z3::eq(core[k], guards[i])) attempt.core.push_back(axioms[i].info.name);
         }
       }
       std::sort(attempt.core.begin(), attempt.core.end());
     } else if (attempt.result == z3::unknown) {
-      attempt.reason = solver->reason_unknown();
+      attempt.reason = solver.reason_unknown();
     }
     return attempt;
   }

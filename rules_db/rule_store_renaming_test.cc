@@ -52,7 +52,9 @@ class RenamingStoreTest : public ::testing::Test {
       EXPECT_TRUE(leases.ok()) << leases.status();
       if (!leases.ok() || leases->leases().empty()) break;
       for (const CandidatePair& p : leases->leases(0).candidate_class().pairs()) {
-        if (once_per_form) EXPECT_TRUE(p.renaming_of().empty()) << "a pair of a form already leased was leased";
+        if (once_per_form) {
+          EXPECT_TRUE(p.renaming_of().empty()) << "a pair of a form already leased was leased";
+        }
         ++pairs;
       }
       auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));

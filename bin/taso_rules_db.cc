@@ -58,6 +58,8 @@ ABSL_FLAG(int32_t, max_match_graph_nodes, taso::rules_db::RuleStoreOptions().max
           "MatchRules: largest graph a request may send, in nodes (INVALID_ARGUMENT above)");
 ABSL_FLAG(double, match_time_limit_s, absl::ToDoubleSeconds(taso::rules_db::RuleStoreOptions().match_time_limit),
           "MatchRules: longest a request may match before it stops with RESOURCE_EXHAUSTED");
+ABSL_FLAG(int32_t, finish_threads, taso::rules_db::RuleStoreOptions().finish_threads,
+          "threads deriving the verdicts of the pairs not leased when a job's last class is verified");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
 ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
 ABSL_FLAG(bool, prove_once_per_form, true,
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
   taso::rules_db::RuleStoreOptions rule_options;
   rule_options.default_lease_ms = absl::GetFlag(FLAGS_lease_ms);
   rule_options.prune_max_rules = absl::GetFlag(FLAGS_prune_max_rules);
+  rule_options.finish_threads = absl::GetFlag(FLAGS_finish_threads);
   rule_options.max_match_sites = absl::GetFlag(FLAGS_max_match_sites);
   rule_options.max_match_graph_nodes = absl::GetFlag(FLAGS_max_match_graph_nodes);
   rule_options.match_time_limit = absl::Seconds(absl::GetFlag(FLAGS_match_time_limit_s));

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/hash.h"
+#include "core/parallel_for.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "records/store_shards.h"
@@ -481,14 +482,7 @@ struct GraphHashStore::PendingClass {
 // Checks every class of `chunk` on `threads` threads.
 void GraphHashStore::CheckInParallel(const records::ClassChecker& checker, int threads,
                                      std::vector<PendingClass>& chunk) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, threads); ++t) {
-    pool.emplace_back([&] {
-      for (size_t i = next++; i < chunk.size(); i = next++) chunk[i].check = checker(chunk[i].members);
-    });
-  }
-  for (auto& t : pool) t.join();
+  ParallelFor(chunk.size(), threads, [&](int, size_t i) { chunk[i].check = checker(chunk[i].members); });
 }
 
 absl::Status GraphHashStore::Finalize(JobState* state) {

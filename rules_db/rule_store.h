@@ -108,6 +108,9 @@ struct RuleStoreOptions {
   absl::Duration match_time_limit = absl::Seconds(60);
   // BuildOpIndex: rules indexed per committed chunk.
   int op_index_chunk = 10000;
+  // Threads deriving renamings' verdicts at a job's end (the checker they
+  // call must then be safe to call from as many).
+  int finish_threads = 2;
 };
 
 // A rule's id (records/rule_id.h), as the store files it.
@@ -222,6 +225,10 @@ class RuleStore {
   absl::StatusOr<Families> OwnFamilies();
   // Puts a rule (with its id) and its operator index postings into `batch`.
   static void PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
+  // ProveRenamings for one class: its derived rules go into `batch`.
+  absl::Status DeriveClass(const Families& f, const std::string& job_id, const JobQueue& queue,
+                           const std::string& fingerprint, absl::Time now, rocksdb::WriteBatch& batch,
+                           int64_t& proved_as_renaming, int64_t& proved_alone);
   // Sets what the store owns in a verdict about to be stored: the revision
   // (one past the stored rule's) and the provenance (the first discovery
   // kept; `worker_id` gave the verdict).

@@ -2,9 +2,14 @@
 // the verdicts of the pairs not leased derived from their forms' first
 // pairs, the proved rules pruned, the figures recorded and the job DONE
 // (rule_store.h).
+#include <atomic>
+#include <mutex>
+#include <vector>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "core/parallel_for.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 #include "rules_db/rule_store.h"
@@ -19,64 +24,99 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
   if (!families.ok()) return families.status();
   const Families& f = *families;
   const absl::Time now = absl::Now();
-  rocksdb::WriteBatch batch;
-  auto flush = [&]() -> absl::Status {
-    absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing derived verdicts");
-    batch.Clear();
-    return s;
+  // Classes are independent: each thread derives whole classes into a batch
+  // of its own. The first error stops every thread at its next class.
+  struct Share {
+    rocksdb::WriteBatch batch;
+    int64_t proved_as_renaming = 0;
+    int64_t proved_alone = 0;
+  };
+  const int threads = std::max(1, options_.finish_threads);
+  std::vector<Share> shares(static_cast<size_t>(threads));
+  std::mutex error_mu;
+  absl::Status error;
+  std::atomic<bool> failed{false};
+  auto fail = [&](absl::Status s) {
+    std::lock_guard<std::mutex> lock(error_mu);
+    if (error.ok()) error = std::move(s);
+    failed = true;
   };
   constexpr int kRulesPerWrite = 5000;
-  for (const std::string& fp : *fingerprints) {
-    auto c = hash_store_->GetCandidateClass(job_id, fp);
-    if (!c.ok()) return c.status();
-    for (const CandidatePair& pair : c->pairs()) {
-      if (pair.renaming_of().empty() || pair.rejected()) continue;
-      // Its form's first pair was leased and has a verdict, unless the
-      // store lost it: then nothing is derived and the rule is proved here.
-      rules::Rule other;
-      if (auto stored = GetRule(pair.renaming_of()); stored.ok()) {
-        other = *std::move(stored);
-      } else if (!absl::IsNotFound(stored.status())) {
-        return stored.status();
-      }
-      auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
-      if (!verdict.ok()) {
-        return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
-      }
-      rules::Rule rule = std::move(verdict->rule);
-      auto id = RuleId(rule);
-      if (!id.ok()) return id.status();
-      rule.set_id(*id);
-      if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
-        v.set_renamings_proved_alone(v.renamings_proved_alone() + 1);
-        if (!options_.checker) {
-          rule.set_status(rules::RULE_STATUS_UNKNOWN);
-          rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
-        } else {
-          // The other rule's axioms as the claim: the check tries them first.
-          if (other.status() == rules::RULE_STATUS_PROVED || other.status() == rules::RULE_STATUS_PRUNED) {
-            rule.set_status(rules::RULE_STATUS_PROVED);
-            *rule.mutable_proof() = other.proof();
-          }
-          if (absl::Status s = options_.checker(rule); !s.ok()) {
-            return absl::DataLossError(absl::StrCat("rule ", *id, ": ", s.message()));
-          }
-        }
-      } else if (verdict->outcome == records::RenamingOutcome::kProved) {
-        v.set_rules_proved_as_renaming(v.rules_proved_as_renaming() + 1);
-      }
-      // A derived verdict is the other rule's verifier's (as the store checked it).
-      const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
-                                 ? std::string(kStoreCheckerId)
-                                 : other.provenance().verifier_worker_id();
-      StampVerdict(f, job_id, queue, fp, by, now, rule);
-      PutRule(f, rule, batch);
-      if (batch.Count() >= kRulesPerWrite) {
-        if (absl::Status s = flush(); !s.ok()) return s;
-      }
+  auto flush = [&](Share& share) -> absl::Status {
+    absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &share.batch), "storing derived verdicts");
+    share.batch.Clear();
+    return s;
+  };
+  ParallelFor(fingerprints->size(), threads, [&](int thread, size_t i) {
+    if (failed) return;
+    Share& share = shares[static_cast<size_t>(thread)];
+    if (absl::Status s = DeriveClass(f, job_id, queue, (*fingerprints)[i], now, share.batch, share.proved_as_renaming,
+                                     share.proved_alone);
+        !s.ok()) {
+      return fail(std::move(s));
     }
+    if (share.batch.Count() >= kRulesPerWrite) {
+      if (absl::Status s = flush(share); !s.ok()) fail(std::move(s));
+    }
+  });
+  if (!error.ok()) return error;
+  for (Share& share : shares) {
+    if (absl::Status s = flush(share); !s.ok()) return s;
+    v.set_rules_proved_as_renaming(v.rules_proved_as_renaming() + share.proved_as_renaming);
+    v.set_renamings_proved_alone(v.renamings_proved_alone() + share.proved_alone);
   }
-  return flush();
+  return absl::OkStatus();
+}
+
+absl::Status RuleStore::DeriveClass(const Families& f, const std::string& job_id, const JobQueue& queue,
+                                    const std::string& fp, absl::Time now, rocksdb::WriteBatch& batch,
+                                    int64_t& proved_as_renaming, int64_t& proved_alone) {
+  auto c = hash_store_->GetCandidateClass(job_id, fp);
+  if (!c.ok()) return c.status();
+  for (const CandidatePair& pair : c->pairs()) {
+    if (pair.renaming_of().empty() || pair.rejected()) continue;
+    // Its form's first pair was leased and has a verdict, unless the
+    // store lost it: then nothing is derived and the rule is proved here.
+    rules::Rule other;
+    if (auto stored = GetRule(pair.renaming_of()); stored.ok()) {
+      other = *std::move(stored);
+    } else if (!absl::IsNotFound(stored.status())) {
+      return stored.status();
+    }
+    auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
+    if (!verdict.ok()) {
+      return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
+    }
+    rules::Rule rule = std::move(verdict->rule);
+    auto id = RuleId(rule);
+    if (!id.ok()) return id.status();
+    rule.set_id(*id);
+    if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
+      ++proved_alone;
+      if (!options_.checker) {
+        rule.set_status(rules::RULE_STATUS_UNKNOWN);
+        rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
+      } else {
+        // The other rule's axioms as the claim: the check tries them first.
+        if (other.status() == rules::RULE_STATUS_PROVED || other.status() == rules::RULE_STATUS_PRUNED) {
+          rule.set_status(rules::RULE_STATUS_PROVED);
+          *rule.mutable_proof() = other.proof();
+        }
+        if (absl::Status s = options_.checker(rule); !s.ok()) {
+          return absl::DataLossError(absl::StrCat("rule ", *id, ": ", s.message()));
+        }
+      }
+    } else if (verdict->outcome == records::RenamingOutcome::kProved) {
+      ++proved_as_renaming;
+    }
+    // A derived verdict is the other rule's verifier's (as the store checked it).
+    const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
+                               ? std::string(kStoreCheckerId)
+                               : other.provenance().verifier_worker_id();
+    StampVerdict(f, job_id, queue, fp, by, now, rule);
+    PutRule(f, rule, batch);
+  }
+  return absl::OkStatus();
 }
 
 Verification RuleStore::Progress(const JobQueue& queue) {

@@ -233,6 +233,12 @@ class Evaluator {
     // loop is a contiguous multiply-add the compiler vectorizes. Each output
     // still sums its terms in (ic, ky, kx) order, as the naive loop did.
     std::vector<T> acc(ho * wo);
+    // Per weight tap, the output rows and columns whose input pixel is
+    // inside: computed once here, not per tap of every channel (the
+    // divisions were most of a small convolution's time).
+    std::vector<int64_t> oy_lo(kh), oy_hi(kh), ox_lo(kw), ox_hi(kw);
+    for (int64_t ky = 0; ky < kh; ++ky) WindowRange(ky - gh->pad_before, h, sh, ho, oy_lo[ky], oy_hi[ky]);
+    for (int64_t kx = 0; kx < kw; ++kx) WindowRange(kx - gw->pad_before, wi, sw, wo, ox_lo[kx], ox_hi[kx]);
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t oc = 0; oc < cout; ++oc) {
         const int64_t g = oc / cout_per_group;
@@ -242,21 +248,16 @@ class Evaluator {
           for (int64_t ky = 0; ky < kh; ++ky) {
             for (int64_t kx = 0; kx < kw; ++kx) {
               const T tap = w.data[((oc * cg + ic) * kh + ky) * kw + kx];
-              // Output columns whose input column ox*sw - pad + kx is inside.
               const int64_t shift = kx - gw->pad_before;
-              int64_t ox_lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
-              int64_t ox_hi = (wi - 1 - shift) < 0 ? -1 : std::min(wo - 1, (wi - 1 - shift) / sw);
-              for (int64_t oy = 0; oy < ho; ++oy) {
+              const int64_t lo = ox_lo[kx], hi = ox_hi[kx];
+              for (int64_t oy = oy_lo[ky]; oy <= oy_hi[ky]; ++oy) {
                 const int64_t iy = oy * sh - gh->pad_before + ky;
-                if (iy < 0 || iy >= h) continue;
                 const T* row = plane + iy * wi + shift;
                 T* out = &acc[oy * wo];
                 if (sw == 1) {
-                  for (int64_t ox = ox_lo; ox <= ox_hi; ++ox) out[ox] = D::Add(out[ox], D::Mul(row[ox], tap));
+                  for (int64_t ox = lo; ox <= hi; ++ox) out[ox] = D::Add(out[ox], D::Mul(row[ox], tap));
                 } else {
-                  for (int64_t ox = ox_lo; ox <= ox_hi; ++ox) {
-                    out[ox] = D::Add(out[ox], D::Mul(row[ox * sw], tap));
-                  }
+                  for (int64_t ox = lo; ox <= hi; ++ox) out[ox] = D::Add(out[ox], D::Mul(row[ox * sw], tap));
                 }
               }
             }
@@ -270,6 +271,14 @@ class Evaluator {
       }
     }
     return absl::OkStatus();
+  }
+
+  // The outputs o in [lo, hi] (of `outputs`) whose input o * stride + shift
+  // lies in [0, extent); hi < lo when none does.
+  static void WindowRange(int64_t shift, int64_t extent, int64_t stride, int64_t outputs, int64_t& lo,
+                          int64_t& hi) {
+    lo = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+    hi = extent - 1 - shift < 0 ? -1 : std::min(outputs - 1, (extent - 1 - shift) / stride);
   }
 
   absl::Status Pool(bool average, const OpParams& p, const TensorT& x, TensorT& o) const {

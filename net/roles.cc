@@ -40,6 +40,7 @@ const absl::flat_hash_map<std::string, Role>& MethodRoles() {
       {"/taso.rules_db.RuleDb/MatchRules", Role::kRead},  // a query: reads rules, writes nothing
       {"/taso.rules_db.RuleDb/LeaseCandidates", Role::kWorker},
       {"/taso.rules_db.RuleDb/ReportVerdicts", Role::kWorker},
+      {"/taso.rules_db.RuleDb/ReportClasses", Role::kWorker},
       {"/taso.rules_db.RuleDb/PutRules", Role::kAdmin},
       // Pruning from outside reads like any reader, and writes statuses
       // (which decide what optimizers apply) as admin.

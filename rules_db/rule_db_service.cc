@@ -51,6 +51,13 @@ grpc::Status RuleDbService::ReportVerdicts(grpc::ServerContext* context, const R
   return Reply(store_->ReportVerdicts(BoundToToken(context, *request)), response);
 }
 
+grpc::Status RuleDbService::ReportClasses(grpc::ServerContext* context, const ReportClassesRequest* request,
+                                          ReportClassesResponse* response) {
+  ReportClassesRequest bound;
+  for (const ReportVerdictsRequest& report : request->reports()) *bound.add_reports() = BoundToToken(context, report);
+  return Reply(store_->ReportClasses(bound), response);
+}
+
 grpc::Status RuleDbService::Stats(grpc::ServerContext*, const StatsRequest* request, StatsResponse* response) {
   return Reply(store_->Stats(*request), response);
 }

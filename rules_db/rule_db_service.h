@@ -18,6 +18,8 @@ class RuleDbService final : public RuleDb::Service {
                                LeaseCandidatesResponse* response) override;
   grpc::Status ReportVerdicts(grpc::ServerContext*, const ReportVerdictsRequest* request,
                               ReportVerdictsResponse* response) override;
+  grpc::Status ReportClasses(grpc::ServerContext*, const ReportClassesRequest* request,
+                             ReportClassesResponse* response) override;
   grpc::Status Stats(grpc::ServerContext*, const StatsRequest* request, StatsResponse* response) override;
   grpc::Status MatchRules(grpc::ServerContext*, const MatchRulesRequest* request,
                           MatchRulesResponse* response) override;

@@ -296,6 +296,21 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   return response;
 }
 
+absl::StatusOr<ReportClassesResponse> RuleStore::ReportClasses(const ReportClassesRequest& request) {
+  ReportClassesResponse response;
+  for (int i = 0; i < request.reports_size(); ++i) {
+    auto reply = ReportVerdicts(request.reports(i));
+    if (!reply.ok()) {
+      return absl::Status(reply.status().code(),
+                          absl::StrCat("report ", i + 1, " of ", request.reports_size(), " (lease ",
+                                       request.reports(i).lease_id(), "; the ones before it are stored): ",
+                                       reply.status().message()));
+    }
+    *response.add_reports() = *std::move(reply);
+  }
+  return response;
+}
+
 absl::Status RuleStore::ReproveVerdict(const PairVerdict& verdict, const std::string& worker_id,
                                        rules::Rule& rule) const {
   const std::string name = VerdictName(verdict);

@@ -122,6 +122,7 @@ class RuleStore {
 
   absl::StatusOr<LeaseCandidatesResponse> LeaseCandidates(const LeaseCandidatesRequest& request);
   absl::StatusOr<ReportVerdictsResponse> ReportVerdicts(const ReportVerdictsRequest& request);
+  absl::StatusOr<ReportClassesResponse> ReportClasses(const ReportClassesRequest& request);
   absl::StatusOr<ListRulesResponse> ListRules(const ListRulesRequest& request);
   absl::StatusOr<rules::Rule> GetRule(const std::string& id);
   absl::StatusOr<PutRulesResponse> PutRules(const PutRulesRequest& request);

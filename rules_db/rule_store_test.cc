@@ -364,6 +364,42 @@ TEST_F(RuleStoreTest, AnExpiredLeaseGoesToAnotherWorkerAndTheLateReportIsRefused
   EXPECT_FALSE(stolen->accepted());
 }
 
+TEST_F(RuleStoreTest, ReportClassesHandlesEachReportInOrderAndStopsAtTheFirstBadOne) {
+  LeaseCandidatesRequest three = LeaseRequest("w");
+  three.set_max_classes(3);
+  auto leases = rules_->LeaseCandidates(three);
+  ASSERT_TRUE(leases.ok()) << leases.status();
+  ASSERT_EQ(leases->leases_size(), 3);
+  // One report per class: the second under another worker's name.
+  ReportClassesRequest batch;
+  *batch.add_reports() = Verify(leases->leases(0), "w", *prover_);
+  *batch.add_reports() = Verify(leases->leases(1), "intruder", *prover_);
+  auto reply = rules_->ReportClasses(batch);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_EQ(reply->reports_size(), 2);
+  EXPECT_TRUE(reply->reports(0).accepted());
+  EXPECT_FALSE(reply->reports(1).accepted()) << "a lease is reported by its holder only";
+
+  // A report naming a pair its class does not have fails the call; the
+  // report before it is stored, the one after it never looked at.
+  ReportClassesRequest bad;
+  *bad.add_reports() = Verify(leases->leases(1), "w", *prover_);
+  ReportVerdictsRequest wrong = Verify(leases->leases(2), "w", *prover_);
+  ASSERT_GT(wrong.verdicts_size(), 0);
+  wrong.mutable_verdicts(0)->set_source_member(999);
+  *bad.add_reports() = wrong;
+  *bad.add_reports() = Verify(leases->leases(0), "w", *prover_);
+  auto refused = rules_->ReportClasses(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("report 2 of 3"));
+  auto again = rules_->ReportVerdicts(Verify(leases->leases(1), "w", *prover_));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->accepted()) << "the first report completed its class";
+  auto third = rules_->ReportVerdicts(Verify(leases->leases(2), "w", *prover_));
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->accepted()) << "the bad report released nothing";
+}
+
 TEST_F(RuleStoreTest, PartialReportsRenewTheLeaseAndRulesKeepStableIds) {
   auto leases = rules_->LeaseCandidates(LeaseRequest("w", 60000));
   ASSERT_TRUE(leases.ok());

@@ -1,8 +1,10 @@
 #include "verifier/worker.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -99,7 +101,7 @@ class Worker {
         request.set_worker_id(worker_id);
         // A few classes per lease call: fewer round trips, still fine-grained
         // enough that a dead worker strands little work.
-        request.set_max_classes(4);
+        request.set_max_classes(8);
         request.set_lease_duration_ms(options_.lease_ms);
         request.set_job_id(options_.job_id);
         rules_db::LeaseCandidatesResponse leases;
@@ -110,10 +112,22 @@ class Worker {
         });
         if (!s.ok()) return s;
         leased = !leases.leases().empty();
+        // The finished classes go back together, in one call: a report per
+        // class cost more in RPC overhead than its proofs did. A lease is
+        // renewed only by a report, so the batch goes early once a third of
+        // the lease has passed.
+        const absl::Time leased_at = absl::Now();
+        std::vector<rules_db::ReportVerdictsRequest> finished;
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
-          if (absl::Status v = VerifyClass(**prover, shard, worker_id, lease); !v.ok()) return v;
+          auto report = VerifyClass(**prover, shard, worker_id, lease);
+          if (!report.ok()) return report.status();
+          if (report->has_value()) finished.push_back(**std::move(report));
+          if (absl::Now() - leased_at > absl::Milliseconds(options_.lease_ms / 3)) {
+            if (absl::Status r = SendReports(shard, finished); !r.ok()) return r;
+          }
         }
+        if (absl::Status r = SendReports(shard, finished); !r.ok()) return r;
       }
       if (leased) continue;
       if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
@@ -148,7 +162,12 @@ class Worker {
     return true;
   }
 
-  absl::Status VerifyClass(Prover& prover, Shard& shard, const std::string& worker_id, const rules_db::Lease& lease) {
+  // Proves a leased class's pairs. Returns its complete report, to send;
+  // nothing when a heartbeat on the way was refused (the lease expired and
+  // the class went to another worker).
+  absl::StatusOr<std::optional<rules_db::ReportVerdictsRequest>> VerifyClass(Prover& prover, Shard& shard,
+                                                                             const std::string& worker_id,
+                                                                             const rules_db::Lease& lease) {
     const rules_db::CandidateClass& c = lease.candidate_class();
     auto spec = SpecFor(shard, c.job_id());
     if (!spec.ok()) return spec.status();
@@ -192,19 +211,51 @@ class Worker {
         report.set_complete(false);
         auto accepted = Report(shard, report);
         if (!accepted.ok()) return accepted.status();
-        if (!*accepted) return absl::OkStatus();  // the class went to another worker
+        if (!*accepted) return std::nullopt;  // the class went to another worker
         report.clear_verdicts();
         last_report = absl::Now();
       }
     }
     report.set_complete(true);
-    auto accepted = Report(shard, report);
-    if (!accepted.ok()) return accepted.status();
-    if (*accepted) {
-      ++counters_.classes;
-    } else {
-      Log(absl::StrCat("lease ", lease.lease_id(), " expired before the report; another worker has the class"));
+    return report;
+  }
+
+  // Sends the complete reports of `finished` (then empties it): several in
+  // one ReportClasses call, or one at a time to a store without it.
+  absl::Status SendReports(Shard& shard, std::vector<rules_db::ReportVerdictsRequest>& finished) {
+    std::vector<bool> accepted;
+    if (finished.size() > 1 && report_classes_) {
+      rules_db::ReportClassesRequest request;
+      for (const auto& report : finished) *request.add_reports() = report;
+      rules_db::ReportClassesResponse response;
+      absl::Status s = WithRetry([&] {
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+        return net::FromGrpc(shard.stub->ReportClasses(&context, request, &response), shard.Name());
+      });
+      if (s.ok()) {
+        for (const auto& r : response.reports()) accepted.push_back(r.accepted());
+      } else if (s.code() == absl::StatusCode::kUnimplemented) {
+        report_classes_ = false;  // an older store: class by class from now on
+      } else {
+        return s;
+      }
     }
+    if (accepted.empty()) {
+      for (const auto& report : finished) {
+        auto one = Report(shard, report);
+        if (!one.ok()) return one.status();
+        accepted.push_back(*one);
+      }
+    }
+    for (size_t i = 0; i < finished.size(); ++i) {
+      if (i < accepted.size() && accepted[i]) {
+        ++counters_.classes;
+      } else {
+        Log(absl::StrCat("lease ", finished[i].lease_id(), " expired before the report; another worker has the class"));
+      }
+    }
+    finished.clear();
     return absl::OkStatus();
   }
 
@@ -224,6 +275,7 @@ class Worker {
   std::vector<Shard> shards_;
   std::mutex mu_;
   std::map<std::string, records::Spec> specs_;
+  std::atomic<bool> report_classes_{true};  // false once a store answers ReportClasses UNIMPLEMENTED
 };
 
 }  // namespace

@@ -45,6 +45,9 @@ ABSL_FLAG(int64_t, write_buffer_mb, 64, "RocksDB memtable size (MiB); up to --ma
 ABSL_FLAG(int32_t, max_write_buffers, 3, "RocksDB memtables per column family");
 ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive power loss, not just crashes)");
 ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
+ABSL_FLAG(bool, keep_graphs, false,
+          "keep a job's enumerated graphs once its candidate classes are stored (nothing reads them; by default "
+          "they are dropped, which frees most of the store's disk)");
 ABSL_FLAG(int32_t, store_index, -1,
           "this store's index among the store shards (0-based); fixed when the database is created, checked after");
 ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");
@@ -180,6 +183,7 @@ int main(int argc, char** argv) {
   options.max_write_buffers = absl::GetFlag(FLAGS_max_write_buffers);
   options.sync_writes = absl::GetFlag(FLAGS_sync);
   options.finalize_threads = absl::GetFlag(FLAGS_finalize_threads);
+  options.keep_graphs = absl::GetFlag(FLAGS_keep_graphs);
   options.class_checker = taso::generator::RecheckerFor;
   options.store_index = absl::GetFlag(FLAGS_store_index);
   options.store_count = absl::GetFlag(FLAGS_store_count);

@@ -515,7 +515,15 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   });
   if (!scanned.ok()) return scanned;
   if (absl::Status s = check_and_store(); !s.ok()) return s;
-  return RecordFinalized(state, tally, absl::Now() - started);
+  if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
+  if (!options_.keep_graphs) {
+    // The job is GENERATED already: a failure here costs disk, not the job.
+    if (absl::Status s = DropGraphs(state->number); !s.ok()) {
+      std::fprintf(stderr, "taso_rules_db: job %s: its graphs stay on disk: %s\n", job.id().c_str(),
+                   std::string(s.message()).c_str());
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status GraphHashStore::ScanClasses(uint32_t job_number, FinalizeTally& tally,
@@ -598,6 +606,23 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
     wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
   }
   return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "storing candidate classes");
+}
+
+absl::Status GraphHashStore::DropGraphs(uint32_t number) {
+  const std::string begin = U32(number), end = U32(number + 1);
+  const rocksdb::Slice from(begin), to(end);
+  // A tombstone, which the flush applies to the memtables before writing
+  // them; the compaction then drops the files it covers (the family is never
+  // compacted otherwise, so its files are all in level 0, which
+  // DeleteFilesInRange leaves alone).
+  if (absl::Status s = storage::FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), graphs_, from, to), "dropping graphs");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = database_->FlushAll(); !s.ok()) return s;
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  return storage::FromRocks(db_->CompactRange(compact, graphs_, &from, &to), "compacting dropped graphs");
 }
 
 absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {

@@ -16,7 +16,8 @@
 // the job in the background: it walks its graphs in fingerprint order, and
 // each class of two or more graphs goes through the class checker its binary
 // hands it (taso_rules_db: generator/recheck.h: renaming order, star pairs,
-// exact int32 and float re-check). Its classes are then served to verifiers.
+// exact int32 and float re-check). Its classes are then served to verifiers,
+// and its graphs, which nothing reads any more, are dropped (keep_graphs).
 // A store shard only sees its slice of fingerprints, so it finalizes that
 // slice; `taso generate` adds the shards' figures up.
 #ifndef TASO_RULES_DB_HASH_STORE_H_
@@ -56,6 +57,10 @@ struct HashStoreOptions {
   int max_write_buffers = 3;      // memtables per column family
   bool sync_writes = false;       // fsync the log per batch (power loss, not just crashes)
   int finalize_threads = 2;
+  // Keep a finalized job's graphs. Nothing reads them once its classes are
+  // stored, so by default they are dropped: most of the store's disk, and a
+  // write-ahead log the next open would replay for seconds.
+  bool keep_graphs = false;
   // Checks each class of two or more graphs when a job is finalized
   // (taso_rules_db hands in the generator's re-check). Unset: the store
   // cannot finalize jobs.
@@ -139,6 +144,8 @@ class GraphHashStore {
   absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
                             const std::vector<PendingClass>& checked, FinalizeTally& tally);
   absl::Status RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took);
+  // Deletes job `number`'s graphs and flushes every family (keep_graphs).
+  absl::Status DropGraphs(uint32_t number);
 
   HashStoreOptions options_;
   std::unique_ptr<storage::Database> database_;

@@ -12,6 +12,8 @@
 #include "gtest/gtest.h"
 #include "records/encoding.h"
 #include "records/spec.h"
+#include "rocksdb/db.h"
+#include "storage/database.h"
 
 namespace taso::rules_db {
 namespace {
@@ -115,6 +117,58 @@ TEST(HashStore, BatchesAreIdempotentAndClassesAreFound) {
   EXPECT_EQ(reopened->state(), JOB_STATE_GENERATED);
   EXPECT_EQ(reopened->candidate_pairs(), done.candidate_pairs());
   EXPECT_EQ(AllClasses(*store, "j", 1000), classes);
+}
+
+// Graph records of every job left in the store's graphs family.
+int64_t GraphRecordsLeft(GraphHashStore& store) {
+  auto family = store.database()->Family("graphs");
+  EXPECT_TRUE(family.ok()) << family.status();
+  if (!family.ok()) return -1;
+  std::unique_ptr<rocksdb::Iterator> it(store.database()->db()->NewIterator(rocksdb::ReadOptions(), *family));
+  int64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+  return n;
+}
+
+TEST(HashStore, AFinalizedJobsGraphsAreDroppedUnlessKept) {
+  for (bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "keep_graphs" : "default");
+    const std::string dir = TempDir(keep ? "kept" : "dropped");
+    HashStoreOptions options;
+    options.path = dir;
+    options.write_buffer_mb = 4;
+    options.class_checker = generator::RecheckerFor;
+    options.keep_graphs = keep;
+    auto store = GraphHashStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    CreateJobRequest request;
+    request.set_job_id("j");
+    *request.mutable_spec() = SmallSpec(3);
+    request.set_num_shards(1);
+    ASSERT_TRUE((*store)->CreateJob(request).ok());
+    int64_t records = 0;
+    for (const GraphBatch& b : Batches(request.spec(), "j", 0, 1, 500)) {
+      auto r = (*store)->PutBatch(b);
+      ASSERT_TRUE(r.ok()) << r.status();
+      records += r->records;
+    }
+    ASSERT_GT(records, 0);
+    EXPECT_EQ(GraphRecordsLeft(**store), records);
+    ASSERT_TRUE((*store)->ReportProgress(Done("j", 0)).ok());
+    const Job done = WaitGenerated(**store, "j");
+    (*store)->WaitForFinalization();
+    EXPECT_EQ(done.graphs(), records);
+    EXPECT_GT(done.candidate_classes(), 0);
+    EXPECT_EQ(GraphRecordsLeft(**store), keep ? records : 0);
+    // The classes are what verification reads: all there, after a reopen too.
+    const std::vector<std::string> classes = AllClasses(**store, "j", 1000);
+    EXPECT_EQ(static_cast<int64_t>(classes.size()), done.candidate_classes());
+    store->reset();
+    auto reopened = GraphHashStore::Open(options);
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    EXPECT_EQ(AllClasses(**reopened, "j", 1000), classes);
+    EXPECT_EQ(GraphRecordsLeft(**reopened), keep ? records : 0);
+  }
 }
 
 TEST(HashStore, ShardCountsDoNotChangeTheClasses) {

@@ -134,6 +134,17 @@ Database::~Database() {
   db_.reset();
 }
 
+absl::Status Database::FlushAll() {
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  {
+    std::lock_guard<std::mutex> lock(families_mu_);
+    for (const auto& [name, handle] : families_) handles.push_back(handle);
+  }
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  return FromRocks(db_->Flush(options, handles), absl::StrCat("flushing ", options_.name_in_errors));
+}
+
 absl::Status Database::WriteHealth() const {
   rocksdb::Status error = stopped_by_->error();
   if (error.ok()) return absl::OkStatus();

@@ -85,6 +85,10 @@ void RuleStore::PutRule(const Families& f, const rules::Rule& rule, rocksdb::Wri
   OpIndex(f.db, f.by_op).Add(rule, batch);
 }
 
+void RuleStore::PutPruningVerdict(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch) {
+  batch.Put(f.rules, rule.id(), rule.SerializeAsString());
+}
+
 void RuleStore::StampVerdict(const Families& f, const std::string& job_id, const JobQueue& queue,
                              const std::string& fingerprint, const std::string& worker_id, absl::Time now,
                              rules::Rule& rule) {

@@ -226,6 +226,9 @@ class RuleStore {
   absl::StatusOr<Families> OwnFamilies();
   // Puts a rule (with its id) and its operator index postings into `batch`.
   static void PutRule(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
+  // A stored rule whose status alone changed (PROVED <-> PRUNED): its
+  // operator index postings, which depend on its graphs only, stay.
+  static void PutPruningVerdict(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
   // ProveRenamings for one class: its derived rules go into `batch`.
   absl::Status DeriveClass(const Families& f, const std::string& job_id, const JobQueue& queue,
                            const std::string& fingerprint, absl::Time now, rocksdb::WriteBatch& batch,

@@ -149,19 +149,27 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
       default: break;
     }
   };
-  // Count first, then keep the rules only when the job is small enough to
-  // prune here: keeping them until the limit was passed held prune_max_rules
-  // parsed rules (~10 KB each) for a job that is then not pruned, which took
-  // the store to about 5 GiB on the size-4 job.
-  absl::Status s = ForEachRule([&](const rules::Rule& r) {
-    if (r.provenance().job_id() == job_id) ++count;
-    return true;
-  });
-  if (!s.ok()) return s;
+  // Keep the rules only when the job is small enough to prune here: keeping
+  // them until the limit was passed held prune_max_rules parsed rules (~10 KB
+  // each) for a job that is then not pruned, which took the store to about
+  // 5 GiB on the size-4 job. A job has a rule per candidate pair (rejected
+  // ones too), so its record says how many there are without a pass over
+  // them; should more turn up, the read below stops keeping them.
+  auto job = hash_store_->GetJob(job_id);
+  if (!job.ok()) return job.status();
+  count = job->candidate_pairs() + job->rejected_pairs();
   prune = count <= options_.prune_max_rules;
   if (prune) rules.reserve(static_cast<size_t>(count));
-  s = ForEachRule([&](const rules::Rule& r) {
+  count = 0;
+  absl::Status s = ForEachRule([&](const rules::Rule& r) {
     if (r.provenance().job_id() != job_id) return true;
+    ++count;
+    if (prune && count > options_.prune_max_rules) {
+      // More than the record said: tally what was kept, keep nothing more.
+      for (const rules::Rule& kept : rules) tally(kept);
+      rules = std::vector<rules::Rule>();
+      prune = false;
+    }
     if (prune) {
       rules.push_back(r);
     } else {
@@ -195,7 +203,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
   rocksdb::WriteBatch batch;
   for (size_t i = 0; i < rules.size(); ++i) {
     const rules::Rule& r = rules[i];
-    if (r.status() != before[i]) PutRule(*families, r, batch);
+    if (r.status() != before[i]) PutPruningVerdict(*families, r, batch);
     tally(r);
   }
   s = storage::FromRocks(families->db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");

@@ -73,7 +73,7 @@ absl::Status RuleStore::StorePruning(const std::string& job_id, const std::vecto
     // Only the verdict changes; the rest is the stored rule.
     stored.set_status(rule.status());
     stored.set_status_detail(rule.status_detail());
-    PutRule(f, stored, batch);
+    PutPruningVerdict(f, stored, batch);
   }
   batch.Put(f.prune, job_id, checkpoint);
   return storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &batch), "storing pruned rules");

@@ -5,6 +5,10 @@
 // One, Max, Lowest and Name; and members Supports(Activation),
 // Activate(Activation, T), AvgFinish(sum, divisor, valid) and
 // PoolConstant(kh, kw). Use interpreter.h unless you are adding a domain.
+// A domain whose sums are unchanged by adding a product with zero (int32,
+// wrapping) may say so with `static constexpr bool kZeroProductsAreExact`:
+// its convolutions then run as a small matrix product over zero-padded
+// patches, several times faster on the generator's small tensors.
 #ifndef TASO_CORE_EVALUATOR_H_
 #define TASO_CORE_EVALUATOR_H_
 
@@ -58,6 +62,12 @@ void ForEachBroadcast(const std::vector<int64_t>& out, const std::vector<int64_t
     }
   }
 }
+
+template <typename D, typename = void>
+struct ZeroProductsAreExact : std::false_type {};
+template <typename D>
+struct ZeroProductsAreExact<D, std::void_t<decltype(D::kZeroProductsAreExact)>>
+    : std::bool_constant<D::kZeroProductsAreExact> {};
 
 template <typename D>
 class Evaluator {
@@ -239,6 +249,48 @@ class Evaluator {
     std::vector<int64_t> oy_lo(kh), oy_hi(kh), ox_lo(kw), ox_hi(kw);
     for (int64_t ky = 0; ky < kh; ++ky) WindowRange(ky - gh->pad_before, h, sh, ho, oy_lo[ky], oy_hi[ky]);
     for (int64_t kx = 0; kx < kw; ++kx) WindowRange(kx - gw->pad_before, wi, sw, wo, ox_lo[kx], ox_hi[kx]);
+    if constexpr (ZeroProductsAreExact<D>::value) {
+      // Per image and group, the input under every weight tap at every output
+      // pixel (zero outside the image), then each output channel as one row
+      // of weights times it: the same terms in the same (ic, ky, kx) order,
+      // plus products with the zeros, which change no sum here.
+      const int64_t taps = cg * kh * kw, pixels = ho * wo;
+      std::vector<T> patches(taps * pixels);
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t g = 0; g < groups; ++g) {
+          std::fill(patches.begin(), patches.end(), D::Zero());
+          for (int64_t ic = 0; ic < cg; ++ic) {
+            const T* plane = &x.data[(b * c + g * cg + ic) * h * wi];
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                T* patch = &patches[((ic * kh + ky) * kw + kx) * pixels];
+                const int64_t shift = kx - gw->pad_before;
+                for (int64_t oy = oy_lo[ky]; oy <= oy_hi[ky]; ++oy) {
+                  const T* row = plane + (oy * sh - gh->pad_before + ky) * wi + shift;
+                  for (int64_t ox = ox_lo[kx]; ox <= ox_hi[kx]; ++ox) patch[oy * wo + ox] = row[ox * sw];
+                }
+              }
+            }
+          }
+          for (int64_t oc = g * cout_per_group; oc < (g + 1) * cout_per_group; ++oc) {
+            std::fill(acc.begin(), acc.end(), D::Zero());
+            const T* weights = &w.data[oc * taps];
+            T* __restrict sums = acc.data();  // no alias of the patches: the loop vectorizes
+            for (int64_t k = 0; k < taps; ++k) {
+              const T tap = weights[k];
+              const T* __restrict patch = &patches[k * pixels];
+              for (int64_t i = 0; i < pixels; ++i) sums[i] = D::Add(sums[i], D::Mul(patch[i], tap));
+            }
+            T* dst = &o.data[(b * cout + oc) * pixels];
+            if (bias != nullptr) {
+              for (int64_t i = 0; i < pixels; ++i) acc[i] = D::Add(acc[i], bias->data[oc]);
+            }
+            for (int64_t i = 0; i < pixels; ++i) dst[i] = d_.Activate(p.activation, acc[i]);
+          }
+        }
+      }
+      return absl::OkStatus();
+    }
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t oc = 0; oc < cout; ++oc) {
         const int64_t g = oc / cout_per_group;

@@ -16,6 +16,7 @@ namespace {
 // Integer domain: int32 arithmetic that wraps (done in uint32 to avoid UB).
 struct IntDomain {
   using T = int32_t;
+  static constexpr bool kZeroProductsAreExact = true;  // x + 0 * y == x, wrapping
   bool relu_as_polynomial = false;
 
   static T Add(T a, T b) { return static_cast<T>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }

@@ -322,6 +322,51 @@ TEST(Conv2D, TanhAndSigmoidActivationsFloatOnly) {
   }
 }
 
+// The int32 interpreter convolves by patches (a matrix product over
+// zero-padded windows), the float one tap by tap: on small integers, where
+// float sums are exact, both must give the same numbers for every stride,
+// padding, grouping, bias and activation.
+TEST(Conv2D, PatchesAndTapsAgreeOnSmallIntegers) {
+  uint32_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 1103515245u + 12345u;
+    return static_cast<int32_t>((seed >> 16) % 7) - 3;
+  };
+  int cases = 0;
+  for (int stride : {1, 2}) {
+    for (Padding padding : {Padding::kSame, Padding::kValid}) {
+      for (int groups : {1, 2}) {
+        for (int k : {1, 3}) {
+          for (bool bias : {false, true}) {
+            const int64_t c = 4, cout = 4, cg = c / groups;
+            IntTensor x = IT({2, c, 5, 6}, IV(2 * c * 5 * 6)), w = IT({cout, cg, k, k}, IV(cout * cg * k * k));
+            IntTensor b = IT({cout}, IV(cout));
+            for (auto* t : {&x, &w, &b}) {
+              for (int32_t& v : t->data) v = next();
+            }
+            const OpParams params = ConvParams(stride, padding, bias ? Activation::kRelu : Activation::kNone);
+            std::vector<const IntTensor*> in = {&x, &w};
+            FloatTensor xf = ToF(x), wf = ToF(w), bf = ToF(b);
+            std::vector<const FloatTensor*> fin = {&xf, &wf};
+            if (bias) {
+              in.push_back(&b);
+              fin.push_back(&bf);
+            }
+            const IntTensor oi = EvalI1(OpKind::kConv2D, params, in);
+            const FloatTensor of = EvalF1(OpKind::kConv2D, params, fin);
+            ASSERT_EQ(oi.type.dims, of.type.dims);
+            ASSERT_GT(oi.data.size(), 0u);
+            EXPECT_THAT(of.data, Near(ToFV(oi.data)))
+                << "stride " << stride << ", groups " << groups << ", kernel " << k << ", bias " << bias;
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 32);
+}
+
 // ---------------------------------------------------------------- enlarge
 
 TEST(Enlarge, OneByOneToThreeByThree) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
@@ -502,19 +503,34 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   const rocksdb::Status cleared = db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, U32(state->number + 1));
   if (absl::Status s = storage::FromRocks(cleared, "clearing classes"); !s.ok()) return s;
   FinalizeTally tally;
-  std::vector<PendingClass> chunk;
-  auto check_and_store = [&]() -> absl::Status {
-    CheckInParallel(checker, options_.finalize_threads, chunk);
-    absl::Status s = StoreClasses(job.id(), prefix, chunk, tally);
-    chunk.clear();
+  // The scan and the checks overlap: a full chunk is checked on threads of
+  // its own while the scan fills the next one. Chunks are stored in scan
+  // order (a form's first pair is the first in fingerprint order), and only
+  // this thread touches the tally.
+  std::vector<PendingClass> chunk, in_flight;
+  std::thread checking;
+  auto store_in_flight = [&]() -> absl::Status {
+    if (!checking.joinable()) return absl::OkStatus();
+    checking.join();
+    absl::Status s = StoreClasses(job.id(), prefix, in_flight, tally);
+    in_flight.clear();
     return s;
+  };
+  auto hand_off = [&]() -> absl::Status {
+    if (absl::Status s = store_in_flight(); !s.ok()) return s;
+    in_flight.swap(chunk);
+    checking = std::thread([&] { CheckInParallel(checker, options_.finalize_threads, in_flight); });
+    return absl::OkStatus();
   };
   absl::Status scanned = ScanClasses(state->number, tally, [&](PendingClass pending) -> absl::Status {
     chunk.push_back(std::move(pending));
-    return chunk.size() >= kFinalizeChunk ? check_and_store() : absl::OkStatus();
+    return chunk.size() >= kFinalizeChunk ? hand_off() : absl::OkStatus();
   });
+  absl::Status stored = store_in_flight();  // joins the checks whatever the scan's outcome
   if (!scanned.ok()) return scanned;
-  if (absl::Status s = check_and_store(); !s.ok()) return s;
+  if (!stored.ok()) return stored;
+  CheckInParallel(checker, options_.finalize_threads, chunk);
+  if (absl::Status s = StoreClasses(job.id(), prefix, chunk, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
   if (!options_.keep_graphs) {
     // The job is GENERATED already: a failure here costs disk, not the job.

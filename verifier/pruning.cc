@@ -6,12 +6,14 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/graph_proto.h"
 #include "core/hash.h"
+#include "core/parallel_for.h"
 #include "core/rule_form.h"
 #include "core/side_conditions.h"
 
@@ -290,8 +292,9 @@ struct PruneEngine::State {
 PruneEngine::PruneEngine() : state_(std::make_unique<State>()) {}
 PruneEngine::~PruneEngine() = default;
 
-PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) {
-  auto d = DecodeRule(rule);
+PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) { return Survey(DecodeRule(rule)); }
+
+PruneOrderKey PruneEngine::Survey(const std::optional<DecodedRule>& d) {
   if (!d) return PruneOrderKey{};
   const Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
   for (const auto& [name, group] : f.groups) state_->universe[group].insert(name);
@@ -305,8 +308,9 @@ void PruneEngine::Seal() {
   state_->known.SetUniverse(std::move(names));
 }
 
-std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) {
-  auto decoded = DecodeRule(rule);
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) { return Judge(rule, DecodeRule(rule)); }
+
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded) {
   if (!decoded) return std::nullopt;
   const DecodedRule& d = *decoded;
   const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
@@ -348,28 +352,53 @@ void PruneEngine::Learn(const rules::Rule& rule) {
 
 int64_t PruneEngine::ApproxBytes() const { return state_->known.ApproxBytes(); }
 
+namespace {
+
+// Calls visit(i, decoded rules[indices[i]]) for every i in order, the rules
+// decoded a chunk at a time on every core (a chunk's decoded graphs are all
+// that is held at once).
+template <typename Visit>
+void ForEachDecoded(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Visit visit) {
+  constexpr size_t kChunk = 2048;
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::optional<DecodedRule>> decoded;
+  for (size_t begin = 0; begin < indices.size(); begin += kChunk) {
+    const size_t n = std::min(kChunk, indices.size() - begin);
+    decoded.assign(n, std::nullopt);
+    ParallelFor(n, threads, [&](int, size_t j) { decoded[j] = DecodeRule(rules[indices[begin + j]]); });
+    for (size_t j = 0; j < n; ++j) visit(begin + j, decoded[j]);
+  }
+}
+
+}  // namespace
+
 ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   ReductionTable table;
   PruneEngine engine;
-  std::vector<std::pair<size_t, PruneOrderKey>> order;
+  std::vector<size_t> proved;
   for (size_t i = 0; i < rules.size(); ++i) {
-    if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
-    ++table.proved;
-    const PruneOrderKey key = engine.Survey(rules[i]);
-    if (key.decodes) order.emplace_back(i, key);
+    if (rules[i].status() == rules::RULE_STATUS_PROVED) proved.push_back(i);
   }
+  table.proved = static_cast<int64_t>(proved.size());
+  std::vector<std::pair<size_t, PruneOrderKey>> order;
+  ForEachDecoded(rules, proved, [&](size_t i, const std::optional<DecodedRule>& d) {
+    const PruneOrderKey key = engine.Survey(d);
+    if (key.decodes) order.emplace_back(proved[i], key);
+  });
   engine.Seal();
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& x, const auto& y) { return PrunedBefore(x.second, y.second); });
   table.after_renaming = table.after_common_subgraph = table.proved;
-  for (const auto& [index, key] : order) {
-    rules::Rule& rule = rules[index];
-    if (auto verdict = engine.Judge(rule)) {
+  std::vector<size_t> sorted;
+  for (const auto& entry : order) sorted.push_back(entry.first);
+  ForEachDecoded(rules, sorted, [&](size_t i, const std::optional<DecodedRule>& d) {
+    rules::Rule& rule = rules[sorted[i]];
+    if (auto verdict = engine.Judge(rule, d)) {
       rule.set_status(rules::RULE_STATUS_PRUNED);
       rule.set_status_detail(verdict->detail);
       table.Count(verdict->reason);
     }
-  }
+  });
   return table;
 }
 

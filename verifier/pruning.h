@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rule_form.h"
 #include "proto/rules.pb.h"
 #include "records/reduction_table.h"
 
@@ -75,6 +76,11 @@ class PruneEngine {
   // Why `rule` is redundant given the rules judged or learned before it, if
   // it is; it is learned either way.
   std::optional<PruneVerdict> Judge(const rules::Rule& rule);
+  // The same, from the rule's graphs decoded already (DecodeRule(rule)):
+  // decoding is most of the work, and independent per rule, so a caller
+  // may decode on several threads.
+  PruneOrderKey Survey(const std::optional<DecodedRule>& decoded);
+  std::optional<PruneVerdict> Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded);
   void Learn(const rules::Rule& rule);
   // What the known rules take in memory, roughly.
   int64_t ApproxBytes() const;

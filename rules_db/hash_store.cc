@@ -706,26 +706,45 @@ absl::StatusOr<std::string> GraphHashStore::JobPrefix(const std::string& job_id)
   return U32((*found)->number);
 }
 
-absl::StatusOr<std::vector<std::string>> GraphHashStore::ClassFingerprints(const std::string& job_id) {
+absl::StatusOr<std::string> GraphHashStore::ReadyPrefix(const std::string& job_id) {
   auto found = FindJob(job_id);
   if (!found.ok()) return found.status();
   JobState* state = *found;
-  {
-    std::lock_guard<std::mutex> lock(jobs_mu_);
-    const auto s = state->job.state();
-    if (s != JOB_STATE_GENERATED && s != JOB_STATE_VERIFYING && s != JOB_STATE_DONE) {
-      return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(s),
-                                                        "; its candidates are ready once it is GENERATED"));
-    }
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  const auto s = state->job.state();
+  if (s != JOB_STATE_GENERATED && s != JOB_STATE_VERIFYING && s != JOB_STATE_DONE) {
+    return absl::FailedPreconditionError(absl::StrCat("job '", job_id, "' is ", JobState_Name(s),
+                                                      "; its candidates are ready once it is GENERATED"));
   }
-  const std::string prefix = U32(state->number);
+  return U32(state->number);
+}
+
+absl::StatusOr<std::vector<std::string>> GraphHashStore::ClassFingerprints(const std::string& job_id) {
+  auto prefix = ReadyPrefix(job_id);
+  if (!prefix.ok()) return prefix.status();
   std::vector<std::string> out;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), classes_));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    out.push_back(it->key().ToString().substr(prefix.size()));
+  for (it->Seek(*prefix); it->Valid() && it->key().starts_with(*prefix); it->Next()) {
+    out.push_back(it->key().ToString().substr(prefix->size()));
   }
   if (!it->status().ok()) return storage::FromRocks(it->status(), "listing classes");
   return out;
+}
+
+absl::Status GraphHashStore::ForEachClass(
+    const std::string& job_id,
+    const std::function<absl::Status(const std::string& fingerprint, const CandidateClass&)>& visit) {
+  auto prefix = ReadyPrefix(job_id);
+  if (!prefix.ok()) return prefix.status();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), classes_));
+  CandidateClass c;
+  for (it->Seek(*prefix); it->Valid() && it->key().starts_with(*prefix); it->Next()) {
+    if (!c.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      return absl::DataLossError("a stored candidate class is corrupt");
+    }
+    if (absl::Status s = visit(it->key().ToString().substr(prefix->size()), c); !s.ok()) return s;
+  }
+  return storage::FromRocks(it->status(), "listing classes");
 }
 
 absl::StatusOr<CandidateClass> GraphHashStore::GetCandidateClass(const std::string& job_id,

@@ -108,6 +108,10 @@ class GraphHashStore {
   absl::StatusOr<std::string> JobPrefix(const std::string& job_id);
   // Fingerprints of every candidate class of a finished job, in order.
   absl::StatusOr<std::vector<std::string>> ClassFingerprints(const std::string& job_id);
+  // Every class of such a job, parsed, in fingerprint order.
+  absl::Status ForEachClass(const std::string& job_id,
+                            const std::function<absl::Status(const std::string& fingerprint,
+                                                              const CandidateClass&)>& visit);
   absl::StatusOr<CandidateClass> GetCandidateClass(const std::string& job_id, const std::string& fingerprint);
   // Moves a GENERATED job to VERIFYING or DONE and records its verification.
   absl::Status UpdateVerification(const std::string& job_id, ::taso::rules_db::JobState state,
@@ -144,6 +148,8 @@ class GraphHashStore {
   absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
                             const std::vector<PendingClass>& checked, FinalizeTally& tally);
   absl::Status RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took);
+  // The key prefix of a job whose candidates are ready (GENERATED or later).
+  absl::StatusOr<std::string> ReadyPrefix(const std::string& job_id);
   // Deletes job `number`'s graphs and flushes every family (keep_graphs).
   absl::Status DropGraphs(uint32_t number);
 

@@ -127,13 +127,22 @@ absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
   return std::string();
 }
 
+namespace {
+
+// Every pair of `c` is derived from an earlier form's (none is rejected: a
+// rejected pair's verdict comes from a verifier).
+bool NothingToLease(const CandidateClass& c) {
+  return std::all_of(c.pairs().begin(), c.pairs().end(),
+                     [](const CandidatePair& p) { return !p.rejected() && !p.renaming_of().empty(); });
+}
+
+}  // namespace
+
 absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id) {
   auto it = queues_.find(job_id);
   if (it != queues_.end()) return it->second.get();
   auto job = hash_store_->GetJob(job_id);
   if (!job.ok()) return job.status();
-  auto fingerprints = hash_store_->ClassFingerprints(job_id);
-  if (!fingerprints.ok()) return fingerprints.status();
   auto prefix = hash_store_->JobPrefix(job_id);
   if (!prefix.ok()) return prefix.status();
   auto spec = records::SpecFromProto(job->spec());
@@ -142,19 +151,24 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!families.ok()) return families.status();
   const Families& f = *families;
   // The verified markers are the truth: a restart forgets only the leases.
+  // A class whose every pair takes its verdict from an earlier form's
+  // (renaming_of) has nothing to lease: it counts as verified from the
+  // start, and its rules are derived when the job finishes, like the rest.
   std::deque<std::string> pending;
   int64_t verified = 0;
   std::string ignored;
-  for (const std::string& fp : *fingerprints) {
+  absl::Status listed = hash_store_->ForEachClass(job_id, [&](const std::string& fp, const CandidateClass& c) {
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, *prefix + fp, &ignored);
-    if (s.ok()) {
+    if (s.ok() || (s.IsNotFound() && options_.renaming_prover && NothingToLease(c))) {
       ++verified;
     } else if (s.IsNotFound()) {
       pending.push_back(fp);
     } else {
       return storage::FromRocks(s, "reading verification markers");
     }
-  }
+    return absl::OkStatus();
+  });
+  if (!listed.ok()) return listed;
   auto queue = std::make_unique<JobQueue>(JobQueue{
       *prefix, static_cast<int>(job->max_ops()), std::move(*spec),
       LeaseQueue(job_id, std::move(pending), verified, &next_lease_number_)});

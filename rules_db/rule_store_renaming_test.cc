@@ -44,13 +44,18 @@ class RenamingStoreTest : public ::testing::Test {
     return options;
   }
 
-  // Leases and verifies every class; returns the pairs leased.
-  int64_t VerifyEveryClass(RuleStore& rules, bool once_per_form) {
+  // Leases and verifies every class; returns the pairs leased (and counts
+  // the classes leased in `classes`).
+  int64_t VerifyEveryClass(RuleStore& rules, bool once_per_form, int64_t* classes = nullptr) {
     int64_t pairs = 0;
     while (true) {
       auto leases = rules.LeaseCandidates(LeaseRequest("w"));
       EXPECT_TRUE(leases.ok()) << leases.status();
       if (!leases.ok() || leases->leases().empty()) break;
+      if (classes != nullptr) ++*classes;
+      if (once_per_form) {
+        EXPECT_GT(leases->leases(0).candidate_class().pairs_size(), 0) << "a class with nothing to prove was leased";
+      }
       for (const CandidatePair& p : leases->leases(0).candidate_class().pairs()) {
         if (once_per_form) {
           EXPECT_TRUE(p.renaming_of().empty()) << "a pair of a form already leased was leased";
@@ -86,9 +91,13 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
 
   RuleStore once(once_store.get(), Options(true));
   RuleStore every(every_store.get(), Options(false));
-  const int64_t once_pairs = VerifyEveryClass(once, true);
-  const int64_t every_pairs = VerifyEveryClass(every, false);
+  int64_t once_classes = 0, every_classes = 0;
+  const int64_t once_pairs = VerifyEveryClass(once, true, &once_classes);
+  const int64_t every_pairs = VerifyEveryClass(every, false, &every_classes);
   EXPECT_EQ(every_pairs - once_pairs, job.renaming_pairs());
+  // A class whose every pair renames an earlier form is not leased at all.
+  EXPECT_EQ(every_classes, job.candidate_classes());
+  EXPECT_LT(once_classes, every_classes);
 
   auto once_job = once_store->GetJob("j");
   auto every_job = every_store->GetJob("j");

@@ -354,6 +354,7 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
     return absl::InvalidArgumentError("send records in GraphBatch.packed; the records field is not accepted");
   }
   const std::string prefix = U32(state->number);
+  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);  // until the batch is written
   rocksdb::WriteBatch wb;
   std::string key;
   const std::string& packed = batch.packed();
@@ -550,6 +551,7 @@ absl::Status GraphHashStore::ScanClasses(uint32_t job_number, FinalizeTally& tal
   ro.fill_cache = false;
   rocksdb::Slice upper(next_prefix);
   ro.iterate_upper_bound = &upper;
+  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, graphs_));
   std::string current;
   std::vector<std::string> members;
@@ -625,8 +627,29 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
 }
 
 absl::Status GraphHashStore::DropGraphs(uint32_t number) {
+  {
+    // The common case, no other job streaming or finalizing: the whole
+    // family goes at once, memtables unflushed and files unread. (Graphs of
+    // jobs finalized under --keep_graphs go with it.)
+    std::unique_lock<std::shared_mutex> exclusive(graphs_mu_);
+    bool alone = true;
+    {
+      std::lock_guard<std::mutex> lock(jobs_mu_);
+      for (const auto& [id, other] : jobs_) {
+        const auto s = other->job.state();
+        if (other->number != number && (s == JOB_STATE_GENERATING || s == JOB_STATE_FINALIZING)) alone = false;
+      }
+    }
+    if (alone) {
+      auto fresh = database_->RecreateFamily(kGraphsFamily);
+      if (!fresh.ok()) return fresh.status();
+      graphs_ = *fresh;
+      return database_->FlushAll();  // the small families: the log then goes
+    }
+  }
   const std::string begin = U32(number), end = U32(number + 1);
   const rocksdb::Slice from(begin), to(end);
+  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
   // A tombstone, which the flush applies to the memtables before writing
   // them; the compaction then drops the files it covers (the family is never
   // compacted otherwise, so its files are all in level 0, which

@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -157,7 +158,8 @@ class GraphHashStore {
   std::unique_ptr<storage::Database> database_;
   rocksdb::DB* db_ = nullptr;  // database_'s
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;
+  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;  // replaced by DropGraphs: use under graphs_mu_
+  std::shared_mutex graphs_mu_;  // exclusive while DropGraphs replaces the graphs family
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
 
   StoreInfo info_;

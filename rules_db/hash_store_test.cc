@@ -171,6 +171,40 @@ TEST(HashStore, AFinalizedJobsGraphsAreDroppedUnlessKept) {
   }
 }
 
+// While another job still streams, a finished job's graphs go by range
+// (the family stays, with the other job's records); the last job to finish
+// takes the family with it.
+TEST(HashStore, AJobsGraphsAreDroppedWithoutTouchingAJobStillStreaming) {
+  auto store = OpenStore(TempDir("two_jobs"));
+  ASSERT_NE(store, nullptr);
+  int64_t records[2] = {0, 0};
+  const char* ids[2] = {"a", "b"};
+  for (int j = 0; j < 2; ++j) {
+    CreateJobRequest request;
+    request.set_job_id(ids[j]);
+    *request.mutable_spec() = SmallSpec(3);
+    request.set_num_shards(1);
+    ASSERT_TRUE(store->CreateJob(request).ok());
+    for (const GraphBatch& b : Batches(request.spec(), ids[j], 0, 1, 500)) {
+      auto r = store->PutBatch(b);
+      ASSERT_TRUE(r.ok()) << r.status();
+      records[j] += r->records;
+    }
+  }
+  EXPECT_EQ(GraphRecordsLeft(*store), records[0] + records[1]);
+  ASSERT_TRUE(store->ReportProgress(Done("a", 0)).ok());
+  const Job a = WaitGenerated(*store, "a");
+  store->WaitForFinalization();
+  EXPECT_GT(a.candidate_classes(), 0);
+  EXPECT_EQ(GraphRecordsLeft(*store), records[1]) << "job b still streams: only a's graphs go";
+  ASSERT_TRUE(store->ReportProgress(Done("b", 0)).ok());
+  const Job b = WaitGenerated(*store, "b");
+  store->WaitForFinalization();
+  EXPECT_EQ(b.candidate_classes(), a.candidate_classes());
+  EXPECT_EQ(GraphRecordsLeft(*store), 0);
+  EXPECT_EQ(AllClasses(*store, "b", 1000).size(), AllClasses(*store, "a", 1000).size());
+}
+
 TEST(HashStore, ShardCountsDoNotChangeTheClasses) {
   std::vector<std::string> reference;
   for (int shards : {1, 3}) {

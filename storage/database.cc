@@ -145,6 +145,28 @@ absl::Status Database::FlushAll() {
   return FromRocks(db_->Flush(options, handles), absl::StrCat("flushing ", options_.name_in_errors));
 }
 
+absl::StatusOr<rocksdb::ColumnFamilyHandle*> Database::RecreateFamily(const std::string& name) {
+  std::lock_guard<std::mutex> lock(families_mu_);
+  auto it = families_.find(name);
+  if (it == families_.end()) return absl::NotFoundError(absl::StrCat(options_.name_in_errors, " has no family ", name));
+  const auto own = options_.families.find(name);
+  const rocksdb::ColumnFamilyOptions& family_options =
+      own != options_.families.end() ? own->second : options_.family_defaults;
+  if (absl::Status s = FromRocks(db_->DropColumnFamily(it->second), absl::StrCat("dropping family ", name)); !s.ok()) {
+    return s;
+  }
+  (void)db_->DestroyColumnFamilyHandle(it->second);
+  families_.erase(it);
+  rocksdb::ColumnFamilyHandle* handle = nullptr;
+  if (absl::Status s = FromRocks(db_->CreateColumnFamily(family_options, name, &handle),
+                                 absl::StrCat("creating family ", name));
+      !s.ok()) {
+    return s;
+  }
+  families_[name] = handle;
+  return handle;
+}
+
 absl::Status Database::WriteHealth() const {
   rocksdb::Status error = stopped_by_->error();
   if (error.ok()) return absl::OkStatus();

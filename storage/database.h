@@ -62,6 +62,12 @@ class Database {
   // nothing (after a bulk load, that replay took seconds).
   absl::Status FlushAll();
 
+  // Drops family `name` with all it holds (its memtables are discarded, its
+  // files deleted: no rewrite) and creates it again, empty, with its
+  // options. The old handle is destroyed: the caller makes sure nothing
+  // uses it meanwhile.
+  absl::StatusOr<rocksdb::ColumnFamilyHandle*> RecreateFamily(const std::string& name);
+
  private:
   explicit Database(const DatabaseOptions& options) : options_(options) {}
   absl::Status Init();

@@ -47,7 +47,8 @@ ABSL_FLAG(bool, sync, false, "fsync the write-ahead log on every batch (survive 
 ABSL_FLAG(int32_t, finalize_threads, 2, "threads re-checking candidate pairs when a job finishes");
 ABSL_FLAG(bool, keep_graphs, false,
           "keep a job's enumerated graphs once its candidate classes are stored (nothing reads them; by default "
-          "they are dropped, which frees most of the store's disk)");
+          "they are dropped, which frees most of the store's disk; a job finishing with no other job generating "
+          "drops every job's)");
 ABSL_FLAG(int32_t, store_index, -1,
           "this store's index among the store shards (0-based); fixed when the database is created, checked after");
 ABSL_FLAG(int32_t, store_count, -1, "how many store shards the fingerprints are spread over (with --store_index)");

@@ -342,9 +342,13 @@ class Generate {
         j.renaming_pairs(), seconds);
   }
 
-  // Workers first: a store outlives every writer.
+  // Workers first: a store outlives every writer. Our own channels close
+  // before a store is stopped: a store drains its connections, and an idle
+  // client acknowledges the store's goodbye only when its poller next wakes
+  // (a second or more after the store was told to stop).
   void Shutdown() {
     if (workers_) workers_->StopAll(SIGTERM, 2000);
+    for (StoreHandle& s : stores_) s.stub.reset();
     for (StoreHandle& s : stores_) cluster::StopLocalStore(s.local);
   }
 

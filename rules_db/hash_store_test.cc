@@ -119,6 +119,27 @@ TEST(HashStore, BatchesAreIdempotentAndClassesAreFound) {
   EXPECT_EQ(AllClasses(*store, "j", 1000), classes);
 }
 
+// Creates job `id` on `store`: TASO's spec at size `max_ops`, one shard.
+void CreateOneShardJob(GraphHashStore& store, const std::string& id, int max_ops) {
+  CreateJobRequest request;
+  request.set_job_id(id);
+  *request.mutable_spec() = SmallSpec(max_ops);
+  request.set_num_shards(1);
+  ASSERT_TRUE(store.CreateJob(request).ok());
+}
+
+// Streams job `id`'s one shard (as CreateOneShardJob made it) into `store`;
+// the records stored.
+int64_t StreamOneShard(GraphHashStore& store, const std::string& id, int max_ops) {
+  int64_t records = 0;
+  for (const GraphBatch& b : Batches(SmallSpec(max_ops), id, 0, 1, 500)) {
+    auto r = store.PutBatch(b);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (r.ok()) records += r->records;
+  }
+  return records;
+}
+
 // Graph records of every job left in the store's graphs family.
 int64_t GraphRecordsLeft(GraphHashStore& store) {
   auto family = store.database()->Family("graphs");
@@ -141,17 +162,8 @@ TEST(HashStore, AFinalizedJobsGraphsAreDroppedUnlessKept) {
     options.keep_graphs = keep;
     auto store = GraphHashStore::Open(options);
     ASSERT_TRUE(store.ok()) << store.status();
-    CreateJobRequest request;
-    request.set_job_id("j");
-    *request.mutable_spec() = SmallSpec(3);
-    request.set_num_shards(1);
-    ASSERT_TRUE((*store)->CreateJob(request).ok());
-    int64_t records = 0;
-    for (const GraphBatch& b : Batches(request.spec(), "j", 0, 1, 500)) {
-      auto r = (*store)->PutBatch(b);
-      ASSERT_TRUE(r.ok()) << r.status();
-      records += r->records;
-    }
+    CreateOneShardJob(**store, "j", 3);
+    const int64_t records = StreamOneShard(**store, "j", 3);
     ASSERT_GT(records, 0);
     EXPECT_EQ(GraphRecordsLeft(**store), records);
     ASSERT_TRUE((*store)->ReportProgress(Done("j", 0)).ok());
@@ -180,16 +192,8 @@ TEST(HashStore, AJobsGraphsAreDroppedWithoutTouchingAJobStillStreaming) {
   int64_t records[2] = {0, 0};
   const char* ids[2] = {"a", "b"};
   for (int j = 0; j < 2; ++j) {
-    CreateJobRequest request;
-    request.set_job_id(ids[j]);
-    *request.mutable_spec() = SmallSpec(3);
-    request.set_num_shards(1);
-    ASSERT_TRUE(store->CreateJob(request).ok());
-    for (const GraphBatch& b : Batches(request.spec(), ids[j], 0, 1, 500)) {
-      auto r = store->PutBatch(b);
-      ASSERT_TRUE(r.ok()) << r.status();
-      records[j] += r->records;
-    }
+    CreateOneShardJob(*store, ids[j], 3);
+    records[j] = StreamOneShard(*store, ids[j], 3);
   }
   EXPECT_EQ(GraphRecordsLeft(*store), records[0] + records[1]);
   ASSERT_TRUE(store->ReportProgress(Done("a", 0)).ok());
@@ -257,11 +261,7 @@ TEST(HashStore, AStoreWithoutAClassCheckerFailsTheJobItCannotFinalize) {
   options.path = TempDir("unchecked");
   auto store = GraphHashStore::Open(options);
   ASSERT_TRUE(store.ok()) << store.status();
-  CreateJobRequest request;
-  request.set_job_id("j");
-  *request.mutable_spec() = SmallSpec(1);
-  request.set_num_shards(1);
-  ASSERT_TRUE((*store)->CreateJob(request).ok());
+  CreateOneShardJob(**store, "j", 1);
   ASSERT_TRUE((*store)->ReportProgress(Done("j", 0)).ok());
   (*store)->WaitForFinalization();
   auto job = (*store)->GetJob("j");

@@ -283,9 +283,9 @@ class Evaluator {
             }
             T* dst = &o.data[(b * cout + oc) * pixels];
             if (bias != nullptr) {
-              for (int64_t i = 0; i < pixels; ++i) acc[i] = D::Add(acc[i], bias->data[oc]);
+              for (int64_t i = 0; i < pixels; ++i) sums[i] = D::Add(sums[i], bias->data[oc]);
             }
-            for (int64_t i = 0; i < pixels; ++i) dst[i] = d_.Activate(p.activation, acc[i]);
+            for (int64_t i = 0; i < pixels; ++i) dst[i] = d_.Activate(p.activation, sums[i]);
           }
         }
       }

@@ -527,11 +527,10 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
     chunk.push_back(std::move(pending));
     return chunk.size() >= kFinalizeChunk ? hand_off() : absl::OkStatus();
   });
+  if (scanned.ok()) scanned = hand_off();  // the last, partial chunk
   absl::Status stored = store_in_flight();  // joins the checks whatever the scan's outcome
   if (!scanned.ok()) return scanned;
   if (!stored.ok()) return stored;
-  CheckInParallel(checker, options_.finalize_threads, chunk);
-  if (absl::Status s = StoreClasses(job.id(), prefix, chunk, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
   if (!options_.keep_graphs) {
     // The job is GENERATED already: a failure here costs disk, not the job.

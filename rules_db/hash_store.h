@@ -140,11 +140,12 @@ class GraphHashStore {
   Job Snapshot(const JobState& state);
   absl::Status PersistJob(const Job& job);
   void StartFinalize(JobState* state);
-  // Finalizing a job, in phases: scan its graphs into classes, check and
-  // store them a chunk at a time, record the figures in the job.
+  // Finalizing a job: scan its graphs into classes and check them, a
+  // fingerprint slice per thread; store them in order; record the figures.
   absl::Status Finalize(JobState* state);
-  static void CheckInParallel(const records::ClassChecker& checker, int threads, std::vector<PendingClass>& chunk);
-  absl::Status ScanClasses(uint32_t job_number, FinalizeTally& tally,
+  // Passes each class of two or more graphs with a fingerprint in [begin, end)
+  // (keys of the graphs family) to `on_class`, in fingerprint order.
+  absl::Status ScanClasses(const std::string& begin, const std::string& end, FinalizeTally& counts,
                            const std::function<absl::Status(PendingClass)>& on_class);
   absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
                             const std::vector<PendingClass>& checked, FinalizeTally& tally);

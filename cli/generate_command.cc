@@ -208,6 +208,7 @@ class Generate {
     int64_t enumerated = 0;
     int shards_done = 0;
     std::vector<bool> shard_done;  // done on every store
+    std::vector<int64_t> shard_enumerated;  // graphs each shard enumerated (first store's view)
     rules_db::Job sum;
   };
 
@@ -233,7 +234,11 @@ class Generate {
         if (shard.shard() < static_cast<int>(t.shard_done.size()) && !shard.done()) t.shard_done[shard.shard()] = false;
       }
       if (i == 0) {
+        t.shard_enumerated.assign(job.shards_size(), 0);
         for (const auto& shard : job.shards()) {
+          if (shard.shard() >= 0 && shard.shard() < job.shards_size()) {
+            t.shard_enumerated[shard.shard()] = shard.graphs_enumerated();
+          }
           t.fraction += shard.done_fraction() / job.shards_size();
           t.rate += shard.graphs_per_second();
           t.enumerated += shard.graphs_enumerated();
@@ -276,14 +281,18 @@ class Generate {
         }
         if (totals->all_generated && workers_->all_finished()) {
           if (tty) err_ << "\r\033[K";
-          Summary(*totals);
+          // The last shards to finish see the whole job done; as JSON they still
+          // say what they ran (bench/estimate.py reads it), with the job's totals.
+          if (!options_.shards_here.empty() && options_.json) {
+            HereSummary(*totals);
+          } else {
+            Summary(*totals);
+          }
           return 0;
         }
         if (!options_.shards_here.empty() && workers_->all_finished() && HereDone(*totals)) {
           if (tty) err_ << "\r\033[K";
-          // The rest of the job runs elsewhere; `taso job status` follows it.
-          out_ << "job " << job_id_ << ": shards " << absl::StrJoin(here_, ",") << " done here; "
-               << totals->shards_done << "/" << num_shards_ << " shards done in all\n";
+          HereSummary(*totals);
           return 0;
         }
         if (tty && absl::Now() - last_line > absl::Milliseconds(250)) {
@@ -304,6 +313,32 @@ class Generate {
       if (shard >= static_cast<int>(t.shard_done.size()) || !t.shard_done[shard]) return false;
     }
     return true;
+  }
+
+  // The rest of the job may run elsewhere; `taso job status` follows it. The
+  // job's graph and pair counts come once every shard is done (complete);
+  // what this process can always say is how many graphs its shards enumerated.
+  void HereSummary(const Totals& t) {
+    if (options_.json) {
+      int64_t enumerated = 0;
+      for (int shard : here_) {
+        if (shard < static_cast<int>(t.shard_enumerated.size())) enumerated += t.shard_enumerated[shard];
+      }
+      const Json summary = {{"job", job_id_},
+                            {"shards_here", here_},
+                            {"shards", num_shards_},
+                            {"shards_done", t.shards_done},
+                            {"stores", stores_.size()},
+                            {"graphs_enumerated_here", enumerated},
+                            {"complete", t.all_generated},
+                            {"graphs", t.sum.graphs()},
+                            {"candidate_pairs", t.sum.candidate_pairs()},
+                            {"wall_seconds", RoundTo(absl::ToDoubleSeconds(absl::Now() - start_), 3)}};
+      out_ << JsonLine(summary) << "\n";
+      return;
+    }
+    out_ << "job " << job_id_ << ": shards " << absl::StrJoin(here_, ",") << " done here; " << t.shards_done << "/"
+         << num_shards_ << " shards done in all\n";
   }
 
   void Summary(const Totals& t) {

@@ -52,12 +52,17 @@ check "a store list missing a shard is refused"
 # Machines A and B: disjoint shard lists, separate launches, different orders.
 "$TASO" generate --job mm --shards-here 0,2 --store "$B,$C,$A" --db "$WORK/machineA" >"$WORK/a.out" 2>"$WORK/a.err" &
 gen_a=$!
-"$TASO" generate --job mm --shards-here 1 --store "$A,$B,$C" --db "$WORK/machineB" >"$WORK/b.out" 2>"$WORK/b.err" &
+"$TASO" generate --job mm --shards-here 1 --store "$A,$B,$C" --db "$WORK/machineB" --json >"$WORK/b.out" \
+  2>"$WORK/b.err" &
 gen_b=$!
 wait $gen_a || fail "machine A's shards: $(cat "$WORK/a.err")"
 wait $gen_b || fail "machine B's shards: $(cat "$WORK/b.err")"
 check "machine A: $(cat "$WORK/a.out")"
 check "machine B: $(cat "$WORK/b.out")"
+# --json: one line naming the shards run here and the graphs they enumerated (bench/estimate.py reads it).
+grep -q '"shards_here": \[1\]' "$WORK/b.out" || fail "machine B's JSON: $(cat "$WORK/b.out")"
+grep -q '"graphs_enumerated_here": [1-9]' "$WORK/b.out" || fail "machine B's JSON counts no graphs: $(cat "$WORK/b.out")"
+check "generate --shards-here --json names its shards and the graphs they enumerated"
 "$TASO" job status --job mm --store "$B,$A,$C" --json >"$WORK/status.json" || fail "job status"
 grep -q '"complete":true' "$WORK/status.json" || grep -q '"complete": true' "$WORK/status.json" ||
   fail "job not complete after every shard ran: $(cat "$WORK/status.json")"

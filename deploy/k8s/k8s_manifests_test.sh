@@ -73,6 +73,17 @@ printf 'resources: [%s/base]\ncomponents: [%s/components/cert-manager]\n' "$rel"
 kubectl kustomize "$tmp/certs" >"$tmp/certs.yaml" || fail "kubectl kustomize base + components/cert-manager"
 out=$(validate "$tmp/certs.yaml" --expect-tls --expect-certificates) || fail "base + cert-manager does not validate: $out"
 check "base + components/cert-manager renders and validates ($(tail -1 <<<"$out"))"
+# The overlay bench/estimate.py writes for a planned job: the base with the plan's shards, stores,
+# verifiers and volumes (planned from the synthetic measurement its own test checks).
+python3 bench/estimate.py --plan-only bench/testdata/estimate-synthetic.json --machines 3 --cores 8 \
+  --k8s-base "$src/base" --overlay "$tmp/planned" --json >"$tmp/planned.json" || fail "bench/estimate.py --overlay"
+render_and_validate planned "$tmp/planned" secure
+read -r shards stores verifiers < <(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["plan"]
+print(p["shards"], p["stores"], p["verifier_replicas"])' "$tmp/planned.json")
+grep -q "SHARDS: \"$shards\"" "$tmp/planned.yaml" || fail "the planned render does not run $shards shards"
+[[ $(grep -c "taso-store-[0-9]*.taso-store:7070" <<<"$(grep 'STORES:' "$tmp/planned.yaml" | tr ',' '\n')") == "$stores" ]] ||
+  fail "the planned render does not list $stores stores: $(grep 'STORES:' "$tmp/planned.yaml")"
+check "the planned job's overlay: $shards shards over $stores stores, $verifiers verifiers"
 grep -q "namespace: taso-dev" "$tmp/dev.yaml" || fail "the dev overlay does not set its namespace"
 # components/gpu runs the CUDA image (deploy/Dockerfile.cuda), everything else the CPU one (deploy/Dockerfile).
 grep "image:" "$tmp/gpu.yaml" "$tmp/combo-secure-gpu.yaml" | grep -vq -- "-cuda\"\?$" && fail "a gpu render runs an image without CUDA"

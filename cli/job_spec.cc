@@ -14,7 +14,9 @@ absl::StatusOr<generator::GenerationSpec> BuildJobSpec(const std::string& spec_p
   if (max_ops < 1 || max_ops > records::kMaxOpsLimit) {
     return absl::InvalidArgumentError(absl::StrCat("--max-ops must be in 1..", records::kMaxOpsLimit));
   }
-  if (shards < 1 || shards > 1024) return absl::InvalidArgumentError("--shards must be in 1..1024");
+  if (shards < 1 || shards > records::kMaxGeneratorShards) {
+    return absl::InvalidArgumentError(absl::StrCat("--shards must be in 1..", records::kMaxGeneratorShards));
+  }
   generator::GenerationSpec spec;
   std::string text;
   if (spec_path.empty()) {

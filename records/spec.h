@@ -41,6 +41,8 @@ struct Spec {
 
 // Limits that keep a spec from asking for something this machine cannot hold.
 inline constexpr int kMaxOpsLimit = 8;
+// Generator shards per job: the store keeps a progress record for each.
+inline constexpr int kMaxGeneratorShards = 4096;
 inline constexpr int64_t kMaxTensorElements = 1 << 16;
 
 // Validates and expands a spec; errors say which entry is wrong and why.

@@ -28,7 +28,6 @@
 namespace taso::rules_db {
 namespace {
 
-constexpr int kMaxShards = 4096;
 constexpr int kDefaultPageSize = 100;
 constexpr int kMaxPageSize = 1000;
 // Fingerprint ranges a job's finalization scans and checks independently.
@@ -234,9 +233,9 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
     return absl::InvalidArgumentError(
         absl::StrCat("job id '", id, "' is not valid: use 1-64 letters, digits, '-', '_' or '.'"));
   }
-  if (request.num_shards() < 1 || request.num_shards() > kMaxShards) {
+  if (request.num_shards() < 1 || request.num_shards() > records::kMaxGeneratorShards) {
     return absl::InvalidArgumentError(
-        absl::StrCat("num_shards must be in 1..", kMaxShards, ", got ", request.num_shards()));
+        absl::StrCat("num_shards must be in 1..", records::kMaxGeneratorShards, ", got ", request.num_shards()));
   }
   auto spec = records::SpecFromProto(request.spec());
   if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("spec: ", spec.status().message()));

@@ -5,14 +5,15 @@ count, verifier replicas, storage) that follow, as a kustomize overlay.
 
 What it runs (every figure is measured by the real pipeline on this machine, then scaled):
   - full runs at MAX_OPS-2 and MAX_OPS-1 (`taso generate` + `taso verify`): counts, CPU, disk, RSS;
-  - a sample at MAX_OPS: K of N generator shards (`taso job create` + `taso generate --shards-here`)
-    into a real store, twice (K and then 2K other shards), so the per-graph cost is separated from
-    the walk every shard makes down to the split depth.
+  - a sample at MAX_OPS: K shards of a job of N generator shards (`taso job create` + `taso
+    generate --shards-here`) into a real store, then the same K shards of a job of N/2 (about twice
+    the graphs, the same walks), so the per-graph cost is separated from the walk every shard makes
+    down to the split depth.
 How it scales (docs/cluster.md, "Planning a job"):
   - graphs(n) = sampled graphs * N / K + graphs(n-2): a shard holds every N-th subtree at the split
     depth (n-1) and the graphs below it; the shallower graphs are exactly the size-(n-2) run's;
-  - pairs per graph, and proofs, rules and the pruned rules per pair, keep growing by the factor
-    they grew from n-2 to n-1 (fractions are capped at 1);
+  - pairs per graph keep growing by the step they grew from n-2 to n-1; renamings, proofs, rules
+    and the pruned rules per pair by the factor (fractions are capped at 1);
   - generation core-seconds per graph and disk bytes per graph come from the sample; verification
     core-seconds per proof from the size-(n-1) run, grown as from n-2 to n-1 when that run was long
     enough for fixed start-up costs not to dominate.
@@ -60,30 +61,47 @@ class Sampler:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        self._sample()  # a run shorter than a period still counts
 
     def _run(self):
+        while not self._stop.wait(self.period):
+            self._sample()
+
+    def _sample(self):
         ticks = os.sysconf("SC_CLK_TCK")
         page = os.sysconf("SC_PAGE_SIZE")
-        while not self._stop.wait(self.period):
-            total = 0
-            for pid in filter(str.isdigit, os.listdir("/proc")):
-                try:
-                    with open(f"/proc/{pid}/stat") as f:
-                        stat = f.read()
-                except OSError:
-                    continue
-                name = stat[stat.index("(") + 1:stat.rindex(")")]
-                if name not in PROCESS_NAMES:
-                    continue
-                fields = stat[stat.rindex(")") + 2:].split()
-                rss = int(fields[21]) * page
-                total += rss
-                self.peak_process_rss = max(self.peak_process_rss, rss)
-                if name == "taso_rules_db":
-                    self.peak_store_rss = max(self.peak_store_rss, rss)
-                    self.store_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
-            self.peak_rss = max(self.peak_rss, total)
-            self.peak_disk = max(self.peak_disk, disk_bytes(self.directory))
+        stats = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            name = stat[stat.index("(") + 1:stat.rindex(")")]
+            stats[pid] = (name, stat[stat.rindex(")") + 2:].split())
+        total = 0
+        for pid, (name, fields) in stats.items():
+            # Only this process's descendants: another job on the machine is not this one's.
+            if name not in PROCESS_NAMES or not descends_from(pid, stats, str(os.getpid())):
+                continue
+            rss = int(fields[21]) * page
+            total += rss
+            self.peak_process_rss = max(self.peak_process_rss, rss)
+            if name == "taso_rules_db":
+                self.peak_store_rss = max(self.peak_store_rss, rss)
+                self.store_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+        self.peak_rss = max(self.peak_rss, total)
+        self.peak_disk = max(self.peak_disk, disk_bytes(self.directory))
+
+
+def descends_from(pid, stats, ancestor):
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        if pid not in stats:
+            return False
+        pid = stats[pid][1][1]  # the parent's pid
+    return False
 
 
 def disk_bytes(directory):
@@ -133,6 +151,11 @@ class Pipeline:
             sampler.store_cpu.clear()
             ver, ver_wall, ver_cpu = run_json([self.taso, "verify", "--db", db, "--workers", str(workers),
                                                "--json"])
+            if ver["proved"] > 0 and ver["after_common_subgraph"] == 0:
+                # Above --prune_max_rules the store leaves pruning to `taso rules prune`, which streams.
+                pruned, prune_wall, prune_cpu = run_json([self.taso, "rules", "prune", "--db", db, "--json"])
+                ver.update(after_renaming=pruned["after_renaming"], after_common_subgraph=pruned["after_common_subgraph"])
+                ver_wall, ver_cpu = ver_wall + prune_wall, ver_cpu + prune_cpu
         shutil.rmtree(db, ignore_errors=True)
         return {
             "max_ops": max_ops, "graphs": gen["graphs"], "distinct_fingerprints": gen["distinct_fingerprints"],
@@ -147,20 +170,23 @@ class Pipeline:
             "peak_disk_bytes": sampler.peak_disk, "cores": os.cpu_count(),
         }
 
-    def sample(self, max_ops, of_shards, shard_lists):
-        """Runs the given shard lists of one size-`max_ops` job of `of_shards` shards into a fresh store
-        each, one list after the other; returns per list the graphs stored, CPU and store disk."""
+    def sample(self, max_ops, jobs):
+        """For each (of_shards, shards) in `jobs`, runs those shards of a size-`max_ops` job of
+        `of_shards` shards into a fresh store, one job after the other; returns per job the graphs
+        its shards enumerated, their CPU (with the store's) and the store's disk."""
         results = []
-        for shards in shard_lists:
+        for of_shards, shards in jobs:
             db = os.path.join(self.work, "sample")
             shutil.rmtree(db, ignore_errors=True)
             os.makedirs(db)
             port_file = os.path.join(db, "port")
             with Sampler(db) as sampler:
                 cpu0 = children_cpu()
+                # The store logs a line per call: to a file, as a pipe nobody reads would fill and stall it.
+                store_log = open(os.path.join(self.work, "sample-store.log"), "w")
                 store = subprocess.Popen([os.path.join(self.bin, "taso_rules_db"), "--db", os.path.join(db, "store"),
                                           "--listen", "127.0.0.1:0", "--port_file", port_file],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                         stdout=subprocess.DEVNULL, stderr=store_log)
                 for _ in range(300):
                     if os.path.exists(port_file) and open(port_file).read().strip():
                         break
@@ -177,11 +203,22 @@ class Pipeline:
                 finally:
                     store.terminate()
                     store.wait()
+                    store_log.close()
                 cpu = children_cpu() - cpu0
-            results.append({"shards": shards, "graphs": gen["graphs_enumerated_here"], "wall_s": round(wall, 2),
+            results.append({"of_shards": of_shards, "shards": shards, "graphs": gen["graphs_enumerated_here"],
+                            "wall_s": round(wall, 2),
                             "cpu_s": round(cpu, 2), "peak_disk_bytes": sampler.peak_disk})
             shutil.rmtree(db, ignore_errors=True)
         return results
+
+
+def stepped(at_n1, at_n2):
+    """The value at n from n-1 and n-2, growing by the same difference again (never below n-1's
+    value times n-1's over n-2's when that shrinks it, nor below 0)."""
+    value = 2 * at_n1 - at_n2
+    if value < at_n1 and at_n2 > 0:
+        value = at_n1 * at_n1 / at_n2
+    return max(value, 0.0)
 
 
 def grown(at_n1, at_n2, cap=None):
@@ -195,23 +232,26 @@ def grown(at_n1, at_n2, cap=None):
 def estimate(measured):
     """The size-n figures on one core-second scale, from `measured` (see measure())."""
     n2, n1, sample = measured["full"][0], measured["full"][1], measured["sample"]
-    of = sample["of_shards"]
     a, b = sample["runs"]
     ka, kb = len(a["shards"]), len(b["shards"])
-    sampled = a["graphs"] + b["graphs"]
-    graphs = sampled * of / (ka + kb) + n2["graphs"]
-    # cpu = shards * walk + graphs * per_graph, from the two runs (K and 2K shards).
+    # Each run alone estimates the graphs of sizes n-1 and n (its shards hold 1/of_shards of the
+    # subtrees each); the smaller graphs are exactly size n-2's.
+    graphs = (a["graphs"] * a["of_shards"] / ka + b["graphs"] * b["of_shards"] / kb) / 2 + n2["graphs"]
+    # cpu = shards * walk + graphs * per_graph: the runs have the same shards, and the second about
+    # twice the graphs (its job has half as many shards), so the two unknowns separate.
     det = ka * b["graphs"] - kb * a["graphs"]
     per_graph = (ka * b["cpu_s"] - kb * a["cpu_s"]) / det if det else 0
-    if per_graph <= 0:  # the two runs did not separate the costs: charge the walk to the graphs
-        per_graph = (a["cpu_s"] + b["cpu_s"]) / sampled
+    if per_graph <= 0:  # the runs did not separate the costs: charge the walk to the graphs
+        per_graph = (a["cpu_s"] + b["cpu_s"]) / (a["graphs"] + b["graphs"])
     walk = max(0.0, (a["cpu_s"] - a["graphs"] * per_graph) / ka)
     disk_per_graph = max(a["peak_disk_bytes"] / max(a["graphs"], 1), b["peak_disk_bytes"] / max(b["graphs"], 1))
 
     def per(run, key, base="graphs"):
         return run[key] / run[base] if run[base] else 0
 
-    pairs = graphs * grown(per(n1, "candidate_pairs"), per(n2, "candidate_pairs"))
+    # Pairs per graph grow by the same step again (by the same factor overshot: +20% on the matmul
+    # family's size 5, +27% on the default spec's size 4; the step: -1.5% and +17%).
+    pairs = graphs * stepped(per(n1, "candidate_pairs"), per(n2, "candidate_pairs"))
     fractions = {key: grown(per(n1, key, "candidate_pairs"), per(n2, key, "candidate_pairs"), cap=1.0)
                  for key in ("renaming_pairs", "proved", "unknown", "after_renaming", "after_common_subgraph")}
     proofs = pairs * (1 - fractions["renaming_pairs"])
@@ -376,8 +416,9 @@ def main():
     parser.add_argument("--max-ops", type=int, default=5)
     parser.add_argument("--spec", default="", help="generation spec (text proto); default: TASO's")
     parser.add_argument("--sample-shards", type=int, default=1,
-                        help="K: the sample runs K shards, then 2K others (default 1)")
-    parser.add_argument("--of", type=int, default=0, help="N: the sampled job's shard count (default: by size)")
+                        help="K: the sample runs K shards of a job of N shards, then of N/2 (default 1)")
+    parser.add_argument("--of", type=int, default=0,
+                        help="N: the first sampled job's shard count, at most 4096 (default: 64, 256, 4096 by size)")
     parser.add_argument("--machines", type=int, default=10)
     parser.add_argument("--cores", type=int, default=8, help="cores per machine")
     parser.add_argument("--volume-gib", type=float, default=500, help="largest volume a store may have")
@@ -421,13 +462,14 @@ def main():
                 runs["full"][str(size)] = pipeline.full_run(size, 2, 2)
                 save()
         if str(args.max_ops) not in runs["samples"]:
+            # Job A of N shards, then job B of N/2, each running the same K shards (spread over the
+            # numbering; shard 0 also holds the shallower graphs, so it is left out).
             of = args.of or (64 if args.max_ops <= 3 else 256 if args.max_ops == 4 else 4096)
             k = args.sample_shards
-            # Spread over the numbering; shard 0 also holds the shallower graphs, so it is skipped.
-            step = max(1, of // (3 * k))
-            lists = [[1 + i * step for i in range(k)], [1 + i * step for i in range(k, 3 * k)]]
-            log(f"size {args.max_ops} sample: shards {lists[0]} then {lists[1]} of {of}")
-            runs["samples"][str(args.max_ops)] = {"of_shards": of, "runs": pipeline.sample(args.max_ops, of, lists)}
+            shards = [1 + i * max(1, (of // 2 - 1) // k) for i in range(k)]
+            log(f"size {args.max_ops} sample: shards {shards} of {of}, then of {of // 2}")
+            runs["samples"][str(args.max_ops)] = {
+                "runs": pipeline.sample(args.max_ops, [(of, shards), (of // 2, shards)])}
             save()
         measured = {"full": [runs["full"][str(args.max_ops - 2)], runs["full"][str(args.max_ops - 1)]],
                     "sample": runs["samples"][str(args.max_ops)]}

@@ -54,7 +54,10 @@ for s in $(seq 0 $((shards - 1))); do
   gens+=($!)
 done
 for p in "${gens[@]}"; do wait "$p" || { echo "a generator failed:" >&2; tail -3 "$work"/gen*.log >&2; exit 1; }; done
-# The stores finalize their slices once every shard is done; verifiers lease as classes become ready.
+# The stores finalize their slices once every shard is done; a verifier refuses a job still finalizing.
+while "$taso" job status --job ms --store "$list" --json | grep -qE 'JOB_STATE_(GENERATING|FINALIZING)'; do
+  sleep 2
+done
 generated=$(since "$t0")
 vers=()
 for w in $(seq 1 "$workers"); do
@@ -71,7 +74,7 @@ pruned=$(since "$t0")
 "$taso" rules stats --store "$list" >"$work/stats.out"
 total=$(since "$t0")
 echo "size $max_ops over $stores stores, $shards generator processes, $workers verifiers, $(nproc) cores:" \
-  "generated at ${generated} s, verified at ${verified} s, pruned across the shards at ${pruned} s," \
+  "generated and finalized at ${generated} s, verified at ${verified} s, pruned across the shards at ${pruned} s," \
   "exported at ${total} s;" \
   "peak RSS of all processes $(sort -n "$work/rss" | tail -1 | awk '{printf "%.2f GiB", $1 / 1048576}');" \
   "disk $(du -sch "$work"/store? | tail -1 | cut -f1)"

@@ -196,10 +196,8 @@ class Pipeline:
                     subprocess.run([self.taso, "job", "create", "--store", address, "--max-ops", str(max_ops),
                                     "--shards", str(of_shards), "--job", "sample"] + self.spec_flags(),
                                    check=True, stdout=subprocess.DEVNULL)
-                    t0 = time.time()
-                    gen, _, _ = run_json([self.taso, "generate", "--job", "sample", "--store", address, "--shards-here",
-                                          ",".join(map(str, shards)), "--json"])
-                    wall = time.time() - t0
+                    gen, wall, _ = run_json([self.taso, "generate", "--job", "sample", "--store", address,
+                                             "--shards-here", ",".join(map(str, shards)), "--json"])
                 finally:
                     store.terminate()
                     store.wait()
@@ -216,8 +214,8 @@ def stepped(at_n1, at_n2):
     """The value at n from n-1 and n-2, growing by the same difference again (never below n-1's
     value times n-1's over n-2's when that shrinks it, nor below 0)."""
     value = 2 * at_n1 - at_n2
-    if value < at_n1 and at_n2 > 0:
-        value = at_n1 * at_n1 / at_n2
+    if value < at_n1:
+        value = grown(at_n1, at_n2)
     return max(value, 0.0)
 
 
@@ -230,7 +228,8 @@ def grown(at_n1, at_n2, cap=None):
 
 
 def estimate(measured):
-    """The size-n figures on one core-second scale, from `measured` (see measure())."""
+    """The size-n figures on one core-second scale, from `measured`: the full runs of sizes n-2 and
+    n-1 and the sample of size n, as main() collects them (runs.json)."""
     n2, n1, sample = measured["full"][0], measured["full"][1], measured["sample"]
     a, b = sample["runs"]
     ka, kb = len(a["shards"]), len(b["shards"])

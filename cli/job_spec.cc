@@ -39,6 +39,7 @@ std::string JobIdFor(const std::string& job_id, const generator::GenerationSpec&
   Hasher h;
   h.AddString(spec.SerializeAsString());
   h.Add(static_cast<uint64_t>(shards));
+  h.Add(static_cast<uint64_t>(records::kEnumerationVersion));
   return absl::StrCat("gen", spec.max_ops(), "-", shards, "s-", h.Finish().ToHex().substr(0, 8));
 }
 

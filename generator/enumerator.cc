@@ -24,7 +24,7 @@ enum class OperandRule {
   kUnary,         // any tensor
   kUnaryWeight,   // enlarge: only a weight straight from the spec
   kUnordered,     // commutative binary: {j, k}, j < k
-  kOrdered,       // binary: (j, k), j != k
+  kOrdered,       // binary: (j, k), j != k; unordered_operands: see Candidates
   kConv,          // (j, k), j may equal k, j never a raw weight
   kUnsupported,
 };
@@ -65,6 +65,12 @@ struct PoolTensor {
   int producer = -1;       // operator position, or -1 for a variable
   bool raw_weight = false; // a spec constant, not computed
   uint64_t key = 0;        // identity of the computation, for operator keys
+  // The renaming groups (type and role: x1, x2 and x3 are one) of the spec
+  // tensors this one is computed from, a bit each (modulo 64). Renaming a
+  // graph's tensors never changes it, and two sides of a rule that
+  // distributes or moves operators compute matching operands from the same
+  // groups.
+  uint64_t groups = 0;
   int consumers = 0;
 };
 
@@ -196,6 +202,7 @@ class Enumerator {
       p.fingerprint = TensorFingerprint(p.value);
       p.raw_weight = var.is_weight;
       p.key = Mix64(0x7661726961626c65ULL + static_cast<uint64_t>(v));
+      p.groups = uint64_t{1} << ((2 * p.type_id + (var.is_weight ? 1 : 0)) % 64);
       pool_.push_back(std::move(p));
     }
     return absl::OkStatus();
@@ -238,12 +245,22 @@ class Enumerator {
         case OperandRule::kUnordered:
         case OperandRule::kOrdered:
         case OperandRule::kConv: {
-          OperandRule rule = RuleFor(tmpl.kind);
-          if (rule == OperandRule::kOrdered && tmpl.unordered_operands) rule = OperandRule::kUnordered;
+          const OperandRule rule = RuleFor(tmpl.kind);
+          // One order of a non-commutative operator's operands (TASO's
+          // unordered concat), chosen by the groups each operand is computed
+          // from: renaming a graph's tensors never turns a graph enumerated
+          // into one that is not (the re-check's renaming classes need every
+          // renaming enumerated), and a rule's two sides choose the same
+          // order (concat(x, w) and transpose(concat(T(x), T(w)))). Operands
+          // from the same groups (concat(x1, x2), concat(conv(i, w4),
+          // conv(i, w5))) take both orders, and so does a constant computed
+          // from none (concat(i, ones)), which stands for no group.
+          const bool one_order = rule == OperandRule::kOrdered && tmpl.unordered_operands;
           for (int j = 0; j < n; ++j) {
             if (rule == OperandRule::kConv && pool_[j].raw_weight) continue;
             for (int k = rule == OperandRule::kUnordered ? j + 1 : 0; k < n; ++k) {
               if (k == j && rule != OperandRule::kConv) continue;
+              if (one_order && pool_[j].groups > pool_[k].groups && pool_[k].groups != 0) continue;
               if (shapes_.Lookup(tmpl, t, pool_[j].type_id, pool_[k].type_id)) {
                 out.push_back({t, {j, k}, 2});
               }
@@ -273,10 +290,12 @@ class Enumerator {
     // The operator's key: its template and the identities of its operands.
     uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(cand.template_index));
     int last_dependency = -1;
+    uint64_t groups = 0;
     for (int i = 0; i < cand.num_inputs; ++i) {
       const PoolTensor& in = pool_[cand.inputs[i]];
       key = Mix64(key * 0x9e3779b97f4a7c15ULL + in.key);
       last_dependency = std::max(last_dependency, in.producer);
+      groups |= in.groups;
     }
     // Least topological order: every operator after the last one this reads
     // must have a smaller key, or this graph is reached in another order.
@@ -306,6 +325,7 @@ class Enumerator {
       p.fingerprint = TensorFingerprint(p.value);
       p.producer = static_cast<int>(ops_.size());
       p.key = Mix64(key + o + 1);
+      p.groups = groups;
       for (size_t q = 0; q < pool_.size(); ++q) {
         if (pool_[q].fingerprint == p.fingerprint && pool_[q].value.data == p.value.data) {
           ++stats_.pruned_equal_tensor;

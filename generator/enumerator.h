@@ -9,7 +9,11 @@
 //    (an input, a weight or another operator's output) is pruned with its
 //    whole subtree: that operator is an identity or a duplicate.
 //  - Operand rules: ewadd/ewmul take two distinct operands, unordered;
-//    matmul, concat and scalar_mul two distinct operands, ordered; conv2d's
+//    matmul, concat and scalar_mul two distinct operands, ordered (a spec's
+//    `unordered_operands` keeps one order: the one in which the renaming
+//    groups its operands are computed from compare in order, both
+//    where they tie or one is a constant computed from no spec tensor, so
+//    every renaming of a graph enumerated is enumerated too); conv2d's
 //    input is never a raw weight; enlarge applies only to weights (spec
 //    `constants`); split applies only where shape inference allows it (an
 //    axis that carries a concat's split point). Relu is x(x+1)+1 in int32.

@@ -42,11 +42,13 @@ uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<in
     const records::Template& tmpl = spec_.templates[op.template_index];
     std::vector<uint64_t> inputs;
     for (int p : op.inputs) inputs.push_back(p < static_cast<int>(pool.size()) ? pool[p] : 0);
-    // Operand order is not part of the graph where the enumerator tried one
-    // order only (commutative operators, unordered_operands templates); the
-    // key must not tell those orders apart, or an orbit's least member could
-    // be an order that was never enumerated.
-    if (tmpl.kind == OpKind::kEwAdd || tmpl.kind == OpKind::kEwMul || tmpl.unordered_operands) {
+    // A commutative operator's operands are enumerated in one order, which
+    // computes the same: the key must not tell the orders apart, or an
+    // orbit's least member could be an order never enumerated. Other
+    // operators' orders are computations of their own, and the enumerator
+    // produces every renaming of each (unordered_operands chooses an order
+    // that renaming preserves), so the key keeps their order.
+    if (tmpl.kind == OpKind::kEwAdd || tmpl.kind == OpKind::kEwMul) {
       std::sort(inputs.begin(), inputs.end());
     }
     uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(op.template_index));

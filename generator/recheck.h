@@ -8,9 +8,10 @@
 //     "canonical" when no permutation of interchangeable tensors gives it a
 //     smaller key; any pair can be renamed so that one side is canonical, so
 //     pairs need a canonical side and classes without one give none (TASO's
-//     variable-ordering check, made exact). The key ignores operand order
-//     where the enumerator tried one order only, so every orbit's least
-//     member is a graph the enumerator produced.
+//     variable-ordering check, made exact). The key ignores the operand
+//     order of commutative operators, which the enumerator tries in one
+//     order only; every renaming of a graph enumerated is enumerated (see
+//     enumerator.h), so every orbit's least member is a graph produced.
 //  2. Pairs: a star from the first canonical member (in encoding order) to
 //     every other member; equality is transitive, so the star covers the class.
 //  3. Exact re-check of each pair, on inputs other than the fingerprint's:

@@ -1,5 +1,9 @@
 #include "generator/recheck.h"
 
+#include <map>
+
+#include "generator/enumerator.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "records/encoding.h"
@@ -43,6 +47,72 @@ std::string Encode(const records::Spec& spec,
     pool += spec.templates[t].kind == OpKind::kSplit ? 2 : 1;
   }
   return encoding;
+}
+
+class ClassSink : public GraphSink {
+ public:
+  std::map<Fingerprint, std::vector<std::string>> classes;
+  void OnGraph(const Fingerprint& fp, std::string_view encoding, int) override {
+    classes[fp].emplace_back(encoding);
+  }
+  bool OnCheckpoint(int64_t, double) override { return true; }
+};
+
+// Tensat's concat of two convolutions (its line 27): concat(conv(i, k1),
+// conv(i, k2)) on channels is conv(i, concat(k1, k2)) on output channels.
+// Both concats are enumerated in one order; over the default spec, an order
+// that followed pool positions left every class holding both sides without
+// a canonical member, so the rule never became a pair (the enumerator's
+// OneOrderConcatStillEnumeratesEveryRenaming checks the cause). Here, from
+// enumeration to pairs, the rule is paired.
+TEST(Recheck, AConcatOfConvolutionsIsPairedWithTheConvolutionOfAConcat) {
+  auto spec = records::ParseSpecText(R"pb(
+    seed: 1
+    inputs { name: "i1" dims: [1, 2, 3, 3] }
+    inputs { name: "i2" dims: [1, 2, 3, 3] }
+    inputs { name: "i3" dims: [1, 2, 3, 3] }
+    constants { name: "k1" dims: [2, 2, 3, 3] }
+    constants { name: "k2" dims: [2, 2, 3, 3] }
+    constants { name: "k3" dims: [2, 2, 3, 3] }
+    operators { kind: OP_CONV2D params { conv2d { padding: PADDING_SAME } } }
+    operators {
+      kind: OP_CONCAT
+      params { concat { axis: 0 } }
+      params { concat { axis: 1 } }
+      unordered_operands: true
+    }
+  )pb",
+                                     "concat-conv.spec");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ClassSink sink;
+  EnumerationOptions options;
+  options.max_ops = 3;
+  ASSERT_TRUE(Enumerate(*spec, options, sink).ok());
+  Rechecker rechecker(*spec);
+  // The operator kinds and concat axes of a graph, in encoding order.
+  auto shape = [&](const std::string& encoding) {
+    std::string out;
+    auto ops = records::ParseEncoding(encoding);
+    EXPECT_TRUE(ops.ok()) << ops.status();
+    if (!ops.ok()) return out;
+    for (const records::EncodedOp& op : *ops) {
+      const records::Template& t = spec->templates[op.template_index];
+      out += t.kind == OpKind::kConv2D ? "conv " : t.params.axis == 0 ? "concat0 " : "concat1 ";
+    }
+    return out;
+  };
+  int found = 0;
+  for (const auto& [fp, members] : sink.classes) {
+    if (members.size() < 2) continue;
+    const ClassCheck check = rechecker.Check(members);
+    for (const PairCheck& pair : check.pairs) {
+      if (pair.rejected) continue;
+      const std::string a = shape(members[pair.source]), b = shape(members[pair.target]);
+      found += (a == "conv conv concat1 " && b == "concat0 conv ") ||
+               (b == "conv conv concat1 " && a == "concat0 conv ");
+    }
+  }
+  EXPECT_GE(found, 1);
 }
 
 TEST(Recheck, ExactlyOneRenamingIsCanonical) {

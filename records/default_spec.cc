@@ -4,8 +4,10 @@
 // only in kernel size, which our conv2d takes from the weight, so they are two
 // here (activation none and relu) limited to TASO's kernels; its four concats
 // differ in rank and axis, and ours take the rank from the operands, so they
-// are two (axis 0 and 1), with TASO's unordered operands. Size 1 gives TASO's
-// 228 graphs; the generator's own differences are in enumerator.h.
+// are two (axis 0 and 1), with TASO's unordered operands (one order, chosen
+// so that renamings stay enumerated: enumerator.h). Size 1 gives TASO's 228
+// graphs plus the second order of 36 concats of interchangeable tensors; the
+// generator's own differences are in enumerator.h.
 #include "records/spec.h"
 
 namespace taso::records {

@@ -44,6 +44,10 @@ inline constexpr int kMaxOpsLimit = 8;
 // Generator shards per job: the store keeps a progress record for each.
 inline constexpr int kMaxGeneratorShards = 4096;
 inline constexpr int64_t kMaxTensorElements = 1 << 16;
+// Which graphs a spec stands for (generator/enumerator.h). A derived job id
+// hashes it, so a job started by a build that enumerated differently is
+// not resumed by this one. 2: unordered_operands keeps renamings enumerated.
+inline constexpr int kEnumerationVersion = 2;
 
 // Validates and expands a spec; errors say which entry is wrong and why.
 absl::StatusOr<Spec> SpecFromProto(const generator::GenerationSpec& proto);

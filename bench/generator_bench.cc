@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
     for (int k = 1; k <= options.max_ops; ++k) {
       std::printf("      size %d: %lld graphs\n", k, (long long)stats->graphs_by_size[k]);
     }
+    std::printf("      evaluations reused (an earlier sibling's value): %lld\n",
+                (long long)stats->evaluations_reused);
     std::printf("      pruned: %lld equal tensor, %lld operator order\n",
                 (long long)stats->pruned_equal_tensor, (long long)stats->pruned_order);
     if (sink.count_classes) {

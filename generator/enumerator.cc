@@ -74,6 +74,12 @@ struct PoolTensor {
   int consumers = 0;
 };
 
+// An operator's outputs on its operands, and their fingerprints.
+struct Evaluated {
+  std::vector<IntTensor> values;
+  std::vector<Fingerprint> fingerprints;
+};
+
 struct AppliedOp {
   int template_index = 0;
   int num_outputs = 0;
@@ -193,6 +199,7 @@ class Enumerator {
     split_depth_ = std::max(1, options_.max_ops - 1);
     shapes_.Resize(static_cast<int>(spec_.templates.size()));
     template_uses_.assign(spec_.templates.size(), 0);
+    evaluated_.resize(options_.max_ops + 1);
     pool_.reserve(num_variables_ + 4 * records::kMaxOpsLimit);
     for (int v = 0; v < num_variables_; ++v) {
       const records::Variable& var = spec_.variables[v];
@@ -311,18 +318,38 @@ class Enumerator {
         shapes_.Lookup(tmpl, cand.template_index, cand.num_inputs > 0 ? a : -1, b);
     if (out_types == nullptr) return;
 
-    std::vector<const IntTensor*> operands;
-    for (int i = 0; i < cand.num_inputs; ++i) operands.push_back(&pool_[cand.inputs[i]].value);
-    ++stats_.evaluations;
-    auto outputs = EvalOpInt(tmpl.kind, tmpl.params, operands, IntOptions{.relu_as_polynomial = true});
-    if (!outputs.ok()) return;  // shape inference agreed, so this is not expected
+    // An operator that does not read the newest one is applied again under
+    // every later sibling of the newest: its value is kept at its level.
+    const int level = last_dependency + 1;
+    const bool reusable = level < static_cast<int>(ops_.size());
+    Evaluated fresh;
+    Evaluated* evaluated = nullptr;
+    if (reusable) {
+      auto it = evaluated_[level].find(key);
+      if (it != evaluated_[level].end()) {
+        evaluated = &it->second;
+        ++stats_.evaluations_reused;
+      }
+    }
+    if (evaluated == nullptr) {
+      std::vector<const IntTensor*> operands;
+      for (int i = 0; i < cand.num_inputs; ++i) operands.push_back(&pool_[cand.inputs[i]].value);
+      ++stats_.evaluations;
+      auto outputs = EvalOpInt(tmpl.kind, tmpl.params, operands, IntOptions{.relu_as_polynomial = true});
+      if (!outputs.ok()) return;  // shape inference agreed, so this is not expected
+      fresh.values = *std::move(outputs);
+      for (const IntTensor& v : fresh.values) fresh.fingerprints.push_back(TensorFingerprint(v));
+      evaluated = reusable ? &(evaluated_[level][key] = std::move(fresh)) : &fresh;
+    }
+    const size_t num_outputs = evaluated->values.size();
 
     const size_t pool_before = pool_.size();
-    for (size_t o = 0; o < outputs->size(); ++o) {
+    for (size_t o = 0; o < num_outputs; ++o) {
       PoolTensor p;
-      p.value = std::move((*outputs)[o]);
+      // A kept value is copied (its level serves other graphs); a fresh one moved.
+      p.value = reusable ? evaluated->values[o] : std::move(evaluated->values[o]);
       p.type_id = (*out_types)[o];
-      p.fingerprint = TensorFingerprint(p.value);
+      p.fingerprint = evaluated->fingerprints[o];
       p.producer = static_cast<int>(ops_.size());
       p.key = Mix64(key + o + 1);
       p.groups = groups;
@@ -337,7 +364,7 @@ class Enumerator {
     }
 
     for (int i = 0; i < cand.num_inputs; ++i) ++pool_[cand.inputs[i]].consumers;
-    ops_.push_back({cand.template_index, static_cast<int>(outputs->size()), key});
+    ops_.push_back({cand.template_index, static_cast<int>(num_outputs), key});
     ++template_uses_[cand.template_index];
     const size_t encoding_before = encoding_.size();
     records::AppendEncodedOp(cand.template_index, cand.inputs, cand.num_inputs, encoding_);
@@ -364,6 +391,9 @@ class Enumerator {
     encoding_.resize(encoding_before);
     --template_uses_[cand.template_index];
     ops_.pop_back();
+    // What read this operator is not applied again (its key names the
+    // computation, so a kept value is never wrong, only no longer asked for).
+    evaluated_[ops_.size() + 1].clear();
     for (int i = 0; i < cand.num_inputs; ++i) --pool_[cand.inputs[i]].consumers;
     pool_.resize(pool_before);
   }
@@ -388,6 +418,11 @@ class Enumerator {
   ShapeCache shapes_;
   std::vector<PoolTensor> pool_;
   std::vector<AppliedOp> ops_;
+  // evaluated_[L], by operator key: operators whose newest operand is
+  // operator L-1's (L = 0: spec tensors only). One is applied again under
+  // each later operator of the graph (conv(i1, w4) under every second and
+  // third operator), so it is evaluated once per prefix of L operators.
+  std::vector<absl::flat_hash_map<uint64_t, Evaluated>> evaluated_;
   std::vector<int> template_uses_;
   std::string encoding_;
   EnumerationStats stats_;

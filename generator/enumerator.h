@@ -49,6 +49,7 @@ struct EnumerationStats {
   int64_t pruned_equal_tensor = 0;   // operators whose output already existed
   int64_t pruned_order = 0;          // operator orders that are not the graph's least
   int64_t evaluations = 0;           // operators evaluated (including pruned ones)
+  int64_t evaluations_reused = 0;    // operators whose value an earlier sibling evaluated
   int64_t subtrees = 0;              // split-depth subtrees this shard finished
   int64_t cursor = 0;                // next subtree number after the last finished
   bool cancelled = false;

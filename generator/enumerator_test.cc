@@ -215,7 +215,7 @@ TEST(Enumerator, FingerprintEqualsWholeGraphEvaluation) {
   const std::vector<Record> records = EnumerateAll(spec, options);
   std::map<std::string, IntTensor> feeds;
   for (const records::Variable& v : spec.variables) feeds[v.name] = DeterministicIntTensor(v.type, v.name, spec.seed);
-  for (size_t i = 0; i < records.size(); i += 37) {
+  for (size_t i = 0; i < records.size(); i += 7) {
     auto graph = records::DecodeGraph(spec, records[i].encoding);
     ASSERT_TRUE(graph.ok());
     auto outputs = EvaluateInt(*graph, feeds, IntOptions{.relu_as_polynomial = true});
@@ -223,6 +223,21 @@ TEST(Enumerator, FingerprintEqualsWholeGraphEvaluation) {
     EXPECT_EQ(GraphFingerprint(*outputs), records[i].fingerprint)
         << records::DescribeEncoding(spec, records[i].encoding);
   }
+}
+
+// An operator that does not read the newest one is applied again under each
+// sibling of the newest; its value is evaluated once and reused (the
+// fingerprints stay those of the whole graph, checked above).
+TEST(Enumerator, OperatorsNotReadingTheNewestAreEvaluatedOncePerPrefix) {
+  CollectingSink sink;
+  EnumerationOptions options;
+  options.max_ops = 3;
+  auto stats = Enumerate(SmallSpec(), options, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  // Every operator applied either made a graph or was pruned as a duplicate.
+  EXPECT_EQ(stats->evaluations + stats->evaluations_reused, stats->graphs + stats->pruned_equal_tensor);
+  // 2,699 of 6,049 here; 4.2M of 5.6M over the default spec at size 3.
+  EXPECT_GT(stats->evaluations_reused, stats->evaluations / 2);
 }
 
 TEST(Enumerator, ShardsPartitionTheEnumeration) {

@@ -31,28 +31,31 @@ Rechecker::Rechecker(const records::Spec& spec, const RecheckOptions& options) :
   }
 }
 
-uint64_t Rechecker::RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const {
-  auto ops = records::ParseEncoding(encoding);
-  if (!ops.ok()) return 0;
+uint64_t Rechecker::RenamedKey(const std::vector<records::EncodedOp>& ops, const std::vector<int>& renaming,
+                               std::vector<uint64_t>& pool, std::vector<uint64_t>& op_keys) const {
   const int n = static_cast<int>(spec_.variables.size());
-  std::vector<uint64_t> pool;
+  pool.clear();
+  op_keys.clear();
   for (int v = 0; v < n; ++v) pool.push_back(Mix64(0x76ULL + static_cast<uint64_t>(renaming[v])));
-  std::vector<uint64_t> op_keys;
-  for (const records::EncodedOp& op : *ops) {
+  for (const records::EncodedOp& op : ops) {
     const records::Template& tmpl = spec_.templates[op.template_index];
-    std::vector<uint64_t> inputs;
-    for (int p : op.inputs) inputs.push_back(p < static_cast<int>(pool.size()) ? pool[p] : 0);
+    uint64_t inputs[2] = {0, 0};
+    const size_t num_inputs = std::min<size_t>(op.inputs.size(), 2);
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const int p = op.inputs[i];
+      inputs[i] = p < static_cast<int>(pool.size()) ? pool[p] : 0;
+    }
     // A commutative operator's operands are enumerated in one order, which
     // computes the same: the key must not tell the orders apart, or an
     // orbit's least member could be an order never enumerated. Other
     // operators' orders are computations of their own, and the enumerator
     // produces every renaming of each (unordered_operands chooses an order
     // that renaming preserves), so the key keeps their order.
-    if (tmpl.kind == OpKind::kEwAdd || tmpl.kind == OpKind::kEwMul) {
-      std::sort(inputs.begin(), inputs.end());
+    if ((tmpl.kind == OpKind::kEwAdd || tmpl.kind == OpKind::kEwMul) && num_inputs == 2 && inputs[1] < inputs[0]) {
+      std::swap(inputs[0], inputs[1]);
     }
     uint64_t key = Mix64(0x6f70ULL + static_cast<uint64_t>(op.template_index));
-    for (uint64_t in : inputs) key = Mix64(key * 0x9e3779b97f4a7c15ULL + in);
+    for (size_t i = 0; i < num_inputs; ++i) key = Mix64(key * 0x9e3779b97f4a7c15ULL + inputs[i]);
     op_keys.push_back(key);
     int outputs = tmpl.kind == OpKind::kSplit ? 2 : 1;
     for (int o = 0; o < outputs; ++o) pool.push_back(Mix64(key + o + 1));
@@ -80,7 +83,8 @@ bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
   }
   std::vector<int> identity(n);
   for (int v = 0; v < n; ++v) identity[v] = v;
-  const uint64_t own = RenamedKey(encoding, identity);
+  std::vector<uint64_t> pool, op_keys;  // scratch, reused by every renaming
+  const uint64_t own = RenamedKey(*ops, identity, pool, op_keys);
   // Odometer over one permutation per used group.
   std::vector<std::vector<int>> perms;
   for (int g : used) perms.push_back(groups_[g]);
@@ -90,7 +94,7 @@ bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
       const std::vector<int>& members = groups_[used[i]];
       for (size_t m = 0; m < members.size(); ++m) renaming[members[m]] = perms[i][m];
     }
-    if (RenamedKey(encoding, renaming) < own) return false;
+    if (RenamedKey(*ops, renaming, pool, op_keys) < own) return false;
     size_t i = 0;
     while (i < perms.size() && !std::next_permutation(perms[i].begin(), perms[i].end())) ++i;
     if (i == perms.size()) return true;

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "core/interpreter.h"
 #include "records/class_check.h"
+#include "records/encoding.h"
 #include "records/spec.h"
 
 namespace taso::generator {
@@ -58,7 +59,10 @@ class Rechecker {
   ClassCheck Check(const std::vector<std::string>& members) const;
 
  private:
-  uint64_t RenamedKey(const std::string& encoding, const std::vector<int>& renaming) const;
+  // The key of `ops` with variable v renamed to renaming[v]; `pool` and
+  // `op_keys` are scratch space.
+  uint64_t RenamedKey(const std::vector<records::EncodedOp>& ops, const std::vector<int>& renaming,
+                      std::vector<uint64_t>& pool, std::vector<uint64_t>& op_keys) const;
 
   records::Spec spec_;
   RecheckOptions options_;

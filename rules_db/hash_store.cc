@@ -77,7 +77,11 @@ absl::Status GraphHashStore::Init() {
   storage::DatabaseOptions database;
   database.path = options_.path;
   database.name_in_errors = absl::StrCat("database ", options_.path);
-  database.db.max_background_jobs = 2;
+  // Two flush threads: a job's finalize waits for the graphs' last
+  // memtables, each sorted by its flush (one thread took 3.4 s of a 6.9-s
+  // size-3 generation, two 2.4 s).
+  database.db.max_background_flushes = 2;
+  database.db.max_background_compactions = 1;
   database.db.max_open_files = 512;
   database.db.allow_concurrent_memtable_write = false;
 

@@ -96,4 +96,15 @@ absl::StatusOr<std::vector<FloatTensor>> EvaluateFloat(const Graph& graph,
   return internal::EvaluateGraph(graph, feeds, FloatDomain{});
 }
 
+bool FloatsAgree(double a, double b, double tolerance, double scale) {
+  return std::fabs(a - b) <= tolerance * std::max({1.0, std::fabs(a), std::fabs(b), scale});
+}
+
+std::map<std::string, FloatTensor> AbsoluteFeeds(std::map<std::string, FloatTensor> feeds) {
+  for (auto& [name, tensor] : feeds) {
+    for (float& v : tensor.data) v = std::fabs(v);
+  }
+  return feeds;
+}
+
 }  // namespace taso

@@ -51,6 +51,17 @@ absl::StatusOr<std::vector<IntTensor>> EvaluateInt(const Graph& graph,
 absl::StatusOr<std::vector<FloatTensor>> EvaluateFloat(const Graph& graph,
                                                        const std::map<std::string, FloatTensor>& feeds);
 
+// Whether two float evaluations of one function agree. They differ by
+// rounding, which grows with the values and with `scale`: the largest
+// partial sum either side rounded, which the same element evaluated on the
+// inputs' absolute values bounds (0 when not computed). Sums that cancel
+// leave a small value with the rounding error of the large terms.
+bool FloatsAgree(double a, double b, double tolerance, double scale = 0);
+
+// `feeds` with every value replaced by its absolute value: evaluated on
+// them, each output element bounds the partial sums of its evaluation.
+std::map<std::string, FloatTensor> AbsoluteFeeds(std::map<std::string, FloatTensor> feeds);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_INTERPRETER_H_

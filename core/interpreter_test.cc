@@ -397,5 +397,31 @@ TEST(Enlarge, SameConvUnchanged) {
 }
 
 // ---------------------------------------------------------------- pooling
+// ---------------------------------------------------------------- agreement
+
+// Two orders of one sum that cancels: equal as reals, apart in float by the
+// rounding of the large terms. Measured against the values alone they
+// disagree; against the partial sums (the sum of absolute values) they agree,
+// and a wrong value still does not.
+TEST(FloatsAgree, MeasuresRoundingAgainstThePartialSums) {
+  const float big = 3000.0f, small = 0.0123f;
+  const float left = (big + small) - big;   // the small term rounded at big's scale
+  const float right = small + (big - big);  // exact
+  ASSERT_NE(left, right);
+  EXPECT_FALSE(FloatsAgree(left, right, 1e-6));
+  const double scale = 2 * big + small;  // evaluated on absolute values
+  EXPECT_TRUE(FloatsAgree(left, right, 1e-6, scale));
+  EXPECT_FALSE(FloatsAgree(left, right + 0.5, 1e-6, scale));
+  EXPECT_TRUE(FloatsAgree(-2.0, -2.0, 0.0));
+}
+
+TEST(AbsoluteFeeds, EveryValueIsMadeNonNegative) {
+  std::map<std::string, FloatTensor> feeds{{"x", FT({3}, {-1.5f, 0.f, 2.f})}, {"w", FT({1}, {-0.25f})}};
+  auto abs = AbsoluteFeeds(feeds);
+  EXPECT_THAT(abs["x"].data, Near({1.5f, 0.f, 2.f}));
+  EXPECT_THAT(abs["w"].data, Near({0.25f}));
+  EXPECT_EQ(abs["x"].type.dims, feeds["x"].type.dims);
+}
+
 }  // namespace
 }  // namespace taso

@@ -342,21 +342,15 @@ absl::Status RuleStore::ReproveVerdict(const PairVerdict& verdict, const std::st
   if (absl::Status s = options_.checker(checked); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat(name, ": ", s.message()));
   }
-  switch (checked.status()) {
-    case rules::RULE_STATUS_PROVED:
-      break;
-    case rules::RULE_STATUS_TIMEOUT:
-    case rules::RULE_STATUS_UNKNOWN:
-      // Not disproved, only not proved here (a busier machine, another Z3):
-      // the store's verdict is stored, never the claim.
-      checked.set_status_detail(
-          absl::StrCat("reported proved by verifier ", worker_id, "; the store's own proof: ", checked.status_detail()));
-      rule = std::move(checked);
-      return absl::OkStatus();
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, " is reported proved, but the store's own check finds it ", rules::RuleStatus_Name(checked.status()),
-          ": ", checked.status_detail(), "; nothing of this report was stored"));
+  if (checked.status() != rules::RULE_STATUS_PROVED) {
+    // Not proved here: not proved in time (a busier machine, another Z3), or
+    // refuted, or numerically different. The store's verdict is stored, never
+    // the claim. Refusing the report instead would leave the class to be
+    // leased, claimed and refused again, stopping every verifier in turn.
+    checked.set_status_detail(absl::StrCat("reported proved by verifier ", worker_id,
+                                           "; the store's own check: ", checked.status_detail()));
+    rule = std::move(checked);
+    return absl::OkStatus();
   }
   // The conditions say where a rule holds: a report that widens them (a
   // fact left open that the proof needs) would let the optimizer apply the

@@ -260,7 +260,7 @@ class InstanceChecker {
     }
     std::optional<std::vector<FloatTensor>> abs_source, abs_target;
     auto float_agree = [&](int s, int t, int64_t e, double a, double b) {
-      if (std::fabs(a - b) <= options_.tolerance * std::max({1.0, std::fabs(a), std::fabs(b)})) return true;
+      if (FloatsAgree(a, b, options_.tolerance)) return true;
       if (!abs_source) {
         // Each side on |inputs|: a bound on every partial sum it rounded.
         auto abs = [](const TensorType& type, const std::string& name, uint64_t seed) {
@@ -276,7 +276,7 @@ class InstanceChecker {
       }
       if (abs_source->empty() || abs_target->empty()) return false;
       const double scale = std::max(std::fabs((*abs_source)[s].data[e]), std::fabs((*abs_target)[t].data[e]));
-      if (!(std::fabs(a - b) <= options_.tolerance * std::max({1.0, std::fabs(a), std::fabs(b), scale}))) return false;
+      if (!FloatsAgree(a, b, options_.tolerance, scale)) return false;
       ++result.elements_loosened;
       return true;
     };

@@ -13,6 +13,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "core/proc_status.h"
 #include "generator/recheck.h"
 #include "records/encoding.h"
 #include "records/spec.h"
@@ -30,6 +31,8 @@ ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per query");
 ABSL_FLAG(int64_t, relevant_rlimit, 2000000, "Z3 resource limit of the first, relevant-axioms query");
 ABSL_FLAG(bool, mbqi, false, "model-based quantifier instantiation");
 ABSL_FLAG(int, show_unproved, 20, "print this many unproved pairs");
+ABSL_FLAG(uint64_t, renew_above_mib, 0, "fresh Z3 context once Z3 holds this many MiB (0: never)");
+ABSL_FLAG(int, memory_every, 0, "print resident and Z3 memory every this many pairs (0: never)");
 ABSL_FLAG(bool, check_claims, false,
           "also check each proved rule as the rule store does (VerifyClaim), in a prover of its own, and time it");
 
@@ -114,6 +117,7 @@ verifier::ProverOptions ProverOptionsFromFlags() {
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
   options.relevant_rlimit = absl::GetFlag(FLAGS_relevant_rlimit);
   options.mbqi = absl::GetFlag(FLAGS_mbqi);
+  options.renew_above_mib = absl::GetFlag(FLAGS_renew_above_mib);
   return options;
 }
 
@@ -160,6 +164,13 @@ void ProveShare(const records::Spec& spec, const std::vector<Work>& work,
       }
     }
     std::lock_guard<std::mutex> lock(tally.mu);
+    const int every = absl::GetFlag(FLAGS_memory_every);
+    if (every > 0 && (i + 1) % every == 0) {
+      std::printf("after %zu pairs: resident %lld MiB, Z3 %.0f MiB, %lld renewals\n", i + 1,
+                  (long long)ProcStatusKib(0, "VmRSS") / 1024, verifier::SolverMemoryMib(),
+                  (long long)(*prover)->renewals());
+      std::fflush(stdout);
+    }
     ++tally.by_outcome[outcome];
     tally.times.push_back(seconds);
     if (check_seconds >= 0) tally.check_times.push_back(check_seconds);

@@ -47,6 +47,8 @@ ABSL_FLAG(std::string, worker_id, "", "name in leases and provenance; default ho
 ABSL_FLAG(int64_t, lease_ms, 60000, "lease length; a class not reported within it goes to another worker");
 ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated axiom instance (deterministic; 0: none)");
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
+ABSL_FLAG(int64_t, renew_prover_above_mib, 512,
+          "start a thread's prover over with a fresh Z3 context once Z3 holds this many MiB in the process (0: never)");
 ABSL_FLAG(bool, wait, false, "keep polling for new jobs instead of exiting when no work is left");
 ABSL_FLAG(int32_t, retry_seconds, 120, "keep retrying an unreachable rule database this long");
 ABSL_FLAG(bool, quiet, false, "do not log expired leases to stderr");
@@ -231,6 +233,8 @@ int main(int argc, char** argv) {
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
   options.prover.rlimit = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_rlimit)));
   options.prover.timeout_ms = static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_timeout_ms)));
+  options.prover.renew_above_mib =
+      static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_renew_prover_above_mib)));
   options.exit_when_done = !absl::GetFlag(FLAGS_wait);
   options.retry_for = absl::Seconds(absl::GetFlag(FLAGS_retry_seconds));
   options.worker_id = absl::GetFlag(FLAGS_worker_id);
@@ -267,6 +271,7 @@ int main(int argc, char** argv) {
            {"taso_verifier_unknown_total", "Proofs the solver could not decide", &C::unknown},
            {"taso_verifier_rejected_precheck_total", "Candidates rejected by the numeric re-check", &C::rejected_precheck},
            {"taso_verifier_errors_total", "Classes that failed with an error", &C::errors},
+           {"taso_verifier_prover_renewals_total", "Fresh Z3 contexts started to give back memory", &C::prover_renewals},
        }) {
     metrics.AddCallback(name, help, taso::net::MetricType::kCounter,
                         [&counters, field = field] { return static_cast<double>((counters.*field).load()); });
@@ -275,9 +280,11 @@ int main(int argc, char** argv) {
   if (!metrics_server.ok()) return taso::app::Error(metrics_server.status().message(), 2);
   absl::Status s = taso::verifier::RunVerifierWorker(options, counters);
   if (taso::app::Interrupted() && s.ok()) std::fprintf(stderr, "taso_verifier: stopped by a signal after reporting the classes in hand\n");
-  std::fprintf(stderr, "taso_verifier: %lld classes; %lld proved, %lld refuted, %lld timeout, %lld unknown, %lld rejected by the re-check\n",
+  std::fprintf(stderr,
+               "taso_verifier: %lld classes; %lld proved, %lld refuted, %lld timeout, %lld unknown, "
+               "%lld rejected by the re-check; %lld fresh solver contexts\n",
                (long long)counters.classes.load(), (long long)counters.proved.load(), (long long)counters.refuted.load(),
                (long long)counters.timeout.load(), (long long)counters.unknown.load(),
-               (long long)counters.rejected_precheck.load());
+               (long long)counters.rejected_precheck.load(), (long long)counters.prover_renewals.load());
   return taso::app::WorkerExitCode("taso_verifier", s);
 }

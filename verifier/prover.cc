@@ -1,5 +1,7 @@
 #include "verifier/prover.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -92,7 +94,29 @@ Prover::~Prover() = default;
 
 const std::string& Prover::axiom_set_version() const { return impl_->version; }
 
+double SolverMemoryMib() { return static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20); }
+
 absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& options) {
+  auto impl = CreateImpl(options);
+  if (!impl.ok()) return impl.status();
+  return std::unique_ptr<Prover>(new Prover(std::move(*impl)));
+}
+
+absl::Status Prover::RenewIfLarge() {
+  const uint64_t bound = impl_->options.renew_above_mib;
+  if (bound == 0 || SolverMemoryMib() <= static_cast<double>(bound)) return absl::OkStatus();
+  const ProverOptions options = impl_->options;
+  impl_.reset();  // first, so the old context's memory is free for the new one
+  auto impl = CreateImpl(options);
+  if (!impl.ok()) return impl.status();
+  impl_ = std::move(*impl);
+  ++renewals_;
+  // Z3 freed the context's memory; hand the freed pages back to the system.
+  malloc_trim(0);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Prover::Impl>> Prover::CreateImpl(const ProverOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   auto axioms = BuildAxioms(impl->symbols, {}, options.skip_axioms);
@@ -116,7 +140,7 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
   } catch (const z3::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("extra axiom: ", e.msg()));
   }
-  return std::unique_ptr<Prover>(new Prover(std::move(impl)));
+  return impl;
 }
 
 absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& target,
@@ -221,11 +245,20 @@ bool HasOpenableFact(const RuleConditions& conditions, OpenFacts open) {
 absl::StatusOr<ProofResult> Prover::CheckClaim(const Graph& source, const Graph& target,
                                                const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                                const std::vector<std::string>& axioms) {
-  return ProveWith(source, target, outputs, open, &axioms);
+  auto result = ProveWith(source, target, outputs, open, &axioms);
+  if (absl::Status renewed = RenewIfLarge(); !renewed.ok()) return renewed;
+  return result;
 }
 
 absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
                                           const std::vector<std::pair<int, int>>& outputs) {
+  auto proof = ProveGeneral(source, target, outputs);
+  if (absl::Status renewed = RenewIfLarge(); !renewed.ok()) return renewed;
+  return proof;
+}
+
+absl::StatusOr<ProofResult> Prover::ProveGeneral(const Graph& source, const Graph& target,
+                                                 const std::vector<std::pair<int, int>>& outputs) {
   auto proof = ProveWith(source, target, outputs, OpenFacts::kNone);
   if (!proof.ok() || proof->outcome != ProofOutcome::kProved) return proof;
   // The rule holds at its own shapes. Record the most general conditions a

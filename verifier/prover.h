@@ -61,7 +61,15 @@ struct ProverOptions {
   // Extra axioms, as SMT-LIB2 assertions over the vocabulary of symbols.h
   // (tests of deliberately wrong axioms). Each is named "extra<k>".
   std::vector<std::string> extra_axioms_smt2;
+  // After a proof, start over with a fresh Z3 context once the process's
+  // Z3 allocations exceed this many MiB (0: never). One context kept for
+  // millions of queries holds on to memory its scopes no longer need; a
+  // fresh one costs a few milliseconds.
+  uint64_t renew_above_mib = 0;
 };
+
+// What Z3 has allocated in this process, over every context, in MiB.
+double SolverMemoryMib();
 
 class Prover {
  public:
@@ -92,15 +100,26 @@ class Prover {
 
   const std::string& axiom_set_version() const;
 
+  // How many times this prover started over with a fresh context
+  // (ProverOptions::renew_above_mib).
+  int64_t renewals() const { return renewals_; }
+
  private:
   struct Impl;
   explicit Prover(std::unique_ptr<Impl> impl);
+  static absl::StatusOr<std::unique_ptr<Impl>> CreateImpl(const ProverOptions& options);
+  // Prove, before any renewal.
+  absl::StatusOr<ProofResult> ProveGeneral(const Graph& source, const Graph& target,
+                                           const std::vector<std::pair<int, int>>& outputs);
+  // A fresh context when Z3's memory is above the bound.
+  absl::Status RenewIfLarge();
   // One proof attempt with the facts named by `open` left open: the axioms
   // in `only` when given (CheckClaim), else the relevant ones, then all.
   absl::StatusOr<ProofResult> ProveWith(const Graph& source, const Graph& target,
                                         const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                         const std::vector<std::string>* only = nullptr);
   std::unique_ptr<Impl> impl_;
+  int64_t renewals_ = 0;
 };
 
 }  // namespace taso::verifier

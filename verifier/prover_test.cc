@@ -84,6 +84,41 @@ TEST(ProverLimitsTest, EveryQueryRunsUnderItsStagesLimit) {
   }
 }
 
+// A bound below what the axioms alone take renews the context after every
+// proof: each proof, claim check and failure must come out as from a prover
+// that never renews.
+TEST(ProverRenewalTest, AFreshContextAfterEveryProofGivesTheSameVerdicts) {
+  G a, b, sum, product;
+  Associativity(a, b);
+  {
+    auto x1 = sum.In("x1", {2, 4}), x2 = sum.In("x2", {2, 4});
+    sum.Out(sum.Op(OpKind::kEwAdd, {x1, x2}));
+    auto y1 = product.In("x1", {2, 4}), y2 = product.In("x2", {2, 4});
+    product.Out(product.Op(OpKind::kEwMul, {y1, y2}));
+  }
+  ProverOptions renewing;
+  renewing.renew_above_mib = 1;
+  auto fresh = Prover::Create(renewing);
+  auto kept = Prover::Create();
+  ASSERT_TRUE(fresh.ok() && kept.ok());
+  for (int round = 0; round < 3; ++round) {
+    auto proved = (*fresh)->Prove(a.graph, b.graph, {{0, 0}});
+    auto expected = (*kept)->Prove(a.graph, b.graph, {{0, 0}});
+    ASSERT_TRUE(proved.ok() && expected.ok());
+    EXPECT_EQ(proved->outcome, ProofOutcome::kProved) << proved->detail;
+    EXPECT_EQ(proved->axioms_used, expected->axioms_used);
+    EXPECT_EQ(DescribeConditions(proved->conditions.source), DescribeConditions(expected->conditions.source));
+    auto claim = (*fresh)->CheckClaim(a.graph, b.graph, {{0, 0}}, OpenFacts::kNone, proved->axioms_used);
+    ASSERT_TRUE(claim.ok());
+    EXPECT_EQ(claim->outcome, ProofOutcome::kProved) << claim->detail;
+    auto differ = (*fresh)->Prove(sum.graph, product.graph, {{0, 0}});
+    ASSERT_TRUE(differ.ok());
+    EXPECT_NE(differ->outcome, ProofOutcome::kProved);
+  }
+  EXPECT_EQ((*fresh)->renewals(), 9) << "three calls a round, each renewing; Z3 holds " << SolverMemoryMib() << " MiB";
+  EXPECT_EQ((*kept)->renewals(), 0);
+}
+
 TEST_F(ProverTest, ProvesConvReluFusion) {
   G a, b;
   {

@@ -120,7 +120,9 @@ class Worker {
         std::vector<rules_db::ReportVerdictsRequest> finished;
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
+          const int64_t renewals_before = (*prover)->renewals();
           auto report = VerifyClass(**prover, shard, worker_id, lease);
+          counters_.prover_renewals += (*prover)->renewals() - renewals_before;
           if (!report.ok()) return report.status();
           if (report->has_value()) finished.push_back(**std::move(report));
           if (absl::Now() - leased_at > absl::Milliseconds(options_.lease_ms / 3)) {

@@ -47,6 +47,7 @@ struct VerifierCounters {
   std::atomic<int64_t> unknown{0};
   std::atomic<int64_t> rejected_precheck{0};
   std::atomic<int64_t> errors{0};
+  std::atomic<int64_t> prover_renewals{0};  // fresh Z3 contexts (ProverOptions::renew_above_mib)
 };
 
 absl::Status RunVerifierWorker(const VerifierWorkerOptions& options, VerifierCounters& counters);

@@ -31,7 +31,8 @@ ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per query");
 ABSL_FLAG(int64_t, relevant_rlimit, 2000000, "Z3 resource limit of the first, relevant-axioms query");
 ABSL_FLAG(bool, mbqi, false, "model-based quantifier instantiation");
 ABSL_FLAG(int, show_unproved, 20, "print this many unproved pairs");
-ABSL_FLAG(uint64_t, renew_above_mib, 0, "fresh Z3 context once Z3 holds this many MiB (0: never)");
+ABSL_FLAG(uint64_t, renew_above_mib, taso::verifier::ProverOptions().renew_above_mib,
+          "fresh Z3 context once Z3 holds this many MiB (0: never)");
 ABSL_FLAG(int, memory_every, 0, "print resident and Z3 memory every this many pairs (0: never)");
 ABSL_FLAG(bool, check_claims, false,
           "also check each proved rule as the rule store does (VerifyClaim), in a prover of its own, and time it");

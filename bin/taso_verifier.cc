@@ -47,7 +47,7 @@ ABSL_FLAG(std::string, worker_id, "", "name in leases and provenance; default ho
 ABSL_FLAG(int64_t, lease_ms, 60000, "lease length; a class not reported within it goes to another worker");
 ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated axiom instance (deterministic; 0: none)");
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
-ABSL_FLAG(int64_t, renew_prover_above_mib, 512,
+ABSL_FLAG(int64_t, renew_prover_above_mib, static_cast<int64_t>(taso::verifier::ProverOptions().renew_above_mib),
           "start a thread's prover over with a fresh Z3 context once Z3 holds this many MiB in the process (0: never)");
 ABSL_FLAG(bool, wait, false, "keep polling for new jobs instead of exiting when no work is left");
 ABSL_FLAG(int32_t, retry_seconds, 120, "keep retrying an unreachable rule database this long");

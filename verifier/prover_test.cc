@@ -99,7 +99,9 @@ TEST(ProverRenewalTest, AFreshContextAfterEveryProofGivesTheSameVerdicts) {
   ProverOptions renewing;
   renewing.renew_above_mib = 1;
   auto fresh = Prover::Create(renewing);
-  auto kept = Prover::Create();
+  ProverOptions never;
+  never.renew_above_mib = 0;
+  auto kept = Prover::Create(never);
   ASSERT_TRUE(fresh.ok() && kept.ok());
   for (int round = 0; round < 3; ++round) {
     auto proved = (*fresh)->Prove(a.graph, b.graph, {{0, 0}});

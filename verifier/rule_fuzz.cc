@@ -263,12 +263,7 @@ class InstanceChecker {
       if (FloatsAgree(a, b, options_.tolerance)) return true;
       if (!abs_source) {
         // Each side on |inputs|: a bound on every partial sum it rounded.
-        auto abs = [](const TensorType& type, const std::string& name, uint64_t seed) {
-          FloatTensor x = DeterministicFloatTensor(type, name, seed);
-          for (float& v : x.data) v = std::fabs(v);
-          return x;
-        };
-        auto feeds = Feeds<float>(instance_, seed_, abs);
+        const auto feeds = AbsoluteFeeds(Feeds<float>(instance_, seed_, DeterministicFloatTensor));
         auto as = EvaluateFloat(instance_.source, feeds);
         auto at = EvaluateFloat(instance_.target, feeds);
         abs_source = as.ok() ? *std::move(as) : std::vector<FloatTensor>{};

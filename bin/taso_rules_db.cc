@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
   rule_options.pruner = taso::verifier::PruneRules;
   if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::ProveAsRenaming;
   rule_options.matcher = taso::optimizer::MatchProvedRules;
+  rule_options.log = taso::app::StderrLog("taso_rules_db");
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;

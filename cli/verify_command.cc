@@ -31,6 +31,15 @@
 namespace taso::cli {
 namespace {
 
+// What the store does once every class is verified, for the progress line.
+const char* FinishStageText(rules_db::FinishStage stage) {
+  switch (stage) {
+    case rules_db::FINISH_STAGE_DERIVING: return "; the store is deriving the renamings' verdicts";
+    case rules_db::FINISH_STAGE_PRUNING: return "; the store is pruning";
+    default: return "";
+  }
+}
+
 class Verify {
  public:
   Verify(const VerifyOptions& options, std::ostream& out, std::ostream& err)
@@ -174,11 +183,17 @@ class Verify {
         PrintSummary(*job);
         return 0;
       }
+      const auto& v = job->verification();
+      if (v.finish_stage() == rules_db::FINISH_STAGE_FAILED) {
+        if (tty) err_ << "\n";
+        return Fail(1, absl::StrCat(v.finish_error(), "\nevery verdict is stored: restart taso_rules_db and rerun the "
+                                                      "same command to finish job ", job_id_));
+      }
       if (auto code = ReapWorkers()) return *code;
       if (tty && absl::Now() - last_line > absl::Milliseconds(500)) {
-        const auto& v = job->verification();
-        err_ << absl::StrFormat("\r  %lld / %lld classes verified, %.0f s   ", (long long)v.classes_verified(),
-                                (long long)v.classes_total(), absl::ToDoubleSeconds(absl::Now() - start_))
+        err_ << absl::StrFormat("\r  %lld / %lld classes verified%s, %.0f s   ", (long long)v.classes_verified(),
+                                (long long)v.classes_total(), FinishStageText(v.finish_stage()),
+                                absl::ToDoubleSeconds(absl::Now() - start_))
              << std::flush;
         last_line = absl::Now();
       }

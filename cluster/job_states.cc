@@ -47,6 +47,19 @@ void AddVerification(const rules_db::Verification& shard, rules_db::Verification
   into.set_derive_seconds(std::max(into.derive_seconds(), shard.derive_seconds()));
   into.set_wall_seconds(std::max(into.wall_seconds(), shard.wall_seconds()));
   if (into.note().empty()) into.set_note(shard.note());
+  // One failed shard fails the union; otherwise it is at its slowest shard's stage.
+  auto rank = [](rules_db::FinishStage stage) {
+    switch (stage) {
+      case rules_db::FINISH_STAGE_FAILED: return 3;
+      case rules_db::FINISH_STAGE_DERIVING: return 2;
+      case rules_db::FINISH_STAGE_PRUNING: return 1;
+      default: return 0;
+    }
+  };
+  if (rank(shard.finish_stage()) > rank(into.finish_stage())) {
+    into.set_finish_stage(shard.finish_stage());
+    into.set_finish_error(shard.finish_error());
+  }
 }
 
 rules_db::Job MergeShardJobs(const std::vector<rules_db::Job>& views) {

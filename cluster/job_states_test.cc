@@ -86,6 +86,26 @@ TEST(JobStatesTest, DoneOnlyWhenEveryStoreIsDone) {
             rules_db::JOB_STATE_FAILED);
 }
 
+TEST(JobStatesTest, TheUnionFinishesAtItsSlowestShardAndFailsWithAnyShard) {
+  auto at = [](rules_db::FinishStage stage, std::string error = "") {
+    rules_db::Job job = Verified(rules_db::JOB_STATE_VERIFYING, 1, 1, 0, "");
+    job.mutable_verification()->set_finish_stage(stage);
+    job.mutable_verification()->set_finish_error(error);
+    return job;
+  };
+  rules_db::Job done = Verified(rules_db::JOB_STATE_DONE, 1, 1, 0, "");
+  EXPECT_EQ(MergeShardJobs({done, at(rules_db::FINISH_STAGE_PRUNING)}).verification().finish_stage(),
+            rules_db::FINISH_STAGE_PRUNING);
+  EXPECT_EQ(MergeShardJobs({at(rules_db::FINISH_STAGE_PRUNING), at(rules_db::FINISH_STAGE_DERIVING), done})
+                .verification()
+                .finish_stage(),
+            rules_db::FINISH_STAGE_DERIVING);
+  const rules_db::Job failed = MergeShardJobs(
+      {at(rules_db::FINISH_STAGE_DERIVING), at(rules_db::FINISH_STAGE_FAILED, "disk full"), done});
+  EXPECT_EQ(failed.verification().finish_stage(), rules_db::FINISH_STAGE_FAILED);
+  EXPECT_EQ(failed.verification().finish_error(), "disk full");
+}
+
 TEST(JobStatesTest, StatesRankAlongTheJobsLife) {
   const std::vector<rules_db::JobState> life = {rules_db::JOB_STATE_GENERATING, rules_db::JOB_STATE_FINALIZING,
                                                 rules_db::JOB_STATE_GENERATED, rules_db::JOB_STATE_VERIFYING,

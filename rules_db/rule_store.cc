@@ -67,6 +67,20 @@ absl::StatusOr<LeaseQueue::ExpectedPairs> ExpectedPairsOf(const records::Spec& s
 RuleStore::RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options)
     : hash_store_(hash_store), options_(options) {}
 
+RuleStore::~RuleStore() {
+  closing_ = true;
+  WaitForFinishes();
+}
+
+void RuleStore::WaitForFinishes() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    threads.swap(finishers_);
+  }
+  for (std::thread& t : threads) t.join();
+}
+
 absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
   storage::Database* database = hash_store_->database();
   auto rules = database->Family(kRulesFamily);
@@ -175,8 +189,7 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   JobQueue* raw = queue.get();
   queues_[job_id] = std::move(queue);
   if (raw->leases.verified() == raw->leases.total() && job->state() != JOB_STATE_DONE) {
-    // A restart after the last verdict: finished here, under the lock.
-    if (absl::Status s = FinishJob(job_id, *raw, Progress(*raw)); !s.ok()) return s;
+    StartFinish(job_id, *raw, Progress(*raw));  // a restart after the last verdict
   }
   return raw;
 }
@@ -266,7 +279,7 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
     if (rules[i].status() != rules::RULE_STATUS_PROVED) continue;
     if (absl::Status s = ReproveVerdict(request.verdicts(i), request.worker_id(), rules[i]); !s.ok()) return s;
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto queue_or = Queue(job_id);
   if (!queue_or.ok()) return queue_or.status();
   JobQueue& queue = **queue_or;
@@ -299,14 +312,10 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   if (absl::Status s = queue.leases.Complete(request.lease_id()); !s.ok()) return s;
   if (queue.leases.verified() == queue.leases.total()) {
     // This report completed the last class: no lease is held any more, so
-    // no other report gets here. Outside the lock: deriving and pruning a
-    // large job's rules takes minutes, and leases (other jobs', pollers of
-    // this one) must not wait that long. Nothing below changes the queue;
-    // the job stays VERIFYING until it is DONE (after a failure, until a
-    // restarted store finishes it).
-    const Verification progress = Progress(queue);
-    lock.unlock();
-    if (absl::Status s = FinishJob(job_id, queue, progress); !s.ok()) return s;
+    // no other report gets here. Deriving and pruning a large job's rules
+    // takes minutes: neither this report (whose worker's deadline is
+    // seconds) nor leases (other jobs', pollers of this one) wait for it.
+    StartFinish(job_id, queue, Progress(queue));
   } else if (now - queue.persisted >= absl::Seconds(1)) {
     // Progress for `taso verify` and stats; the verified markers are the truth.
     if (absl::Status s = PersistProgress(job_id, queue); !s.ok()) return s;

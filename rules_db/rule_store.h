@@ -15,10 +15,14 @@
 // (a lease that expired while its worker was still busy) writes the same
 // rules again rather than new ones.
 //
-// When the last class of a job is verified, the store prunes the job's
-// proved rules with the pruner its binary hands it (taso_rules_db: the
-// verifier's, verifier/pruning.h), records the reduction table in the job,
-// and the job is DONE. A job above prune_max_rules, or spread over several
+// When the last class of a job is verified, the store finishes the job on a
+// thread of its own, so the report that completed it is answered at once:
+// it derives the verdicts of the pairs not leased, prunes the job's proved
+// rules with the pruner its binary hands it (taso_rules_db: the verifier's,
+// verifier/pruning.h), records the reduction table in the job, and the job
+// is DONE. Until then the job is VERIFYING, its Verification naming the
+// stage (FinishStage); a failure is recorded there too, and a restarted
+// store finishes the job again. A job above prune_max_rules, or spread over several
 // store shards, is pruned as a whole by `taso rules prune` instead.
 //
 // Trust: a rule is PROVED only by the store's own proof. A verifier's verdict
@@ -38,6 +42,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -111,6 +116,8 @@ struct RuleStoreOptions {
   // Threads deriving renamings' verdicts at a job's end (the checker they
   // call must then be safe to call from as many).
   int finish_threads = 2;
+  // Where the store says what no RPC answers (a job that failed to finish).
+  std::function<void(const std::string&)> log;
 };
 
 // A rule's id (records/rule_id.h), as the store files it.
@@ -119,6 +126,14 @@ using records::RuleId;
 class RuleStore {
  public:
   RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options = {});
+  // Stops finishing jobs (between classes; a restart finishes them) and waits.
+  ~RuleStore();
+  RuleStore(const RuleStore&) = delete;
+  RuleStore& operator=(const RuleStore&) = delete;
+
+  // Waits until every job whose last verdict has arrived is finished (DONE,
+  // or its failure recorded).
+  void WaitForFinishes();
 
   absl::StatusOr<LeaseCandidatesResponse> LeaseCandidates(const LeaseCandidatesRequest& request);
   absl::StatusOr<ReportVerdictsResponse> ReportVerdicts(const ReportVerdictsRequest& request);
@@ -188,10 +203,18 @@ class RuleStore {
   absl::Status RequireDone(const std::string& job_id);
   // Verification figures of a queue so far. Called with mu_ held.
   static Verification Progress(const JobQueue& queue);
+  // Runs FinishJob on a thread of its own; a failure is recorded in the job.
+  // Called with mu_ held, once per job: when its last class is verified (or
+  // when a restarted store loads a job left so).
+  void StartFinish(const std::string& job_id, const JobQueue& queue, Verification v);
   // Derives the renamings' verdicts, prunes and marks the job DONE, from
   // `v` (Progress at the last verdict). Reads only what in `queue` does not
-  // change once every class is verified, so it may run without mu_.
+  // change once every class is verified, so it runs without mu_. Cancelled
+  // when the store closes.
   absl::Status FinishJob(const std::string& job_id, const JobQueue& queue, Verification v);
+  // The job's Verification as `v`, at `stage` of finishing.
+  absl::Status RecordFinishStage(const std::string& job_id, Verification v, FinishStage stage,
+                                 const std::string& error = "");
   // The verdicts of the pairs not leased (RuleStoreOptions::renaming_prover),
   // stored before the job is pruned; counted in `v`.
   absl::Status ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v);
@@ -250,6 +273,8 @@ class RuleStore {
   std::map<std::string, std::unique_ptr<JobQueue>> queues_;
   int64_t next_lease_number_ = 1;  // shared by the queues (LeaseQueue)
   std::atomic<bool> op_index_built_{false};  // cached once OpIndex::Built says so
+  std::vector<std::thread> finishers_;  // under mu_; joined by WaitForFinishes
+  std::atomic<bool> closing_{false};
 };
 
 }  // namespace taso::rules_db

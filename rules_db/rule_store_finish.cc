@@ -16,6 +16,31 @@
 #include "storage/rocks_status.h"
 
 namespace taso::rules_db {
+namespace {
+
+absl::Status Closing() {
+  return absl::CancelledError("the store is closing; a restarted store finishes the job");
+}
+
+}  // namespace
+
+void RuleStore::StartFinish(const std::string& job_id, const JobQueue& queue, Verification v) {
+  finishers_.emplace_back([this, job_id, &queue, v] {
+    absl::Status s = FinishJob(job_id, queue, v);
+    if (s.ok() || closing_) return;
+    const std::string error = absl::StrCat("finishing job ", job_id, " failed: ", s.message());
+    if (options_.log) options_.log(absl::StrCat(error, " (restart the store to finish it; no verdict is lost)"));
+    // Best effort: a store that cannot write (a full disk) cannot record it either.
+    RecordFinishStage(job_id, v, FINISH_STAGE_FAILED, error).IgnoreError();
+  });
+}
+
+absl::Status RuleStore::RecordFinishStage(const std::string& job_id, Verification v, FinishStage stage,
+                                          const std::string& error) {
+  v.set_finish_stage(stage);
+  v.set_finish_error(error);
+  return hash_store_->UpdateVerification(job_id, JOB_STATE_VERIFYING, v);
+}
 
 absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v) {
   auto fingerprints = hash_store_->ClassFingerprints(job_id);
@@ -49,6 +74,7 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
   };
   ParallelFor(fingerprints->size(), threads, [&](int thread, size_t i) {
     if (failed) return;
+    if (closing_) return fail(Closing());
     Share& share = shares[static_cast<size_t>(thread)];
     if (absl::Status s = DeriveClass(f, job_id, queue, (*fingerprints)[i], now, share.batch, share.proved_as_renaming,
                                      share.proved_alone);
@@ -132,6 +158,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
   bool prune = true;
   std::vector<rules::Rule> rules;
   if (options_.renaming_prover) {
+    if (absl::Status s = RecordFinishStage(job_id, v, FINISH_STAGE_DERIVING); !s.ok()) return s;
     const absl::Time start = absl::Now();
     if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
     v.set_derive_seconds(absl::ToDoubleSeconds(absl::Now() - start));
@@ -155,13 +182,19 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
   // 5 GiB on the size-4 job. A job has a rule per candidate pair (rejected
   // ones too), so its record says how many there are without a pass over
   // them; should more turn up, the read below stops keeping them.
+  if (absl::Status s = RecordFinishStage(job_id, v, FINISH_STAGE_PRUNING); !s.ok()) return s;
   auto job = hash_store_->GetJob(job_id);
   if (!job.ok()) return job.status();
   count = job->candidate_pairs() + job->rejected_pairs();
   prune = count <= options_.prune_max_rules;
   if (prune) rules.reserve(static_cast<size_t>(count));
   count = 0;
+  bool closed = false;
   absl::Status s = ForEachRule([&](const rules::Rule& r) {
+    if (closing_) {
+      closed = true;
+      return false;
+    }
     if (r.provenance().job_id() != job_id) return true;
     ++count;
     if (prune && count > options_.prune_max_rules) {
@@ -178,6 +211,7 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
     return true;
   });
   if (!s.ok()) return s;
+  if (closed) return Closing();
   if (!prune) {
     v.set_note(absl::StrCat("not pruned: ", count, " rules is more than --prune_max_rules=",
                             options_.prune_max_rules, " (prune them with `taso rules prune`)"));

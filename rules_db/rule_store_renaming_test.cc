@@ -1,6 +1,7 @@
 // The rule store proving one candidate pair per form: pairs whose rule renames
 // an earlier pair's are not leased, and their verdicts, derived when the job's
 // classes are verified, are the ones their own proofs give.
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -65,6 +66,7 @@ class RenamingStoreTest : public ::testing::Test {
       auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));
       EXPECT_TRUE(reply.ok()) << reply.status();
     }
+    rules.WaitForFinishes();  // the store finishes the job on a thread of its own
     return pairs;
   }
 
@@ -187,49 +189,151 @@ TEST_F(RenamingStoreTest, AVerdictForAPairOfAFormAlreadyLeasedIsRefused) {
   }
 }
 
-// Deriving and pruning a large job takes minutes: the store's lock is not
-// held meanwhile, so leases (here: a poller of the finishing job) answer.
-TEST_F(RenamingStoreTest, LeasesAreAnsweredWhileTheLastReportDerivesTheRenamings) {
-  auto store = OpenStore(TempDir("unlocked"));
+// Deriving and pruning a large job takes minutes (7.7 at size 4): the store
+// does it on a thread of its own, so the report that completed the job is
+// answered at once (a verifier waits 30-60 s for it), and leases too, while
+// the job says which stage it is at.
+TEST_F(RenamingStoreTest, TheLastReportAndLeasesAreAnsweredWhileTheStoreDerivesTheRenamings) {
+  auto store = OpenStore(TempDir("background"));
   ASSERT_NE(store, nullptr);
   ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
   std::mutex mu;
   std::condition_variable cv;
-  bool deriving = false, answered = false, waited_out = false;
+  bool released = false;
   RuleStoreOptions options = Options(true);
   options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
                                 const rules::Rule& other) {
     std::unique_lock<std::mutex> lock(mu);
-    if (!deriving) {
-      deriving = true;
-      cv.notify_all();
-      waited_out = !cv.wait_for(lock, std::chrono::seconds(20), [&] { return answered; });
-    }
+    cv.wait(lock, [&] { return released; });
     return verifier::ProveAsRenaming(spec, c, pair, other);
   };
   RuleStore rules(store.get(), options);
-  std::thread verifier([&] { VerifyEveryClass(rules, true); });
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return deriving; }));
+  // Every report returns while the derivation is held back (it would hang here otherwise).
+  int64_t classes = 0;
+  while (true) {
+    auto leases = rules.LeaseCandidates(LeaseRequest("w"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    ++classes;
+    auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    EXPECT_TRUE(reply->accepted());
   }
+  ASSERT_GT(classes, 0);
   auto poll = rules.LeaseCandidates(LeaseRequest("poller"));
   ASSERT_TRUE(poll.ok()) << poll.status();
   EXPECT_TRUE(poll->leases().empty());
-  auto during = store->GetJob("j");
+  absl::StatusOr<Job> during = store->GetJob("j");
+  for (int i = 0; i < 500 && during.ok() && during->verification().finish_stage() != FINISH_STAGE_DERIVING; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the finisher thread records the stage
+    during = store->GetJob("j");
+  }
   ASSERT_TRUE(during.ok());
-  EXPECT_NE(during->state(), JOB_STATE_DONE) << "DONE only once the renamings are derived and pruned";
+  EXPECT_EQ(during->state(), JOB_STATE_VERIFYING) << "DONE only once the renamings are derived and pruned";
+  EXPECT_EQ(during->verification().finish_stage(), FINISH_STAGE_DERIVING);
+  EXPECT_EQ(during->verification().classes_verified(), during->verification().classes_total());
   {
     std::lock_guard<std::mutex> lock(mu);
-    answered = true;
+    released = true;
     cv.notify_all();
   }
-  verifier.join();
-  EXPECT_FALSE(waited_out) << "the lease waited for the derivation";
+  rules.WaitForFinishes();
   auto after = store->GetJob("j");
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->state(), JOB_STATE_DONE);
+  EXPECT_EQ(after->verification().finish_stage(), FINISH_STAGE_NONE);
   EXPECT_GT(after->verification().rules_proved_as_renaming(), 0);
+}
+
+// A job that fails to finish says why, in the job and the store's log, and
+// keeps every verdict: a restarted store finishes it.
+TEST_F(RenamingStoreTest, AFailedFinishIsRecordedAndARestartedStoreFinishesTheJob) {
+  auto store = OpenStore(TempDir("failed_finish"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
+  std::vector<std::string> logged;
+  {
+    RuleStoreOptions options = Options(true);
+    options.renaming_prover = [](const records::Spec&, const CandidateClass&, const CandidatePair&,
+                                 const rules::Rule&) -> absl::StatusOr<records::RenamingVerdict> {
+      return absl::InternalError("the derivation broke");
+    };
+    options.log = [&](const std::string& line) { logged.push_back(line); };
+    RuleStore failing(store.get(), options);
+    VerifyEveryClass(failing, true);
+  }
+  auto failed = store->GetJob("j");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->state(), JOB_STATE_VERIFYING);
+  EXPECT_EQ(failed->verification().finish_stage(), FINISH_STAGE_FAILED);
+  EXPECT_THAT(failed->verification().finish_error(), HasSubstr("the derivation broke"));
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_THAT(logged[0], HasSubstr("restart the store"));
+
+  RuleStore restarted(store.get(), Options(true));
+  auto poll = restarted.LeaseCandidates(LeaseRequest("w"));  // loads the job, finds it verified
+  ASSERT_TRUE(poll.ok()) << poll.status();
+  EXPECT_TRUE(poll->leases().empty());
+  restarted.WaitForFinishes();
+  auto done = store->GetJob("j");
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->state(), JOB_STATE_DONE);
+  EXPECT_EQ(done->verification().finish_stage(), FINISH_STAGE_NONE);
+  EXPECT_TRUE(done->verification().finish_error().empty());
+  EXPECT_GT(done->verification().rules_proved_as_renaming(), 0);
+}
+
+// A store closing mid-derivation stops between classes instead of making its
+// shutdown wait minutes; it records no failure, and the job is finished later.
+TEST_F(RenamingStoreTest, AClosingStoreStopsFinishingAndTheJobIsFinishedLater) {
+  auto store = OpenStore(TempDir("closing"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 2);
+  std::atomic<int> derived{0};
+  std::atomic<bool> entered{false}, release{false};
+  {
+    RuleStoreOptions options = Options(true);
+    options.finish_threads = 1;
+    options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
+                                  const rules::Rule& other) {
+      entered = true;
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ++derived;
+      return verifier::ProveAsRenaming(spec, c, pair, other);
+    };
+    auto closing = std::make_unique<RuleStore>(store.get(), options);
+    while (true) {
+      auto leases = closing->LeaseCandidates(LeaseRequest("w"));
+      ASSERT_TRUE(leases.ok()) << leases.status();
+      if (leases->leases().empty()) break;
+      ASSERT_TRUE(closing->ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize)).ok());
+    }
+    for (int i = 0; i < 3000 && !entered; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!entered) {
+      release = true;  // so that closing does not wait on a held derivation
+      FAIL() << "the store did not start deriving";
+    }
+    // Released once the store is closing: the class under way ends, no other starts.
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      release = true;
+    });
+    closing.reset();
+    releaser.join();
+  }
+  auto stopped = store->GetJob("j");
+  ASSERT_TRUE(stopped.ok());
+  EXPECT_EQ(stopped->state(), JOB_STATE_VERIFYING);
+  EXPECT_NE(stopped->verification().finish_stage(), FINISH_STAGE_FAILED);
+  EXPECT_GT(derived.load(), 0);
+
+  RuleStore restarted(store.get(), Options(true));
+  ASSERT_TRUE(restarted.LeaseCandidates(LeaseRequest("w")).ok());
+  restarted.WaitForFinishes();
+  auto done = store->GetJob("j");
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->state(), JOB_STATE_DONE);
+  EXPECT_GT(done->verification().rules_proved_as_renaming(), 0);
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ class RuleStoreTest : public ::testing::Test {
       if (leases->leases().empty()) break;
       ASSERT_TRUE(rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_)).ok());
     }
+    rules.WaitForFinishes();  // the store finishes the job on a thread of its own
   }
   std::unique_ptr<GraphHashStore> store_;
   Job job_;
@@ -140,6 +141,7 @@ TEST_F(RuleStoreTest, EveryClassIsVerifiedOnceAndTheJobEndsPruned) {
     EXPECT_TRUE(reply->accepted());
   }
   EXPECT_EQ(leased, job_.candidate_classes());
+  rules_->WaitForFinishes();
   auto job = store_->GetJob("j");
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->state(), JOB_STATE_DONE);
@@ -726,6 +728,7 @@ TEST(RuleStoreInjected, NonEquivalentPairsAreNeverProved) {
     ASSERT_TRUE(rules.ReportVerdicts(report).ok());
   }
   EXPECT_EQ(checked, 2);
+  rules.WaitForFinishes();
   auto after = store->GetJob("j");
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->state(), JOB_STATE_DONE);
@@ -787,6 +790,7 @@ TEST(RuleStoreInjected, AProvedVerdictForAFalseRuleIsStoredAsTheStoresOwn) {
     EXPECT_FALSE(late.ok() && late->accepted());
   }
   EXPECT_EQ(false_claims, 2);
+  rules.WaitForFinishes();
   auto after = store->GetJob("j");
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->state(), JOB_STATE_DONE);

@@ -76,9 +76,12 @@ ABSL_FLAG(bool, structural, false, "rules match: also the rewrites the searches 
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
 ABSL_FLAG(int64_t, memory_limit_mb, taso::cli::PruneCommandOptions().memory_limit_mb,
-          "rules prune: memory the pruner may use (MiB); it stops with a message rather than pass it");
+          "rules prune, verify: memory the pruner may use (MiB); it stops with a message rather than pass it");
 ABSL_FLAG(int64_t, batch_rules, taso::cli::PruneCommandOptions().batch_rules,
-          "rules prune: rules fetched, judged and written back (with a checkpoint) at a time");
+          "rules prune, verify: rules fetched, judged and written back (with a checkpoint) at a time");
+ABSL_FLAG(bool, prune, true, "verify: prune the rules as one set when the stores did not (more rules than "
+          "taso_rules_db --prune_max_rules, or several store shards; with --memory-limit-mb and --batch-rules); "
+          "--noprune leaves it to `taso rules prune`");
 ABSL_FLAG(bool, restart, false, "rules prune: start over instead of resuming from the stored checkpoint");
 ABSL_FLAG(bool, wait, false, "rules prune --store: wait until --job is verified (DONE on every shard), then prune");
 ABSL_FLAG(std::string, format, "sexpr", "rules export: sexpr | json | proto");
@@ -326,6 +329,9 @@ int Verify(const Args& args) {
   options.prove_once_per_form = absl::GetFlag(FLAGS_prove_once_per_form);
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
   options.json = absl::GetFlag(FLAGS_json);
+  options.prune = absl::GetFlag(FLAGS_prune);
+  options.prune_memory_limit_mb = absl::GetFlag(FLAGS_memory_limit_mb);
+  options.prune_batch_rules = absl::GetFlag(FLAGS_batch_rules);
   return taso::cli::RunVerify(options, std::cout, std::cerr);
 }
 
@@ -624,8 +630,10 @@ std::vector<Command> Commands() {
               "Proves a generated job's candidates and prunes the rules.\n"
               "Proves the candidate pairs from the operator axioms with Z3 in --workers verifier processes, one\n"
               "pair per form (the others, equal up to renaming their variables, take its proof), prunes the\n"
-              "redundant rules and prints the reduction table. Resumable.",
-              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit", "json"},
+              "redundant rules (streaming, in --memory-limit-mb, when the stores did not) and prints the reduction\n"
+              "table. Resumable.",
+              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit", "prune",
+                     "memory_limit_mb", "batch_rules", "json"},
                     kClientSecurity}),
               Verify),
       command("rules stats", "", "Counts the rules by status.", rules_common, Rules),

@@ -2,8 +2,10 @@
 // Without --store it starts the local store on --db (as `taso generate` left
 // it) and M taso_verifier processes on loopback; a verifier that dies is
 // restarted, and the classes it held go back to the queue when their leases
-// expire. When every class has verdicts the store prunes the proved rules,
-// and the summary prints TASO's reduction table.
+// expire. When every class has verdicts the store prunes the proved rules;
+// a job it does not prune as one set (above taso_rules_db --prune_max_rules,
+// or over several store shards) is pruned here, streaming, as `taso rules
+// prune --store` does. The summary prints TASO's reduction table.
 #ifndef TASO_CLI_VERIFY_COMMAND_H_
 #define TASO_CLI_VERIFY_COMMAND_H_
 
@@ -23,6 +25,10 @@ struct VerifyOptions {
   int64_t rlimit = 20'000'000;
   bool json = false;
   int max_restarts = 3;        // per worker
+  // Pruning the rules when the stores did not (false: `taso rules prune` does it).
+  bool prune = true;
+  int64_t prune_memory_limit_mb = 4096;
+  int64_t prune_batch_rules = 20'000;
 };
 
 // Exit codes: 0 done; 1 verification failed (message on `err`); 2 bad

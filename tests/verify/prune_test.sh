@@ -5,19 +5,38 @@
 # the in-memory pruner (PruneRules over the union, as `taso rules` readers
 # compute it) gives; a run killed with SIGKILL mid-way resumes from its
 # checkpoint to the same result. Then the same over gRPC (--store), with the
-# stores serving a copy of the verified job, killed and resumed likewise. And
+# stores serving a copy of the verified job, killed and resumed likewise; and
+# `taso verify`, which prunes the union itself unless told --noprune. And
 # its errors.
 source tests/generate/lib.sh
 
 "$TASO" generate --max-ops 3 --shards 2 --store-shards 2 --db "$WORK/db" --job job --json >"$WORK/gen.json" \
   2>"$WORK/gen.err" || fail "generation: $(cat "$WORK/gen.err")"
-"$TASO" verify --db "$WORK/db" --json >"$WORK/verify.json" 2>"$WORK/verify.err" || fail "verify: $(cat "$WORK/verify.err")"
+"$TASO" verify --db "$WORK/db" --noprune --json >"$WORK/verify.json" 2>"$WORK/verify.err" ||
+  fail "verify: $(cat "$WORK/verify.err")"
+grep -q "not their union (--noprune); \`taso rules prune --db" "$WORK/verify.json" &&
+  [ "$(json_field "$WORK/verify.json" after_common_subgraph)" = 0 ] ||
+  fail "--noprune: the summary should name the pruning left to do, with no table: $(cat "$WORK/verify.json")"
 # The reference: each store pruned its slice; the reader prunes the union in memory.
 "$TASO" rules export --db "$WORK/db" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/ref.json" ||
   fail "exporting the reference"
-kept=$(json_field "$WORK/verify.json" after_common_subgraph)
+"$TASO" rules stats --db "$WORK/db" --json >"$WORK/ref-stats.json" || fail "stats of the reference"
+ref_table() {  # ref_table FIELD: the in-memory union pruning's figure
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]])' "$WORK/ref-stats.json" "$1"
+}
+kept=$(ref_table after_common_subgraph)
 cp -a "$WORK/db" "$WORK/remote"  # pruned later over gRPC
-check "verified: $(json_field "$WORK/verify.json" proved) proved, $kept kept by the in-memory union pruning"
+cp -a "$WORK/db" "$WORK/auto"    # pruned later by `taso verify`
+cp -a "$WORK/db" "$WORK/served"  # and by `taso verify --store`
+check "verified (--noprune): $(ref_table proved) proved, $kept kept by the in-memory union pruning"
+
+# same_table NAME FILE: FILE's reduction table is the in-memory union pruning's.
+same_table() {
+  for field in proved after_renaming after_common_subgraph; do
+    [ "$(ref_table "$field")" = "$(json_field "$2" "$field")" ] ||
+      fail "$1: $field: in memory $(ref_table "$field"), streaming $(json_field "$2" "$field")"
+  done
+}
 
 # prune_killed_then_resumed NAME WHERE...: `taso rules prune WHERE` in small
 # batches, SIGKILLed once a batch is stored, then run again: it resumes, and
@@ -40,10 +59,7 @@ prune_killed_then_resumed() {
     fail "$name: resumed prune: $(cat "$WORK/$name.err")"
   resumed=$(json_field "$WORK/$name.json" resumed_at)
   [ "$resumed" -gt 0 ] || fail "$name: the rerun did not resume: $(cat "$WORK/$name.json")"
-  for field in proved after_renaming after_common_subgraph; do
-    [ "$(json_field "$WORK/verify.json" "$field")" = "$(json_field "$WORK/$name.json" "$field")" ] ||
-      fail "$name: $field: in memory $(json_field "$WORK/verify.json" "$field"), streaming $(json_field "$WORK/$name.json" "$field")"
-  done
+  same_table "$name" "$WORK/$name.json"
   "$TASO" rules export "$@" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/$name-rules.json" ||
     fail "$name: exporting the pruned rules"
   diff -q "$WORK/ref.json" "$WORK/$name-rules.json" >/dev/null || {
@@ -65,6 +81,23 @@ grep -q "\"after_common_subgraph\": $kept" "$WORK/stats.json" || fail "stats dis
   fail "a restarted prune of a pruned set changed something: $(cat "$WORK/restart.json")"
 check "--restart: nothing to change"
 
+# `taso verify` on the job each store pruned alone prunes the union itself,
+# streaming, to the same table and rules, and records it in the stores: with
+# --db in this process (the stores stopped), with --store over gRPC.
+# verify_prunes NAME DB VERIFY-WHERE...
+verify_prunes() {
+  local name=$1 db=$2
+  shift 2
+  "$TASO" verify "$@" --json >"$WORK/$name.json" 2>"$WORK/$name.err" || fail "$name: $(cat "$WORK/$name.err")"
+  same_table "$name" "$WORK/$name.json"
+  [ "$(json_field "$WORK/$name.json" pruned_store_shards)" = 2 ] || fail "$name: not recorded: $(cat "$WORK/$name.json")"
+  "$TASO" rules export "$@" --status "$ALL_RULE_STATUSES" --format json | sort >"$WORK/$name-rules.json" ||
+    fail "$name: exporting what taso verify pruned"
+  diff -q "$WORK/ref.json" "$WORK/$name-rules.json" >/dev/null || fail "$name: the pruned rules differ from the in-memory pruner's"
+  check "$name: the 2 stores' rules pruned as one set: the same $(wc -l <"$WORK/$name-rules.json") rules, table $kept kept"
+}
+verify_prunes "taso verify --db" "$WORK/auto" --db "$WORK/auto"
+
 # Errors: a store that is serving the database.
 start_store "$WORK/db/store-0"
 code=0; "$TASO" rules prune --db "$WORK/db" 2>"$WORK/e2" || code=$?
@@ -82,6 +115,10 @@ prune_killed_then_resumed store --store "$STORES"
 "$TASO" rules stats --store "$STORES" --json >"$WORK/rstats.json" || fail "remote stats"
 grep -q "\"after_common_subgraph\": $kept" "$WORK/rstats.json" || fail "remote stats disagree: $(cat "$WORK/rstats.json")"
 check "over gRPC: the union's table recorded on both stores"
+kill "$PID0" "$PID1"; wait "$PID0" "$PID1" 2>/dev/null || true
+start_store "$WORK/served/store-0"; PID0=$STORE_PID; ADDR0="127.0.0.1:$STORE_PORT"
+start_store "$WORK/served/store-1"; PID1=$STORE_PID; ADDR1="127.0.0.1:$STORE_PORT"
+verify_prunes "taso verify --store" "$WORK/served" --store "$ADDR0,$ADDR1" --db "$WORK/served"
 
 code=0; "$TASO" rules prune --store "$STORES" --wait 2>"$WORK/e3" || code=$?
 [ "$code" = 2 ] && grep -q "needs --job" "$WORK/e3" || fail "--wait without --job: exit $code, $(cat "$WORK/e3")"

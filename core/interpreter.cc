@@ -96,8 +96,12 @@ absl::StatusOr<std::vector<FloatTensor>> EvaluateFloat(const Graph& graph,
   return internal::EvaluateGraph(graph, feeds, FloatDomain{});
 }
 
+double FloatBound(double a, double b, double tolerance, double scale) {
+  return tolerance * std::max({1.0, std::fabs(a), std::fabs(b), scale});
+}
+
 bool FloatsAgree(double a, double b, double tolerance, double scale) {
-  return std::fabs(a - b) <= tolerance * std::max({1.0, std::fabs(a), std::fabs(b), scale});
+  return std::fabs(a - b) <= FloatBound(a, b, tolerance, scale);
 }
 
 std::map<std::string, FloatTensor> AbsoluteFeeds(std::map<std::string, FloatTensor> feeds) {

@@ -57,6 +57,8 @@ absl::StatusOr<std::vector<FloatTensor>> EvaluateFloat(const Graph& graph,
 // inputs' absolute values bounds (0 when not computed). Sums that cancel
 // leave a small value with the rounding error of the large terms.
 bool FloatsAgree(double a, double b, double tolerance, double scale = 0);
+// The largest difference FloatsAgree accepts between `a` and `b`, for messages.
+double FloatBound(double a, double b, double tolerance, double scale = 0);
 
 // `feeds` with every value replaced by its absolute value: evaluated on
 // them, each output element bounds the partial sums of its evaluation.

@@ -234,10 +234,9 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
         for (size_t e = 0; e < a.data.size(); ++e) {
           double x = a.data[e], y = b.data[e];
           if (!FloatsAgree(x, y, options_.tolerance)) {
-            const double bound = options_.tolerance * std::max({1.0, std::fabs(x), std::fabs(y)});
             pair.rejected = true;
             pair.reason = absl::StrCat("float output ", i, " element ", e, ": ", x, " vs ", y,
-                                       " (tolerance ", bound, ")");
+                                       " (tolerance ", FloatBound(x, y, options_.tolerance), ")");
             break;
           }
         }

@@ -26,7 +26,9 @@ PORT=$(metrics_port taso_verifier "$WORK/verifier.log")
 
 for _ in $(seq 1 600); do
   scrape "$PORT" >"$WORK/scrape.txt"
-  grep -Eq '^taso_verifier_proved_total [1-9]' "$WORK/scrape.txt" && break
+  # Proofs count as they finish, classes once the store took their report: wait for both.
+  grep -Eq '^taso_verifier_proved_total [1-9]' "$WORK/scrape.txt" &&
+    grep -Eq '^taso_verifier_classes_total [1-9]' "$WORK/scrape.txt" && break
   kill -0 "$VERIFIER_PID" 2>/dev/null || fail "the verifier exited: $(tail -5 "$WORK/verifier.log"); store: $(tail -5 "$STORE.log")"
   sleep 0.1
 done

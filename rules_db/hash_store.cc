@@ -155,14 +155,7 @@ GraphHashStore::~GraphHashStore() {
   WaitForFinalization();
 }
 
-void GraphHashStore::WaitForFinalization() {
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> lock(jobs_mu_);
-    threads.swap(finalizers_);
-  }
-  for (auto& t : threads) t.join();
-}
+void GraphHashStore::WaitForFinalization() { finalizers_.JoinAll(); }
 
 absl::Status GraphHashStore::LoadJobs() {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), meta_));
@@ -449,7 +442,7 @@ absl::StatusOr<ProgressAck> GraphHashStore::ReportProgress(const ProgressReport&
 // Called with jobs_mu_ held.
 void GraphHashStore::StartFinalize(JobState* state) {
   state->job.set_state(JOB_STATE_FINALIZING);
-  finalizers_.emplace_back([this, state] {
+  finalizers_.Start([this, state] {
     absl::Status s = Finalize(state);
     std::lock_guard<std::mutex> lock(jobs_mu_);
     if (!s.ok() && !closing_) {

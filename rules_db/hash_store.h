@@ -37,6 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/background_threads.h"
 #include "proto/rules_db.pb.h"
 #include "records/class_check.h"
 #include "records/packed_records.h"
@@ -167,7 +168,7 @@ class GraphHashStore {
   std::mutex jobs_mu_;  // guards jobs_ and job state transitions
   std::map<std::string, std::unique_ptr<JobState>> jobs_;
   uint32_t next_job_number_ = 1;
-  std::vector<std::thread> finalizers_;
+  BackgroundThreads finalizers_;
   std::atomic<bool> closing_{false};
 };
 

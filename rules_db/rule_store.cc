@@ -72,14 +72,7 @@ RuleStore::~RuleStore() {
   WaitForFinishes();
 }
 
-void RuleStore::WaitForFinishes() {
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    threads.swap(finishers_);
-  }
-  for (std::thread& t : threads) t.join();
-}
+void RuleStore::WaitForFinishes() { finishers_.JoinAll(); }
 
 absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
   storage::Database* database = hash_store_->database();

@@ -42,11 +42,11 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "core/background_threads.h"
 #include "proto/rules.pb.h"
 #include "proto/rules_db.pb.h"
 #include "records/reduction_table.h"
@@ -273,7 +273,7 @@ class RuleStore {
   std::map<std::string, std::unique_ptr<JobQueue>> queues_;
   int64_t next_lease_number_ = 1;  // shared by the queues (LeaseQueue)
   std::atomic<bool> op_index_built_{false};  // cached once OpIndex::Built says so
-  std::vector<std::thread> finishers_;  // under mu_; joined by WaitForFinishes
+  BackgroundThreads finishers_;  // joined by WaitForFinishes
   std::atomic<bool> closing_{false};
 };
 

@@ -25,7 +25,7 @@ absl::Status Closing() {
 }  // namespace
 
 void RuleStore::StartFinish(const std::string& job_id, const JobQueue& queue, Verification v) {
-  finishers_.emplace_back([this, job_id, &queue, v] {
+  finishers_.Start([this, job_id, &queue, v] {
     absl::Status s = FinishJob(job_id, queue, v);
     if (s.ok() || closing_) return;
     const std::string error = absl::StrCat("finishing job ", job_id, " failed: ", s.message());

@@ -211,6 +211,10 @@ int main(int argc, char** argv) {
   rule_options.matcher = taso::optimizer::MatchProvedRules;
   rule_options.log = taso::app::StderrLog("taso_rules_db");
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);
+  if (absl::Status s = rule_store.ResumeFinishing(); !s.ok()) {
+    rule_options.log(absl::StrCat("resuming the jobs left unfinished failed (a verifier's lease retries): ",
+                                  s.message()));
+  }
   taso::rules_db::RuleDbService rule_service(&rule_store);
   taso::net::ServerOptions server_options;
   server_options.listen = absl::GetFlag(FLAGS_listen);

@@ -74,6 +74,26 @@ RuleStore::~RuleStore() {
 
 void RuleStore::WaitForFinishes() { finishers_.JoinAll(); }
 
+absl::Status RuleStore::ResumeFinishing() {
+  ListJobsRequest request;
+  request.set_page_size(1000);
+  while (true) {
+    auto jobs = hash_store_->ListJobs(request);
+    if (!jobs.ok()) return jobs.status();
+    for (const Job& job : jobs->jobs()) {
+      const Verification& v = job.verification();
+      const bool finishing = v.finish_stage() != FINISH_STAGE_NONE ||
+                             (v.classes_total() > 0 && v.classes_verified() == v.classes_total());
+      if (job.state() != JOB_STATE_VERIFYING || !finishing) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      // Loading the queue finds every class verified and starts finishing.
+      if (auto queue = Queue(job.id()); !queue.ok()) return queue.status();
+    }
+    if (jobs->next_page_token().empty()) return absl::OkStatus();
+    request.set_page_token(jobs->next_page_token());
+  }
+}
+
 absl::StatusOr<RuleStore::Families> RuleStore::OwnFamilies() {
   storage::Database* database = hash_store_->database();
   auto rules = database->Family(kRulesFamily);

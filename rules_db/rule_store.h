@@ -134,6 +134,11 @@ class RuleStore {
   // Waits until every job whose last verdict has arrived is finished (DONE,
   // or its failure recorded).
   void WaitForFinishes();
+  // Starts finishing the jobs an earlier run of the store left verified but
+  // not DONE (stopped, or failed, while finishing): at start-up, before
+  // serving, so that no client reads an earlier attempt's failure as this
+  // run's, and without waiting for a verifier's lease to load the job.
+  absl::Status ResumeFinishing();
 
   absl::StatusOr<LeaseCandidatesResponse> LeaseCandidates(const LeaseCandidatesRequest& request);
   absl::StatusOr<ReportVerdictsResponse> ReportVerdicts(const ReportVerdictsRequest& request);

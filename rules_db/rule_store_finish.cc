@@ -25,6 +25,11 @@ absl::Status Closing() {
 }  // namespace
 
 void RuleStore::StartFinish(const std::string& job_id, const JobQueue& queue, Verification v) {
+  // Recorded before the thread starts: a client never reads the failure of
+  // an earlier attempt once this one is under way. Should the write fail,
+  // so does the job's, and that is recorded (best effort) below.
+  RecordFinishStage(job_id, v, options_.renaming_prover ? FINISH_STAGE_DERIVING : FINISH_STAGE_PRUNING)
+      .IgnoreError();
   finishers_.Start([this, job_id, &queue, v] {
     absl::Status s = FinishJob(job_id, queue, v);
     if (s.ok() || closing_) return;
@@ -158,10 +163,10 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
   bool prune = true;
   std::vector<rules::Rule> rules;
   if (options_.renaming_prover) {
-    if (absl::Status s = RecordFinishStage(job_id, v, FINISH_STAGE_DERIVING); !s.ok()) return s;
     const absl::Time start = absl::Now();
     if (absl::Status s = ProveRenamings(job_id, queue, v); !s.ok()) return s;
     v.set_derive_seconds(absl::ToDoubleSeconds(absl::Now() - start));
+    if (absl::Status s = RecordFinishStage(job_id, v, FINISH_STAGE_PRUNING); !s.ok()) return s;
   }
   auto tally = [&v](const rules::Rule& r) {
     switch (r.status()) {
@@ -182,7 +187,6 @@ absl::Status RuleStore::FinishJob(const std::string& job_id, const JobQueue& que
   // 5 GiB on the size-4 job. A job has a rule per candidate pair (rejected
   // ones too), so its record says how many there are without a pass over
   // them; should more turn up, the read below stops keeping them.
-  if (absl::Status s = RecordFinishStage(job_id, v, FINISH_STAGE_PRUNING); !s.ok()) return s;
   auto job = hash_store_->GetJob(job_id);
   if (!job.ok()) return job.status();
   count = job->candidate_pairs() + job->rejected_pairs();

@@ -270,8 +270,14 @@ TEST_F(RenamingStoreTest, AFailedFinishIsRecordedAndARestartedStoreFinishesTheJo
   ASSERT_EQ(logged.size(), 1u);
   EXPECT_THAT(logged[0], HasSubstr("restart the store"));
 
+  // A restarted store starts finishing before it serves: no client reads the old failure.
   RuleStore restarted(store.get(), Options(true));
-  auto poll = restarted.LeaseCandidates(LeaseRequest("w"));  // loads the job, finds it verified
+  ASSERT_TRUE(restarted.ResumeFinishing().ok());
+  auto resumed = store->GetJob("j");
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_NE(resumed->verification().finish_stage(), FINISH_STAGE_FAILED);
+  EXPECT_TRUE(resumed->verification().finish_error().empty());
+  auto poll = restarted.LeaseCandidates(LeaseRequest("w"));
   ASSERT_TRUE(poll.ok()) << poll.status();
   EXPECT_TRUE(poll->leases().empty());
   restarted.WaitForFinishes();

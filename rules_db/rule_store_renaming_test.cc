@@ -45,9 +45,10 @@ class RenamingStoreTest : public ::testing::Test {
     return options;
   }
 
-  // Leases and verifies every class; returns the pairs leased (and counts
-  // the classes leased in `classes`).
-  int64_t VerifyEveryClass(RuleStore& rules, bool once_per_form, int64_t* classes = nullptr) {
+  // Leases, verifies and reports every class; returns the pairs leased (and
+  // counts the classes leased in `classes`). The store finishes the job on a
+  // thread of its own, which may still be running on return.
+  int64_t ReportEveryClass(RuleStore& rules, bool once_per_form, int64_t* classes = nullptr) {
     int64_t pairs = 0;
     while (true) {
       auto leases = rules.LeaseCandidates(LeaseRequest("w"));
@@ -65,8 +66,16 @@ class RenamingStoreTest : public ::testing::Test {
       }
       auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));
       EXPECT_TRUE(reply.ok()) << reply.status();
+      if (!reply.ok()) break;
+      EXPECT_TRUE(reply->accepted());
     }
-    rules.WaitForFinishes();  // the store finishes the job on a thread of its own
+    return pairs;
+  }
+
+  // ReportEveryClass, then waits until the store has finished the job.
+  int64_t VerifyEveryClass(RuleStore& rules, bool once_per_form, int64_t* classes = nullptr) {
+    const int64_t pairs = ReportEveryClass(rules, once_per_form, classes);
+    rules.WaitForFinishes();
     return pairs;
   }
 
@@ -210,24 +219,13 @@ TEST_F(RenamingStoreTest, TheLastReportAndLeasesAreAnsweredWhileTheStoreDerivesT
   RuleStore rules(store.get(), options);
   // Every report returns while the derivation is held back (it would hang here otherwise).
   int64_t classes = 0;
-  while (true) {
-    auto leases = rules.LeaseCandidates(LeaseRequest("w"));
-    ASSERT_TRUE(leases.ok()) << leases.status();
-    if (leases->leases().empty()) break;
-    ++classes;
-    auto reply = rules.ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize));
-    ASSERT_TRUE(reply.ok()) << reply.status();
-    EXPECT_TRUE(reply->accepted());
-  }
+  ReportEveryClass(rules, true, &classes);
   ASSERT_GT(classes, 0);
   auto poll = rules.LeaseCandidates(LeaseRequest("poller"));
   ASSERT_TRUE(poll.ok()) << poll.status();
   EXPECT_TRUE(poll->leases().empty());
-  absl::StatusOr<Job> during = store->GetJob("j");
-  for (int i = 0; i < 500 && during.ok() && during->verification().finish_stage() != FINISH_STAGE_DERIVING; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the finisher thread records the stage
-    during = store->GetJob("j");
-  }
+  // The stage is recorded before the last report is answered.
+  auto during = store->GetJob("j");
   ASSERT_TRUE(during.ok());
   EXPECT_EQ(during->state(), JOB_STATE_VERIFYING) << "DONE only once the renamings are derived and pruned";
   EXPECT_EQ(during->verification().finish_stage(), FINISH_STAGE_DERIVING);
@@ -308,12 +306,7 @@ TEST_F(RenamingStoreTest, AClosingStoreStopsFinishingAndTheJobIsFinishedLater) {
       return verifier::ProveAsRenaming(spec, c, pair, other);
     };
     auto closing = std::make_unique<RuleStore>(store.get(), options);
-    while (true) {
-      auto leases = closing->LeaseCandidates(LeaseRequest("w"));
-      ASSERT_TRUE(leases.ok()) << leases.status();
-      if (leases->leases().empty()) break;
-      ASSERT_TRUE(closing->ReportVerdicts(Verify(leases->leases(0), "w", *prover_, kSize)).ok());
-    }
+    ReportEveryClass(*closing, true);
     for (int i = 0; i < 3000 && !entered; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!entered) {
       release = true;  // so that closing does not wait on a held derivation

@@ -12,7 +12,9 @@
 #include <ostream>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "verifier/streaming_pruning.h"
 
 namespace taso::cli {
 
@@ -28,7 +30,25 @@ struct PruneCommandOptions {
   bool wait = false;           // --store: wait until the job is DONE on every shard
   absl::Duration wait_poll = absl::Seconds(30);
   bool json = false;
+  // Starts the progress lines written to `err` ("taso rules prune: N of M
+  // rules judged").
+  std::string progress_label = "taso rules prune";
 };
+
+// One pruning of a job over every shard, for callers that report it
+// themselves (`taso verify` prunes what its stores did not).
+struct PruneJobResult {
+  // OK, or why it stopped, with the code it stopped on (PERMISSION_DENIED:
+  // a token that may read but not write statuses).
+  absl::Status status;
+  int exit_code = 0;  // RunRulesPrune's for `status`
+  bool stopped_midway = false;  // a rerun resumes from the stores' checkpoint
+  std::string job_id;
+  int store_shards = 0;
+  verifier::StreamingPruneResult pruned;
+  double seconds = 0;
+};
+PruneJobResult PruneJob(const PruneCommandOptions& options, std::ostream& err);
 
 // Exit codes: 0 pruned; 1 error (a run stopped midway resumes on rerun); 2 bad
 // options, no database, or no finished job.

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -17,7 +16,6 @@
 #include "absl/time/clock.h"
 #include "app/startup.h"
 #include "cli/prune_command.h"
-#include "cli/remote_prune_source.h"
 #include "cluster/job_states.h"
 #include "cluster/local_store.h"
 #include "cluster/processes.h"
@@ -28,7 +26,6 @@
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "records/reduction_table.h"
-#include "verifier/streaming_pruning.h"
 
 namespace taso::cli {
 namespace {
@@ -171,44 +168,29 @@ class Verify {
   }
 
   // Prunes the job over every store as one set, a batch at a time in bounded
-  // memory (verifier/streaming_pruning.h), as `taso rules prune` does, and
-  // records the table in each store. Local stores are stopped and their
-  // databases pruned in this process, which is faster than over gRPC (2.0M
-  // rules: 3 min 20 s against 5 min 08 s, bench/results/prune-remote-2026-12-02.md),
-  // then started again.
+  // memory, as `taso rules prune` does (cli/prune_command.h), and records the
+  // table in each store. Local stores are stopped and their databases pruned
+  // in this process, which is faster than over gRPC (2.0M rules: 3 min 20 s
+  // against 5 min 08 s, bench/results/prune-remote-2026-12-02.md), then
+  // started again.
   absl::Status PruneAcrossStores() {
-    if (options_.store.empty()) {
-      Shutdown();
-      PruneCommandOptions prune;
-      prune.db = options_.db;
-      prune.job_id = job_id_;
-      prune.memory_limit_mb = options_.prune_memory_limit_mb;
-      prune.batch_rules = options_.prune_batch_rules;
-      prune.json = true;
-      std::ostringstream table;  // the summary prints it
-      std::ostringstream quiet;
-      const int code = RunRulesPrune(prune, table, options_.json ? quiet : err_);
-      if (absl::Status s = OpenStores(); !s.ok()) return s;
-      if (code != 0) {
-        return absl::InternalError(options_.json ? quiet.str() : "`taso rules prune` stopped (its message is above)");
-      }
-      return absl::OkStatus();
-    }
-    verifier::StreamingPruneOptions prune;
+    PruneCommandOptions prune;
+    prune.job_id = job_id_;
     prune.memory_limit_mb = options_.prune_memory_limit_mb;
     prune.batch_rules = options_.prune_batch_rules;
-    absl::Time last = absl::Now();
-    prune.progress = [&](int64_t done, int64_t total) {
-      if (options_.json || absl::Now() - last < absl::Seconds(10)) return;
-      last = absl::Now();
-      err_ << absl::StrFormat("taso verify: pruning: %d of %d rules judged, %.0f s\n", done, total,
-                              absl::ToDoubleSeconds(absl::Now() - start_))
-           << std::flush;
-    };
-    RemotePruneSource source(stores_->shards(), job_id_, /*restart=*/false);
-    auto result = verifier::PruneStreaming(source, prune);
-    if (!result.ok()) return result.status();
-    return source.RecordPruning(result->table);
+    prune.progress_label = "taso verify: pruning";
+    if (options_.store.empty()) {
+      Shutdown();
+      prune.db = options_.db;
+    } else {
+      prune.store = address_;
+    }
+    std::ostream quiet(nullptr);
+    const PruneJobResult pruned = PruneJob(prune, options_.json ? quiet : err_);
+    if (options_.store.empty()) {
+      if (absl::Status s = OpenStores(); !s.ok()) return s;
+    }
+    return pruned.status;
   }
 
   // The job is DONE: its rules pruned as one set here when the stores did

@@ -6,11 +6,19 @@
 namespace taso::optimizer {
 namespace {
 
+// Element-wise sums and products: their operands match in either order
+// (IEEE addition and multiplication commute, broadcasting included), so a
+// rule written in the generator's one operand order matches both.
+bool Commutes(const Node& n) {
+  return (n.kind == OpKind::kEwAdd || n.kind == OpKind::kEwMul) && n.inputs.size() == 2;
+}
+
 // A class for each pattern node (-1: not bound), and the class each pattern
 // output matched.
 struct Assignment {
   std::vector<EClassId> classes;
   std::vector<EClassId> roots;
+  bool swapped = false;  // some commuting operands were read in reverse
 };
 
 // Backtracking search for the substitutions under which one pattern tensor
@@ -28,9 +36,12 @@ class Enumerator {
     }
   }
 
-  // Appends every way `ref` matches `root` (at most up to `limit` in total).
-  void Run(TensorRef ref, EClassId root, int limit, std::vector<std::vector<EClassId>>* out) {
+  // Appends every way `ref` matches `root` (at most up to `limit` in total),
+  // and to `swapped` whether it read some commuting operands in reverse.
+  void Run(TensorRef ref, EClassId root, int limit, std::vector<std::vector<EClassId>>* out,
+           std::vector<bool>* swapped) {
     out_ = out;
+    swapped_out_ = swapped;
     limit_ = limit;
     std::vector<Goal> goals = {{ref, root}};
     Solve(goals);
@@ -48,6 +59,7 @@ class Enumerator {
     if (Full()) return;
     if (goals.empty()) {
       out_->push_back(assign_);
+      swapped_out_->push_back(swaps_ > 0);
       return;
     }
     const Goal goal = goals.back();
@@ -85,23 +97,35 @@ class Enumerator {
       return;
     }
     const int op = pattern_.op_of(pn.id);
+    const bool commutes = Commutes(pn);
     for (ENodeId id : eg_.eclass(cls).nodes) {
       const ENode& n = eg_.node(id);
       if (n.op != op || n.children.size() != pn.inputs.size()) continue;
-      if (!KeepsProofHere(pn, n)) continue;
-      slot = cls;
-      const size_t depth = goals.size();
-      for (size_t i = 0; i < pn.inputs.size(); ++i) goals.push_back({pn.inputs[i], eg_.Find(n.children[i])});
-      Solve(goals);
-      goals.resize(depth);
-      slot = -1;
-      if (Full()) return;
+      // Equal operands read the same either way.
+      const int orders = commutes && eg_.Find(n.children[0]) != eg_.Find(n.children[1]) ? 2 : 1;
+      for (int order = 0; order < orders; ++order) {
+        const bool swap = order == 1;
+        if (!KeepsProofHere(pn, n, swap)) continue;
+        slot = cls;
+        swaps_ += swap ? 1 : 0;
+        const size_t depth = goals.size();
+        const size_t last = pn.inputs.size() - 1;
+        for (size_t i = 0; i < pn.inputs.size(); ++i) {
+          goals.push_back({pn.inputs[i], eg_.Find(n.children[swap ? last - i : i])});
+        }
+        Solve(goals);
+        goals.resize(depth);
+        swaps_ -= swap ? 1 : 0;
+        slot = -1;
+        if (Full()) return;
+      }
     }
   }
 
-  // Whether e-node `n`, matched by pattern operator `pn`, keeps the
-  // signature the rule's proof assumed on its children's types.
-  bool KeepsProofHere(const Node& pn, const ENode& n) const {
+  // Whether e-node `n`, matched by pattern operator `pn` (its children read
+  // in reverse when `swap`), keeps the signature the rule's proof assumed on
+  // its children's types.
+  bool KeepsProofHere(const Node& pn, const ENode& n, bool swap) const {
     const GraphConditions& conditions = pattern_.rule().lhs_conditions();
     if (conditions.empty()) return true;
     std::vector<TensorType> types;
@@ -110,6 +134,7 @@ class Enumerator {
       if (c.tuple || c.types.size() != 1) return false;
       types.push_back(c.types[0]);
     }
+    if (swap) std::reverse(types.begin(), types.end());
     return KeepsProof(conditions, pn.id, pn.kind, pn.params, types, static_cast<int>(pn.output_types.size()));
   }
 
@@ -119,6 +144,8 @@ class Enumerator {
   std::vector<EClassId> assign_;
   std::vector<bool> weight_var_;
   std::vector<std::vector<EClassId>>* out_ = nullptr;
+  std::vector<bool>* swapped_out_ = nullptr;
+  int swaps_ = 0;  // operands read in reverse on the current path
   int limit_ = 0;
 };
 
@@ -219,9 +246,10 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
     if (IsInputOrWeight(producer.kind)) continue;
     const int root_op = pattern.yields_tuple(producer.id) ? pattern.item_op(ref.index) : pattern.op_of(producer.id);
     std::vector<std::vector<EClassId>> found;
+    std::vector<bool> found_swapped;
     std::vector<EClassId> found_root;
     for (EClassId root : index.classes_with(root_op)) {
-      enumerator.Run(ref, root, limit, &found);
+      enumerator.Run(ref, root, limit, &found, &found_swapped);
       found_root.resize(found.size(), root);
       if (static_cast<int>(found.size()) >= limit) {
         cut();
@@ -239,6 +267,7 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
           if (merged.classes[i] < 0) merged.classes[i] = found[k][i];
         }
         merged.roots[o] = found_root[k];
+        merged.swapped = merged.swapped || found_swapped[k];
         joined.push_back(std::move(merged));
         if (static_cast<int>(joined.size()) >= limit) break;
       }
@@ -252,6 +281,11 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
   }
   std::vector<EMatch> matches;
   std::set<std::pair<std::vector<EClassId>, std::map<std::string, EClassId>>> seen;
+  // A match that read commuting operands in reverse and covers the classes
+  // another covers, binding the same ones (a symmetric pattern, such as
+  // cat(a,b) + cat(c,d), matched the other way round), adds nothing: left out.
+  std::set<std::pair<std::vector<EClassId>, std::vector<EClassId>>> covered;
+  std::stable_partition(partial.begin(), partial.end(), [](const Assignment& a) { return !a.swapped; });
   for (Assignment& a : partial) {
     EMatch m;
     bool complete = true;
@@ -273,6 +307,11 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
     if (static_cast<int>(distinct.size()) != num_outputs) continue;
     m.outputs = a.roots;
     if (!seen.insert({m.outputs, m.binding}).second) continue;
+    std::vector<EClassId> cover = a.classes, bound;
+    for (const auto& [name, c] : m.binding) bound.push_back(c);
+    std::sort(cover.begin(), cover.end());
+    std::sort(bound.begin(), bound.end());
+    if (!covered.insert({std::move(cover), std::move(bound)}).second && a.swapped) continue;
     m.classes = a.classes;
     matches.push_back(std::move(m));
   }

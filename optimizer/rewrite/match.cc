@@ -48,19 +48,46 @@ std::vector<int> PlacementOrder(const Graph& p) {
   return order;
 }
 
+// Element-wise sums and products: their operands match in either order
+// (IEEE addition and multiplication commute, broadcasting included). The
+// generator enumerates these operands in one order only, so rules write them
+// in that order; a model may have either.
+bool Commutes(const Node& n) {
+  return (n.kind == OpKind::kEwAdd || n.kind == OpKind::kEwMul) && n.inputs.size() == 2;
+}
+
 class Matcher {
  public:
   Matcher(const RewriteRule& rule, const GraphIndex& index, int limit)
       : rule_(rule), p_(rule.lhs()), index_(index), g_(index.graph()), limit_(limit) {
     order_ = PlacementOrder(p_);
     host_.assign(p_.num_nodes(), -1);
+    swapped_.assign(p_.num_nodes(), false);
     bound_.assign(p_.num_nodes(), TensorRef{});
     for (const GraphOutput& o : p_.outputs()) output_refs_.insert({o.tensor.node, o.tensor.index});
   }
 
   std::vector<Match> Run() {
     if (!order_.empty()) Place(0);
-    return std::move(matches_);
+    // A match found with operands read in reverse that covers the same host
+    // nodes and binds the same tensors as another (a symmetric pattern, such
+    // as cat(a,b) + cat(c,d), matched the other way round) rewrites the same
+    // region into the same operators: it is left out.
+    std::set<std::pair<std::vector<int>, std::vector<std::pair<int, int>>>> seen;
+    std::vector<Match> kept;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < matches_.size(); ++i) {
+        if (swapped_match_[i] != (pass == 1)) continue;
+        std::vector<int> nodes = matches_[i].nodes;
+        std::vector<std::pair<int, int>> bound;
+        for (const auto& [name, t] : matches_[i].binding) bound.emplace_back(t.node, t.index);
+        std::sort(nodes.begin(), nodes.end());
+        std::sort(bound.begin(), bound.end());
+        if (!seen.insert({std::move(nodes), std::move(bound)}).second && pass == 1) continue;
+        kept.push_back(std::move(matches_[i]));
+      }
+    }
+    return kept;
   }
 
  private:
@@ -77,6 +104,12 @@ class Matcher {
     return true;
   }
 
+  // Input `i` of pattern operator `pid` as its host node has it.
+  TensorRef HostInput(int pid, size_t i) const {
+    const Node& hn = g_.node(host_[pid]);
+    return hn.inputs[swapped_[pid] ? hn.inputs.size() - 1 - i : i];
+  }
+
   std::vector<int> Candidates(int pid) const {
     // Determined: it produces an input of a placed node.
     for (int q : order_) {
@@ -84,7 +117,7 @@ class Matcher {
       const Node& qn = p_.node(q);
       for (size_t i = 0; i < qn.inputs.size(); ++i) {
         if (qn.inputs[i].node == pid) {
-          const TensorRef h = g_.node(host_[q]).inputs[i];
+          const TensorRef h = HostInput(q, i);
           if (h.index != qn.inputs[i].index) return {};
           return {h.node};
         }
@@ -99,7 +132,9 @@ class Matcher {
     return index_.nodes_of(pn.kind);
   }
 
-  bool Fits(int pid, int hid, std::vector<int>* newly_bound) {
+  // Whether host node `hid` can be pattern operator `pid`, its operands read
+  // in reverse when `swap`.
+  bool Fits(int pid, int hid, bool swap, std::vector<int>* newly_bound) {
     const Node& pn = p_.node(pid);
     const Node& hn = g_.node(hid);
     if (hn.kind != pn.kind || hn.inputs.size() != pn.inputs.size() ||
@@ -112,7 +147,7 @@ class Matcher {
     }
     for (size_t i = 0; i < pn.inputs.size(); ++i) {
       const TensorRef pin = pn.inputs[i];
-      const TensorRef hin = hn.inputs[i];
+      const TensorRef hin = hn.inputs[swap ? pn.inputs.size() - 1 - i : i];
       if (IsInputOrWeight(p_.node(pin.node).kind)) {
         if (bound_[pin.node].node < 0) {
           bound_[pin.node] = hin;
@@ -129,7 +164,7 @@ class Matcher {
       if (host_[q] < 0) continue;
       const Node& qn = p_.node(q);
       for (size_t i = 0; i < qn.inputs.size(); ++i) {
-        if (qn.inputs[i].node == pid && g_.node(host_[q]).inputs[i] != TensorRef{hid, qn.inputs[i].index}) {
+        if (qn.inputs[i].node == pid && HostInput(q, i) != TensorRef{hid, qn.inputs[i].index}) {
           return false;
         }
       }
@@ -144,15 +179,23 @@ class Matcher {
       return;
     }
     const int pid = order_[k];
+    const bool commutes = Commutes(p_.node(pid));
     for (int hid : Candidates(pid)) {
-      std::vector<int> newly_bound;
-      if (Fits(pid, hid, &newly_bound)) {
-        host_[pid] = hid;
-        Place(k + 1);
-        host_[pid] = -1;
+      const Node& hn = g_.node(hid);
+      // Equal operands read the same either way.
+      const int orders = commutes && hn.inputs.size() == 2 && hn.inputs[0] != hn.inputs[1] ? 2 : 1;
+      for (int order = 0; order < orders; ++order) {
+        std::vector<int> newly_bound;
+        if (Fits(pid, hid, order == 1, &newly_bound)) {
+          host_[pid] = hid;
+          swapped_[pid] = order == 1;
+          Place(k + 1);
+          host_[pid] = -1;
+          swapped_[pid] = false;
+        }
+        for (int v : newly_bound) bound_[v] = TensorRef{};
+        if (static_cast<int>(matches_.size()) >= limit_) return;
       }
-      for (int v : newly_bound) bound_[v] = TensorRef{};
-      if (static_cast<int>(matches_.size()) >= limit_) return;
     }
   }
 
@@ -208,6 +251,7 @@ class Matcher {
       }
     }
     matches_.push_back(std::move(m));
+    swapped_match_.push_back(std::find(swapped_.begin(), swapped_.end(), true) != swapped_.end());
   }
 
   const RewriteRule& rule_;
@@ -217,9 +261,11 @@ class Matcher {
   const int limit_;
   std::vector<int> order_;
   std::vector<int> host_;         // pattern node -> host node (operators)
+  std::vector<bool> swapped_;     // pattern node -> its host reads the operands in reverse
   std::vector<TensorRef> bound_;  // pattern variable node -> host tensor
   std::set<std::pair<int, int>> output_refs_;
   std::vector<Match> matches_;
+  std::vector<bool> swapped_match_;  // per match: some operands were read in reverse
 };
 
 }  // namespace

@@ -107,22 +107,29 @@ Form MakeForm(const PairView& p) {
 
 std::string FormKey(const Form& form) { return absl::StrCat(form.skeleton, "|", absl::StrJoin(form.pattern, ",")); }
 
-std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
-  auto s = GraphFromProto(rule.source());
-  auto t = GraphFromProto(rule.target());
-  if (!s.ok() || !t.ok()) return std::nullopt;
-  DecodedRule d{std::move(*s), std::move(*t), {}, {}, 0};
-  for (const rules::OutputPair& p : rule.outputs()) {
-    if (p.source_output() < 0 || p.source_output() >= static_cast<int>(d.source.outputs().size()) ||
-        p.target_output() < 0 || p.target_output() >= static_cast<int>(d.target.outputs().size())) {
+std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,
+                                             const std::vector<std::pair<int, int>>& outputs) {
+  DecodedRule d{std::move(source), std::move(target), {}, {}, 0};
+  for (const auto& [s, t] : outputs) {
+    if (s < 0 || s >= static_cast<int>(d.source.outputs().size()) || t < 0 ||
+        t >= static_cast<int>(d.target.outputs().size())) {
       return std::nullopt;
     }
-    d.source_roots.push_back(d.source.outputs()[p.source_output()].tensor);
-    d.target_roots.push_back(d.target.outputs()[p.target_output()].tensor);
+    d.source_roots.push_back(d.source.outputs()[s].tensor);
+    d.target_roots.push_back(d.target.outputs()[t].tensor);
   }
   if (d.source_roots.empty()) return std::nullopt;
   d.size = std::max(d.source.num_ops(), d.target.num_ops());
   return d;
+}
+
+std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
+  auto s = GraphFromProto(rule.source());
+  auto t = GraphFromProto(rule.target());
+  if (!s.ok() || !t.ok()) return std::nullopt;
+  std::vector<std::pair<int, int>> outputs;
+  for (const rules::OutputPair& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
+  return DecodedFromGraphs(std::move(*s), std::move(*t), outputs);
 }
 
 std::string RenamingKey(const PairView& p) { return std::min(FormKey(MakeForm(p)), FormKey(MakeForm(p.Reversed()))); }

@@ -66,6 +66,10 @@ struct DecodedRule {
 
 // nullopt if a graph does not decode or an output pair names no output.
 std::optional<DecodedRule> DecodeRule(const rules::Rule& rule);
+// The same from graphs at hand and their (source output, target output)
+// pairs: nullopt if a pair names no output or there is none.
+std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,
+                                             const std::vector<std::pair<int, int>>& outputs);
 
 // The renaming-invariant key of a pair: the smaller FormKey of its two
 // directions, so a rule read right to left has the same key.

@@ -21,7 +21,7 @@ enum class RenamingOutcome {
 };
 
 struct RenamingVerdict {
-  rules::Rule rule;  // the pair's rule, with a verdict unless kNotDerived
+  rules::Rule rule;  // the pair's rule, with a verdict unless kNotDerived; its id when the prover computed it
   RenamingOutcome outcome = RenamingOutcome::kNotDerived;
   std::string why_not;  // kNotDerived: for the log
 };

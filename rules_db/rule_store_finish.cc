@@ -119,9 +119,12 @@ absl::Status RuleStore::DeriveClass(const Families& f, const std::string& job_id
       return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
     }
     rules::Rule rule = std::move(verdict->rule);
-    auto id = RuleId(rule);
-    if (!id.ok()) return id.status();
-    rule.set_id(*id);
+    if (rule.id().empty()) {
+      auto id = RuleId(rule);
+      if (!id.ok()) return id.status();
+      rule.set_id(*id);
+    }
+    const std::string id = rule.id();
     if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
       ++proved_alone;
       if (!options_.checker) {
@@ -134,7 +137,7 @@ absl::Status RuleStore::DeriveClass(const Families& f, const std::string& job_id
           *rule.mutable_proof() = other.proof();
         }
         if (absl::Status s = options_.checker(rule); !s.ok()) {
-          return absl::DataLossError(absl::StrCat("rule ", *id, ": ", s.message()));
+          return absl::DataLossError(absl::StrCat("rule ", id, ": ", s.message()));
         }
       }
     } else if (verdict->outcome == records::RenamingOutcome::kProved) {

@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "records/rule_id.h"
 #include "rules_db/rule_store.h"
 #include "rules_db/test_util.h"
 #include "rules_db/verify_test_util.h"
@@ -132,6 +133,9 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
   for (const auto& [id, rule] : derived) {
     auto it = proved.find(id);
     ASSERT_NE(it, proved.end()) << id;
+    auto own_id = records::RuleId(rule);  // the prover's, from the pair's graphs, is the rule's own
+    ASSERT_TRUE(own_id.ok()) << own_id.status();
+    EXPECT_EQ(*own_id, id);
     EXPECT_EQ(rule.status(), it->second.status()) << id;
     EXPECT_EQ(rule.conditions().DebugString(), it->second.conditions().DebugString()) << id;
     // The verifier whose proof it stands on, as for a rule proved alone.

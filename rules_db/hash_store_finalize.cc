@@ -1,0 +1,332 @@
+// GraphHashStore's finalization of a job once every shard has reported:
+// the graphs scanned by fingerprint, each class of more than one graph
+// checked and stored with its candidate pairs, the graphs dropped and the
+// figures recorded (hash_store.h).
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "records/encoding.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+#include "rules_db/hash_store.h"
+#include "rules_db/hash_store_internal.h"
+#include "storage/database.h"
+#include "storage/rocks_status.h"
+
+namespace taso::rules_db {
+namespace {
+
+using internal::kGraphsFamily;
+using internal::U32;
+
+// Fingerprint ranges a job's finalization scans and checks independently.
+constexpr int kFinalizeSlices = 64;
+
+}  // namespace
+
+// Called with jobs_mu_ held.
+void GraphHashStore::StartFinalize(JobState* state) {
+  state->job.set_state(JOB_STATE_FINALIZING);
+  finalizers_.Start([this, state] {
+    absl::Status s = Finalize(state);
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    if (!s.ok() && !closing_) {
+      state->job.set_state(JOB_STATE_FAILED);
+      state->job.set_error(absl::StrCat("finalizing: ", s.message()));
+      (void)PersistJob(state->job);
+    }
+  });
+}
+
+// What finalizing a job found, for its Job record and the log.
+struct GraphHashStore::FinalizeTally {
+  int64_t graphs = 0;
+  int64_t fingerprints = 0;
+  int64_t multi_graph_classes = 0;
+  int64_t stored_classes = 0;
+  int64_t pairs = 0;
+  int64_t rejected = 0;
+  int64_t taso_kept = 0;
+  int64_t renamings = 0;  // pairs given renaming_of
+  // The first surviving pair of each form, by a 128-bit hash of its renaming
+  // key: its rule id. Fingerprint order is the order classes are leased, so
+  // the pair proved is leased no later than those derived from it. A hash
+  // collision only costs a proof: the derivation compares the forms.
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, std::string> first_of_form;
+};
+
+// A class of two or more graphs on its way from the scan to the classes family.
+struct GraphHashStore::PendingClass {
+  std::string fingerprint;
+  std::vector<std::string> members;
+  records::ClassCheck check;
+};
+
+namespace {
+
+// The fingerprint space cut into `slices` ranges by its first two bytes:
+// the key where slice `i` starts in job `prefix` (the next job's prefix for
+// i == slices). Fingerprints are hashes, so the slices are even.
+std::string SliceStart(const std::string& prefix, const std::string& next_prefix, int i, int slices) {
+  if (i >= slices) return next_prefix;
+  const uint32_t start = static_cast<uint32_t>((static_cast<uint64_t>(i) << 16) / slices);
+  return prefix + std::string{static_cast<char>(start >> 8), static_cast<char>(start & 0xff)};
+}
+
+}  // namespace
+
+absl::Status GraphHashStore::Finalize(JobState* state) {
+  Job job;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    job = state->job;
+  }
+  const absl::Time started = absl::Now();
+  if (!options_.class_checker) {
+    return absl::FailedPreconditionError("this store was opened without a class checker, so it cannot finalize jobs");
+  }
+  auto spec = records::SpecFromProto(job.spec());
+  if (!spec.ok()) return spec.status();
+  const records::ClassChecker checker = options_.class_checker(*spec);
+  const std::string prefix = U32(state->number);
+  const std::string next_prefix = U32(state->number + 1);
+  const rocksdb::Status cleared = db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, next_prefix);
+  if (absl::Status s = storage::FromRocks(cleared, "clearing classes"); !s.ok()) return s;
+  // The graphs are scanned and checked a fingerprint slice at a time on
+  // finalize_threads threads, each with an iterator of its own (one merged
+  // scan was a single core's work: 6 minutes at size 4). This thread stores
+  // the slices in fingerprint order, as the renaming ids need (a form's first
+  // pair is the first in fingerprint order), and is the only one touching
+  // the tally. Workers stay at most a few slices ahead of it.
+  const int threads = std::max(1, options_.finalize_threads);
+  const int slices = threads == 1 ? 1 : kFinalizeSlices;
+  if (slices > 1) {
+    // An iterator sorts a copy of each unsorted (vector) memtable it reads:
+    // the graphs go to files first, sorted once, rather than once per slice.
+    std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
+    if (absl::Status s = storage::FromRocks(db_->Flush(rocksdb::FlushOptions(), graphs_), "flushing graphs"); !s.ok()) {
+      return s;
+    }
+  }
+  const int ahead = 2 * threads;
+  struct Slice {
+    std::vector<PendingClass> classes;  // those with pairs, checked
+    FinalizeTally counts;               // graphs, fingerprints, multi-graph classes
+    absl::Status status;
+    bool done = false;
+  };
+  std::vector<Slice> done_slices(slices);
+  std::mutex mu;
+  std::condition_variable changed;
+  int next_slice = 0, stored = 0;
+  bool stop = false;
+  auto work = [&] {
+    while (true) {
+      int i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        changed.wait(lock, [&] { return stop || next_slice >= slices || next_slice < stored + ahead; });
+        if (stop || next_slice >= slices) return;
+        i = next_slice++;
+      }
+      Slice slice;
+      slice.status = ScanClasses(SliceStart(prefix, next_prefix, i, slices),
+                                 SliceStart(prefix, next_prefix, i + 1, slices), slice.counts,
+                                 [&](PendingClass pending) -> absl::Status {
+                                   pending.check = checker(pending.members);
+                                   if (!pending.check.pairs.empty()) slice.classes.push_back(std::move(pending));
+                                   return absl::OkStatus();
+                                 });
+      std::lock_guard<std::mutex> lock(mu);
+      slice.done = true;
+      done_slices[i] = std::move(slice);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back(work);
+  FinalizeTally tally;
+  absl::Status status;
+  for (int i = 0; i < slices && status.ok(); ++i) {
+    Slice slice;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      changed.wait(lock, [&] { return done_slices[i].done; });
+      slice = std::move(done_slices[i]);
+    }
+    status = slice.status;
+    if (status.ok()) status = StoreClasses(job.id(), prefix, slice.classes, tally);
+    tally.graphs += slice.counts.graphs;
+    tally.fingerprints += slice.counts.fingerprints;
+    tally.multi_graph_classes += slice.counts.multi_graph_classes;
+    std::lock_guard<std::mutex> lock(mu);
+    stored = i + 1;
+    changed.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+    changed.notify_all();
+  }
+  for (std::thread& t : workers) t.join();
+  if (!status.ok()) return status;
+  if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
+  if (!options_.keep_graphs) {
+    // The job is GENERATED already: a failure here costs disk, not the job.
+    if (absl::Status s = DropGraphs(state->number); !s.ok()) {
+      std::fprintf(stderr, "taso_rules_db: job %s: its graphs stay on disk: %s\n", job.id().c_str(),
+                   std::string(s.message()).c_str());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphHashStore::ScanClasses(const std::string& begin, const std::string& end, FinalizeTally& counts,
+                                         const std::function<absl::Status(PendingClass)>& on_class) {
+  rocksdb::ReadOptions ro;
+  ro.fill_cache = false;
+  rocksdb::Slice upper(end);
+  ro.iterate_upper_bound = &upper;
+  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, graphs_));
+  std::string current;
+  std::vector<std::string> members;
+  auto close_class = [&]() -> absl::Status {
+    absl::Status s;
+    if (members.size() >= 2) {
+      ++counts.multi_graph_classes;
+      s = on_class(PendingClass{current, std::move(members), {}});
+    }
+    members.clear();
+    return s;
+  };
+  constexpr size_t kFingerprintStart = 4;  // after the job number
+  constexpr size_t kEncodingStart = kFingerprintStart + records::kFingerprintBytes;
+  for (it->Seek(begin); it->Valid(); it->Next()) {
+    if (closing_) return absl::CancelledError("store shutting down");
+    rocksdb::Slice key = it->key();
+    if (key.size() <= kEncodingStart) continue;
+    std::string_view fp(key.data() + kFingerprintStart, records::kFingerprintBytes);
+    if (fp != current) {
+      if (absl::Status s = close_class(); !s.ok()) return s;
+      current.assign(fp);
+      ++counts.fingerprints;
+    }
+    members.emplace_back(key.data() + kEncodingStart, key.size() - kEncodingStart);
+    ++counts.graphs;
+  }
+  if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");
+  return close_class();
+}
+
+absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::string& prefix,
+                                          const std::vector<PendingClass>& checked, FinalizeTally& tally) {
+  rocksdb::WriteBatch wb;
+  for (const PendingClass& p : checked) {
+    if (p.check.pairs.empty()) continue;
+    CandidateClass c;
+    c.set_fingerprint(p.fingerprint);
+    c.set_job_id(job_id);
+    for (size_t m = 0; m < p.members.size(); ++m) {
+      GraphRecord* r = c.add_members();
+      r->set_canonical(p.members[m]);
+      auto parsed = records::ParseEncoding(p.members[m]);
+      r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+      r->set_canonical_order(p.check.canonical[m]);
+    }
+    for (const records::PairCheck& pc : p.check.pairs) {
+      CandidatePair* out = c.add_pairs();
+      out->set_source_member(pc.source);
+      out->set_target_member(pc.target);
+      out->set_rejected(pc.rejected);
+      out->set_reason(pc.reason);
+      for (int m : pc.output_mapping) out->add_output_mapping(m);
+      out->set_taso_would_drop(pc.taso_would_drop);
+      if (!pc.rejected && !pc.renaming_key.empty() && !pc.rule_id.empty()) {
+        Hasher h(0x666f726dULL);  // "form"
+        h.AddString(pc.renaming_key);
+        const Hash128 key = h.Finish();
+        auto [first, inserted] = tally.first_of_form.try_emplace({key.hi, key.lo}, pc.rule_id);
+        if (!inserted && first->second != pc.rule_id) {
+          out->set_renaming_of(first->second);
+          ++tally.renamings;
+        }
+      }
+      ++tally.pairs;
+      if (pc.rejected) ++tally.rejected;
+      if (!pc.rejected && !pc.taso_would_drop) ++tally.taso_kept;
+    }
+    ++tally.stored_classes;
+    wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
+  }
+  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "storing candidate classes");
+}
+
+absl::Status GraphHashStore::DropGraphs(uint32_t number) {
+  {
+    // The common case, no other job streaming or finalizing: the whole
+    // family goes at once, memtables unflushed and files unread. (Graphs of
+    // jobs finalized under --keep_graphs go with it.)
+    std::unique_lock<std::shared_mutex> exclusive(graphs_mu_);
+    bool alone = true;
+    {
+      std::lock_guard<std::mutex> lock(jobs_mu_);
+      for (const auto& [id, other] : jobs_) {
+        const auto s = other->job.state();
+        if (other->number != number && (s == JOB_STATE_GENERATING || s == JOB_STATE_FINALIZING)) alone = false;
+      }
+    }
+    if (alone) {
+      auto fresh = database_->RecreateFamily(kGraphsFamily);
+      if (!fresh.ok()) return fresh.status();
+      graphs_ = *fresh;
+      return database_->FlushAll();  // the small families: the log then goes
+    }
+  }
+  const std::string begin = U32(number), end = U32(number + 1);
+  const rocksdb::Slice from(begin), to(end);
+  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
+  // A tombstone, which the flush applies to the memtables before writing
+  // them; the compaction then drops the files it covers (the family is never
+  // compacted otherwise, so its files are all in level 0, which
+  // DeleteFilesInRange leaves alone).
+  if (absl::Status s = storage::FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), graphs_, from, to), "dropping graphs");
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = database_->FlushAll(); !s.ok()) return s;
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  return storage::FromRocks(db_->CompactRange(compact, graphs_, &from, &to), "compacting dropped graphs");
+}
+
+absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
+  std::fprintf(stderr,
+               "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
+               "%lld pairs (%lld rejected, %lld renamings of another)\n",
+               state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
+               (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
+               (long long)tally.rejected, (long long)tally.renamings);
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  state->job.set_state(JOB_STATE_GENERATED);
+  state->job.set_graphs(tally.graphs);
+  state->job.set_distinct_fingerprints(tally.fingerprints);
+  state->job.set_multi_graph_classes(tally.multi_graph_classes);
+  state->job.set_candidate_classes(tally.stored_classes);
+  state->job.set_candidate_pairs(tally.pairs - tally.rejected);
+  state->job.set_rejected_pairs(tally.rejected);
+  state->job.set_pairs_after_taso_checks(tally.taso_kept);
+  state->job.set_renaming_pairs(tally.renamings);
+  return PersistJob(state->job);
+}
+
+}  // namespace taso::rules_db

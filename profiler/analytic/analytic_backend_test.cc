@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/match.h"
+#include "costs/signature_test_util.h"
 #include "gtest/gtest.h"
 #include "testing/tensor_types.h"
 
@@ -10,12 +11,6 @@ namespace taso::profiler {
 namespace {
 
 using ::taso::testing::F32;
-
-CanonicalSignature MustCanonicalize(OpKind kind, OpParams params, std::vector<TensorType> inputs) {
-  auto c = Canonicalize(Signature{kind, std::move(params), std::move(inputs)});
-  EXPECT_TRUE(c.ok()) << c.status();
-  return c.ok() ? *c : CanonicalSignature{};
-}
 
 // A 3x3 convolution from ResNet's second stage: ~1000 FLOPs per byte moved.
 CanonicalSignature Conv3x3(int64_t batch) {

@@ -42,7 +42,8 @@ inline onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, cons
   return n;
 }
 
-inline onnx::TensorProto Weight(const std::string& name, const std::vector<int64_t>& dims) {
+// A float initializer of smooth values in [-scale, scale].
+inline onnx::TensorProto Weight(const std::string& name, const std::vector<int64_t>& dims, float scale = 0.05f) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx::TensorProto::FLOAT);
@@ -51,7 +52,7 @@ inline onnx::TensorProto Weight(const std::string& name, const std::vector<int64
     t.add_dims(d);
     n *= d;
   }
-  for (int64_t i = 0; i < n; ++i) t.add_float_data(0.05f * std::sin(0.7 * i + name.size()));
+  for (int64_t i = 0; i < n; ++i) t.add_float_data(scale * std::sin(0.7 * i + name.size()));
   return t;
 }
 

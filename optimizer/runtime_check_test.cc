@@ -11,11 +11,16 @@
 #include "onnx/onnx_pb.h"
 #include "onnx_io/onnx_export.h"
 #include "optimizer/optimize.h"
+#include "optimizer/optimize_test_models.h"
 #include "optimizer/report_proto.h"
 #include "profiler/open_client.h"
 
 namespace taso::optimizer {
 namespace {
+
+using testing::AddNode;
+using testing::Value;
+using testing::Weight;
 
 profiler::OutputDifference Output(const std::string& name, double max_abs, double max_rel) {
   profiler::OutputDifference d;
@@ -97,37 +102,6 @@ TEST(JudgeRuntimeComparisonTest, AnOutputFileThatDoesNotRunDiffersAndAnInputThat
   EXPECT_EQ(check.reason.find("not run: "), 0u) << check.reason;
 }
 
-onnx::ValueInfoProto Value(const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::ValueInfoProto v;
-  v.set_name(name);
-  auto* t = v.mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
-  return v;
-}
-
-onnx::TensorProto Weight(const std::string& name, const std::vector<int64_t>& dims) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t.add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t.add_float_data(0.2f * std::sin(0.7 * i + name.size()));
-  return t;
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& inputs,
-                         const std::string& output) {
-  onnx::NodeProto* n = g->add_node();
-  n->set_op_type(op);
-  for (const auto& i : inputs) n->add_input(i);
-  n->add_output(output);
-  return n;
-}
-
 // Q/K/V-like projections of x (MatMul + bias each: the search merges them),
 // multiplied together, then a Softmax over the rows (axis 0), which the IR
 // does not model: an opaque node, kept verbatim.
@@ -140,8 +114,8 @@ std::string ProjectionsSoftmaxModel() {
   *g->add_input() = Value("x", {16, 32});
   *g->add_output() = Value("s", {16, 32});
   for (const std::string h : {"q", "k", "v"}) {
-    *g->add_initializer() = Weight("w" + h, {32, 32});
-    *g->add_initializer() = Weight("b" + h, {32});
+    *g->add_initializer() = Weight("w" + h, {32, 32}, 0.2f);
+    *g->add_initializer() = Weight("b" + h, {32}, 0.2f);
     AddNode(g, "MatMul", {"x", "w" + h}, "m" + h);
     AddNode(g, "Add", {"m" + h, "b" + h}, h);
   }

@@ -264,8 +264,16 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   const std::string job_id = request.lease_id().substr(0, slash);
   ReportVerdictsResponse response;
   // Each verdict checked against its pair of the held lease first, so a
-  // stale or foreign report costs no proof.
+  // stale or foreign report costs no proof. The ids, a decoding and a
+  // canonical text per rule, are computed before the lock is taken: leases
+  // and other reports wait for nothing but the check.
   std::vector<rules::Rule> rules;
+  std::vector<std::string> ids;
+  for (const PairVerdict& v : request.verdicts()) {
+    auto id = RuleId(v.rule());
+    if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat(VerdictName(v), ": ", id.status().message()));
+    ids.push_back(*std::move(id));
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto queue_or = Queue(job_id);
@@ -277,12 +285,11 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
       response.set_accepted(false);  // expired and back in the queue (or never ours)
       return response;
     }
-    for (const PairVerdict& v : request.verdicts()) {
+    for (int i = 0; i < request.verdicts_size(); ++i) {
+      const PairVerdict& v = request.verdicts(i);
+      if (absl::Status s = LeaseQueue::CheckVerdict(*lease, v, ids[i]); !s.ok()) return s;
       rules::Rule rule = v.rule();
-      auto id = RuleId(rule);
-      if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat(VerdictName(v), ": ", id.status().message()));
-      if (absl::Status s = LeaseQueue::CheckVerdict(*lease, v, *id); !s.ok()) return s;
-      rule.set_id(*id);
+      rule.set_id(ids[i]);
       rules.push_back(std::move(rule));
     }
   }

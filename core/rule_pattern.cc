@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/op.h"
@@ -55,24 +56,60 @@ bool Equal(const Sexpr& a, const Sexpr& b) {
   return true;
 }
 
-// Whether `e` matches `p` with the variables bound so far; binds the rest.
-bool MatchAt(const Sexpr& p, const Sexpr& e, std::map<std::string, const Sexpr*>& bound) {
+using Bindings = std::map<std::string, const Sexpr*>;
+
+// Element-wise sums and products: their two operands match in either order,
+// as the optimizer matches them (optimizer/rewrite/match.h).
+bool Commutes(const Sexpr& e) {
+  return e.is_list && e.items.size() == 3 && !e.items[0].is_list &&
+         (e.items[0].atom == "ewadd" || e.items[0].atom == "ewmul");
+}
+
+void MatchAt(const Sexpr& p, const Sexpr& e, const Bindings& bound, std::vector<Bindings>& out);
+
+// Every way items 1.. of `p` match `e`'s, the operands read as `order` says.
+void MatchItems(const Sexpr& p, const Sexpr& e, const std::vector<size_t>& order, const Bindings& bound,
+                std::vector<Bindings>& out) {
+  std::vector<Bindings> states = {bound};
+  for (size_t i = 1; i < p.items.size() && !states.empty(); ++i) {
+    std::vector<Bindings> next;
+    for (const Bindings& b : states) MatchAt(p.items[i], e.items[order[i]], b, next);
+    states = std::move(next);
+  }
+  for (Bindings& b : states) out.push_back(std::move(b));
+}
+
+// Appends to `out` every binding, extending `bound`, under which `e`
+// matches `p` (several where sums or products match either way round).
+void MatchAt(const Sexpr& p, const Sexpr& e, const Bindings& bound, std::vector<Bindings>& out) {
   if (IsVariable(p)) {
-    auto [it, fresh] = bound.emplace(VariableName(p.atom), &e);
-    return fresh || Equal(*it->second, e);
+    auto it = bound.find(VariableName(p.atom));
+    if (it == bound.end()) {
+      Bindings b = bound;
+      b.emplace(VariableName(p.atom), &e);
+      out.push_back(std::move(b));
+    } else if (Equal(*it->second, e)) {
+      out.push_back(bound);
+    }
+    return;
   }
-  if (p.is_list != e.is_list || p.items.size() != e.items.size()) return false;
-  if (!p.is_list) return p.atom == e.atom;
-  for (size_t i = 0; i < p.items.size(); ++i) {
-    if (!MatchAt(p.items[i], e.items[i], bound)) return false;
+  if (p.is_list != e.is_list || p.items.size() != e.items.size()) return;
+  if (!p.is_list) {
+    if (p.atom == e.atom) out.push_back(bound);
+    return;
   }
-  return true;
+  if (!Equal(p.items[0], e.items[0])) return;  // lists start with the operator's name (CheckOperators)
+  std::vector<size_t> order(p.items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  MatchItems(p, e, order, bound, out);
+  if (Commutes(e) && !Equal(e.items[1], e.items[2])) MatchItems(p, e, {0, 2, 1}, bound, out);
 }
 
 bool FoundBelow(const Sexpr& p, const Sexpr& e) {
   if (!e.is_list) return false;
-  std::map<std::string, const Sexpr*> bound;
-  if (MatchAt(p, e, bound)) return true;
+  std::vector<Bindings> matches;
+  MatchAt(p, e, Bindings{}, matches);
+  if (!matches.empty()) return true;
   for (const Sexpr& item : e.items) {
     if (FoundBelow(p, item)) return true;
   }

@@ -5,7 +5,9 @@
 // a rule variable or a parameter, as in `(conv2d ?sh ?sw ?pad 2 ?x ?w)`. A
 // variable used twice must match equal text both times. A side contains the
 // pattern when some subexpression of one of its outputs, written as
-// RuleToSexpr writes it, matches it as written: operands are not reordered.
+// RuleToSexpr writes it, matches it: as written, but for the operands of an
+// element-wise sum or product, which match in either order (as the
+// optimizer's searches match them).
 #ifndef TASO_CORE_RULE_PATTERN_H_
 #define TASO_CORE_RULE_PATTERN_H_
 

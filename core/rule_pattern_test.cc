@@ -42,8 +42,23 @@ TEST(RulePattern, RepeatedVariablesMustBindEqualText) {
   EXPECT_TRUE(Found("(ewadd (matmul 0 ?a ?b) (matmul 0 ?a ?c))", kDistribute));
   EXPECT_FALSE(Found("(ewadd (matmul 0 ?a ?b) (matmul 0 ?c ?b))", kDistribute));
   EXPECT_FALSE(Found("(ewadd ?a ?a)", kDistribute));
-  // Operands are matched as written, not reordered.
+  // Operands are matched as written, not reordered...
   EXPECT_TRUE(Found("(matmul 0 ?x (ewadd ?a ?b))", kDistribute, PatternSide::kSource));
+  EXPECT_FALSE(Found("(matmul 0 (ewadd ?a ?b) ?x)", kDistribute));
+}
+
+TEST(RulePattern, SumsAndProductsMatchInEitherOrder) {
+  // ... but for a sum's or a product's, as the optimizer matches them.
+  constexpr char kFactor[] =
+      "(ewadd (ewmul ?s@4_4 ?x@4_4) (relu ?y@4_4))=>(ewadd (relu ?y@4_4) (ewmul ?s@4_4 ?x@4_4))";
+  EXPECT_TRUE(Found("(ewadd (relu ?a) ?b)", kFactor, PatternSide::kSource));
+  EXPECT_TRUE(Found("(ewadd ?b (relu ?a))", kFactor, PatternSide::kSource));
+  EXPECT_TRUE(Found("(ewmul ?x ?s)", kFactor));
+  // Nested: the outer sum read one way, the inner product the other, and a
+  // variable used twice still has to agree across both.
+  EXPECT_TRUE(Found("(ewadd (relu ?y) (ewmul ?x ?s))", kFactor, PatternSide::kSource));
+  EXPECT_FALSE(Found("(ewadd (relu ?s) (ewmul ?x ?s))", kFactor, PatternSide::kSource));
+  // Other operators keep their order.
   EXPECT_FALSE(Found("(matmul 0 (ewadd ?a ?b) ?x)", kDistribute));
 }
 

@@ -162,6 +162,8 @@ bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b) {
   return CanonicalParams(kind, a) == CanonicalParams(kind, b);
 }
 
+bool OperandsCommute(OpKind kind) { return kind == OpKind::kEwAdd || kind == OpKind::kEwMul; }
+
 bool IsLoadTimeConstant(OpKind kind) {
   switch (kind) {
     case OpKind::kConstPool:

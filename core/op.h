@@ -115,6 +115,12 @@ bool ParamsEqual(OpKind kind, const OpParams& a, const OpParams& b);
 // when a model is loaded, like weights).
 bool IsLoadTimeConstant(OpKind kind);
 
+// Binary operators whose two operands may be exchanged: element-wise sums and
+// products (IEEE addition and multiplication commute, broadcasting included).
+// The generator enumerates their operands in one order, so rules are written
+// in that order; matching reads them either way.
+bool OperandsCommute(OpKind kind);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_OP_H_

@@ -1,6 +1,7 @@
 #include "core/rule_pattern.h"
 
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -58,11 +59,12 @@ bool Equal(const Sexpr& a, const Sexpr& b) {
 
 using Bindings = std::map<std::string, const Sexpr*>;
 
-// Element-wise sums and products: their two operands match in either order,
-// as the optimizer matches them (optimizer/rewrite/match.h).
+// Sums and products, whose two operands match in either order as the
+// optimizer matches them (OperandsCommute).
 bool Commutes(const Sexpr& e) {
-  return e.is_list && e.items.size() == 3 && !e.items[0].is_list &&
-         (e.items[0].atom == "ewadd" || e.items[0].atom == "ewmul");
+  if (!e.is_list || e.items.size() != 3 || e.items[0].is_list) return false;
+  const std::optional<OpKind> kind = OpKindFromName(e.items[0].atom);
+  return kind && OperandsCommute(*kind);
 }
 
 void MatchAt(const Sexpr& p, const Sexpr& e, const Bindings& bound, std::vector<Bindings>& out);

@@ -68,7 +68,13 @@ RewriteRule Commutes(OpKind kind) {
 
 }  // namespace
 
-std::vector<RewriteRule> CommutativityRewrites() { return {Commutes(OpKind::kEwAdd), Commutes(OpKind::kEwMul)}; }
+std::vector<RewriteRule> CommutativityRewrites() {
+  std::vector<RewriteRule> laws;
+  for (OpKind kind : AllOpKinds()) {
+    if (OperandsCommute(kind)) laws.push_back(Commutes(kind));
+  }
+  return laws;
+}
 
 std::string DeriveOutcomeName(DeriveOutcome outcome) {
   switch (outcome) {

@@ -6,13 +6,6 @@
 namespace taso::optimizer {
 namespace {
 
-// Element-wise sums and products: their operands match in either order
-// (IEEE addition and multiplication commute, broadcasting included), so a
-// rule written in the generator's one operand order matches both.
-bool Commutes(const Node& n) {
-  return (n.kind == OpKind::kEwAdd || n.kind == OpKind::kEwMul) && n.inputs.size() == 2;
-}
-
 // A class for each pattern node (-1: not bound), and the class each pattern
 // output matched.
 struct Assignment {
@@ -97,7 +90,7 @@ class Enumerator {
       return;
     }
     const int op = pattern_.op_of(pn.id);
-    const bool commutes = Commutes(pn);
+    const bool commutes = OperandsCommute(pn.kind) && pn.inputs.size() == 2;
     for (ENodeId id : eg_.eclass(cls).nodes) {
       const ENode& n = eg_.node(id);
       if (n.op != op || n.children.size() != pn.inputs.size()) continue;
@@ -285,7 +278,10 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
   // another covers, binding the same ones (a symmetric pattern, such as
   // cat(a,b) + cat(c,d), matched the other way round), adds nothing: left out.
   std::set<std::pair<std::vector<EClassId>, std::vector<EClassId>>> covered;
-  std::stable_partition(partial.begin(), partial.end(), [](const Assignment& a) { return !a.swapped; });
+  const bool any_swapped = std::any_of(partial.begin(), partial.end(), [](const Assignment& a) { return a.swapped; });
+  if (any_swapped) {
+    std::stable_partition(partial.begin(), partial.end(), [](const Assignment& a) { return !a.swapped; });
+  }
   for (Assignment& a : partial) {
     EMatch m;
     bool complete = true;
@@ -307,11 +303,13 @@ std::vector<EMatch> FindEMatches(const CompiledPattern& pattern, const EMatchInd
     if (static_cast<int>(distinct.size()) != num_outputs) continue;
     m.outputs = a.roots;
     if (!seen.insert({m.outputs, m.binding}).second) continue;
-    std::vector<EClassId> cover = a.classes, bound;
-    for (const auto& [name, c] : m.binding) bound.push_back(c);
-    std::sort(cover.begin(), cover.end());
-    std::sort(bound.begin(), bound.end());
-    if (!covered.insert({std::move(cover), std::move(bound)}).second && a.swapped) continue;
+    if (any_swapped) {
+      std::vector<EClassId> cover = a.classes, bound;
+      for (const auto& [name, c] : m.binding) bound.push_back(c);
+      std::sort(cover.begin(), cover.end());
+      std::sort(bound.begin(), bound.end());
+      if (!covered.insert({std::move(cover), std::move(bound)}).second && a.swapped) continue;
+    }
     m.classes = a.classes;
     matches.push_back(std::move(m));
   }

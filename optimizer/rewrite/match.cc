@@ -48,14 +48,6 @@ std::vector<int> PlacementOrder(const Graph& p) {
   return order;
 }
 
-// Element-wise sums and products: their operands match in either order
-// (IEEE addition and multiplication commute, broadcasting included). The
-// generator enumerates these operands in one order only, so rules write them
-// in that order; a model may have either.
-bool Commutes(const Node& n) {
-  return (n.kind == OpKind::kEwAdd || n.kind == OpKind::kEwMul) && n.inputs.size() == 2;
-}
-
 class Matcher {
  public:
   Matcher(const RewriteRule& rule, const GraphIndex& index, int limit)
@@ -69,6 +61,9 @@ class Matcher {
 
   std::vector<Match> Run() {
     if (!order_.empty()) Place(0);
+    if (std::find(swapped_match_.begin(), swapped_match_.end(), true) == swapped_match_.end()) {
+      return std::move(matches_);  // every operand read in order: nothing to leave out
+    }
     // A match found with operands read in reverse that covers the same host
     // nodes and binds the same tensors as another (a symmetric pattern, such
     // as cat(a,b) + cat(c,d), matched the other way round) rewrites the same
@@ -179,7 +174,7 @@ class Matcher {
       return;
     }
     const int pid = order_[k];
-    const bool commutes = Commutes(p_.node(pid));
+    const bool commutes = OperandsCommute(p_.node(pid).kind) && p_.node(pid).inputs.size() == 2;
     for (int hid : Candidates(pid)) {
       const Node& hn = g_.node(hid);
       // Equal operands read the same either way.

@@ -25,24 +25,35 @@ void LeaseQueue::Expire(absl::Time now) {
   }
 }
 
-absl::StatusOr<std::vector<LeaseQueue::Granted>> LeaseQueue::Grant(const std::string& worker_id, int max_classes,
-                                                                   absl::Duration duration, absl::Time now,
-                                                                   const ClassReader& read) {
+std::vector<std::string> LeaseQueue::Reserve(int max_classes) {
+  std::vector<std::string> reserved;
+  while (static_cast<int>(reserved.size()) < max_classes && !pending_.empty()) {
+    reserved.push_back(std::move(pending_.front()));
+    pending_.pop_front();
+  }
+  reserved_ += static_cast<int64_t>(reserved.size());
+  return reserved;
+}
+
+std::vector<LeaseQueue::Granted> LeaseQueue::Grant(const std::string& worker_id, std::vector<ReadClass> classes,
+                                                   absl::Duration duration, absl::Time now) {
   const absl::Time expires = now + duration;
   std::vector<Granted> granted;
-  while (static_cast<int>(granted.size()) < max_classes && !pending_.empty()) {
-    const std::string fingerprint = pending_.front();
-    auto pairs = read(fingerprint);
-    if (!pairs.ok()) return pairs.status();
-    pending_.pop_front();
+  for (ReadClass& c : classes) {
+    --reserved_;
     // The job id lets a report find its queue; the number tells a class's
     // successive leases apart, so a late report under an old one is refused.
     std::string lease_id =
-        absl::StrCat(job_id_, "/", absl::BytesToHexString(fingerprint), "/", (*next_lease_number_)++);
-    leases_[lease_id] = Lease{fingerprint, worker_id, expires, std::move(*pairs)};
-    granted.push_back(Granted{std::move(lease_id), fingerprint, expires});
+        absl::StrCat(job_id_, "/", absl::BytesToHexString(c.fingerprint), "/", (*next_lease_number_)++);
+    leases_[lease_id] = Lease{c.fingerprint, worker_id, expires, std::move(c.pairs)};
+    granted.push_back(Granted{std::move(lease_id), std::move(c.fingerprint), expires});
   }
   return granted;
+}
+
+void LeaseQueue::Unreserve(const std::vector<std::string>& fingerprints) {
+  pending_.insert(pending_.begin(), fingerprints.begin(), fingerprints.end());
+  reserved_ -= static_cast<int64_t>(fingerprints.size());
 }
 
 const LeaseQueue::Lease* LeaseQueue::Held(const std::string& lease_id, const std::string& worker_id) const {

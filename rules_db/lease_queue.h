@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -55,11 +54,6 @@ class LeaseQueue {
     absl::Time expires;
   };
 
-  // Reads a pending class as it is about to be leased (the store's copy of
-  // it) and says what its pairs' verdicts must be about. An error stops
-  // Grant and leaves the class pending.
-  using ClassReader = std::function<absl::StatusOr<ExpectedPairs>(const std::string& fingerprint)>;
-
   // `pending`: the classes without a verified marker, in the order they are
   // to be leased; `verified`: how many have one. Lease numbers are drawn
   // from `next_lease_number`, which the store shares between its queues so
@@ -71,12 +65,23 @@ class LeaseQueue {
   // they see the queue as of `now`.
   void Expire(absl::Time now);
 
-  // Leases up to `max_classes` pending classes, front first, to `worker_id`
-  // until now + `duration`, reading each with `read` first. On a read error
-  // that class stays pending and the error is returned; the classes leased
-  // before it stay leased (until they expire).
-  absl::StatusOr<std::vector<Granted>> Grant(const std::string& worker_id, int max_classes, absl::Duration duration,
-                                             absl::Time now, const ClassReader& read);
+  // A reserved class as the store read it: what its pairs' verdicts must be about.
+  struct ReadClass {
+    std::string fingerprint;
+    ExpectedPairs pairs;
+  };
+
+  // Leasing takes two steps, so that the store reads the classes (a disk
+  // read and a rule id per pair) without holding its lock. Reserve takes up
+  // to `max_classes` pending classes, front first, out of the line: no other
+  // worker is given them, and the job is not done while they are out. Then
+  // either Grant leases them (each read) or Unreserve puts them back in front.
+  std::vector<std::string> Reserve(int max_classes);
+  // Leases reserved classes to `worker_id` until now + `duration`.
+  std::vector<Granted> Grant(const std::string& worker_id, std::vector<ReadClass> classes, absl::Duration duration,
+                             absl::Time now);
+  // Puts reserved classes that could not be read back in front, in their order.
+  void Unreserve(const std::vector<std::string>& fingerprints);
 
   // The lease `lease_id` if `worker_id` holds it; null when it expired (and
   // was taken back by Expire), was completed, or is someone else's.
@@ -93,15 +98,17 @@ class LeaseQueue {
 
   int64_t total() const { return total_; }
   int64_t verified() const { return verified_; }
-  int64_t pending() const { return static_cast<int64_t>(pending_.size()); }
+  // Reserved classes count as pending: they are being read for a lease.
+  int64_t pending() const { return static_cast<int64_t>(pending_.size()) + reserved_; }
   int64_t leased() const { return static_cast<int64_t>(leases_.size()); }
-  // Some class is still waiting for a lease or held under one.
-  bool HasWork() const { return !pending_.empty() || !leases_.empty(); }
+  // Some class is still waiting for a lease, being read for one, or held under one.
+  bool HasWork() const { return !pending_.empty() || reserved_ > 0 || !leases_.empty(); }
 
  private:
   std::string job_id_;  // the first part of every lease id
   std::deque<std::string> pending_;      // fingerprints
   std::map<std::string, Lease> leases_;  // lease id -> lease
+  int64_t reserved_ = 0;                 // taken by Reserve, not yet granted or put back
   int64_t total_ = 0;
   int64_t verified_ = 0;
   int64_t* next_lease_number_;

@@ -1,6 +1,8 @@
 #include "rules_db/lease_queue.h"
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,8 +17,20 @@ const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 const absl::Duration kMinute = absl::Minutes(1);
 
 // Every class has one pair, (0, 1), standing for the rule "r-<fingerprint>".
-absl::StatusOr<LeaseQueue::ExpectedPairs> OnePair(const std::string& fingerprint) {
+LeaseQueue::ExpectedPairs OnePair(const std::string& fingerprint) {
   return LeaseQueue::ExpectedPairs{{{0, 1}, {"r-" + fingerprint, false}}};
+}
+
+// Both steps of leasing at once, as the store takes them: up to `max_classes`
+// reserved, each read as OnePair, all granted.
+std::vector<LeaseQueue::Granted> GrantRead(LeaseQueue& queue, const std::string& worker_id, int max_classes,
+                                           absl::Time now) {
+  std::vector<LeaseQueue::ReadClass> read;
+  for (std::string& fp : queue.Reserve(max_classes)) {
+    LeaseQueue::ExpectedPairs pairs = OnePair(fp);
+    read.push_back({std::move(fp), std::move(pairs)});
+  }
+  return queue.Grant(worker_id, std::move(read), kMinute, now);
 }
 
 PairVerdict Verdict(int source, int target, rules::RuleStatus status) {
@@ -33,15 +47,14 @@ TEST(LeaseQueue, GrantLeasesPendingClassesFrontFirstUpToTheLimit) {
   EXPECT_EQ(queue.total(), 5);
   EXPECT_EQ(queue.verified(), 2);
 
-  auto granted = queue.Grant("w1", 2, kMinute, kNow, OnePair);
-  ASSERT_TRUE(granted.ok()) << granted.status();
-  ASSERT_EQ(granted->size(), 2u);
+  auto granted = GrantRead(queue, "w1", 2, kNow);
+  ASSERT_EQ(granted.size(), 2u);
   // "<job>/<hex fingerprint>/<number>": the format ReportVerdicts parses.
-  EXPECT_EQ((*granted)[0].lease_id, "job/61/1");
-  EXPECT_EQ((*granted)[0].fingerprint, "a");
-  EXPECT_EQ((*granted)[1].lease_id, "job/62/2");
-  EXPECT_EQ((*granted)[1].fingerprint, "b");
-  EXPECT_EQ((*granted)[0].expires, kNow + kMinute);
+  EXPECT_EQ(granted[0].lease_id, "job/61/1");
+  EXPECT_EQ(granted[0].fingerprint, "a");
+  EXPECT_EQ(granted[1].lease_id, "job/62/2");
+  EXPECT_EQ(granted[1].fingerprint, "b");
+  EXPECT_EQ(granted[0].expires, kNow + kMinute);
   EXPECT_EQ(queue.pending(), 1);
   EXPECT_EQ(queue.leased(), 2);
   EXPECT_EQ(next, 3);
@@ -53,22 +66,19 @@ TEST(LeaseQueue, GrantLeasesPendingClassesFrontFirstUpToTheLimit) {
   EXPECT_EQ(lease->pairs.at({0, 1}).rule_id, "r-a");
 
   // Only what is left is granted, and nothing once all is leased.
-  auto rest = queue.Grant("w2", 10, kMinute, kNow, OnePair);
-  ASSERT_TRUE(rest.ok());
-  ASSERT_EQ(rest->size(), 1u);
-  EXPECT_EQ((*rest)[0].fingerprint, "c");
-  auto none = queue.Grant("w3", 10, kMinute, kNow, OnePair);
-  ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->empty());
+  auto rest = GrantRead(queue, "w2", 10, kNow);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].fingerprint, "c");
+  auto none = GrantRead(queue, "w3", 10, kNow);
+  EXPECT_TRUE(none.empty());
   EXPECT_TRUE(queue.HasWork());  // leased classes are still work
 }
 
 TEST(LeaseQueue, OnlyTheWorkerHoldingALeaseIsRecognized) {
   int64_t next = 1;
   LeaseQueue queue("job", {"a"}, 0, &next);
-  auto granted = queue.Grant("w1", 1, kMinute, kNow, OnePair);
-  ASSERT_TRUE(granted.ok());
-  const std::string id = (*granted)[0].lease_id;
+  auto granted = GrantRead(queue, "w1", 1, kNow);
+  const std::string id = granted[0].lease_id;
   EXPECT_NE(queue.Held(id, "w1"), nullptr);
   EXPECT_EQ(queue.Held(id, "intruder"), nullptr);
   EXPECT_EQ(queue.Held("job/61/99", "w1"), nullptr);
@@ -78,9 +88,8 @@ TEST(LeaseQueue, OnlyTheWorkerHoldingALeaseIsRecognized) {
 TEST(LeaseQueue, ExpiredLeasesGoBackToThePendingFrontAndTheirIdsAreDead) {
   int64_t next = 1;
   LeaseQueue queue("job", {"a", "b", "c"}, 0, &next);
-  auto granted = queue.Grant("slow", 2, kMinute, kNow, OnePair);
-  ASSERT_TRUE(granted.ok());
-  const std::string old_a = (*granted)[0].lease_id;
+  auto granted = GrantRead(queue, "slow", 2, kNow);
+  const std::string old_a = granted[0].lease_id;
 
   // Not yet: a lease lives until its expiry.
   queue.Expire(kNow + kMinute - absl::Nanoseconds(1));
@@ -96,13 +105,12 @@ TEST(LeaseQueue, ExpiredLeasesGoBackToThePendingFrontAndTheirIdsAreDead) {
 
   // The expired classes are leased again before the one never leased, under
   // new ids.
-  auto again = queue.Grant("fast", 3, kMinute, kNow + kMinute, OnePair);
-  ASSERT_TRUE(again.ok());
-  ASSERT_EQ(again->size(), 3u);
-  EXPECT_EQ(std::set<std::string>({(*again)[0].fingerprint, (*again)[1].fingerprint}),
+  auto again = GrantRead(queue, "fast", 3, kNow + kMinute);
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(std::set<std::string>({again[0].fingerprint, again[1].fingerprint}),
             std::set<std::string>({"a", "b"}));
-  EXPECT_EQ((*again)[2].fingerprint, "c");
-  for (const LeaseQueue::Granted& g : *again) {
+  EXPECT_EQ(again[2].fingerprint, "c");
+  for (const LeaseQueue::Granted& g : again) {
     EXPECT_NE(g.lease_id, old_a);
     EXPECT_EQ(g.expires, kNow + 2 * kMinute);
   }
@@ -112,9 +120,8 @@ TEST(LeaseQueue, ExpiredLeasesGoBackToThePendingFrontAndTheirIdsAreDead) {
 TEST(LeaseQueue, ARenewedLeaseOutlivesItsFirstExpiry) {
   int64_t next = 1;
   LeaseQueue queue("job", {"a"}, 0, &next);
-  auto granted = queue.Grant("w", 1, kMinute, kNow, OnePair);
-  ASSERT_TRUE(granted.ok());
-  const std::string id = (*granted)[0].lease_id;
+  auto granted = GrantRead(queue, "w", 1, kNow);
+  const std::string id = granted[0].lease_id;
   ASSERT_TRUE(queue.Renew(id, kNow + 2 * kMinute).ok());
   queue.Expire(kNow + kMinute);
   EXPECT_NE(queue.Held(id, "w"), nullptr);
@@ -123,35 +130,60 @@ TEST(LeaseQueue, ARenewedLeaseOutlivesItsFirstExpiry) {
   EXPECT_FALSE(queue.Renew(id, kNow + 3 * kMinute).ok());
 }
 
-TEST(LeaseQueue, AReadErrorLeavesTheClassPendingAndKeepsEarlierLeases) {
+TEST(LeaseQueue, ReservedClassesGoToNoOtherWorkerAndKeepTheJobOpen) {
   int64_t next = 1;
   LeaseQueue queue("job", {"a", "b", "c"}, 0, &next);
-  auto failing_on_b = [](const std::string& fp) -> absl::StatusOr<LeaseQueue::ExpectedPairs> {
-    if (fp == "b") return absl::DataLossError("class b is corrupt");
-    return OnePair(fp);
-  };
-  auto granted = queue.Grant("w", 3, kMinute, kNow, failing_on_b);
-  EXPECT_EQ(granted.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(queue.leased(), 1);   // a
-  EXPECT_EQ(queue.pending(), 2);  // b, c
-  EXPECT_NE(queue.Held("job/61/1", "w"), nullptr);
+  const std::vector<std::string> reserved = queue.Reserve(2);
+  EXPECT_EQ(reserved, std::vector<std::string>({"a", "b"}));
+  // While the store reads them, another worker is given only what is left,
+  // and the reserved ones still count as pending work, not as leases.
+  auto other = GrantRead(queue, "w2", 3, kNow);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].fingerprint, "c");
+  EXPECT_EQ(queue.pending(), 2);
+  EXPECT_EQ(queue.leased(), 1);
+  ASSERT_TRUE(queue.Complete(other[0].lease_id).ok());
+  queue.Expire(kNow + 10 * kMinute);  // no lease to expire: reservations are not leases
+  EXPECT_TRUE(queue.HasWork());
+  EXPECT_EQ(queue.pending(), 2);
 
-  // b is still first in line, and no lease number was spent on it.
-  auto retry = queue.Grant("w", 1, kMinute, kNow, OnePair);
-  ASSERT_TRUE(retry.ok());
-  ASSERT_EQ(retry->size(), 1u);
-  EXPECT_EQ((*retry)[0].lease_id, "job/62/2");
+  auto granted = queue.Grant("w1", {{"a", OnePair("a")}, {"b", OnePair("b")}}, kMinute, kNow);
+  ASSERT_EQ(granted.size(), 2u);
+  EXPECT_EQ(granted[0].lease_id, "job/61/2");
+  EXPECT_EQ(granted[1].lease_id, "job/62/3");
+  EXPECT_EQ(queue.pending(), 0);
+  EXPECT_EQ(queue.leased(), 2);
+  EXPECT_EQ(queue.Held("job/62/3", "w1")->pairs.at({0, 1}).rule_id, "r-b");
+}
+
+TEST(LeaseQueue, UnreservedClassesAreFirstInLineAgainWithNoLeaseNumberSpent) {
+  int64_t next = 1;
+  LeaseQueue queue("job", {"a", "b", "c"}, 0, &next);
+  const std::vector<std::string> reserved = queue.Reserve(2);
+  // A read of b failed: the store puts both back.
+  queue.Unreserve(reserved);
+  EXPECT_EQ(queue.pending(), 3);
+  EXPECT_EQ(queue.leased(), 0);
+  EXPECT_EQ(next, 1);
+
+  auto retry = GrantRead(queue, "w", 3, kNow);
+  ASSERT_EQ(retry.size(), 3u);
+  EXPECT_EQ(retry[0].lease_id, "job/61/1");
+  EXPECT_EQ(retry[1].fingerprint, "b");
+  EXPECT_EQ(retry[2].fingerprint, "c");
+  for (const LeaseQueue::Granted& g : retry) ASSERT_TRUE(queue.Complete(g.lease_id).ok());
+  EXPECT_EQ(queue.verified(), queue.total());
+  EXPECT_FALSE(queue.HasWork());
 }
 
 TEST(LeaseQueue, QueuesSharingACounterNeverRepeatANumber) {
   int64_t next = 7;
   LeaseQueue first("j1", {"a"}, 0, &next);
   LeaseQueue second("j2", {"a"}, 0, &next);
-  auto one = first.Grant("w", 1, kMinute, kNow, OnePair);
-  auto two = second.Grant("w", 1, kMinute, kNow, OnePair);
-  ASSERT_TRUE(one.ok() && two.ok());
-  EXPECT_EQ((*one)[0].lease_id, "j1/61/7");
-  EXPECT_EQ((*two)[0].lease_id, "j2/61/8");
+  auto one = GrantRead(first, "w", 1, kNow);
+  auto two = GrantRead(second, "w", 1, kNow);
+  EXPECT_EQ(one[0].lease_id, "j1/61/7");
+  EXPECT_EQ(two[0].lease_id, "j2/61/8");
 }
 
 TEST(LeaseQueue, AVerdictMustBeAboutAPairOfTheLeasedClass) {
@@ -181,10 +213,9 @@ TEST(LeaseQueue, AVerdictMustBeAboutAPairOfTheLeasedClass) {
 TEST(LeaseQueue, CompletingALeaseCountsItsClassOnce) {
   int64_t next = 1;
   LeaseQueue queue("job", {"a", "b"}, 1, &next);
-  auto granted = queue.Grant("w", 2, kMinute, kNow, OnePair);
-  ASSERT_TRUE(granted.ok());
-  const std::string a = (*granted)[0].lease_id;
-  const std::string b = (*granted)[1].lease_id;
+  auto granted = GrantRead(queue, "w", 2, kNow);
+  const std::string a = granted[0].lease_id;
+  const std::string b = granted[1].lease_id;
 
   ASSERT_TRUE(queue.Complete(a).ok());
   EXPECT_EQ(queue.verified(), 2);
@@ -198,11 +229,10 @@ TEST(LeaseQueue, CompletingALeaseCountsItsClassOnce) {
   queue.Expire(kNow + 10 * kMinute);
   EXPECT_EQ(queue.pending(), 1);  // b only
   EXPECT_FALSE(queue.Complete(b).ok());  // expired: b is pending again
-  auto b_again = queue.Grant("w", 2, kMinute, kNow + 10 * kMinute, OnePair);
-  ASSERT_TRUE(b_again.ok());
-  ASSERT_EQ(b_again->size(), 1u);
-  EXPECT_EQ((*b_again)[0].fingerprint, "b");
-  ASSERT_TRUE(queue.Complete((*b_again)[0].lease_id).ok());
+  auto b_again = GrantRead(queue, "w", 2, kNow + 10 * kMinute);
+  ASSERT_EQ(b_again.size(), 1u);
+  EXPECT_EQ(b_again[0].fingerprint, "b");
+  ASSERT_TRUE(queue.Complete(b_again[0].lease_id).ok());
   EXPECT_EQ(queue.verified(), queue.total());
   EXPECT_FALSE(queue.HasWork());
 }

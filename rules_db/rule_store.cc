@@ -212,48 +212,71 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
   const int wanted = std::clamp(request.max_classes() <= 0 ? 1 : request.max_classes(), 1, kMaxClassesPerLease);
   const int64_t ms = request.lease_duration_ms() <= 0 ? options_.default_lease_ms
                                                       : std::min(request.lease_duration_ms(), options_.max_lease_ms);
-  std::lock_guard<std::mutex> lock(mu_);
-  auto job_id = PickJob(request.job_id());
-  if (!job_id.ok()) return job_id.status();
-  LeaseCandidatesResponse response;
-  if (job_id->empty()) return response;
-  auto queue_or = Queue(*job_id);
-  if (!queue_or.ok()) return queue_or.status();
-  JobQueue& queue = **queue_or;
-  const absl::Time now = absl::Now();
-  queue.leases.Expire(now);
-  if (queue.started == absl::InfinitePast()) queue.started = now;
-  if (!queue.verifying && queue.leases.pending() > 0) {
-    if (absl::Status s = PersistProgress(*job_id, queue); !s.ok()) return s;
+  std::string job_id;
+  JobQueue* queue = nullptr;  // never freed while the store is open
+  std::vector<std::string> reserved;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto picked = PickJob(request.job_id());
+    if (!picked.ok()) return picked.status();
+    if (picked->empty()) return LeaseCandidatesResponse();
+    job_id = *std::move(picked);
+    auto queue_or = Queue(job_id);
+    if (!queue_or.ok()) return queue_or.status();
+    queue = *queue_or;
+    const absl::Time now = absl::Now();
+    queue->leases.Expire(now);
+    if (queue->started == absl::InfinitePast()) queue->started = now;
+    if (!queue->verifying && queue->leases.pending() > 0) {
+      if (absl::Status s = PersistProgress(job_id, *queue); !s.ok()) return s;
+    }
+    reserved = queue->leases.Reserve(wanted);
   }
-  // Each class is read as it is leased: its verdicts are checked against
-  // the store's copy, and the worker gets that copy.
+  // Each class is read as it is leased, outside the lock (the spec does not
+  // change once loaded): its verdicts are checked against the store's copy,
+  // and the worker gets that copy. Other workers' leases and reports do not
+  // wait for the reads and the rule ids.
   std::vector<CandidateClass> classes;
-  auto granted = queue.leases.Grant(
-      request.worker_id(), wanted, absl::Milliseconds(ms), now,
-      [&](const std::string& fp) -> absl::StatusOr<LeaseQueue::ExpectedPairs> {
-        auto c = hash_store_->GetCandidateClass(*job_id, fp);
-        if (!c.ok()) return c.status();
-        // Pairs of a form already leased are derived when the job finishes
-        // (ProveRenamings): a verdict about one is refused as not leased.
-        if (options_.renaming_prover) {
-          auto* pairs = c->mutable_pairs();
-          pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
-                                      [](const CandidatePair& p) { return !p.renaming_of().empty(); }),
-                       pairs->end());
-        }
-        auto pairs = ExpectedPairsOf(queue.spec, *c);
-        if (!pairs.ok()) return pairs.status();
-        classes.push_back(std::move(*c));
-        return pairs;
-      });
-  if (!granted.ok()) return granted.status();
-  for (size_t i = 0; i < granted->size(); ++i) {
+  std::vector<LeaseQueue::ReadClass> read;
+  absl::Status error;
+  for (const std::string& fp : reserved) {
+    auto c = hash_store_->GetCandidateClass(job_id, fp);
+    if (!c.ok()) {
+      error = c.status();
+      break;
+    }
+    // Pairs of a form already leased are derived when the job finishes
+    // (ProveRenamings): a verdict about one is refused as not leased.
+    if (options_.renaming_prover) {
+      auto* pairs = c->mutable_pairs();
+      pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
+                                  [](const CandidatePair& p) { return !p.renaming_of().empty(); }),
+                   pairs->end());
+    }
+    auto pairs = ExpectedPairsOf(queue->spec, *c);
+    if (!pairs.ok()) {
+      error = pairs.status();
+      break;
+    }
+    classes.push_back(*std::move(c));
+    read.push_back(LeaseQueue::ReadClass{fp, *std::move(pairs)});
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!error.ok()) {
+    // Every reserved class goes back in line, the one that failed first.
+    queue->leases.Unreserve(reserved);
+    return error;
+  }
+  // The lease runs from when it is granted, not from when its reads began.
+  const std::vector<LeaseQueue::Granted> granted =
+      queue->leases.Grant(request.worker_id(), std::move(read), absl::Milliseconds(ms), absl::Now());
+  LeaseCandidatesResponse response;
+  for (size_t i = 0; i < granted.size(); ++i) {
     auto* lease = response.add_leases();
-    lease->set_lease_id((*granted)[i].lease_id);
+    lease->set_lease_id(granted[i].lease_id);
     *lease->mutable_candidate_class() = std::move(classes[i]);
-    lease->mutable_candidate_class()->set_job_id(*job_id);
-    storage::SetTime((*granted)[i].expires, lease->mutable_expires_at());
+    lease->mutable_candidate_class()->set_job_id(job_id);
+    storage::SetTime(granted[i].expires, lease->mutable_expires_at());
   }
   return response;
 }

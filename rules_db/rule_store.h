@@ -8,9 +8,10 @@
 // Leases live in memory (lease_queue.h, one queue per job, guarded by the
 // store's mutex): a class is pending until a verifier reports it complete,
 // and a lease that expires (its worker died or stalled) puts the class back
-// in the queue. A class's verdicts and its `verified` marker are
-// written in one batch, so a class is either done with all its rules stored
-// or still pending; a store restart only forgets leases, never verdicts.
+// in the queue. The store reads the classes it leases, and proves again what
+// a report claims, without holding that mutex. A class's verdicts and its
+// `verified` marker are written in one batch, so a class is either done with
+// all its rules stored or still pending; a store restart only forgets leases, never verdicts.
 // Rule ids derive from the pair's canonical form, so a class verified twice
 // (a lease that expired while its worker was still busy) writes the same
 // rules again rather than new ones.

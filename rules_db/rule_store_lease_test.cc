@@ -1,0 +1,91 @@
+// The rule store's leases under concurrent workers: the store reads the
+// classes it leases outside its lock, and still gives each class to exactly
+// one worker, and finishes the job once all of them are reported.
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rules_db/rule_store.h"
+#include "rules_db/test_util.h"
+#include "rules_db/verify_test_util.h"
+#include "verifier/precheck.h"
+#include "verifier/prover.h"
+#include "verifier/pruning.h"
+
+namespace taso::rules_db {
+namespace {
+
+constexpr int kSize = 3;
+
+TEST(RuleStoreLeases, WorkersLeasingAtOnceGetEachClassExactlyOnce) {
+  auto store = OpenStore(TempDir("concurrent_leases"));
+  ASSERT_NE(store, nullptr);
+  const Job job = RunJob(*store, SmallSpec(kSize), "j");
+  ASSERT_GT(job.candidate_classes(), 20) << "enough classes for the workers to race for";
+  auto checker_prover = verifier::Prover::Create();
+  ASSERT_TRUE(checker_prover.ok()) << checker_prover.status();
+  RuleStoreOptions options;
+  options.checker = [&](rules::Rule& rule) {
+    return verifier::VerifyClaim(**checker_prover, verifier::SolverName(), rule);
+  };
+  options.pruner = verifier::PruneRules;
+  RuleStore rules(store.get(), options);
+
+  // Four workers lease three classes at a time until none is left.
+  std::mutex mu;
+  std::vector<std::pair<std::string, Lease>> leased;  // (worker, lease)
+  std::vector<std::string> errors;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w) {
+    workers.emplace_back([&, w] {
+      const std::string worker = "w" + std::to_string(w);
+      LeaseCandidatesRequest request = LeaseRequest(worker);
+      request.set_max_classes(3);
+      while (true) {
+        auto leases = rules.LeaseCandidates(request);
+        std::lock_guard<std::mutex> lock(mu);
+        if (!leases.ok()) {
+          errors.push_back(std::string(leases.status().message()));
+          return;
+        }
+        if (leases->leases().empty()) return;
+        for (const Lease& l : leases->leases()) leased.emplace_back(worker, l);
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  std::set<std::string> classes, ids;
+  for (const auto& [worker, l] : leased) {
+    ids.insert(l.lease_id());
+    classes.insert(l.lease_id().substr(0, l.lease_id().rfind('/')));  // "j/<fingerprint>"
+  }
+  EXPECT_EQ(ids.size(), leased.size()) << "a lease id was given twice";
+  EXPECT_EQ(classes.size(), leased.size()) << "a class was leased to two workers";
+  EXPECT_EQ(static_cast<int64_t>(leased.size()), job.candidate_classes());
+
+  // Every lease a worker got is one the store holds: reported, the job is done.
+  auto poll = rules.LeaseCandidates(LeaseRequest("poller"));
+  ASSERT_TRUE(poll.ok()) << poll.status();
+  EXPECT_TRUE(poll->leases().empty()) << "every class is leased already";
+  auto prover = verifier::Prover::Create();
+  ASSERT_TRUE(prover.ok()) << prover.status();
+  for (const auto& [worker, l] : leased) {
+    auto reply = rules.ReportVerdicts(Verify(l, worker, **prover, kSize));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    EXPECT_TRUE(reply->accepted()) << l.lease_id();
+  }
+  rules.WaitForFinishes();
+  auto done = store->GetJob("j");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), JOB_STATE_DONE);
+  EXPECT_EQ(done->verification().classes_verified(), job.candidate_classes());
+  EXPECT_GT(done->verification().rules_proved(), 0);
+}
+
+}  // namespace
+}  // namespace taso::rules_db

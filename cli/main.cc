@@ -104,8 +104,6 @@ ABSL_FLAG(bool, kinds_as_declared, false, "rules derive: our weight variables bi
 ABSL_FLAG(int32_t, sample, 0, "rules derive: derive only this many rules of the set, spread evenly (0: all)");
 ABSL_FLAG(std::string, part, "0/1", "rules derive: I/N derives rules I, I+N, I+2N, ... of the set (after --sample), so "
           "N processes or machines share it; their totals add up");
-ABSL_FLAG(bool, with_commutativity, false, "rules derive: add x+y=y+x and x*y=y*x, which TASO's generator assumes "
-          "rather than finds");
 ABSL_FLAG(std::string, o, "", "rules export, profile cache export: output file (default: stdout)");
 ABSL_FLAG(std::string, server, "", "profile: taso_profiler address; optimize: taso_optimizer address; "
           "default: embedded (the library in this process)");
@@ -393,7 +391,6 @@ int Rules(const Args& args) {
   options.derive.time_limit_s = absl::GetFlag(FLAGS_time_limit_s);
   options.derive.rules_file = Resolve(absl::GetFlag(FLAGS_rules));
   options.derive.kinds_as_declared = absl::GetFlag(FLAGS_kinds_as_declared);
-  options.derive.with_commutativity = absl::GetFlag(FLAGS_with_commutativity);
   options.derive.sample = absl::GetFlag(FLAGS_sample);
   if (!ParsePart(absl::GetFlag(FLAGS_part), options.derive.part, options.derive.parts)) {
     std::cerr << "taso rules derive: --part takes I/N (e.g. 0/4), got '" << absl::GetFlag(FLAGS_part) << "'\n";
@@ -659,7 +656,7 @@ std::vector<Command> Commands() {
               "Which rules of FILE (Tensat's converted.txt syntax or ours, or a .pb/.json collection) our rules\n"
               "derive by equality saturation; --self: each of ours from all the others.",
               Join({rules_common, {"against", "self", "mode", "iter_limit", "node_limit", "time_limit_s",
-                                   "kinds_as_declared", "sample", "part", "with_commutativity", "rules"}}),
+                                   "kinds_as_declared", "sample", "part", "rules"}}),
               Rules),
       command("rules prune", "",
               "Prunes a verified job over every store shard as one set, streaming (size 4), resumable.\n"

@@ -64,10 +64,8 @@ struct OurRules {
   int unusable = 0;
   std::string first_unusable;
 
-  std::vector<RewriteRule> extra;  // --with-commutativity
-
   std::vector<RewriteRule> AllBut(int skip) const {
-    std::vector<RewriteRule> all = extra;
+    std::vector<RewriteRule> all;
     for (int i = 0; i < static_cast<int>(rewrites.size()); ++i) {
       if (i != skip) all.insert(all.end(), rewrites[i].begin(), rewrites[i].end());
     }
@@ -170,7 +168,6 @@ absl::StatusOr<OurRules> LoadOurRules(const DeriveCommandOptions& options, std::
     stored.assign(collection->rules().begin(), collection->rules().end());
   }
   OurRules ours = Usable(std::move(stored));
-  if (options.with_commutativity) ours.extra = optimizer::CommutativityRewrites();
   optimizer::RuleSet unused;  // for the optimizer's own warning
   unused.unusable = ours.unusable;
   unused.first_unusable = ours.first_unusable;
@@ -298,7 +295,6 @@ void WriteJson(const DeriveCommandOptions& options, const OurRules& ours, const 
                         {"node_limit", options.node_limit},
                         {"time_limit_s", options.time_limit_s},
                         {"kinds_as_declared", options.kinds_as_declared},
-                        {"with_commutativity", options.with_commutativity},
                         {"sample", options.sample},
                         {"part", absl::StrCat(options.part, "/", options.parts)},
                         {"seconds", seconds}};
@@ -310,10 +306,9 @@ void WriteJson(const DeriveCommandOptions& options, const OurRules& ours, const 
 void WriteSummary(const DeriveCommandOptions& options, const OurRules& ours, const Totals& totals, double seconds,
                   std::ostream& out) {
   out << absl::StrFormat("not derived: %d saturated without the sides meeting, %d stopped at a limit "
-                         "(mode %s, per rule --iter-limit %d --node-limit %d --time-limit-s %g%s%s)\n",
+                         "(mode %s, per rule --iter-limit %d --node-limit %d --time-limit-s %g%s)\n",
                          totals.saturated, totals.limit, options.mode, options.iter_limit, options.node_limit,
-                         options.time_limit_s, options.kinds_as_declared ? ", --kinds-as-declared" : "",
-                         options.with_commutativity ? ", --with-commutativity" : "");
+                         options.time_limit_s, options.kinds_as_declared ? ", --kinds-as-declared" : "");
   if (totals.not_expressible > 0 || totals.errors > 0) {
     out << absl::StrFormat("not counted: %d not expressible in our rules, %d that could not be built\n",
                            totals.not_expressible, totals.errors);

@@ -29,9 +29,6 @@ struct DeriveCommandOptions {
   // Our weight variables bind only what the optimizer lets them (weights and
   // what is computed from them), rather than any variable of the rule.
   bool kinds_as_declared = false;
-  // Add x+y = y+x and x*y = y*x, which TASO's generator assumes (it
-  // enumerates these operands unordered) rather than finds.
-  bool with_commutativity = false;
   std::string rules_file;            // our rules from this RuleCollection instead of the store
   int sample = 0;                    // derive only this many rules, spread evenly over the set (0: all)
   // Derive only part `part` of `parts` (rules part, part + parts, ... of the

@@ -54,27 +54,7 @@ absl::StatusOr<Graph> Joined(const std::vector<const Graph*>& sides, bool as_wei
   return joined;
 }
 
-// a OP b => b OP a.
-RewriteRule Commutes(OpKind kind) {
-  Graph lhs, rhs;
-  const TensorType any = TensorType::RowMajor(DType::kFloat32, {1});
-  TensorRef a = lhs.AddInput("a", any), b = lhs.AddInput("b", any);
-  lhs.AddOutput("o", *lhs.AddOp1(kind, {}, {a, b}));
-  TensorRef ra = rhs.AddInput("a", any), rb = rhs.AddInput("b", any);
-  rhs.AddOutput("o", *rhs.AddOp1(kind, {}, {rb, ra}));
-  return RewriteFromSides(absl::StrCat(OpKindName(kind), "-commutes"), std::move(lhs), std::move(rhs), {},
-                          /*exact_variable_types=*/false);
-}
-
 }  // namespace
-
-std::vector<RewriteRule> CommutativityRewrites() {
-  std::vector<RewriteRule> laws;
-  for (OpKind kind : AllOpKinds()) {
-    if (OperandsCommute(kind)) laws.push_back(Commutes(kind));
-  }
-  return laws;
-}
 
 std::string DeriveOutcomeName(DeriveOutcome outcome) {
   switch (outcome) {

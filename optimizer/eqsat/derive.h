@@ -38,11 +38,6 @@ struct DeriveOptions {
   bool kinds_as_declared = false;
 };
 
-// x+y => y+x and x*y => y*x, both ways: what TASO's generator assumes
-// rather than finds (it enumerates these operators' operands unordered, so
-// no generated rule states them), for measuring a generated set with them.
-std::vector<RewriteRule> CommutativityRewrites();
-
 enum class DeriveOutcome {
   kDerived,
   kSaturated,  // saturated without the sides meeting: these rewrites cannot derive it

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/op.h"
 #include "core/op_registry.h"
 
 namespace taso::optimizer {
@@ -55,6 +56,15 @@ ENode EGraph::Canonical(const ENode& node) const {
   return c;
 }
 
+ENode EGraph::MemoKey(ENode canonical) const {
+  const EOp& op = ops_[canonical.op];
+  if (op.role == EOp::Role::kOperator && OperandsCommute(op.kind) && canonical.children.size() == 2 &&
+      canonical.children[1] < canonical.children[0]) {
+    std::swap(canonical.children[0], canonical.children[1]);
+  }
+  return canonical;
+}
+
 absl::StatusOr<std::vector<TensorType>> EGraph::InferTypes(const ENode& node) const {
   const EOp& op = ops_[node.op];
   switch (op.role) {
@@ -101,15 +111,15 @@ bool EGraph::IsFoldable(const ENode& node) const {
 }
 
 std::optional<EClassId> EGraph::Lookup(ENode node) const {
-  node = Canonical(node);
-  auto it = memo_.find(node);
+  auto it = memo_.find(MemoKey(Canonical(node)));
   if (it == memo_.end()) return std::nullopt;
   return Find(it->second);
 }
 
 absl::StatusOr<EClassId> EGraph::Add(ENode node) {
   node = Canonical(node);
-  if (auto it = memo_.find(node); it != memo_.end()) return Find(it->second);
+  ENode key = MemoKey(node);
+  if (auto it = memo_.find(key); it != memo_.end()) return Find(it->second);
   auto types = InferTypes(node);
   if (!types.ok()) return types.status();
   const EClassId cls = static_cast<EClassId>(classes_.size());
@@ -131,7 +141,7 @@ absl::StatusOr<EClassId> EGraph::Add(ENode node) {
   nodes_.push_back(node);
   node_class_.push_back(cls);
   alive_.push_back(true);
-  memo_.emplace(std::move(node), cls);
+  memo_.emplace(std::move(key), cls);
   ++live_nodes_;
   ++live_classes_;
   return cls;
@@ -192,7 +202,7 @@ void EGraph::Rebuild() {
       if (!alive_[id]) continue;
       nodes_[id] = Canonical(nodes_[id]);
       const EClassId cls = Find(node_class_[id]);
-      auto [it, inserted] = memo_.try_emplace(nodes_[id], cls);
+      auto [it, inserted] = memo_.try_emplace(MemoKey(nodes_[id]), cls);
       if (inserted) continue;
       // A duplicate: the same computation over the same classes.
       alive_[id] = false;

@@ -113,6 +113,11 @@ class EGraph {
 
  private:
   bool ComputesConstant(const ENode& node) const;
+  // What a canonical e-node is hash-consed under: a sum's or a product's
+  // operands in class order, so `a + b` and `b + a` are one e-node (IEEE
+  // addition and multiplication commute) while each keeps the order it was
+  // written in, which extraction writes back.
+  ENode MemoKey(ENode canonical) const;
   // Raises the heights of the classes reading `raised` (and so on upward)
   // until every class is at least as high as its children.
   void PropagateHeight(std::vector<EClassId> raised);
@@ -126,7 +131,7 @@ class EGraph {
   std::vector<int> height_;                   // per class id
   std::vector<std::vector<ENodeId>> parents_;  // per class id: e-nodes reading it
   mutable std::vector<EClassId> parent_;
-  absl::flat_hash_map<ENode, EClassId> memo_;
+  absl::flat_hash_map<ENode, EClassId> memo_;  // keyed by MemoKey
   int live_nodes_ = 0;
   int live_classes_ = 0;
 };

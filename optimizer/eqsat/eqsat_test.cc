@@ -738,16 +738,6 @@ TEST_F(EqsatTest, SplitsInTheInputRoundTripThroughTupleClasses) {
   ExpectEquivalent(host, result->best);
 }
 
-// x + y => y + x.
-rules::Rule AddCommutes() {
-  Graph s, t;
-  TensorRef x = s.AddInput("x", F32({4, 4})), y = s.AddInput("y", F32({4, 4}));
-  s.AddOutput("o", *s.AddOp1(OpKind::kEwAdd, {}, {x, y}));
-  TensorRef tx = t.AddInput("x", F32({4, 4})), ty = t.AddInput("y", F32({4, 4}));
-  t.AddOutput("o", *t.AddOp1(OpKind::kEwAdd, {}, {ty, tx}));
-  return MakeRule("add-commutes", s, t);
-}
-
 TEST_F(EqsatTest, RecurrentCellsMergeTheirMatMuls) {
   // Two NasRNN-like steps: three branches matmul(x, Wa) + matmul(h, Wb) each.
   Graph g;
@@ -768,15 +758,15 @@ TEST_F(EqsatTest, RecurrentCellsMergeTheirMatMuls) {
     h = *g.AddOp1(OpKind::kTanh, {}, {*g.AddOp1(OpKind::kEwAdd, {}, {left, right})});
   }
   g.AddOutput("h", h);
-  std::vector<RewriteRule> rules = BothWays(SharedInputMatMuls());
-  for (RewriteRule& r : BothWays(AddCommutes())) rules.push_back(std::move(r));
+  // No commutativity law: the e-graph holds a sum in either order as one
+  // e-node, so mm2 finds the matmuls to merge whichever order they are summed.
+  const std::vector<RewriteRule> rules = BothWays(SharedInputMatMuls());
   CostModel cost(client_.get());
   auto result = EqsatSearch(g, rules, cost);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_LT(result->report.best_cost_ms, result->report.initial_cost_ms);
   EXPECT_LT(CountOps(result->best, OpKind::kMatMul), CountOps(g, OpKind::kMatMul));
   EXPECT_GE(result->report.rules_applied.count("mm2"), 1u);
-  EXPECT_GE(result->report.rules_applied.count("add-commutes"), 1u);
   EXPECT_THAT(result->report.extraction_detail, ::testing::StartsWith("ilp optimal"));
   ExpectEquivalent(g, result->best);
 }

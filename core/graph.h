@@ -35,6 +35,10 @@ struct Node {
   std::shared_ptr<const std::string> data;
 };
 
+// A sum or a product of two operands, which may be read in either order
+// (OperandsCommute).
+inline bool OperandsCommute(const Node& n) { return OperandsCommute(n.kind) && n.inputs.size() == 2; }
+
 struct GraphOutput {
   std::string name;
   TensorRef tensor;

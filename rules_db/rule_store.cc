@@ -263,7 +263,7 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (!error.ok()) {
-    // Every reserved class goes back in line, the one that failed first.
+    // Every reserved class goes back in front of the line, in its order.
     queue->leases.Unreserve(reserved);
     return error;
   }

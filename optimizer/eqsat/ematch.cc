@@ -90,7 +90,7 @@ class Enumerator {
       return;
     }
     const int op = pattern_.op_of(pn.id);
-    const bool commutes = OperandsCommute(pn.kind) && pn.inputs.size() == 2;
+    const bool commutes = OperandsCommute(pn);
     for (ENodeId id : eg_.eclass(cls).nodes) {
       const ENode& n = eg_.node(id);
       if (n.op != op || n.children.size() != pn.inputs.size()) continue;

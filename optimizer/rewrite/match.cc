@@ -174,7 +174,7 @@ class Matcher {
       return;
     }
     const int pid = order_[k];
-    const bool commutes = OperandsCommute(p_.node(pid).kind) && p_.node(pid).inputs.size() == 2;
+    const bool commutes = OperandsCommute(p_.node(pid));
     for (int hid : Candidates(pid)) {
       const Node& hn = g_.node(hid);
       // Equal operands read the same either way.

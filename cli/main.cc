@@ -75,6 +75,9 @@ ABSL_FLAG(bool, structural, false, "rules match: also the rewrites the searches 
           "activation fusion, convolution and matmul merges)");
 ABSL_FLAG(int32_t, size, 0, "rules: only rules whose larger side has at most this many operators");
 ABSL_FLAG(int32_t, limit, 0, "rules list: print at most this many");
+ABSL_FLAG(int64_t, union_prune_max_rules, taso::cli::RulesOptions().union_prune_max_rules,
+          "rules over several stores: a job verified but not pruned as one set is pruned in memory to be read, up to "
+          "this many proved rules (above it: run `taso rules prune` first)");
 ABSL_FLAG(int64_t, memory_limit_mb, taso::cli::PruneCommandOptions().memory_limit_mb,
           "rules prune, verify: memory the pruner may use (MiB); it stops with a message rather than pass it");
 ABSL_FLAG(int64_t, batch_rules, taso::cli::PruneCommandOptions().batch_rules,
@@ -374,6 +377,7 @@ int Rules(const Args& args) {
   options.structural = absl::GetFlag(FLAGS_structural);
   options.size = absl::GetFlag(FLAGS_size);
   options.limit = absl::GetFlag(FLAGS_limit);
+  options.union_prune_max_rules = absl::GetFlag(FLAGS_union_prune_max_rules);
   options.format = absl::GetFlag(FLAGS_format);
   options.output = Resolve(absl::GetFlag(FLAGS_o));
   options.json = absl::GetFlag(FLAGS_json);
@@ -583,7 +587,8 @@ struct Command {
 };
 
 std::vector<Command> Commands() {
-  const FlagList rules_common = Join({{"store", "db", "job", "json"}, kRuleFilters, kClientSecurity});
+  const FlagList rules_common =
+      Join({{"store", "db", "job", "json", "union_prune_max_rules"}, kRuleFilters, kClientSecurity});
   const FlagList profile = Join({{"server", "cache_dir", "backend", "analytic_device", "threads", "cpu_threads", "calibration",
                                   "bypass_cache", "repetitions", "measure", "views", "device", "op", "all", "format",
                                   "o", "json"},

@@ -6,6 +6,7 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -24,7 +25,10 @@
 #include "core/json_text.h"
 #include "core/op.h"
 #include "core/rule_sexpr.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
@@ -44,6 +48,43 @@ std::string StatusName(rules::RuleStatus s) {
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
   return absl::AsciiStrToLower(name);
 }
+
+// A RuleCollection written a rule at a time, so an export of millions of
+// rules is never held whole: the same bytes as the message serialized, its
+// fields in number order (format_version, then each rule).
+class RuleCollectionWriter {
+ public:
+  explicit RuleCollectionWriter(std::ostream& out)
+      : out_(out),
+        raw_(std::make_unique<google::protobuf::io::OstreamOutputStream>(&out)),
+        coded_(std::make_unique<google::protobuf::io::CodedOutputStream>(raw_.get())) {
+    coded_->WriteTag(Tag(rules::RuleCollection::kFormatVersionFieldNumber, WireFormatLite::WIRETYPE_VARINT));
+    coded_->WriteVarint32(kFormatVersion);
+  }
+  void Add(const rules::Rule& rule) {
+    coded_->WriteTag(Tag(rules::RuleCollection::kRulesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    coded_->WriteVarint32(static_cast<uint32_t>(rule.ByteSizeLong()));
+    rule.SerializeWithCachedSizes(coded_.get());
+  }
+  // Writes out what the streams buffer (they do so as they are destroyed);
+  // false if a write failed.
+  bool Finish() {
+    const bool encoded = !coded_->HadError();
+    coded_.reset();
+    raw_.reset();
+    out_.flush();
+    return encoded && out_.good();
+  }
+
+ private:
+  using WireFormatLite = google::protobuf::internal::WireFormatLite;
+  static constexpr uint32_t kFormatVersion = 1;
+  static uint32_t Tag(int field, WireFormatLite::WireType type) { return WireFormatLite::MakeTag(field, type); }
+
+  std::ostream& out_;
+  std::unique_ptr<google::protobuf::io::OstreamOutputStream> raw_;
+  std::unique_ptr<google::protobuf::io::CodedOutputStream> coded_;
+};
 
 // One node per line, "%3 = conv2d[...](%1, w4)".
 std::string DescribeGraph(const ir::Graph& proto) {
@@ -157,14 +198,37 @@ class Rules {
 
   bool Sharded() const { return stores_->size() > 1; }
 
-  // The union of the shards, pruned together (cluster/shard_rules.h); fetched once.
-  absl::StatusOr<const cluster::ShardRules*> Union() {
-    if (!union_) {
-      auto fetched = cluster::FetchPrunedUnion(*stores_, options_.job_id, verifier::PruneRules);
-      if (!fetched.ok()) return fetched.status();
-      union_ = std::make_unique<cluster::ShardRules>(std::move(*fetched));
+  // What the shards say of their jobs (cluster/shard_rules.h); fetched once.
+  absl::StatusOr<const cluster::ShardJobs*> ShardJobs() {
+    if (!shard_jobs_) {
+      auto jobs = cluster::ListShardJobs(*stores_);
+      if (!jobs.ok()) return jobs.status();
+      shard_jobs_ = std::make_unique<cluster::ShardJobs>(std::move(*jobs));
     }
-    return union_.get();
+    return shard_jobs_.get();
+  }
+
+  // The rules of the jobs in scope that are verified on every shard but not
+  // pruned as one set, pruned together here in memory (their stored statuses
+  // are each shard's own), up to --union-prune-max-rules; fetched once.
+  absl::StatusOr<const cluster::PrunedJobs*> Recomputed() {
+    if (!recomputed_) {
+      auto jobs = ShardJobs();
+      if (!jobs.ok()) return jobs.status();
+      const std::vector<std::string> unpruned = (*jobs)->Unpruned(options_.job_id);
+      const int64_t proved = (*jobs)->UnprunedProved(options_.job_id);
+      if (proved > options_.union_prune_max_rules) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "job(s) ", absl::StrJoin(unpruned, ", "), " are verified on every store but their ", proved,
+            " proved rules are not pruned as one set, which reading them here would do in memory: run `taso rules ",
+            "prune --store ", absl::StrJoin(stores_->addresses(), ","), " --job ID` once (in bounded memory), or ",
+            "raise --union-prune-max-rules (", options_.union_prune_max_rules, ")"));
+      }
+      auto pruned = cluster::FetchAndPruneJobs(*stores_, unpruned, verifier::PruneRules);
+      if (!pruned.ok()) return pruned.status();
+      recomputed_ = std::make_unique<cluster::PrunedJobs>(std::move(*pruned));
+    }
+    return recomputed_.get();
   }
 
   template <typename Call>
@@ -175,7 +239,9 @@ class Rules {
   }
 
   // Several shards: counts summed, jobs merged (a job is as far as its
-  // least advanced shard), and rules counted over the union pruned together.
+  // least advanced shard), and rules counted as the union pruned together
+  // has them: the stores' counts, corrected for the jobs pruned here. A
+  // rule stored on two shards (imported into each) counts twice.
   absl::Status ShardedStats(rules_db::StatsResponse& stats, rules_db::ListJobsResponse& jobs,
                             std::map<std::string, int64_t>& by_status) {
     std::map<std::string, std::vector<rules_db::Job>> views;  // by job id, in store order
@@ -191,6 +257,7 @@ class Rules {
       stats.set_candidate_classes(stats.candidate_classes() + one.candidate_classes());
       stats.set_classes_leased(stats.classes_leased() + one.classes_leased());
       stats.set_classes_pending(stats.classes_pending() + one.classes_pending());
+      for (const auto& c : one.rules_by_status()) by_status[StatusName(c.status())] += c.count();
       rules_db::ListJobsRequest list;
       list.set_page_size(kPage);
       rules_db::ListJobsResponse page;
@@ -201,13 +268,20 @@ class Rules {
         of_job.push_back(job);
       }
     }
-    auto u = Union();
-    if (!u.ok()) return u.status();
-    for (const rules::Rule& r : (*u)->rules) ++by_status[StatusName(r.status())];
+    auto shard_jobs = ShardJobs();
+    if (!shard_jobs.ok()) return shard_jobs.status();
+    auto recomputed = Recomputed();
+    if (!recomputed.ok()) return recomputed.status();
+    for (const auto& [status, delta] : (*recomputed)->status_delta) by_status[StatusName(status)] += delta;
+    for (auto it = by_status.begin(); it != by_status.end();) {
+      it = it->second == 0 ? by_status.erase(it) : std::next(it);
+    }
+    std::map<std::string, cluster::ReductionTable> tables = (*shard_jobs)->pruned_as_union;
+    for (const auto& [id, table] : (*recomputed)->tables) tables[id] = table;
     for (const std::string& id : order) {
       rules_db::Job job = cluster::MergeShardJobs(views[id]);
-      auto table = (*u)->tables.find(id);
-      if (table != (*u)->tables.end()) {
+      auto table = tables.find(id);
+      if (table != tables.end()) {
         auto* v = job.mutable_verification();
         v->set_rules_proved(table->second.proved);
         v->set_after_renaming(table->second.after_renaming);
@@ -290,11 +364,16 @@ class Rules {
     }
     if (!got.ok()) return FailStatus(got);
     if (Sharded()) {
-      // Its status as the union's pruning has it.
-      auto u = Union();
-      if (!u.ok()) return FailStatus(u.status());
-      for (const rules::Rule& r : (*u)->rules) {
-        if (r.id() == id) rule = r;
+      // Its status as the union's pruning has it: stored, unless its job
+      // is pruned here.
+      auto jobs = ShardJobs();
+      if (!jobs.ok()) return FailStatus(jobs.status());
+      if (!rule.provenance().job_id().empty() && !(*jobs)->Unpruned(rule.provenance().job_id()).empty()) {
+        auto recomputed = Recomputed();
+        if (!recomputed.ok()) return FailStatus(recomputed.status());
+        for (const rules::Rule& r : (*recomputed)->rules) {
+          if (r.id() == id) rule = r;
+        }
       }
     }
     if (!options_.svg.empty()) {
@@ -373,14 +452,19 @@ class Rules {
   // Pages through the rules `request` selects until `visit` returns false.
   absl::Status ForEachRule(rules_db::ListRulesRequest request, const std::function<bool(const rules::Rule&)>& visit) {
     if (Sharded()) {
-      auto u = Union();
-      if (!u.ok()) return u.status();
+      // Streamed from the stores, filtered there; the rules of jobs pruned
+      // here come from memory, filtered here.
+      auto recomputed = Recomputed();
+      if (!recomputed.ok()) return recomputed.status();
       auto filter = rules_db::RuleFilter::Create(request);
       if (!filter.ok()) return filter.status();
-      for (const rules::Rule& rule : (*u)->rules) {
-        if (filter->Matches(rule) && !visit(rule)) break;
+      cluster::ReplacedJobs replaced;
+      for (const auto& [job, table] : (*recomputed)->tables) replaced.jobs.insert(job);
+      for (const rules::Rule& rule : (*recomputed)->rules) {
+        if (filter->Matches(rule)) replaced.rules.push_back(rule);
       }
-      return absl::OkStatus();
+      return cluster::StreamShardRules(*stores_, std::move(request), visit,
+                                       replaced.jobs.empty() ? nullptr : &replaced);
     }
     request.set_page_size(kPage);
     while (true) {
@@ -432,15 +516,15 @@ class Rules {
       if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output));
       out = &file;
     }
-    rules::RuleCollection collection;
-    collection.set_format_version(1);
+    std::optional<RuleCollectionWriter> collection;
+    if (exporting && options_.format == "proto") collection.emplace(*out);
     int64_t count = 0;
     int code = 0;
     absl::Status listed = ForEachRule(std::move(request), [&](const rules::Rule& rule) {
       if (!exporting && options_.limit > 0 && count >= options_.limit) return false;
       ++count;
-      if (exporting && options_.format == "proto") {
-        *collection.add_rules() = rule;
+      if (collection) {
+        collection->Add(rule);
         return true;
       }
       if (exporting && options_.format == "json") {
@@ -464,9 +548,7 @@ class Rules {
     });
     if (!listed.ok()) return FailStatus(listed);
     if (code != 0) return code;
-    if (exporting && options_.format == "proto") {
-      if (!collection.SerializeToOstream(out)) return Fail(1, absl::StrCat("cannot write ", options_.output));
-    }
+    if (collection && !collection->Finish()) return Fail(1, absl::StrCat("cannot write ", options_.output));
     if (exporting && !options_.output.empty()) {
       file.close();
       if (!file) return Fail(1, absl::StrCat("cannot write ", options_.output));
@@ -479,7 +561,8 @@ class Rules {
   std::ostream& out_;
   std::ostream& err_;
   std::unique_ptr<cluster::StoreSet> stores_;
-  std::unique_ptr<cluster::ShardRules> union_;
+  std::unique_ptr<cluster::ShardJobs> shard_jobs_;
+  std::unique_ptr<cluster::PrunedJobs> recomputed_;
   std::string address_;
   std::unique_ptr<rules_db::RuleDb::Stub> rules_;
   std::unique_ptr<rules_db::HashStore::Stub> jobs_;

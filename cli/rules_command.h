@@ -34,6 +34,9 @@ struct RulesOptions {
   std::string format = "sexpr";       // export: sexpr | json | proto
   std::string output;                 // export: file (default stdout; proto needs a file)
   bool json = false;
+  // Over several store shards: a verified job not pruned as one set is
+  // pruned in memory when read, up to this many proved rules.
+  int64_t union_prune_max_rules = 200000;
   std::string svg;                    // show: also draw the rule's two sides to this SVG file
   verifier::FuzzOptions fuzz;
   DeriveCommandOptions derive;

@@ -3,9 +3,11 @@
 # stores started with their index, `taso job create`, generators for
 # disjoint shard lists launched separately (each listing the stores in its
 # own order), two taso_verifier processes over all stores, and the exported
-# rule set compared with a single-process run of the same job. Also: a
-# store refuses a batch routed by another order, a store will not start as
-# another index, and a store list that misses a shard is refused.
+# rule set compared with a single-process run of the same job, first pruned
+# as one set by the reader in memory, then by `taso rules prune` in the
+# stores and streamed from them. Also: a store refuses a batch routed by
+# another order, a store will not start as another index, and a store list
+# that misses a shard is refused.
 source tests/generate/lib.sh
 VERIFIER_BIN="$PWD/bin/taso_verifier"
 SEND_BATCH="$PWD/tests/multistore/send_batch"
@@ -88,6 +90,29 @@ diff "$WORK/single.rules" "$WORK/multi.rules" >"$WORK/rules.diff" || {
   fail "the three-store rule set differs from the single-process one"
 }
 check "three stores: the same $(wc -l <"$WORK/multi.rules") rules as one process"
+# The verifiers ran by hand, so no one pruned the job as one set: the reader
+# pruned it in memory, up to --union-prune-max-rules, and refuses above it.
+code=0; "$TASO" rules export --store "$A,$B,$C" --union-prune-max-rules 1 >/dev/null 2>"$WORK/cap.err" || code=$?
+[ "$code" = 1 ] && grep -q "not pruned as one set.*taso rules prune --store" "$WORK/cap.err" ||
+  fail "a job over --union-prune-max-rules: exit $code, $(cat "$WORK/cap.err")"
+check "a job to prune in memory over --union-prune-max-rules is refused, naming taso rules prune"
+# Pruned in the stores, the rules stream from them, filtered there and merged
+# by id (a page per store in memory): the same set, any limit, and stats agree.
+"$TASO" rules prune --store "$C,$A,$B" --job mm >"$WORK/prune.out" 2>&1 || fail "rules prune: $(cat "$WORK/prune.out")"
+"$TASO" rules export --store "$A,$C,$B" --union-prune-max-rules 0 >"$WORK/streamed.rules" 2>"$WORK/streamed.err" ||
+  fail "export after prune: $(cat "$WORK/streamed.err")"
+diff -q "$WORK/single.rules" "$WORK/streamed.rules" >/dev/null || fail "the streamed rules differ from one process's"
+"$TASO" rules stats --store "$A,$B,$C" --json --union-prune-max-rules 0 >"$WORK/stats.json" || fail "stats after prune"
+[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rules"]["proved"])' "$WORK/stats.json")" = \
+  "$(wc -l <"$WORK/single.rules")" ] ||
+  fail "stats count other than $(wc -l <"$WORK/single.rules") proved: $(cat "$WORK/stats.json")"
+"$TASO" rules list --store "$A,$B,$C" --status pruned --limit 3 >"$WORK/pruned.list" || fail "list pruned"
+[ "$(wc -l <"$WORK/pruned.list")" = 3 ] && [ "$(cut -d' ' -f1 "$WORK/pruned.list" | sort)" = "$(cut -d' ' -f1 "$WORK/pruned.list")" ] ||
+  fail "list --status pruned --limit 3: $(cat "$WORK/pruned.list")"
+"$TASO" rules show "$(head -1 "$WORK/pruned.list" | cut -d' ' -f1)" --store "$B,$C,$A" >"$WORK/show.out" ||
+  fail "show a pruned rule"
+grep -q "^rule .*  pruned" "$WORK/show.out" || fail "show: $(head -3 "$WORK/show.out")"
+check "pruned in the stores: the same $(wc -l <"$WORK/streamed.rules") rules streamed, stats, list --limit and show agree"
 # A batch routed by another order is refused, naming both routings.
 "$TASO" job create --store "$A,$B,$C" --max-ops 1 --shards 1 --job probe >/dev/null 2>&1 || fail "probe job"
 if "$SEND_BATCH" --store "$B" --job probe --store_index 0 --store_count 3 >"$WORK/refused.out" 2>&1; then

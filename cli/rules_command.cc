@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/command_pictures.h"
+#include "cli/rule_collection_writer.h"
 #include "cli/rules_fuzz_command.h"
 #include "cli/rules_match_command.h"
 #include "cli/rules_query.h"
@@ -25,10 +26,7 @@
 #include "core/json_text.h"
 #include "core/op.h"
 #include "core/rule_sexpr.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/util/json_util.h"
-#include "google/protobuf/wire_format_lite.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
@@ -48,43 +46,6 @@ std::string StatusName(rules::RuleStatus s) {
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
   return absl::AsciiStrToLower(name);
 }
-
-// A RuleCollection written a rule at a time, so an export of millions of
-// rules is never held whole: the same bytes as the message serialized, its
-// fields in number order (format_version, then each rule).
-class RuleCollectionWriter {
- public:
-  explicit RuleCollectionWriter(std::ostream& out)
-      : out_(out),
-        raw_(std::make_unique<google::protobuf::io::OstreamOutputStream>(&out)),
-        coded_(std::make_unique<google::protobuf::io::CodedOutputStream>(raw_.get())) {
-    coded_->WriteTag(Tag(rules::RuleCollection::kFormatVersionFieldNumber, WireFormatLite::WIRETYPE_VARINT));
-    coded_->WriteVarint32(kFormatVersion);
-  }
-  void Add(const rules::Rule& rule) {
-    coded_->WriteTag(Tag(rules::RuleCollection::kRulesFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
-    coded_->WriteVarint32(static_cast<uint32_t>(rule.ByteSizeLong()));
-    rule.SerializeWithCachedSizes(coded_.get());
-  }
-  // Writes out what the streams buffer (they do so as they are destroyed);
-  // false if a write failed.
-  bool Finish() {
-    const bool encoded = !coded_->HadError();
-    coded_.reset();
-    raw_.reset();
-    out_.flush();
-    return encoded && out_.good();
-  }
-
- private:
-  using WireFormatLite = google::protobuf::internal::WireFormatLite;
-  static constexpr uint32_t kFormatVersion = 1;
-  static uint32_t Tag(int field, WireFormatLite::WireType type) { return WireFormatLite::MakeTag(field, type); }
-
-  std::ostream& out_;
-  std::unique_ptr<google::protobuf::io::OstreamOutputStream> raw_;
-  std::unique_ptr<google::protobuf::io::CodedOutputStream> coded_;
-};
 
 // One node per line, "%3 = conv2d[...](%1, w4)".
 std::string DescribeGraph(const ir::Graph& proto) {

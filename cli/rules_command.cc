@@ -412,31 +412,21 @@ class Rules {
 
   // Pages through the rules `request` selects until `visit` returns false.
   absl::Status ForEachRule(rules_db::ListRulesRequest request, const std::function<bool(const rules::Rule&)>& visit) {
+    // Streamed from the stores, filtered there. Over several shards, the
+    // rules of jobs pruned here come from memory, filtered here; a single
+    // store's statuses are its own.
+    cluster::ReplacedJobs replaced;
     if (Sharded()) {
-      // Streamed from the stores, filtered there; the rules of jobs pruned
-      // here come from memory, filtered here.
       auto recomputed = Recomputed();
       if (!recomputed.ok()) return recomputed.status();
       auto filter = rules_db::RuleFilter::Create(request);
       if (!filter.ok()) return filter.status();
-      cluster::ReplacedJobs replaced;
       for (const auto& [job, table] : (*recomputed)->tables) replaced.jobs.insert(job);
       for (const rules::Rule& rule : (*recomputed)->rules) {
         if (filter->Matches(rule)) replaced.rules.push_back(rule);
       }
-      return cluster::StreamShardRules(*stores_, std::move(request), visit,
-                                       replaced.jobs.empty() ? nullptr : &replaced);
     }
-    request.set_page_size(kPage);
-    while (true) {
-      rules_db::ListRulesResponse page;
-      if (auto s = Rpc([&](grpc::ClientContext* c) { return rules_->ListRules(c, request, &page); }); !s.ok()) return s;
-      for (const rules::Rule& rule : page.rules()) {
-        if (!visit(rule)) return absl::OkStatus();
-      }
-      if (page.next_page_token().empty()) return absl::OkStatus();
-      request.set_page_token(page.next_page_token());
-    }
+    return cluster::StreamShardRules(*stores_, std::move(request), visit, replaced.jobs.empty() ? nullptr : &replaced);
   }
 
   int Fuzz(const rules_db::ListRulesRequest& request) {

@@ -89,7 +89,12 @@ class StreamingSink : public GraphSink {
       batch.set_shard(options_.shard);
       batch.set_sequence(++store.sequence);
       batch.set_resume_cursor(cursor);
-      batch.set_packed(std::move(store.buffer));
+      // In key order, the store's flush sorts far less (packed_records.h);
+      // the buffer keeps its memory for the next batch.
+      if (absl::Status s = records::SortPackedRecordsInto(store.buffer, *batch.mutable_packed()); !s.ok()) {
+        error_ = s;
+        return false;
+      }
       store.buffer.clear();
       if (!store.writer->Write(batch)) {
         error_ = absl::UnavailableError(absl::StrCat(store.Name(), " closed the stream"));

@@ -1,6 +1,13 @@
 // The record layout inside GraphBatch.packed, shared by the generator (which
 // writes it) and the store (which reads it): a 16-byte fingerprint, one
 // length byte, then that many bytes of graph encoding, repeated.
+//
+// Writers sort a batch (SortPackedRecordsInto) before sending it. The store keys
+// a graph by its fingerprint then its encoding, appends each batch to an
+// unsorted memtable and sorts the memtable when it flushes; batches already
+// in key order make that sort several times cheaper (the flush's sort was
+// two thirds of the store's CPU while size 4 streamed). Order is a hint only:
+// the store accepts a batch in any order.
 #ifndef TASO_RECORDS_PACKED_RECORDS_H_
 #define TASO_RECORDS_PACKED_RECORDS_H_
 
@@ -13,6 +20,13 @@
 namespace taso::records {
 
 inline constexpr int kFingerprintBytes = 16;
+
+// Writes the records of `packed` to `out` (replacing what it held) in the
+// store's key order: by fingerprint, then by encoding bytes (a prefix first).
+// InvalidArgument, and `out` unchanged, if `packed` is malformed (as
+// ForEachPackedRecord says). A writer reusing `packed` and `out` from batch to
+// batch allocates no memory once they have grown.
+absl::Status SortPackedRecordsInto(std::string_view packed, std::string& out);
 
 inline void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out) {
   out.append(fingerprint_bytes);

@@ -205,11 +205,8 @@ class Rules {
   // rule stored on two shards (imported into each) counts twice.
   absl::Status ShardedStats(rules_db::StatsResponse& stats, rules_db::ListJobsResponse& jobs,
                             std::map<std::string, int64_t>& by_status) {
-    std::map<std::string, std::vector<rules_db::Job>> views;  // by job id, in store order
-    std::vector<std::string> order;
     for (const records::StoreShard& shard : stores_->shards()) {
       auto rules = rules_db::RuleDb::NewStub(shard.channel);
-      auto hash = rules_db::HashStore::NewStub(shard.channel);
       rules_db::StatsRequest request;
       request.set_job_id(options_.job_id);
       rules_db::StatsResponse one;
@@ -219,15 +216,6 @@ class Rules {
       stats.set_classes_leased(stats.classes_leased() + one.classes_leased());
       stats.set_classes_pending(stats.classes_pending() + one.classes_pending());
       for (const auto& c : one.rules_by_status()) by_status[StatusName(c.status())] += c.count();
-      rules_db::ListJobsRequest list;
-      list.set_page_size(kPage);
-      rules_db::ListJobsResponse page;
-      if (auto s = Rpc([&](grpc::ClientContext* c) { return hash->ListJobs(c, list, &page); }); !s.ok()) return s;
-      for (const rules_db::Job& job : page.jobs()) {
-        std::vector<rules_db::Job>& of_job = views[job.id()];
-        if (of_job.empty()) order.push_back(job.id());
-        of_job.push_back(job);
-      }
     }
     auto shard_jobs = ShardJobs();
     if (!shard_jobs.ok()) return shard_jobs.status();
@@ -239,8 +227,8 @@ class Rules {
     }
     std::map<std::string, cluster::ReductionTable> tables = (*shard_jobs)->pruned_as_union;
     for (const auto& [id, table] : (*recomputed)->tables) tables[id] = table;
-    for (const std::string& id : order) {
-      rules_db::Job job = cluster::MergeShardJobs(views[id]);
+    for (const std::string& id : (*shard_jobs)->order) {
+      rules_db::Job job = cluster::MergeShardJobs((*shard_jobs)->views.at(id));
       auto table = tables.find(id);
       if (table != tables.end()) {
         auto* v = job.mutable_verification();

@@ -47,19 +47,25 @@ absl::StatusOr<ShardJobs> ListShardJobs(const StoreSet& stores) {
   ShardJobs out;
   for (const records::StoreShard& shard : stores.shards()) {
     auto stub = rules_db::HashStore::NewStub(shard.channel);
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
     rules_db::ListJobsRequest request;
     request.set_page_size(1000);
-    rules_db::ListJobsResponse jobs;
-    absl::Status s = net::FromGrpc(stub->ListJobs(&context, request, &jobs), "store " + shard.address);
-    if (!s.ok()) return s;
-    for (const auto& job : jobs.jobs()) {
-      done[job.id()] += job.state() == rules_db::JOB_STATE_DONE;
-      union_pruned[job.id()] += job.verification().pruned_store_shards() == static_cast<int>(stores.size());
-      verification[job.id()] = job.verification();
-      out.proved[job.id()] += job.verification().rules_proved();
-    }
+    do {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      rules_db::ListJobsResponse jobs;
+      absl::Status s = net::FromGrpc(stub->ListJobs(&context, request, &jobs), "store " + shard.address);
+      if (!s.ok()) return s;
+      for (const auto& job : jobs.jobs()) {
+        done[job.id()] += job.state() == rules_db::JOB_STATE_DONE;
+        union_pruned[job.id()] += job.verification().pruned_store_shards() == static_cast<int>(stores.size());
+        verification[job.id()] = job.verification();
+        out.proved[job.id()] += job.verification().rules_proved();
+        std::vector<rules_db::Job>& views = out.views[job.id()];
+        if (views.empty()) out.order.push_back(job.id());
+        views.push_back(job);
+      }
+      request.set_page_token(jobs.next_page_token());
+    } while (!request.page_token().empty());
   }
   for (const auto& [id, n] : done) {
     if (n != stores.size()) continue;

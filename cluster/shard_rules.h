@@ -51,6 +51,10 @@ struct ShardJobs {
   // already, with this table.
   std::map<std::string, ReductionTable> pruned_as_union;
   std::map<std::string, int64_t> proved;  // rules proved, summed over the shards
+  // Each job as every shard has it, in store order, and the job ids in the
+  // order they were first listed (the first store's, then new ones).
+  std::map<std::string, std::vector<rules_db::Job>> views;
+  std::vector<std::string> order;
 
   // The jobs `job_id` names (every job when empty) that are DONE on every
   // shard and not pruned as one set: their stored statuses are not the
@@ -59,6 +63,7 @@ struct ShardJobs {
   // The proved rules of those jobs: what FetchAndPruneJobs holds and prunes.
   int64_t UnprunedProved(const std::string& job_id) const;
 };
+// Every job of every shard (all pages of each store's list).
 absl::StatusOr<ShardJobs> ListShardJobs(const StoreSet& stores);
 
 // Rules a reader computed for some jobs (their union statuses), standing

@@ -45,12 +45,14 @@ def log(message):
 
 class Sampler:
     """Samples, every `period` seconds, the summed RSS of the pipeline's processes, the largest
-    single one, the CPU each store process has used, and the size of `directory`."""
+    single one, the CPU each store process has used (and had used at the last sample a generator
+    was running: what is left after it is the job's finalization), and the size of `directory`."""
 
     def __init__(self, directory, period=1.0):
         self.directory, self.period = directory, period
         self.peak_rss = self.peak_process_rss = self.peak_store_rss = self.peak_disk = 0
         self.store_cpu = {}  # pid -> core-seconds last seen
+        self.store_cpu_while_generating = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -80,6 +82,7 @@ class Sampler:
             name = stat[stat.index("(") + 1:stat.rindex(")")]
             stats[pid] = (name, stat[stat.rindex(")") + 2:].split())
         total = 0
+        generating = False
         for pid, (name, fields) in stats.items():
             # Only this process's descendants: another job on the machine is not this one's.
             if name not in PROCESS_NAMES or not descends_from(pid, stats, str(os.getpid())):
@@ -87,9 +90,12 @@ class Sampler:
             rss = int(fields[21]) * page
             total += rss
             self.peak_process_rss = max(self.peak_process_rss, rss)
+            generating = generating or name == "taso_generator"
             if name == "taso_rules_db":
                 self.peak_store_rss = max(self.peak_store_rss, rss)
                 self.store_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+        if generating:
+            self.store_cpu_while_generating = sum(self.store_cpu.values())
         self.peak_rss = max(self.peak_rss, total)
         self.peak_disk = max(self.peak_disk, disk_bytes(self.directory))
 
@@ -148,6 +154,9 @@ class Pipeline:
             gen, gen_wall, gen_cpu = run_json([self.taso, "generate", "--max-ops", str(max_ops), "--shards",
                                                str(shards), "--db", db, "--json"] + self.spec_flags())
             store_gen_cpu = sum(sampler.store_cpu.values())
+            # The store's CPU once the generators are gone: the job's finalization (re-checking
+            # every class), which a sample's shards never reach (their job is not complete).
+            store_finalize_cpu = max(0.0, store_gen_cpu - sampler.store_cpu_while_generating)
             sampler.store_cpu.clear()
             ver, ver_wall, ver_cpu = run_json([self.taso, "verify", "--db", db, "--workers", str(workers),
                                                "--json"])
@@ -163,7 +172,7 @@ class Pipeline:
             "proved": ver["proved"], "unknown": ver["unknown"], "after_renaming": ver["after_renaming"],
             "after_common_subgraph": ver["after_common_subgraph"],
             "generate_wall_s": round(gen_wall, 2), "generate_cpu_s": round(gen_cpu, 2),
-            "store_generate_cpu_s": round(store_gen_cpu, 2),
+            "store_generate_cpu_s": round(store_gen_cpu, 2), "store_finalize_cpu_s": round(store_finalize_cpu, 2),
             "verify_wall_s": round(ver_wall, 2), "verify_cpu_s": round(ver_cpu, 2),
             "peak_rss_bytes": sampler.peak_rss, "peak_process_rss_bytes": sampler.peak_process_rss,
             "peak_store_rss_bytes": sampler.peak_store_rss,
@@ -260,7 +269,12 @@ def estimate(measured):
     per_proof_growth = 1.0
     if n2["verify_cpu_s"] >= 10:
         per_proof_growth = per_proof / (n2["verify_cpu_s"] / n2_proofs)
-    store_share = n1["store_generate_cpu_s"] / n1["generate_cpu_s"] if n1["generate_cpu_s"] else 0
+    # Finalization (after the last shard, in the stores) per graph as at size n-1; runs recorded
+    # before it was measured have none, and their estimate leaves it out. The stores' share of
+    # the streaming alone sets how many stores ingest needs.
+    finalize = n1.get("store_finalize_cpu_s", 0.0)
+    streaming = n1["generate_cpu_s"] - finalize
+    store_share = (n1["store_generate_cpu_s"] - finalize) / streaming if streaming > 0 else 0
     return {
         "max_ops": n1["max_ops"] + 1,
         "graphs": graphs,
@@ -272,6 +286,7 @@ def estimate(measured):
         "after_common_subgraph": pairs * fractions["after_common_subgraph"],
         "generate_core_s": graphs * per_graph,  # and each shard's walk (plan())
         "generate_core_s_per_graph": per_graph,
+        "finalize_core_s": graphs * per(n1, "store_finalize_cpu_s") if finalize else 0.0,
         "walk_core_s_per_shard": walk,
         "store_share_of_generation": store_share,
         "verify_core_s": proofs * per_proof * per_proof_growth,
@@ -298,7 +313,9 @@ def plan(est, machines, cores, volume_gib, shard_core_hours):
     shards = max(4 * workers, math.ceil(est["generate_core_s"] / 3600 / shard_core_hours))
     shards = math.ceil(shards / workers) * workers
     walk_s = est["walk_core_s_per_shard"] * shards  # every shard walks to the split depth
-    generate_h = (est["generate_core_s"] + walk_s) / workers / 3600
+    # Then each store finalizes its slice on 2 threads (taso_rules_db --finalize_threads).
+    finalize_h = est.get("finalize_core_s", 0.0) / (stores * min(2, cores)) / 3600
+    generate_h = (est["generate_core_s"] + walk_s) / workers / 3600 + finalize_h
     verify_h = est["verify_core_s"] / workers / 3600
     storage_gib = max(5, math.ceil(disk_gib * 1.5 / stores))
     return {
@@ -306,7 +323,7 @@ def plan(est, machines, cores, volume_gib, shard_core_hours):
             {"disk": by_disk, "ingest": by_ingest}, "generator_parallelism": workers, "shards": shards,
         "verifier_replicas": workers, "storage_per_store_gib": storage_gib,
         "store_memory_gib": max(8, math.ceil(est["store_peak_rss_bytes"] * 1.5 / GIB)),  # the workloads: 8Gi
-        "generate_hours": generate_h, "verify_hours": verify_h, "total_hours": generate_h + verify_h,
+        "generate_hours": generate_h, "finalize_hours": finalize_h, "verify_hours": verify_h, "total_hours": generate_h + verify_h,
     }
 
 
@@ -381,7 +398,8 @@ def report(est, settings, truth=None, truth_cores=None):
         ("rules after renaming", est["after_renaming"], "after_renaming", quantity),
         ("rules after common subgraph", est["after_common_subgraph"], "after_common_subgraph", quantity),
         ("peak disk", est["peak_disk_bytes"], "peak_disk_bytes", lambda v: quantity(v, "B")),
-        ("generation core-hours, 2 shards", (est["generate_core_s"] + 2 * est["walk_core_s_per_shard"]) / 3600,
+        ("generation core-hours, 2 shards",
+         (est["generate_core_s"] + 2 * est["walk_core_s_per_shard"] + est.get("finalize_core_s", 0.0)) / 3600,
          "generate_core_h", lambda v: f"{v:.3g}"),
         ("verification core-hours", est["verify_core_s"] / 3600, "verify_core_h", lambda v: f"{v:.3g}"),
     ]
@@ -393,13 +411,16 @@ def report(est, settings, truth=None, truth_cores=None):
         print(line)
     print(f"  per graph {est['generate_core_s_per_graph'] * 1e6:.2f} core-us to generate, "
           f"per proof {est['verify_core_s_per_proof'] * 1e3:.2f} core-ms to verify; "
-          f"walk to the split depth {est['walk_core_s_per_shard']:.1f} core-s per shard")
+          f"walk to the split depth {est['walk_core_s_per_shard']:.1f} core-s per shard; "
+          + (f"finalizing {est['finalize_core_s'] / max(est['graphs'], 1) * 1e6:.2f} core-us per graph"
+             if est.get("finalize_core_s") else "finalization not measured (a run recorded before it was)"))
     s = settings
     print(f"on {s['machines']} machine(s) x {s['cores_per_machine']} cores: {s['stores']} store(s) "
           f"(disk needs {s['store_reasons']['disk']}, ingest {s['store_reasons']['ingest']}), "
           f"{s['shards']} shards at parallelism {s['generator_parallelism']}, {s['verifier_replicas']} verifier "
           f"replicas, {s['storage_per_store_gib']} GiB and {s['store_memory_gib']} GiB of memory per store")
-    print(f"  generation {s['generate_hours']:.2f} h + verification {s['verify_hours']:.2f} h = "
+    print(f"  generation {s['generate_hours']:.2f} h (finalizing {s.get('finalize_hours', 0):.2f} h of it) + "
+          f"verification {s['verify_hours']:.2f} h = "
           f"{s['total_hours']:.2f} h wall")
     if truth and truth_cores:
         hours = (truth["generate_wall_s"] + truth["verify_wall_s"]) / 3600

@@ -40,6 +40,31 @@ assert p["shards"] % p["generator_parallelism"] == 0 and p["shards"] >= 4 * p["g
 assert p["storage_per_store_gib"] >= 5 and p["store_memory_gib"] == 8, p
 print("ok: plan", {k: p[k] for k in ("stores", "shards", "generator_parallelism", "verifier_replicas")})
 PY
+# Finalization measured at size 3 (2 of its 10 core-s of generation, all in the store): charged per graph
+# at size 4, run by the stores after the last shard, and left out of the stores' ingest share.
+python3 - "$measured" "$tmp/finalize.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["full"][1]["store_finalize_cpu_s"] = 2
+json.dump(m, open(sys.argv[2], "w"))
+PY
+python3 "$src/bench/estimate.py" --plan-only "$tmp/finalize.json" --machines 2 --cores 4 --json >"$tmp/finalize-plan.json" ||
+  fail "estimate.py --plan-only with finalization failed"
+python3 - "$tmp/finalize-plan.json" <<'PY' || fail "the finalization estimate is wrong"
+import json, sys
+out = json.load(open(sys.argv[1]))
+e, p = out["estimate"], out["plan"]
+def near(name, got, want):
+    if abs(got - want) > 1e-6 * max(1, abs(want)):
+        sys.exit(f"{name}: {got}, want {want}")
+    print(f"ok: {name} = {got:g}")
+near("finalization core-s (0.2 ms per graph)", e["finalize_core_s"], e["graphs"] * 0.0002)
+near("the stores' share of streaming ((5 - 2) / (10 - 2))", e["store_share_of_generation"], 0.375)
+assert p["stores"] == 3 and p["generator_parallelism"] == 5, p
+near("plan: finalization hours (3 stores, 2 threads each)", p["finalize_hours"], e["finalize_core_s"] / 6 / 3600)
+near("plan: generation hours include it", p["generate_hours"],
+     (e["generate_core_s"] + p["shards"] * 10) / 5 / 3600 + p["finalize_hours"])
+PY
 # --plan-only takes its own --json output back, and plans for another cluster size.
 python3 "$src/bench/estimate.py" --plan-only "$tmp/plan.json" --machines 1 --cores 2 >"$tmp/small.txt" ||
   fail "--plan-only on a --json output failed"

@@ -12,9 +12,8 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 # shard 1 of 50. Each shard walks for 10 core-s and each graph costs 1 ms: 11 s for 1,000 graphs, then
 # 12.2 s for 2,200.
 measured="$src/bench/testdata/estimate-synthetic.json"
-python3 "$src/bench/estimate.py" --plan-only "$measured" --machines 2 --cores 4 --json >"$tmp/plan.json" ||
-  fail "estimate.py --plan-only failed"
-python3 - "$tmp/plan.json" <<'PY' || fail "the estimate is wrong"
+# What every check below starts from: a plan's --json output (argv[1]) and near().
+cat >"$tmp/plan_check.py" <<'PY'
 import json, sys
 out = json.load(open(sys.argv[1]))
 e, p = out["estimate"], out["plan"]
@@ -22,6 +21,12 @@ def near(name, got, want):
     if abs(got - want) > 1e-6 * max(1, abs(want)):
         sys.exit(f"{name}: {got}, want {want}")
     print(f"ok: {name} = {got:g}")
+PY
+export PYTHONPATH="$tmp"
+python3 "$src/bench/estimate.py" --plan-only "$measured" --machines 2 --cores 4 --json >"$tmp/plan.json" ||
+  fail "estimate.py --plan-only failed"
+python3 - "$tmp/plan.json" <<'PY' || fail "the estimate is wrong"
+from plan_check import e, p, near
 near("graphs (the two runs' 100,000 and 110,000, averaged, + size 2's 1,000)", e["graphs"], 106000)
 near("core-s per graph", e["generate_core_s_per_graph"], 0.001)
 near("walk core-s per shard", e["walk_core_s_per_shard"], 10)
@@ -51,13 +56,7 @@ PY
 python3 "$src/bench/estimate.py" --plan-only "$tmp/finalize.json" --machines 2 --cores 4 --json >"$tmp/finalize-plan.json" ||
   fail "estimate.py --plan-only with finalization failed"
 python3 - "$tmp/finalize-plan.json" <<'PY' || fail "the finalization estimate is wrong"
-import json, sys
-out = json.load(open(sys.argv[1]))
-e, p = out["estimate"], out["plan"]
-def near(name, got, want):
-    if abs(got - want) > 1e-6 * max(1, abs(want)):
-        sys.exit(f"{name}: {got}, want {want}")
-    print(f"ok: {name} = {got:g}")
+from plan_check import e, p, near
 near("finalization core-s (0.2 ms per graph)", e["finalize_core_s"], e["graphs"] * 0.0002)
 near("the stores' share of streaming ((5 - 2) / (10 - 2))", e["store_share_of_generation"], 0.375)
 assert p["stores"] == 3 and p["generator_parallelism"] == 5, p

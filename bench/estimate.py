@@ -121,6 +121,14 @@ def disk_bytes(directory):
     return total
 
 
+def process_cpu(pid):
+    """Core-seconds a live process has used."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read()
+    fields = fields[fields.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -182,7 +190,7 @@ class Pipeline:
     def sample(self, max_ops, jobs):
         """For each (of_shards, shards) in `jobs`, runs those shards of a size-`max_ops` job of
         `of_shards` shards into a fresh store, one job after the other; returns per job the graphs
-        its shards enumerated, their CPU (with the store's) and the store's disk."""
+        its shards enumerated, their CPU (with the store's), the store's own CPU and its disk."""
         results = []
         for of_shards, shards in jobs:
             db = os.path.join(self.work, "sample")
@@ -207,14 +215,15 @@ class Pipeline:
                                    check=True, stdout=subprocess.DEVNULL)
                     gen, wall, _ = run_json([self.taso, "generate", "--job", "sample", "--store", address,
                                              "--shards-here", ",".join(map(str, shards)), "--json"])
+                    store_cpu = process_cpu(store.pid)
                 finally:
                     store.terminate()
                     store.wait()
                     store_log.close()
                 cpu = children_cpu() - cpu0
             results.append({"of_shards": of_shards, "shards": shards, "graphs": gen["graphs_enumerated_here"],
-                            "wall_s": round(wall, 2),
-                            "cpu_s": round(cpu, 2), "peak_disk_bytes": sampler.peak_disk})
+                            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                            "store_cpu_s": round(store_cpu, 2), "peak_disk_bytes": sampler.peak_disk})
             shutil.rmtree(db, ignore_errors=True)
         return results
 

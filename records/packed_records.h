@@ -24,8 +24,7 @@ inline constexpr int kFingerprintBytes = 16;
 // Writes the records of `packed` to `out` (replacing what it held) in the
 // store's key order: by fingerprint, then by encoding bytes (a prefix first).
 // InvalidArgument, and `out` unchanged, if `packed` is malformed (as
-// ForEachPackedRecord says). A writer reusing `packed` and `out` from batch to
-// batch allocates no memory once they have grown.
+// ForEachPackedRecord says).
 absl::Status SortPackedRecordsInto(std::string_view packed, std::string& out);
 
 inline void AppendPackedRecord(const std::string& fingerprint_bytes, std::string_view encoding, std::string& out) {

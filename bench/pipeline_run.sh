@@ -6,7 +6,7 @@
 # Steps: taso generate --max-ops MAX_OPS --shards 2, taso verify --workers 2 --noprune,
 # taso rules prune (streaming). Set TASO to a prebuilt `taso` (with its
 # ../bin servers beside it) to time a fixed build; otherwise builds -c opt.
-# KEEP_GENERATED, FROM_GENERATED: see below.
+# KEEP_GENERATED, FROM_GENERATED, KEEP_VERIFIED: see below.
 # Prints one line per step and a summary; the rule count is the pruned table.
 set -euo pipefail
 max_ops=${1:?usage: bench/pipeline_run.sh MAX_OPS [DB_DIR]}
@@ -69,6 +69,8 @@ if [[ -n "${KEEP_GENERATED:-}" ]]; then rm -rf "$KEEP_GENERATED" && cp -r "$db" 
 # --noprune: `taso verify` would prune the same way (stores stopped, streaming); kept as a step of its own
 # so that each step is timed apart, as in the earlier results.
 step verify verify --db "$db" --workers 2 --noprune
+# KEEP_VERIFIED=DIR keeps a copy of the verified store, to time pruning again.
+if [[ -n "${KEEP_VERIFIED:-}" ]]; then rm -rf "$KEEP_VERIFIED" && cp -r "$db" "$KEEP_VERIFIED"; fi
 step prune rules prune --db "$db"
 
 total=$(cat "$out"/{generate,verify,prune}.seconds | awk '{ s += $1 } END { printf "%.1f", s }')

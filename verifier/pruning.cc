@@ -343,10 +343,11 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const st
   return verdict;
 }
 
-void PruneEngine::Learn(const rules::Rule& rule) {
-  auto d = DecodeRule(rule);
-  if (!d) return;
-  const PairView whole{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
+void PruneEngine::Learn(const rules::Rule& rule) { Learn(rule, DecodeRule(rule)); }
+
+void PruneEngine::Learn(const rules::Rule& rule, const std::optional<DecodedRule>& decoded) {
+  if (!decoded) return;
+  const PairView whole = decoded->View();
   state_->known.AddRule(whole, MakeForm(whole), rule.id());
 }
 
@@ -361,16 +362,23 @@ template <typename Visit>
 void ForEachDecoded(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Visit visit) {
   constexpr size_t kChunk = 2048;
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::optional<DecodedRule>> decoded;
+  std::vector<const rules::Rule*> chunk;
   for (size_t begin = 0; begin < indices.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, indices.size() - begin);
-    decoded.assign(n, std::nullopt);
-    ParallelFor(n, threads, [&](int, size_t j) { decoded[j] = DecodeRule(rules[indices[begin + j]]); });
+    chunk.clear();
+    for (size_t j = 0; j < n; ++j) chunk.push_back(&rules[indices[begin + j]]);
+    const std::vector<std::optional<DecodedRule>> decoded = DecodeRules(chunk, threads);
     for (size_t j = 0; j < n; ++j) visit(begin + j, decoded[j]);
   }
 }
 
 }  // namespace
+
+std::vector<std::optional<DecodedRule>> DecodeRules(const std::vector<const rules::Rule*>& rules, int threads) {
+  std::vector<std::optional<DecodedRule>> decoded(rules.size());
+  ParallelFor(rules.size(), threads, [&](int, size_t i) { decoded[i] = DecodeRule(*rules[i]); });
+  return decoded;
+}
 
 ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   ReductionTable table;

@@ -82,6 +82,7 @@ class PruneEngine {
   PruneOrderKey Survey(const std::optional<DecodedRule>& decoded);
   std::optional<PruneVerdict> Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded);
   void Learn(const rules::Rule& rule);
+  void Learn(const rules::Rule& rule, const std::optional<DecodedRule>& decoded);
   // What the known rules take in memory, roughly.
   int64_t ApproxBytes() const;
 
@@ -89,6 +90,10 @@ class PruneEngine {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// DecodeRule(*rules[i]) for every i, on up to `threads` threads: decoding is
+// most of pruning's work and independent per rule.
+std::vector<std::optional<DecodedRule>> DecodeRules(const std::vector<const rules::Rule*>& rules, int threads);
 
 // The renaming-invariant key of a rule (both directions give the same key);
 // empty if the graphs do not decode.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,8 @@ namespace {
 constexpr char kCheckpointFormat[] = "taso-prune/1";
 // A decoded rule in a batch, for the memory check: its proto and graphs.
 constexpr int64_t kBytesPerFetchedRule = 16 << 10;
+// Rules pass 1 holds to decode at once.
+constexpr size_t kSurveyChunk = 2048;
 
 // A rule's place in pruning order: 12 bytes, plus its id in the arena.
 struct Entry {
@@ -73,23 +76,22 @@ struct Order {
   }
 };
 
-absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine) {
+absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine, int threads) {
   Order order;
   uint64_t sum_hi = 0, sum_lo = 0;  // order-independent digest of (source, id)
-  for (int s = 0; s < source.source_count(); ++s) {
-    absl::Status status = source.ForEach(s, [&](const rules::Rule& rule) -> absl::Status {
-      if (!Pruneable(rule)) return absl::OkStatus();
-      ++order.proved;
-      Hasher h(0x6469676573ULL);  // "diges"
-      h.AddSigned(s);
-      h.AddString(rule.id());
-      const Hash128 k = h.Finish();
-      sum_hi += k.hi;
-      sum_lo += k.lo;
-      const PruneOrderKey key = engine.Survey(rule);
+  // The rules are surveyed a chunk at a time, decoded on every thread.
+  std::vector<rules::Rule> chunk;
+  std::vector<const rules::Rule*> pointers;
+  auto survey_chunk = [&](int s) -> absl::Status {
+    pointers.clear();
+    for (const rules::Rule& rule : chunk) pointers.push_back(&rule);
+    const std::vector<std::optional<DecodedRule>> decoded = DecodeRules(pointers, threads);
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      const rules::Rule& rule = chunk[i];
+      const PruneOrderKey key = engine.Survey(decoded[i]);
       if (!key.decodes) {
         if (rule.status() == rules::RULE_STATUS_PRUNED) order.undecodable_pruned[s].push_back(rule.id());
-        return absl::OkStatus();
+        continue;
       }
       if (rule.id().size() > 255 || order.ids.size() > (uint64_t{1} << 32) - 256 || key.size > 255 ||
           key.distinct_variables > 255) {
@@ -102,8 +104,24 @@ absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine) {
                                     static_cast<uint8_t>(key.size), static_cast<uint8_t>(key.distinct_variables), 0,
                                     static_cast<uint16_t>(s)});
       order.ids += rule.id();
-      return absl::OkStatus();
+    }
+    chunk.clear();
+    return absl::OkStatus();
+  };
+  for (int s = 0; s < source.source_count(); ++s) {
+    absl::Status status = source.ForEach(s, [&](const rules::Rule& rule) -> absl::Status {
+      if (!Pruneable(rule)) return absl::OkStatus();
+      ++order.proved;
+      Hasher h(0x6469676573ULL);  // "diges"
+      h.AddSigned(s);
+      h.AddString(rule.id());
+      const Hash128 k = h.Finish();
+      sum_hi += k.hi;
+      sum_lo += k.lo;
+      chunk.push_back(rule);
+      return chunk.size() < kSurveyChunk ? absl::OkStatus() : survey_chunk(s);
     });
+    if (status.ok()) status = survey_chunk(s);
     if (!status.ok()) return status;
   }
   std::sort(order.entries.begin(), order.entries.end(), [&order](const Entry& x, const Entry& y) {
@@ -148,8 +166,10 @@ absl::StatusOr<Checkpoint> Resume(PruneSource& source, const Order& order) {
 absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const StreamingPruneOptions& options) {
   const int64_t batch = std::max<int64_t>(1, options.batch_rules);
   const int64_t limit = options.memory_limit_mb << 20;
+  const int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   PruneEngine engine;
-  auto order_or = Survey(source, engine);
+  auto order_or = Survey(source, engine, threads);
   if (!order_or.ok()) return order_or.status();
   const Order& order = *order_or;
   engine.Seal();
@@ -199,6 +219,9 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
       }
       for (size_t k = 0; k < fetched.size(); ++k) rules[positions[s][k] - begin] = std::move(fetched[k]);
     }
+    std::vector<const rules::Rule*> pointers;
+    for (const rules::Rule& rule : rules) pointers.push_back(&rule);
+    const std::vector<std::optional<DecodedRule>> decoded = DecodeRules(pointers, threads);
     std::map<int, std::vector<rules::Rule>> changed;
     for (int64_t i = begin; i < end; ++i) {
       rules::Rule& rule = rules[i - begin];
@@ -210,10 +233,10 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
         rule.clear_status_detail();
       }
       if (i < at.done) {
-        engine.Learn(rule);
+        engine.Learn(rule, decoded[i - begin]);
         continue;
       }
-      if (auto verdict = engine.Judge(rule)) {
+      if (auto verdict = engine.Judge(rule, decoded[i - begin])) {
         rule.set_status(rules::RULE_STATUS_PRUNED);
         rule.set_status_detail(verdict->detail);
         at.table.Count(verdict->reason);

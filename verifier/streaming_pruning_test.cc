@@ -104,9 +104,9 @@ TEST(StreamingPruning, KeepsWhatPruneRulesKeepsOnRandomSetsAcrossSources) {
   }
 }
 
-// Pass 1 surveys rules a chunk (2,048) at a time: a source of more than a
+// Both passes prepare rules a chunk (2,048) at a time: a source of more than a
 // chunk loses none at the boundaries.
-TEST(StreamingPruning, SourcesLargerThanASurveyChunkAreSurveyedWhole) {
+TEST(StreamingPruning, SetsLargerThanAPrepareChunkArePrunedAlike) {
   std::vector<rules::Rule> rules = RandomRules(11).Make(4500);
   ReductionTable expected_table;
   const auto expected = InMemory(rules, &expected_table);

@@ -69,22 +69,19 @@ class Knowledge {
  public:
   void SetUniverse(std::map<std::string, std::vector<std::string>> universe) { universe_ = std::move(universe); }
 
-  // A proved rule whose sides' texts (as named) have keys `a_key` and
-  // `b_key` and whose form is `form`.
-  void AddRule(const Hash128& a_key, const Hash128& b_key, const Form& form, const std::string& id) {
+  void AddRule(const PairView& p, const Form& form, const std::string& id) {
     const int32_t rule = RuleOrdinal(id);
-    const int a = Node(a_key, rule);
-    const int b = Node(b_key, rule);
+    const int a = Node(TextKey(SideText(*p.a, p.ra, p.sa, identity_)), rule);
+    const int b = Node(TextKey(SideText(*p.b, p.rb, p.sb, identity_)), rule);
     parent_[Find(a)] = Find(b);
     by_skeleton_[TextKey(form.skeleton)].push_back(SkeletonEntry{PackPattern(form.pattern), rule});
   }
 
   // A reason the two sides of `p` are already known equal, if one is.
-  std::optional<std::string> Implied(const PairView& p) { return Implied(p, MakeForm(p), nullptr); }
-  // The same with `p`'s form at hand, and its reversed form when given.
-  std::optional<std::string> Implied(const PairView& p, const Form& forward, const Form* reversed) {
+  std::optional<std::string> Implied(const PairView& p) {
+    const Form forward = MakeForm(p);
     if (auto g = FromSkeleton(forward)) return g;
-    if (auto g = FromSkeleton(reversed != nullptr ? *reversed : MakeForm(p.Reversed()))) return g;
+    if (auto g = FromSkeleton(MakeForm(p.Reversed()))) return g;
     for (const Renaming& r : Renamings(forward)) {
       auto a = ids_.find(TextKey(SideText(*p.a, p.ra, p.sa, r)));
       if (a == ids_.end()) continue;
@@ -295,33 +292,13 @@ struct PruneEngine::State {
 PruneEngine::PruneEngine() : state_(std::make_unique<State>()) {}
 PruneEngine::~PruneEngine() = default;
 
-PreparedRule PrepareRule(const rules::Rule& rule, bool for_judging) {
-  static const Renaming identity;
-  PreparedRule out;
-  out.decoded = DecodeRule(rule);
-  if (!out.decoded) return out;
-  const PairView whole = out.decoded->View();
-  out.forward = MakeForm(whole);
-  if (for_judging) {
-    out.reversed = MakeForm(whole.Reversed());
-    out.source_key = TextKey(SideText(*whole.a, whole.ra, whole.sa, identity));
-    out.target_key = TextKey(SideText(*whole.b, whole.rb, whole.sb, identity));
-  }
-  return out;
-}
+PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) { return Survey(DecodeRule(rule)); }
 
-std::vector<PreparedRule> PrepareRules(const std::vector<const rules::Rule*>& rules, bool for_judging, int threads) {
-  std::vector<PreparedRule> prepared(rules.size());
-  ParallelFor(rules.size(), threads, [&](int, size_t i) { prepared[i] = PrepareRule(*rules[i], for_judging); });
-  return prepared;
-}
-
-PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) { return Survey(PrepareRule(rule, false)); }
-
-PruneOrderKey PruneEngine::Survey(const PreparedRule& prepared) {
-  if (!prepared.decoded) return PruneOrderKey{};
-  for (const auto& [name, group] : prepared.forward.groups) state_->universe[group].insert(name);
-  return PruneOrderKey{true, prepared.decoded->size, static_cast<int>(prepared.forward.groups.size())};
+PruneOrderKey PruneEngine::Survey(const std::optional<DecodedRule>& d) {
+  if (!d) return PruneOrderKey{};
+  const Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
+  for (const auto& [name, group] : f.groups) state_->universe[group].insert(name);
+  return PruneOrderKey{true, d->size, static_cast<int>(f.groups.size())};
 }
 
 void PruneEngine::Seal() {
@@ -331,14 +308,14 @@ void PruneEngine::Seal() {
   state_->known.SetUniverse(std::move(names));
 }
 
-std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) { return Judge(rule, PrepareRule(rule, true)); }
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) { return Judge(rule, DecodeRule(rule)); }
 
-std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const PreparedRule& prepared) {
-  if (!prepared.decoded) return std::nullopt;
-  const DecodedRule& d = *prepared.decoded;
-  const PairView whole = d.View();
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded) {
+  if (!decoded) return std::nullopt;
+  const DecodedRule& d = *decoded;
+  const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
   std::optional<PruneVerdict> verdict;
-  if (auto by = state_->known.Implied(whole, prepared.forward, &prepared.reversed)) {
+  if (auto by = state_->known.Implied(whole)) {
     verdict = PruneVerdict{PruneReason::kRenaming, absl::StrCat("renaming or instance of ", *by)};
   } else {
     std::vector<PairView> reductions;
@@ -362,36 +339,34 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const Pr
       }
     }
   }
-  Learn(rule, prepared);
+  state_->known.AddRule(whole, MakeForm(whole), rule.id());
   return verdict;
 }
 
-void PruneEngine::Learn(const rules::Rule& rule) { Learn(rule, PrepareRule(rule, true)); }
-
-void PruneEngine::Learn(const rules::Rule& rule, const PreparedRule& prepared) {
-  if (!prepared.decoded) return;
-  state_->known.AddRule(prepared.source_key, prepared.target_key, prepared.forward, rule.id());
+void PruneEngine::Learn(const rules::Rule& rule) {
+  auto d = DecodeRule(rule);
+  if (!d) return;
+  const PairView whole{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
+  state_->known.AddRule(whole, MakeForm(whole), rule.id());
 }
 
 int64_t PruneEngine::ApproxBytes() const { return state_->known.ApproxBytes(); }
 
 namespace {
 
-// Calls visit(i, rules[indices[i]] prepared) for every i in order, the
-// rules prepared a chunk at a time on every core (a chunk's prepared rules
-// are all that is held at once).
+// Calls visit(i, decoded rules[indices[i]]) for every i in order, the rules
+// decoded a chunk at a time on every core (a chunk's decoded graphs are all
+// that is held at once).
 template <typename Visit>
-void ForEachPrepared(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, bool for_judging,
-                     Visit visit) {
+void ForEachDecoded(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Visit visit) {
   constexpr size_t kChunk = 2048;
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<const rules::Rule*> chunk;
+  std::vector<std::optional<DecodedRule>> decoded;
   for (size_t begin = 0; begin < indices.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, indices.size() - begin);
-    chunk.clear();
-    for (size_t j = 0; j < n; ++j) chunk.push_back(&rules[indices[begin + j]]);
-    const std::vector<PreparedRule> prepared = PrepareRules(chunk, for_judging, threads);
-    for (size_t j = 0; j < n; ++j) visit(begin + j, prepared[j]);
+    decoded.assign(n, std::nullopt);
+    ParallelFor(n, threads, [&](int, size_t j) { decoded[j] = DecodeRule(rules[indices[begin + j]]); });
+    for (size_t j = 0; j < n; ++j) visit(begin + j, decoded[j]);
   }
 }
 
@@ -406,8 +381,8 @@ ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   }
   table.proved = static_cast<int64_t>(proved.size());
   std::vector<std::pair<size_t, PruneOrderKey>> order;
-  ForEachPrepared(rules, proved, false, [&](size_t i, const PreparedRule& prepared) {
-    const PruneOrderKey key = engine.Survey(prepared);
+  ForEachDecoded(rules, proved, [&](size_t i, const std::optional<DecodedRule>& d) {
+    const PruneOrderKey key = engine.Survey(d);
     if (key.decodes) order.emplace_back(proved[i], key);
   });
   engine.Seal();
@@ -416,9 +391,9 @@ ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   table.after_renaming = table.after_common_subgraph = table.proved;
   std::vector<size_t> sorted;
   for (const auto& entry : order) sorted.push_back(entry.first);
-  ForEachPrepared(rules, sorted, true, [&](size_t i, const PreparedRule& prepared) {
+  ForEachDecoded(rules, sorted, [&](size_t i, const std::optional<DecodedRule>& d) {
     rules::Rule& rule = rules[sorted[i]];
-    if (auto verdict = engine.Judge(rule, prepared)) {
+    if (auto verdict = engine.Judge(rule, d)) {
       rule.set_status(rules::RULE_STATUS_PRUNED);
       rule.set_status_detail(verdict->detail);
       table.Count(verdict->reason);

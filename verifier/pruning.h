@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "core/hash.h"
 #include "core/rule_form.h"
 #include "proto/rules.pb.h"
 #include "records/reduction_table.h"
@@ -58,21 +57,6 @@ struct PruneVerdict {
   std::string detail;  // the status_detail: the reason and the rule(s) implying it
 };
 
-// What surveying or judging a rule needs that depends on the rule alone:
-// its graphs decoded, its form and the keys of its sides. This is most of
-// the work, and independent per rule, so callers prepare rules on several
-// threads (PrepareRules) and survey or judge them in order on one.
-struct PreparedRule {
-  std::optional<DecodedRule> decoded;  // nullopt: the graphs do not decode
-  Form forward;                        // MakeForm of the rule as read
-  // Judging only (PrepareRules' `for_judging`):
-  Form reversed;                      // MakeForm read right to left
-  Hash128 source_key, target_key;     // its sides' texts as named
-};
-PreparedRule PrepareRule(const rules::Rule& rule, bool for_judging);
-// PrepareRule(*rules[i], for_judging) for every i, on up to `threads` threads.
-std::vector<PreparedRule> PrepareRules(const std::vector<const rules::Rule*>& rules, bool for_judging, int threads);
-
 // PruneRules one rule at a time, for callers that cannot hold every rule
 // (verifier/streaming_pruning.h). What it keeps per rule seen is compact
 // (hashes of its sides and skeleton, an id): about 200 bytes.
@@ -80,8 +64,6 @@ std::vector<PreparedRule> PrepareRules(const std::vector<const rules::Rule*>& ru
 //      which renamings range over; the rule's place in the order), then Seal.
 //   2. Judge the decoding ones in pruning order (PrunedBefore, ties in id
 //      order); a resumed run Learns the ones it judged before instead.
-// The overloads taking a PreparedRule take it prepared from that rule (for
-// judging, for Judge and Learn).
 class PruneEngine {
  public:
   PruneEngine();
@@ -90,14 +72,16 @@ class PruneEngine {
   PruneEngine& operator=(const PruneEngine&) = delete;
 
   PruneOrderKey Survey(const rules::Rule& rule);
-  PruneOrderKey Survey(const PreparedRule& prepared);
   void Seal();
   // Why `rule` is redundant given the rules judged or learned before it, if
   // it is; it is learned either way.
   std::optional<PruneVerdict> Judge(const rules::Rule& rule);
-  std::optional<PruneVerdict> Judge(const rules::Rule& rule, const PreparedRule& prepared);
+  // The same, from the rule's graphs decoded already (DecodeRule(rule)):
+  // decoding is most of the work, and independent per rule, so a caller
+  // may decode on several threads.
+  PruneOrderKey Survey(const std::optional<DecodedRule>& decoded);
+  std::optional<PruneVerdict> Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded);
   void Learn(const rules::Rule& rule);
-  void Learn(const rules::Rule& rule, const PreparedRule& prepared);
   // What the known rules take in memory, roughly.
   int64_t ApproxBytes() const;
 

@@ -1,10 +1,8 @@
 #include "verifier/streaming_pruning.h"
 
 #include <algorithm>
-#include <future>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,8 +15,6 @@ namespace {
 constexpr char kCheckpointFormat[] = "taso-prune/1";
 // A decoded rule in a batch, for the memory check: its proto and graphs.
 constexpr int64_t kBytesPerFetchedRule = 16 << 10;
-// Rules prepared at once (PrepareRules), in both passes.
-constexpr size_t kPrepareChunk = 2048;
 
 // A rule's place in pruning order: 12 bytes, plus its id in the arena.
 struct Entry {
@@ -32,36 +28,6 @@ struct Entry {
 
 bool Pruneable(const rules::Rule& r) {
   return r.status() == rules::RULE_STATUS_PROVED || r.status() == rules::RULE_STATUS_PRUNED;
-}
-
-// Prepares a chunk of rules in the background, on `threads` threads, while
-// the caller reads or judges others: one chunk at a time, whose rules must
-// stay where they are until Take.
-class BackgroundPreparer {
- public:
-  BackgroundPreparer(bool for_judging, int threads) : for_judging_(for_judging), threads_(threads) {}
-  ~BackgroundPreparer() {
-    if (pending_.valid()) pending_.wait();
-  }
-  bool busy() const { return pending_.valid(); }
-  void Start(std::vector<const rules::Rule*> rules) {
-    pending_ = std::async(std::launch::async, [this, rules = std::move(rules)] {
-      return PrepareRules(rules, for_judging_, threads_);
-    });
-  }
-  // The chunk started last, once prepared.
-  std::vector<PreparedRule> Take() { return pending_.get(); }
-
- private:
-  const bool for_judging_;
-  const int threads_;
-  std::future<std::vector<PreparedRule>> pending_;
-};
-
-std::vector<const rules::Rule*> Pointers(const std::vector<rules::Rule>& rules, size_t begin, size_t end) {
-  std::vector<const rules::Rule*> out;
-  for (size_t i = begin; i < end; ++i) out.push_back(&rules[i]);
-  return out;
 }
 
 // Where a run stopped: the set it was pruning, how far it got in pruning
@@ -107,24 +73,23 @@ struct Order {
   }
 };
 
-absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine, int threads) {
+absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine) {
   Order order;
   uint64_t sum_hi = 0, sum_lo = 0;  // order-independent digest of (source, id)
-  // The rules are surveyed a chunk at a time: one chunk is read while the
-  // one before it is prepared.
-  std::vector<rules::Rule> filling, in_flight;
-  int in_flight_source = 0;
-  BackgroundPreparer preparer(/*for_judging=*/false, threads);
-  auto survey_in_flight = [&]() -> absl::Status {
-    if (!preparer.busy()) return absl::OkStatus();
-    const std::vector<PreparedRule> prepared = preparer.Take();
-    const int s = in_flight_source;
-    for (size_t i = 0; i < in_flight.size(); ++i) {
-      const rules::Rule& rule = in_flight[i];
-      const PruneOrderKey key = engine.Survey(prepared[i]);
+  for (int s = 0; s < source.source_count(); ++s) {
+    absl::Status status = source.ForEach(s, [&](const rules::Rule& rule) -> absl::Status {
+      if (!Pruneable(rule)) return absl::OkStatus();
+      ++order.proved;
+      Hasher h(0x6469676573ULL);  // "diges"
+      h.AddSigned(s);
+      h.AddString(rule.id());
+      const Hash128 k = h.Finish();
+      sum_hi += k.hi;
+      sum_lo += k.lo;
+      const PruneOrderKey key = engine.Survey(rule);
       if (!key.decodes) {
         if (rule.status() == rules::RULE_STATUS_PRUNED) order.undecodable_pruned[s].push_back(rule.id());
-        continue;
+        return absl::OkStatus();
       }
       if (rule.id().size() > 255 || order.ids.size() > (uint64_t{1} << 32) - 256 || key.size > 255 ||
           key.distinct_variables > 255) {
@@ -137,34 +102,10 @@ absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine, int threa
                                     static_cast<uint8_t>(key.size), static_cast<uint8_t>(key.distinct_variables), 0,
                                     static_cast<uint16_t>(s)});
       order.ids += rule.id();
-    }
-    return absl::OkStatus();
-  };
-  auto send = [&](int s) -> absl::Status {
-    if (absl::Status done = survey_in_flight(); !done.ok()) return done;
-    in_flight.swap(filling);
-    filling.clear();
-    in_flight_source = s;
-    preparer.Start(Pointers(in_flight, 0, in_flight.size()));
-    return absl::OkStatus();
-  };
-  for (int s = 0; s < source.source_count(); ++s) {
-    absl::Status status = source.ForEach(s, [&](const rules::Rule& rule) -> absl::Status {
-      if (!Pruneable(rule)) return absl::OkStatus();
-      ++order.proved;
-      Hasher h(0x6469676573ULL);  // "diges"
-      h.AddSigned(s);
-      h.AddString(rule.id());
-      const Hash128 k = h.Finish();
-      sum_hi += k.hi;
-      sum_lo += k.lo;
-      filling.push_back(rule);
-      return filling.size() < kPrepareChunk ? absl::OkStatus() : send(s);
+      return absl::OkStatus();
     });
-    if (status.ok() && !filling.empty()) status = send(s);
     if (!status.ok()) return status;
   }
-  if (absl::Status done = survey_in_flight(); !done.ok()) return done;
   std::sort(order.entries.begin(), order.entries.end(), [&order](const Entry& x, const Entry& y) {
     const PruneOrderKey kx{true, x.size, x.distinct_variables}, ky{true, y.size, y.distinct_variables};
     if (PrunedBefore(kx, ky)) return true;
@@ -207,10 +148,8 @@ absl::StatusOr<Checkpoint> Resume(PruneSource& source, const Order& order) {
 absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const StreamingPruneOptions& options) {
   const int64_t batch = std::max<int64_t>(1, options.batch_rules);
   const int64_t limit = options.memory_limit_mb << 20;
-  const int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   PruneEngine engine;
-  auto order_or = Survey(source, engine, threads);
+  auto order_or = Survey(source, engine);
   if (!order_or.ok()) return order_or.status();
   const Order& order = *order_or;
   engine.Seal();
@@ -260,37 +199,27 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
       }
       for (size_t k = 0; k < fetched.size(); ++k) rules[positions[s][k] - begin] = std::move(fetched[k]);
     }
-    // Judged a chunk at a time, the next chunk prepared meanwhile.
-    const size_t n = rules.size();
-    BackgroundPreparer preparer(/*for_judging=*/true, threads);
-    preparer.Start(Pointers(rules, 0, std::min(n, kPrepareChunk)));
     std::map<int, std::vector<rules::Rule>> changed;
-    for (size_t first = 0; first < n; first += kPrepareChunk) {
-      const std::vector<PreparedRule> prepared = preparer.Take();
-      const size_t last = std::min(n, first + kPrepareChunk);
-      if (last < n) preparer.Start(Pointers(rules, last, std::min(n, last + kPrepareChunk)));
-      for (size_t k = first; k < last; ++k) {
-        const int64_t i = begin + static_cast<int64_t>(k);
-        rules::Rule& rule = rules[k];
-        const rules::RuleStatus stored_status = rule.status();
-        const std::string stored_detail = rule.status_detail();
-        // Pruning is a function of the proved set: start from it afresh.
-        if (stored_status == rules::RULE_STATUS_PRUNED) {
-          rule.set_status(rules::RULE_STATUS_PROVED);
-          rule.clear_status_detail();
-        }
-        if (i < at.done) {
-          engine.Learn(rule, prepared[k - first]);
-          continue;
-        }
-        if (auto verdict = engine.Judge(rule, prepared[k - first])) {
-          rule.set_status(rules::RULE_STATUS_PRUNED);
-          rule.set_status_detail(verdict->detail);
-          at.table.Count(verdict->reason);
-        }
-        if (rule.status() != stored_status || rule.status_detail() != stored_detail) {
-          changed[order.entries[i].source].push_back(std::move(rule));
-        }
+    for (int64_t i = begin; i < end; ++i) {
+      rules::Rule& rule = rules[i - begin];
+      const rules::RuleStatus stored_status = rule.status();
+      const std::string stored_detail = rule.status_detail();
+      // Pruning is a function of the proved set: start from it afresh.
+      if (stored_status == rules::RULE_STATUS_PRUNED) {
+        rule.set_status(rules::RULE_STATUS_PROVED);
+        rule.clear_status_detail();
+      }
+      if (i < at.done) {
+        engine.Learn(rule);
+        continue;
+      }
+      if (auto verdict = engine.Judge(rule)) {
+        rule.set_status(rules::RULE_STATUS_PRUNED);
+        rule.set_status_detail(verdict->detail);
+        at.table.Count(verdict->reason);
+      }
+      if (rule.status() != stored_status || rule.status_detail() != stored_detail) {
+        changed[order.entries[i].source].push_back(std::move(rule));
       }
     }
     if (end <= at.done) continue;  // learned only: nothing new to store

@@ -51,9 +51,6 @@ struct StreamingPruneOptions {
   // Refuse to go on when the pruner's own state (order and known rules) and
   // a batch would pass this.
   int64_t memory_limit_mb = 4096;
-  // Threads preparing rules (decoding them, their forms: most of the work);
-  // judging is one thread, in pruning order. 0: one per core.
-  int threads = 0;
   // Called after each committed batch: rules done (judged or learned), of total.
   std::function<void(int64_t done, int64_t total)> progress;
 };

@@ -21,6 +21,7 @@ RUNTIME_PACKAGES=(
   libz3-4 libdnnl2 libonnx1 ocl-icd-libopencl1
   coinor-libcbc3 coinor-libcgl1 coinor-libclp1 coinor-libcoinutils3v5 coinor-libosi1v5
   libblas3 liblapack3 libgfortran5 libgomp1 libquadmath0
+  libtcmalloc-minimal4
 )
 
 PACKAGES=(
@@ -33,6 +34,7 @@ PACKAGES=(
   libabsl-dev              # Abseil 20220623
   nlohmann-json3-dev       # nlohmann/json 3.11: the tools' --json output
   librocksdb-dev           # RocksDB 7.8: hash store, rule db, cost cache
+  libgoogle-perftools-dev  # tcmalloc: the binaries' allocator (third_party:tcmalloc)
   libz3-dev                # Z3 4.8.12: rule proofs
   libgtest-dev libgmock-dev  # GoogleTest 1.12
   libdnnl-dev              # oneDNN 2.6: CPU operator costs

@@ -13,6 +13,10 @@
 #include "z3++.h"
 #include "z3_version.h"
 
+// tcmalloc's (third_party:tcmalloc) call that hands freed memory back to the
+// system; weak, so a build without it (the sanitizers') links too.
+extern "C" void MallocExtension_ReleaseFreeMemory(void) __attribute__((weak));
+
 namespace taso::verifier {
 
 const char* ProofOutcomeName(ProofOutcome outcome) {
@@ -94,6 +98,20 @@ Prover::~Prover() = default;
 
 const std::string& Prover::axiom_set_version() const { return impl_->version; }
 
+namespace {
+
+// Freed memory back to the system: tcmalloc's call when the binary links it,
+// else glibc's trim.
+void ReleaseFreeMemory() {
+  if (MallocExtension_ReleaseFreeMemory != nullptr) {
+    MallocExtension_ReleaseFreeMemory();
+  } else {
+    malloc_trim(0);
+  }
+}
+
+}  // namespace
+
 double SolverMemoryMib() { return static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20); }
 
 absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& options) {
@@ -112,7 +130,7 @@ absl::Status Prover::RenewIfLarge() {
   impl_ = std::move(*impl);
   ++renewals_;
   // Z3 freed the context's memory; hand the freed pages back to the system.
-  malloc_trim(0);
+  ReleaseFreeMemory();
   return absl::OkStatus();
 }
 

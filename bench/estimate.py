@@ -70,17 +70,13 @@ class Sampler:
             self._sample()
 
     def _sample(self):
-        ticks = os.sysconf("SC_CLK_TCK")
         page = os.sysconf("SC_PAGE_SIZE")
         stats = {}
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
-                with open(f"/proc/{pid}/stat") as f:
-                    stat = f.read()
+                stats[pid] = read_stat(pid)
             except OSError:
                 continue
-            name = stat[stat.index("(") + 1:stat.rindex(")")]
-            stats[pid] = (name, stat[stat.rindex(")") + 2:].split())
         total = 0
         generating = False
         for pid, (name, fields) in stats.items():
@@ -93,7 +89,7 @@ class Sampler:
             generating = generating or name == "taso_generator"
             if name == "taso_rules_db":
                 self.peak_store_rss = max(self.peak_store_rss, rss)
-                self.store_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+                self.store_cpu[pid] = cpu_seconds(fields)
         if generating:
             self.store_cpu_while_generating = sum(self.store_cpu.values())
         self.peak_rss = max(self.peak_rss, total)
@@ -121,12 +117,21 @@ def disk_bytes(directory):
     return total
 
 
+def read_stat(pid):
+    """A live process's name and the fields of /proc/PID/stat after it (state first)."""
+    with open(f"/proc/{pid}/stat") as f:
+        stat = f.read()
+    return stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+
+
+def cpu_seconds(fields):
+    """Core-seconds (user + system) from read_stat's fields."""
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def process_cpu(pid):
     """Core-seconds a live process has used."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read()
-    fields = fields[fields.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(read_stat(pid)[1])
 
 
 def children_cpu():

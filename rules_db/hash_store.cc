@@ -1,6 +1,7 @@
 #include "rules_db/hash_store.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -14,12 +15,12 @@
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
-#include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/write_batch.h"
 #include "storage/database.h"
 #include "storage/rocks_status.h"
+#include "storage/sorted_runs_memtable.h"
 
 namespace taso::rules_db {
 namespace {
@@ -93,12 +94,13 @@ absl::Status GraphHashStore::Init() {
   cf.target_file_size_base = 64 << 20;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
 
-  // The graphs family is a bulk load: appended to unsorted memtables (sorted
-  // once at flush), never compacted while a job generates. It is only ever
-  // read by one ordered scan per job, which merges the flushed files.
+  // The graphs family is a bulk load: appended to memtables that merge their
+  // sorted runs (each generator batch) once, at flush; never compacted while
+  // a job generates. It is only ever read by one ordered scan per job, which
+  // merges the flushed files.
   rocksdb::ColumnFamilyOptions bulk = cf;
   bulk.table_factory.reset(rocksdb::NewBlockBasedTableFactory(scanned));
-  bulk.memtable_factory.reset(new rocksdb::VectorRepFactory());
+  bulk.memtable_factory = std::make_shared<storage::SortedRunsMemTableFactory>();
   bulk.disable_auto_compactions = true;
   bulk.level0_file_num_compaction_trigger = 1 << 30;
   bulk.level0_slowdown_writes_trigger = 1 << 30;

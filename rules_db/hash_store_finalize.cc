@@ -110,7 +110,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   const int threads = std::max(1, options_.finalize_threads);
   const int slices = threads == 1 ? 1 : kFinalizeSlices;
   if (slices > 1) {
-    // An iterator sorts a copy of each unsorted (vector) memtable it reads:
+    // An iterator merges a copy of each writable memtable it reads:
     // the graphs go to files first, sorted once, rather than once per slice.
     std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
     if (absl::Status s = storage::FromRocks(db_->Flush(rocksdb::FlushOptions(), graphs_), "flushing graphs"); !s.ok()) {

@@ -3,8 +3,6 @@
 #ifndef TASO_RULES_DB_TEST_UTIL_H_
 #define TASO_RULES_DB_TEST_UTIL_H_
 
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,15 +14,11 @@
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "rules_db/hash_store.h"
+#include "storage/test_dir.h"
 
 namespace taso::rules_db {
 
-inline std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = std::string(base ? base : "/tmp") + "/" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+inline std::string TempDir(const std::string& name) { return storage::FreshTestDir(name); }
 
 inline generator::GenerationSpec SmallSpec(int max_ops) {
   generator::GenerationSpec spec;

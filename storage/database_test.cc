@@ -1,22 +1,13 @@
 #include "storage/database.h"
 
-#include <cstdlib>
-#include <filesystem>
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "storage/test_dir.h"
 
 namespace taso::storage {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = std::string(base ? base : "/tmp") + "/" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
 
 DatabaseOptions Options(const std::string& path) {
   DatabaseOptions options;
@@ -36,7 +27,7 @@ absl::StatusOr<std::string> Read(Database& database, const std::string& family, 
 }
 
 TEST(Database, FamiliesAskedForLaterAreCreatedAndOpenAgainWithoutBeingNamed) {
-  const std::string dir = TempDir("families");
+  const std::string dir = FreshTestDir("families");
   {
     auto database = Database::Open(Options(dir));
     ASSERT_TRUE(database.ok()) << database.status();
@@ -58,7 +49,7 @@ TEST(Database, FamiliesAskedForLaterAreCreatedAndOpenAgainWithoutBeingNamed) {
 }
 
 TEST(Database, ASecondOpenSaysTheDatabaseIsInUse) {
-  const std::string dir = TempDir("locked");
+  const std::string dir = FreshTestDir("locked");
   auto first = Database::Open(Options(dir));
   ASSERT_TRUE(first.ok());
   DatabaseOptions options = Options(dir);
@@ -70,7 +61,7 @@ TEST(Database, ASecondOpenSaysTheDatabaseIsInUse) {
 }
 
 TEST(Database, ReadOnlyOpensWhileAnotherHoldsTheLockAndSeesWhatWasWritten) {
-  const std::string dir = TempDir("shared");
+  const std::string dir = FreshTestDir("shared");
   auto writer = Database::Open(Options(dir));
   ASSERT_TRUE(writer.ok());
   auto tuned = (*writer)->Family("tuned");

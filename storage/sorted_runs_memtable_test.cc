@@ -1,8 +1,6 @@
 #include "storage/sorted_runs_memtable.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <set>
@@ -12,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "storage/test_dir.h"
 
 namespace taso::storage {
 namespace {
@@ -110,13 +109,6 @@ TEST(SortedRunsMemTable, SeeksBothWays) {
   EXPECT_EQ(at(), "<end>");
 }
 
-std::string TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = std::string(base ? base : "/tmp") + "/" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
-
 std::vector<std::string> Scan(rocksdb::DB& db, bool backwards) {
   std::vector<std::string> keys;
   std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
@@ -133,7 +125,7 @@ std::vector<std::string> Scan(rocksdb::DB& db, bool backwards) {
 // Through RocksDB itself: sorted write batches (and a key written again, and
 // one deleted), read from the writable memtable, after a flush, and reopened.
 TEST(SortedRunsMemTable, ADatabaseReadsWhatItWroteInOrder) {
-  const std::string dir = TempDir("sorted_runs_db");
+  const std::string dir = FreshTestDir("sorted_runs_db");
   rocksdb::Options options;
   options.create_if_missing = true;
   options.memtable_factory = std::make_shared<SortedRunsMemTableFactory>();

@@ -32,6 +32,7 @@
 #include "rules_db/rule_db_service.h"
 #include "rules_db/rule_store.h"
 #include "storage/database.h"
+#include "verifier/candidate.h"
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 #include "verifier/pruning.h"
@@ -65,6 +66,9 @@ ABSL_FLAG(double, match_time_limit_s, absl::ToDoubleSeconds(taso::rules_db::Rule
 ABSL_FLAG(int32_t, finish_threads, taso::rules_db::RuleStoreOptions().finish_threads,
           "threads deriving the verdicts of the pairs not leased when a job's last class is verified");
 ABSL_FLAG(int64_t, lease_ms, 60000, "how long a verifier holds a candidate class without reporting");
+ABSL_FLAG(int32_t, max_lease_expiries, taso::rules_db::RuleStoreOptions().max_lease_expiries,
+          "give a class up after its lease expired this many times without a report (verifiers died or stalled on "
+          "it): its unreported pairs are stored TIMEOUT, so the job finishes; 0: lease it again forever");
 ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store prunes itself, in memory (~11 KB per rule: 337k rules took it to 3.75 GiB); larger jobs are left to `taso rules prune`, which streams");
 ABSL_FLAG(bool, prove_once_per_form, true,
           "lease one candidate pair per form (pairs equal up to renaming their variables) and derive the others' "
@@ -208,6 +212,8 @@ int main(int argc, char** argv) {
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
   if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::ProveAsRenaming;
+  rule_options.max_lease_expiries = std::max(0, absl::GetFlag(FLAGS_max_lease_expiries));
+  rule_options.pair_rule = taso::verifier::RuleOfPair;
   rule_options.matcher = taso::optimizer::MatchProvedRules;
   rule_options.log = taso::app::StderrLog("taso_rules_db");
   taso::rules_db::RuleStore rule_store(store->get(), rule_options);

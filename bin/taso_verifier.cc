@@ -49,6 +49,9 @@ ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated a
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
 ABSL_FLAG(int64_t, renew_prover_above_mib, static_cast<int64_t>(taso::verifier::ProverOptions().renew_above_mib),
           "start a thread's prover over with a fresh Z3 context once Z3 holds this many MiB in the process (0: never)");
+ABSL_FLAG(double, stall_s, absl::ToDoubleSeconds(taso::verifier::VerifierWorkerOptions().stall_after),
+          "end the verifier (exit 75) when one Z3 query has run this long, past its own limits, which Z3 does not "
+          "check everywhere: its leases expire and the classes go to another verifier; 0: never");
 ABSL_FLAG(bool, wait, false, "keep polling for new jobs instead of exiting when no work is left");
 ABSL_FLAG(int32_t, retry_seconds, 120, "keep retrying an unreachable rule database this long");
 ABSL_FLAG(bool, quiet, false, "do not log expired leases to stderr");
@@ -255,6 +258,11 @@ int main(int argc, char** argv) {
     std::cerr << "error: --lease_ms must be at least 1000\n";
     return 2;
   }
+  if (absl::GetFlag(FLAGS_stall_s) < 0) {
+    std::cerr << "error: --stall_s must be 0 (no watchdog) or more\n";
+    return 2;
+  }
+  options.stall_after = absl::Seconds(absl::GetFlag(FLAGS_stall_s));
   if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_verifier");
   // SIGTERM (a rollout, a scale-down): finish the classes being proved and
   // exit 0 rather than strand them until their leases expire.

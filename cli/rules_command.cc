@@ -296,6 +296,9 @@ class Rules {
       } else if (job.state() == rules_db::JOB_STATE_VERIFYING) {
         out_ << absl::StrFormat("; %d / %d classes verified", v.classes_verified(), v.classes_total());
       }
+      if (v.classes_given_up() > 0) {
+        out_ << absl::StrFormat("; %d classes given up (leases expired too often)", v.classes_given_up());
+      }
       out_ << "\n";
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "net/grpc_status.h"
 #include "proto/rules_db.grpc.pb.h"
 #include "records/reduction_table.h"
+#include "verifier/worker.h"
 
 namespace taso::cli {
 namespace {
@@ -105,7 +107,8 @@ class Verify {
 
     auto path = cluster::FindExecutable("taso_verifier");
     if (!path.ok()) return Fail(1, std::string(path.status().message()));
-    workers_ = std::make_unique<cluster::Supervisor>(*path, options_.max_restarts);
+    workers_ = std::make_unique<cluster::Supervisor>(*path, options_.max_restarts, std::set<int>{},
+                                                     std::set<int>{verifier::kStalledExitCode});
     for (int w = 0; w < options_.workers; ++w) {
       auto started = workers_->Start(
           {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
@@ -124,6 +127,15 @@ class Verify {
     for (const cluster::Supervisor::Exit& exit : workers_->Reap()) {
       if (exit.verdict == cluster::Supervisor::Verdict::kFinished) continue;
       const int i = exit.child;
+      if (exit.verdict == cluster::Supervisor::Verdict::kRelaunch) {
+        // Its watchdog ended it inside a Z3 query far past its limits; the
+        // store leases the class again, or gives it up once it stalled enough.
+        if (!options_.json) {
+          err_ << "\n  verifier " << i << " stalled in a proof and was restarted (" << workers_->log(i) << ")\n";
+        }
+        if (absl::Status s = workers_->Relaunch(i); !s.ok()) return Fail(1, std::string(s.message()));
+        continue;
+      }
       if (exit.verdict == cluster::Supervisor::Verdict::kGiveUp) {
         return Fail(1, absl::StrCat("verifier ", i, " failed ", workers_->restarts(i) + 1, " times; last lines of ",
                                     workers_->log(i), ":\n", cluster::TailFile(workers_->log(i), 5)));
@@ -272,6 +284,7 @@ class Verify {
     if (options_.json) {
       const Json summary = {{"job", job.id()},
                             {"classes", v.classes_total()},
+                            {"classes_given_up", v.classes_given_up()},
                             {"proved", v.rules_proved()},
                             {"refuted", v.rules_refuted()},
                             {"timeout", v.rules_timeout()},
@@ -305,7 +318,7 @@ class Verify {
             : absl::StrCat("reduction: ", v.note(), "\n");
     out_ << absl::StrFormat(
         "job %s verified\n"
-        "  candidate classes       %10d\n"
+        "  candidate classes       %10d%s\n"
         "  pairs proved            %10d   (%.2f%% of %d attempted)\n"
         "  ... as a renaming       %10d   (one proof per form; %d renamings proved alone)\n"
         "  refuted                 %10d\n"
@@ -315,7 +328,12 @@ class Verify {
         "%s"
         "  wall time               %10.1f s\n"
         "`taso rules stats|list|export --db %s` reads the rules.\n",
-        job.id(), v.classes_total(), v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
+        job.id(), v.classes_total(),
+        v.classes_given_up() > 0
+            ? absl::StrFormat("   (%d given up: their leases expired too often; their pairs count as timeout)",
+                              v.classes_given_up())
+            : "",
+        v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
         attempted, v.rules_proved_as_renaming(), v.renamings_proved_alone(), v.rules_refuted(), v.rules_timeout(),
         v.rules_unknown(), v.rules_rejected_precheck(), reduction, seconds, options_.db);
   }

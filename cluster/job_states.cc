@@ -37,6 +37,7 @@ int JobStateRank(rules_db::JobState state) {
 void AddVerification(const rules_db::Verification& shard, rules_db::Verification& into) {
   into.set_classes_total(into.classes_total() + shard.classes_total());
   into.set_classes_verified(into.classes_verified() + shard.classes_verified());
+  into.set_classes_given_up(into.classes_given_up() + shard.classes_given_up());
   into.set_rules_proved(into.rules_proved() + shard.rules_proved());
   into.set_rules_refuted(into.rules_refuted() + shard.rules_refuted());
   into.set_rules_timeout(into.rules_timeout() + shard.rules_timeout());

@@ -46,6 +46,7 @@ rules_db::Job Verified(rules_db::JobState state, int classes, int proved, double
   rules_db::Verification* v = job.mutable_verification();
   v->set_classes_total(classes);
   v->set_classes_verified(classes - 1);
+  v->set_classes_given_up(1);
   v->set_rules_proved(proved);
   v->set_rules_refuted(1);
   v->set_rules_timeout(2);
@@ -65,6 +66,7 @@ TEST(JobStatesTest, ShardJobsMergeAsFarAsTheLeastAdvancedWithVerdictsSummed) {
   const rules_db::Verification& v = merged.verification();
   EXPECT_EQ(v.classes_total(), 60);
   EXPECT_EQ(v.classes_verified(), 57);
+  EXPECT_EQ(v.classes_given_up(), 3);
   EXPECT_EQ(v.rules_proved(), 23);
   EXPECT_EQ(v.rules_refuted(), 3);
   EXPECT_EQ(v.rules_timeout(), 6);

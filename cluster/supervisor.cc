@@ -8,8 +8,12 @@
 
 namespace taso::cluster {
 
-Supervisor::Supervisor(std::string executable, int max_restarts, std::set<int> fatal_codes)
-    : executable_(std::move(executable)), max_restarts_(max_restarts), fatal_codes_(std::move(fatal_codes)) {}
+Supervisor::Supervisor(std::string executable, int max_restarts, std::set<int> fatal_codes,
+                       std::set<int> relaunch_codes)
+    : executable_(std::move(executable)),
+      max_restarts_(max_restarts),
+      fatal_codes_(std::move(fatal_codes)),
+      relaunch_codes_(std::move(relaunch_codes)) {}
 
 Supervisor::~Supervisor() { StopAll(SIGTERM, 2000); }
 
@@ -51,6 +55,8 @@ std::vector<Supervisor::Exit> Supervisor::Reap() {
     if (*code == 0) {
       c.finished = true;
       exit.verdict = Verdict::kFinished;
+    } else if (relaunch_codes_.count(*code) > 0) {
+      exit.verdict = Verdict::kRelaunch;
     } else if (fatal_codes_.count(*code) > 0 || c.restarts >= max_restarts_) {
       exit.verdict = Verdict::kGiveUp;
     } else {

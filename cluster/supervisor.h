@@ -22,6 +22,7 @@ class Supervisor {
   enum class Verdict {
     kFinished,  // exit 0: its work is done
     kRestart,   // failed, and the budget allows another start
+    kRelaunch,  // ended itself with a relaunch code: start it again, uncharged
     kGiveUp,    // failed for good: a fatal code, or out of restarts
   };
   struct Exit {
@@ -30,8 +31,12 @@ class Supervisor {
     Verdict verdict = Verdict::kFinished;
   };
 
-  // `fatal_codes` are exit codes that mean another start cannot help.
-  Supervisor(std::string executable, int max_restarts, std::set<int> fatal_codes = {});
+  // `fatal_codes` are exit codes that mean another start cannot help;
+  // `relaunch_codes` ones a child ends with on purpose, so that its work goes
+  // elsewhere (a verifier stalled inside a proof): it starts again without
+  // using its restart budget.
+  Supervisor(std::string executable, int max_restarts, std::set<int> fatal_codes = {},
+             std::set<int> relaunch_codes = {});
   // Stops whatever still runs.
   ~Supervisor();
   Supervisor(const Supervisor&) = delete;
@@ -74,6 +79,7 @@ class Supervisor {
   std::string executable_;
   int max_restarts_;
   std::set<int> fatal_codes_;
+  std::set<int> relaunch_codes_;
   std::vector<Child> children_;
 };
 

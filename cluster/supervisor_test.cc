@@ -49,6 +49,19 @@ TEST(SupervisorTest, VerdictsFollowTheCodeAndTheBudget) {
   EXPECT_EQ(supervisor.running(), 0);
 }
 
+TEST(SupervisorTest, ARelaunchCodeStartsTheChildAgainWithoutUsingItsBudget) {
+  Supervisor supervisor("/bin/sh", /*max_restarts=*/0, /*fatal_codes=*/{}, /*relaunch_codes=*/{75});
+  ASSERT_EQ(*supervisor.Start({"-c", "exit 75"}, Log("stalled")), 0);
+  for (int round = 0; round < 3; ++round) {
+    auto exits = ReapAll(supervisor, 1);
+    ASSERT_EQ(exits.size(), 1u);
+    EXPECT_EQ(exits[0].code, 75);
+    EXPECT_EQ(exits[0].verdict, Supervisor::Verdict::kRelaunch) << "round " << round;
+    ASSERT_TRUE(supervisor.Relaunch(0).ok());
+  }
+  EXPECT_EQ(supervisor.restarts(0), 0);
+}
+
 TEST(SupervisorTest, StopAllEndsRunningChildren) {
   Supervisor supervisor("/bin/sh", 3);
   ASSERT_TRUE(supervisor.Start({"-c", "sleep 30"}, Log("sleep")).ok());

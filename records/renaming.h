@@ -1,6 +1,7 @@
-// Proving a candidate pair from a rule of the same form: what the store is
-// handed (taso_rules_db: verifier/renaming_proof.h) to derive the verdicts of
-// the pairs it did not lease (rules_db.proto, CandidatePair.renaming_of).
+// Ruling on candidate pairs no verifier reported: what the store is handed
+// (taso_rules_db: verifier/renaming_proof.h, verifier/candidate.h) to derive
+// the verdicts of the pairs it did not lease (rules_db.proto,
+// CandidatePair.renaming_of), and to write those of a class it gave up.
 #ifndef TASO_RECORDS_RENAMING_H_
 #define TASO_RECORDS_RENAMING_H_
 
@@ -32,6 +33,12 @@ struct RenamingVerdict {
 using RenamingProver = std::function<absl::StatusOr<RenamingVerdict>(
     const Spec& spec, const rules_db::CandidateClass& candidate_class, const rules_db::CandidatePair& pair,
     const rules::Rule& other)>;
+
+// The rule pair `pair` of `candidate_class` stands for: its variables, both
+// graphs and the output pairs, with no status yet. An error only when the
+// pair does not decode.
+using PairRule = std::function<absl::StatusOr<rules::Rule>(
+    const Spec& spec, const rules_db::CandidateClass& candidate_class, const rules_db::CandidatePair& pair)>;
 
 }  // namespace taso::records
 

@@ -7,9 +7,10 @@
 namespace taso::rules_db {
 
 LeaseQueue::LeaseQueue(std::string job_id, std::deque<std::string> pending, int64_t verified,
-                       int64_t* next_lease_number)
+                       int64_t* next_lease_number, int max_expiries)
     : job_id_(std::move(job_id)),
       pending_(std::move(pending)),
+      max_expiries_(max_expiries),
       total_(static_cast<int64_t>(pending_.size()) + verified),
       verified_(verified),
       next_lease_number_(next_lease_number) {}
@@ -17,12 +18,36 @@ LeaseQueue::LeaseQueue(std::string job_id, std::deque<std::string> pending, int6
 void LeaseQueue::Expire(absl::Time now) {
   for (auto it = leases_.begin(); it != leases_.end();) {
     if (it->second.expires <= now) {
-      pending_.push_front(it->second.fingerprint);
+      const std::string& fp = it->second.fingerprint;
+      const int expiries = ++expiries_[fp];
+      if (max_expiries_ > 0 && expiries >= max_expiries_) {
+        given_up_.emplace_back(fp, expiries);
+      } else {
+        pending_.push_front(fp);
+      }
       it = leases_.erase(it);
     } else {
       ++it;
     }
   }
+}
+
+std::vector<std::pair<std::string, int>> LeaseQueue::TakeGivenUp() {
+  std::vector<std::pair<std::string, int>> taken;
+  taken.swap(given_up_);
+  settling_ += static_cast<int64_t>(taken.size());
+  return taken;
+}
+
+void LeaseQueue::Settled(const std::string& fingerprint) {
+  --settling_;
+  ++verified_;
+  expiries_.erase(fingerprint);
+}
+
+void LeaseQueue::Unsettle(const std::vector<std::pair<std::string, int>>& classes) {
+  settling_ -= static_cast<int64_t>(classes.size());
+  given_up_.insert(given_up_.end(), classes.begin(), classes.end());
 }
 
 std::vector<std::string> LeaseQueue::Reserve(int max_classes) {
@@ -99,6 +124,7 @@ absl::Status LeaseQueue::Renew(const std::string& lease_id, absl::Time expires) 
 absl::Status LeaseQueue::Complete(const std::string& lease_id) {
   auto it = leases_.find(lease_id);
   if (it == leases_.end()) return absl::FailedPreconditionError(absl::StrCat("lease ", lease_id, " is not held"));
+  expiries_.erase(it->second.fingerprint);
   leases_.erase(it);
   ++verified_;
   return absl::OkStatus();

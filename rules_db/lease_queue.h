@@ -8,6 +8,10 @@
 // A class is pending until a report completes it. A lease that expires (its
 // worker died or stalled) puts its class back at the front of the queue, so
 // it is the next one leased; a report under an expired lease is refused.
+// A class whose lease expired `max_expiries` times (each verifier holding it
+// died, stalled or was stopped) is given up instead: the store ends it
+// without a proof (TakeGivenUp, Settled), so one class no verifier can get
+// through does not stop the job.
 // A lease covers the candidate pairs of its class only: each carries the
 // rule every pair stands for, and a verdict about anything else is refused.
 #ifndef TASO_RULES_DB_LEASE_QUEUE_H_
@@ -58,12 +62,23 @@ class LeaseQueue {
   // to be leased; `verified`: how many have one. Lease numbers are drawn
   // from `next_lease_number`, which the store shares between its queues so
   // that no two leases it grants while it runs have the same number.
-  LeaseQueue(std::string job_id, std::deque<std::string> pending, int64_t verified, int64_t* next_lease_number);
+  // `max_expiries`: how many times a class's lease may expire before it
+  // is given up (0: never).
+  LeaseQueue(std::string job_id, std::deque<std::string> pending, int64_t verified, int64_t* next_lease_number,
+             int max_expiries = 0);
 
   // Puts the class of every lease that expired by `now` back in front of the
-  // pending ones. Call it before the other methods that take a time, so
-  // they see the queue as of `now`.
+  // pending ones, or among the given-up ones once it expired max_expiries
+  // times. Call it before the other methods that take a time, so they see
+  // the queue as of `now`.
   void Expire(absl::Time now);
+
+  // The classes given up since the last call, with how many times each
+  // one's lease expired. They stay pending until Settled (the store wrote
+  // their verdicts) or Unsettle (it could not: they are given up again).
+  std::vector<std::pair<std::string, int>> TakeGivenUp();
+  void Settled(const std::string& fingerprint);
+  void Unsettle(const std::vector<std::pair<std::string, int>>& classes);
 
   // A reserved class as the store read it: what its pairs' verdicts must be about.
   struct ReadClass {
@@ -98,17 +113,27 @@ class LeaseQueue {
 
   int64_t total() const { return total_; }
   int64_t verified() const { return verified_; }
-  // Reserved classes count as pending: they are being read for a lease.
-  int64_t pending() const { return static_cast<int64_t>(pending_.size()) + reserved_; }
+  // Reserved and given-up classes count as pending: they are being read
+  // for a lease, or their verdicts written.
+  int64_t pending() const {
+    return static_cast<int64_t>(pending_.size() + given_up_.size()) + reserved_ + settling_;
+  }
   int64_t leased() const { return static_cast<int64_t>(leases_.size()); }
-  // Some class is still waiting for a lease, being read for one, or held under one.
-  bool HasWork() const { return !pending_.empty() || reserved_ > 0 || !leases_.empty(); }
+  // Some class is still waiting for a lease, being read for one, held under
+  // one, or given up and not yet settled.
+  bool HasWork() const {
+    return !pending_.empty() || reserved_ > 0 || !leases_.empty() || !given_up_.empty() || settling_ > 0;
+  }
 
  private:
   std::string job_id_;  // the first part of every lease id
   std::deque<std::string> pending_;      // fingerprints
   std::map<std::string, Lease> leases_;  // lease id -> lease
   int64_t reserved_ = 0;                 // taken by Reserve, not yet granted or put back
+  int max_expiries_ = 0;
+  std::map<std::string, int> expiries_;  // fingerprint -> expiries so far (classes that had one)
+  std::vector<std::pair<std::string, int>> given_up_;  // not yet taken
+  int64_t settling_ = 0;                                // taken, not yet settled
   int64_t total_ = 0;
   int64_t verified_ = 0;
   int64_t* next_lease_number_;

@@ -237,5 +237,71 @@ TEST(LeaseQueue, CompletingALeaseCountsItsClassOnce) {
   EXPECT_FALSE(queue.HasWork());
 }
 
+TEST(LeaseQueue, AClassWhoseLeaseExpiresTooOftenIsGivenUpNotLeasedAgain) {
+  int64_t next = 1;
+  LeaseQueue queue("job", {"a", "b"}, 0, &next, /*max_expiries=*/2);
+  absl::Time now = kNow;
+  // a's first lease expires: it is first in line again.
+  auto first = GrantRead(queue, "w", 1, now);
+  ASSERT_EQ(first[0].fingerprint, "a");
+  now += 2 * kMinute;
+  queue.Expire(now);
+  EXPECT_TRUE(queue.TakeGivenUp().empty());
+  auto second = GrantRead(queue, "w", 1, now);
+  ASSERT_EQ(second[0].fingerprint, "a");
+  // The second expiry gives it up: b is leased next, a never again.
+  now += 2 * kMinute;
+  queue.Expire(now);
+  EXPECT_EQ(queue.pending(), 2);  // b, and a until it is settled
+  EXPECT_TRUE(queue.HasWork());
+  auto third = GrantRead(queue, "w", 2, now);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0].fingerprint, "b");
+  ASSERT_TRUE(queue.Complete(third[0].lease_id).ok());
+
+  // Taken once; a store that could not write it puts it back, to take again.
+  auto given_up = queue.TakeGivenUp();
+  ASSERT_EQ(given_up.size(), 1u);
+  EXPECT_EQ(given_up[0], (std::pair<std::string, int>("a", 2)));
+  EXPECT_TRUE(queue.TakeGivenUp().empty());
+  EXPECT_TRUE(queue.HasWork());
+  queue.Unsettle(given_up);
+  given_up = queue.TakeGivenUp();
+  ASSERT_EQ(given_up.size(), 1u);
+  queue.Settled("a");
+  EXPECT_EQ(queue.verified(), queue.total());
+  EXPECT_EQ(queue.pending(), 0);
+  EXPECT_FALSE(queue.HasWork());
+}
+
+TEST(LeaseQueue, WithoutALimitAClassIsLeasedAgainAfterEveryExpiry) {
+  int64_t next = 1;
+  LeaseQueue queue("job", {"a"}, 0, &next);
+  absl::Time now = kNow;
+  for (int i = 0; i < 10; ++i) {
+    auto granted = GrantRead(queue, "w", 1, now);
+    ASSERT_EQ(granted.size(), 1u) << "expiry " << i;
+    now += 2 * kMinute;
+    queue.Expire(now);
+    EXPECT_TRUE(queue.TakeGivenUp().empty());
+  }
+}
+
+TEST(LeaseQueue, ACompletedClassStartsItsExpiryCountAfresh) {
+  // Counts are per class and only of expiries in a row before its verdict:
+  // a class completed after one expiry leaves nothing behind.
+  int64_t next = 1;
+  LeaseQueue queue("job", {"a", "b"}, 0, &next, /*max_expiries=*/2);
+  auto first = GrantRead(queue, "w", 2, kNow);
+  queue.Expire(kNow + 2 * kMinute);
+  auto again = GrantRead(queue, "w", 2, kNow + 2 * kMinute);
+  ASSERT_EQ(again.size(), 2u);
+  ASSERT_TRUE(queue.Complete(again[0].lease_id).ok());
+  queue.Expire(kNow + 4 * kMinute);  // the other class's second expiry
+  auto given_up = queue.TakeGivenUp();
+  ASSERT_EQ(given_up.size(), 1u);
+  EXPECT_EQ(given_up[0].first, again[1].fingerprint);
+}
+
 }  // namespace
 }  // namespace taso::rules_db

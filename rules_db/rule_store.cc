@@ -183,9 +183,11 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   // start, and its rules are derived when the job finishes, like the rest.
   std::deque<std::string> pending;
   int64_t verified = 0;
-  std::string ignored;
+  int64_t given_up = 0;
+  std::string marker;
   absl::Status listed = hash_store_->ForEachClass(job_id, [&](const std::string& fp, const CandidateClass& c) {
-    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, *prefix + fp, &ignored);
+    rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, *prefix + fp, &marker);
+    if (s.ok() && ClassEndOf(marker) == ClassEnd::kGivenUp) ++given_up;
     if (s.ok() || (s.IsNotFound() && options_.renaming_prover && NothingToLease(c))) {
       ++verified;
     } else if (s.IsNotFound()) {
@@ -198,8 +200,10 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   if (!listed.ok()) return listed;
   auto queue = std::make_unique<JobQueue>(JobQueue{
       *prefix, static_cast<int>(job->max_ops()), std::move(*spec),
-      LeaseQueue(job_id, std::move(pending), verified, &next_lease_number_)});
+      LeaseQueue(job_id, std::move(pending), verified, &next_lease_number_,
+                 options_.pair_rule ? options_.max_lease_expiries : 0)});
   JobQueue* raw = queue.get();
+  raw->given_up = given_up;
   queues_[job_id] = std::move(queue);
   if (raw->leases.verified() == raw->leases.total() && job->state() != JOB_STATE_DONE) {
     StartFinish(job_id, *raw, Progress(*raw));  // a restart after the last verdict
@@ -215,6 +219,7 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
   std::string job_id;
   JobQueue* queue = nullptr;  // never freed while the store is open
   std::vector<std::string> reserved;
+  std::vector<std::pair<std::string, int>> given_up;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto picked = PickJob(request.job_id());
@@ -230,7 +235,28 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
     if (!queue->verifying && queue->leases.pending() > 0) {
       if (absl::Status s = PersistProgress(job_id, *queue); !s.ok()) return s;
     }
+    // Taken with the reserved classes: nothing returns before both are
+    // settled or put back.
+    given_up = queue->leases.TakeGivenUp();
     reserved = queue->leases.Reserve(wanted);
+  }
+  if (!given_up.empty()) {
+    // Ended here, outside the lock like the reads below; the class that
+    // completes the job may be one of them.
+    size_t done = 0;
+    absl::Status s = GiveUpClasses(job_id, *queue, given_up, done);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < done; ++i) queue->leases.Settled(given_up[i].first);
+    queue->given_up += static_cast<int64_t>(done);
+    if (!s.ok()) {
+      queue->leases.Unsettle({given_up.begin() + static_cast<std::ptrdiff_t>(done), given_up.end()});
+      queue->leases.Unreserve(reserved);
+      return s;
+    }
+    if (queue->leases.verified() == queue->leases.total()) {
+      StartFinish(job_id, *queue, Progress(*queue));
+      return LeaseCandidatesResponse();
+    }
   }
   // Each class is read as it is leased, outside the lock (the spec does not
   // change once loaded): its verdicts are checked against the store's copy,

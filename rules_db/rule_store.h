@@ -101,6 +101,15 @@ struct RuleStoreOptions {
   // job's classes are verified; those pairs are not leased. A pair it derives
   // nothing for is proved by the checker. Unset: every pair is leased.
   records::RenamingProver renaming_prover;
+  // A class whose lease expired this many times without a report (each
+  // verifier holding it died, stalled in a proof or was stopped) is given up:
+  // the store stores its unreported pairs TIMEOUT (rejected ones
+  // REJECTED_PRECHECK), with the reason, and counts it in
+  // Verification.classes_given_up, so one class no verifier gets through
+  // does not hold up the job. 0, or no pair_rule to write its rules: every
+  // class is leased again after every expiry.
+  int max_lease_expiries = 3;
+  records::PairRule pair_rule;
   // Prunes each finished job's proved rules. Unset: jobs end unpruned, and
   // say so.
   RulePruner pruner;
@@ -199,6 +208,7 @@ class RuleStore {
     LeaseQueue leases;
     absl::Time started = absl::InfinitePast();
     bool verifying = false;                      // the job's state says so
+    int64_t given_up = 0;                        // classes ended by GiveUpClasses
     absl::Time persisted = absl::InfinitePast();  // progress last written
   };
 
@@ -225,6 +235,11 @@ class RuleStore {
   // stored before the job is pruned; counted in `v`.
   absl::Status ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
+  // Stores the verdicts of classes the lease queue gave up (max_lease_expiries)
+  // and their verified markers, one write a class; `done` counts those
+  // written. Called without mu_.
+  absl::Status GiveUpClasses(const std::string& job_id, const JobQueue& queue,
+                             const std::vector<std::pair<std::string, int>>& classes, size_t& done);
   // A verdict reported PROVED, proved again by the checker: `rule` becomes
   // the check's (its TIMEOUT or UNKNOWN included); a refutation or other
   // side conditions are InvalidArgument. Called without mu_.
@@ -272,6 +287,14 @@ class RuleStore {
   // Provenance of a rule the store proved itself, in place of a verifier
   // worker's id.
   static constexpr char kStoreCheckerId[] = "taso_rules_db";
+  // How a class with a verified marker ended, as the marker's value says:
+  // reported by verifiers (an empty value, as markers always were), or given
+  // up (one byte). Part of the on-disk format.
+  enum class ClassEnd : char { kReported = 0, kGivenUp = 1 };
+  static ClassEnd ClassEndOf(const std::string& marker) {
+    return !marker.empty() && marker[0] == static_cast<char>(ClassEnd::kGivenUp) ? ClassEnd::kGivenUp
+                                                                                 : ClassEnd::kReported;
+  }
 
   GraphHashStore* hash_store_;
   RuleStoreOptions options_;

@@ -157,6 +157,7 @@ Verification RuleStore::Progress(const JobQueue& queue) {
   Verification v;
   v.set_classes_total(queue.leases.total());
   v.set_classes_verified(queue.leases.verified());
+  v.set_classes_given_up(queue.given_up);
   if (queue.started != absl::InfinitePast()) v.set_wall_seconds(absl::ToDoubleSeconds(absl::Now() - queue.started));
   return v;
 }

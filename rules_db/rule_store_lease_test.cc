@@ -1,6 +1,7 @@
 // The rule store's leases under concurrent workers: the store reads the
 // classes it leases outside its lock, and still gives each class to exactly
 // one worker, and finishes the job once all of them are reported.
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -8,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rules_db/rule_store.h"
 #include "rules_db/test_util.h"
@@ -85,6 +88,86 @@ TEST(RuleStoreLeases, WorkersLeasingAtOnceGetEachClassExactlyOnce) {
   EXPECT_EQ(done->state(), JOB_STATE_DONE);
   EXPECT_EQ(done->verification().classes_verified(), job.candidate_classes());
   EXPECT_GT(done->verification().rules_proved(), 0);
+}
+
+// A class every verifier dies or stalls on: its lease expires twice without
+// a report, and the store gives it up instead of leasing it a third time.
+// Its pairs are stored TIMEOUT with the reason, the rest of the job is
+// verified as usual, and a restarted store still counts the class.
+TEST(RuleStoreLeases, AClassWhoseLeaseKeepsExpiringIsGivenUpAndTheJobStillFinishes) {
+  auto store = OpenStore(TempDir("given_up"));
+  ASSERT_NE(store, nullptr);
+  const Job job = RunJob(*store, SmallSpec(kSize), "j");
+  ASSERT_GT(job.candidate_classes(), 3);
+  auto checker_prover = verifier::Prover::Create();
+  ASSERT_TRUE(checker_prover.ok()) << checker_prover.status();
+  RuleStoreOptions options;
+  options.checker = [&](rules::Rule& rule) {
+    return verifier::VerifyClaim(**checker_prover, verifier::SolverName(), rule);
+  };
+  options.pruner = verifier::PruneRules;
+  options.pair_rule = verifier::RuleOfPair;
+  options.max_lease_expiries = 2;
+  auto rules = std::make_unique<RuleStore>(store.get(), options);
+
+  // Leased twice for a millisecond, never reported.
+  auto first = rules->LeaseCandidates(LeaseRequest("dies", 1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->leases_size(), 1);
+  const Lease stuck = first->leases(0);
+  const std::string stuck_class = stuck.lease_id().substr(0, stuck.lease_id().rfind('/'));
+  absl::SleepFor(absl::Milliseconds(5));
+  auto second = rules->LeaseCandidates(LeaseRequest("dies", 1));
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_EQ(second->leases_size(), 1);
+  EXPECT_EQ(second->leases(0).lease_id().substr(0, stuck_class.size() + 1), stuck_class + "/")
+      << "an expired class is first in line again";
+  absl::SleepFor(absl::Milliseconds(5));
+
+  // An honest worker verifies the rest, across a store restart; it is never
+  // handed the given-up class.
+  auto prover = verifier::Prover::Create();
+  ASSERT_TRUE(prover.ok()) << prover.status();
+  int reported = 0;
+  while (true) {
+    if (reported == 2) rules = std::make_unique<RuleStore>(store.get(), options);  // a restart
+    auto leases = rules->LeaseCandidates(LeaseRequest("honest"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    const Lease& l = leases->leases(0);
+    ASSERT_NE(l.lease_id().substr(0, stuck_class.size() + 1), stuck_class + "/") << "the given-up class was leased";
+    auto reply = rules->ReportVerdicts(Verify(l, "honest", **prover, kSize));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    ASSERT_TRUE(reply->accepted());
+    ++reported;
+  }
+  EXPECT_EQ(reported, job.candidate_classes() - 1);
+  rules->WaitForFinishes();
+  auto done = store->GetJob("j");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), JOB_STATE_DONE);
+  EXPECT_EQ(done->verification().classes_verified(), job.candidate_classes());
+  EXPECT_EQ(done->verification().classes_given_up(), 1) << "counted from its marker after the restart";
+  EXPECT_GE(done->verification().rules_timeout() + done->verification().rules_rejected_precheck(),
+            stuck.candidate_class().pairs_size());
+
+  auto spec = records::SpecFromProto(SmallSpec(kSize));
+  ASSERT_TRUE(spec.ok());
+  for (const CandidatePair& pair : stuck.candidate_class().pairs()) {
+    auto body = verifier::RuleOfPair(*spec, stuck.candidate_class(), pair);
+    ASSERT_TRUE(body.ok()) << body.status();
+    auto id = RuleId(*body);
+    ASSERT_TRUE(id.ok()) << id.status();
+    auto rule = rules->GetRule(*id);
+    ASSERT_TRUE(rule.ok()) << rule.status();
+    EXPECT_EQ(rule->provenance().job_id(), "j");
+    if (pair.rejected()) {
+      EXPECT_EQ(rule->status(), rules::RULE_STATUS_REJECTED_PRECHECK);
+    } else {
+      EXPECT_EQ(rule->status(), rules::RULE_STATUS_TIMEOUT);
+      EXPECT_THAT(rule->status_detail(), ::testing::HasSubstr("expired 2 times without a report"));
+    }
+  }
 }
 
 }  // namespace

@@ -68,6 +68,13 @@ rules::Rule RuleFromGraphs(const CandidateGraphs& graphs) {
   return rule;
 }
 
+absl::StatusOr<rules::Rule> RuleOfPair(const records::Spec& spec, const rules_db::CandidateClass& candidate_class,
+                                       const rules_db::CandidatePair& pair) {
+  auto graphs = DecodeCandidate(spec, candidate_class, pair);
+  if (!graphs.ok()) return graphs.status();
+  return RuleFromGraphs(*graphs);
+}
+
 void ApplyProofResult(const ProofResult& result, const std::string& solver, const std::string& axiom_set_version,
                       rules::Rule& rule) {
   switch (result.outcome) {

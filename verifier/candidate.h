@@ -34,6 +34,10 @@ absl::StatusOr<CandidateGraphs> DecodeCandidate(const records::Spec& spec,
 // uses, with its type), both graphs and the output pairs; no status yet.
 rules::Rule RuleFromGraphs(const CandidateGraphs& graphs);
 
+// DecodeCandidate, then RuleFromGraphs (records::PairRule).
+absl::StatusOr<rules::Rule> RuleOfPair(const records::Spec& spec, const rules_db::CandidateClass& candidate_class,
+                                       const rules_db::CandidatePair& pair);
+
 // Sets a rule's status and proof fields from a proof result.
 void ApplyProofResult(const ProofResult& result, const std::string& solver, const std::string& axiom_set_version,
                       rules::Rule& rule);

@@ -98,6 +98,13 @@ Prover::~Prover() = default;
 
 const std::string& Prover::axiom_set_version() const { return impl_->version; }
 
+double Prover::SecondsInQuery() const {
+  const int64_t started = query_started_ns_;
+  if (started == 0) return 0;
+  const int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::duration(now - started)).count();
+}
+
 namespace {
 
 // Freed memory back to the system: tcmalloc's call when the binary links it,
@@ -217,6 +224,11 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
     std::vector<std::string> attempts;
     for (const auto& chosen : stages) {
       const bool everything = chosen.size() == all.size();
+      query_started_ns_ = std::chrono::steady_clock::now().time_since_epoch().count();
+      struct QueryEnd {
+        std::atomic<int64_t>& started;
+        ~QueryEnd() { started = 0; }  // a Z3 exception too
+      } query_end{query_started_ns_};
       Impl::Attempt a = m.Check(chosen, goal_negated, everything ? m.options.rlimit : m.options.relevant_rlimit);
       const std::string label = everything ? "all axioms"
                                 : absl::StrCat(chosen.size(), only != nullptr ? " claimed axioms" : " relevant axioms");

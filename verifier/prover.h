@@ -10,6 +10,7 @@
 #ifndef TASO_VERIFIER_PROVER_H_
 #define TASO_VERIFIER_PROVER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -104,6 +105,11 @@ class Prover {
   // (ProverOptions::renew_above_mib).
   int64_t renewals() const { return renewals_; }
 
+  // How long the Z3 query running now has run, in seconds; 0 when none is.
+  // Safe to call from another thread (a watchdog: Z3 does not check its
+  // limits everywhere, so a query can run far past them).
+  double SecondsInQuery() const;
+
  private:
   struct Impl;
   explicit Prover(std::unique_ptr<Impl> impl);
@@ -120,6 +126,7 @@ class Prover {
                                         const std::vector<std::string>* only = nullptr);
   std::unique_ptr<Impl> impl_;
   int64_t renewals_ = 0;
+  std::atomic<int64_t> query_started_ns_{0};  // steady clock; 0: no query running
 };
 
 }  // namespace taso::verifier

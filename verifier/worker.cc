@@ -1,6 +1,8 @@
 #include "verifier/worker.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "grpcpp/grpcpp.h"
 #include "net/grpc_status.h"
@@ -17,6 +20,7 @@
 #include "records/spec.h"
 #include "records/store_shards.h"
 #include "verifier/candidate.h"
+#include "verifier/stall_watchdog.h"
 
 namespace taso::verifier {
 namespace {
@@ -45,6 +49,10 @@ class Worker {
   absl::Status Run() {
     std::vector<std::thread> threads;
     std::vector<absl::Status> results(std::max(1, options_.threads));
+    if (options_.stall_after > absl::ZeroDuration()) {
+      watchdog_ = std::make_unique<StallWatchdog>(static_cast<int>(results.size()), options_.stall_after,
+                                                  [this](const StallWatchdog::Stall& stall) { OnStall(stall); });
+    }
     for (size_t t = 0; t < results.size(); ++t) {
       threads.emplace_back([this, t, &results] { results[t] = Loop(static_cast<int>(t)); });
     }
@@ -58,6 +66,30 @@ class Worker {
  private:
   void Log(const std::string& line) {
     if (options_.log) options_.log(line);
+  }
+
+  void OnStall(const StallWatchdog::Stall& stall) {
+    const std::string message = absl::StrFormat(
+        "a Z3 query of thread %d has run %.0f s, past the %s stall limit (--stall_s), though its own limits are %d "
+        "resource units and %d ms (Z3 does not check them everywhere); it had in hand %s. The verifier ends so that "
+        "its leases expire and their classes go to another verifier; the store gives a class up after its lease "
+        "expired --max_lease_expiries times",
+        stall.slot, stall.seconds, absl::FormatDuration(options_.stall_after), options_.prover.rlimit,
+        options_.prover.timeout_ms, stall.work.empty() ? "no class" : stall.work);
+    if (options_.on_stall) return options_.on_stall(message);
+    if (options_.log) {
+      Log(message);
+    } else {
+      std::fprintf(stderr, "%s\n", message.c_str());  // quiet or not, the reason the process ends
+    }
+    std::_Exit(kStalledExitCode);
+  }
+
+  // What thread `thread` has in hand, for a stall's message.
+  void Describe(int thread, const rules_db::Lease& lease, const rules_db::CandidatePair& pair) {
+    if (!watchdog_) return;
+    watchdog_->Describe(thread, absl::StrCat("lease ", lease.lease_id(), ", pair (", pair.source_member(), ", ",
+                                             pair.target_member(), ")"));
   }
 
   absl::StatusOr<const records::Spec*> SpecFor(const Shard& shard, const std::string& job_id) {
@@ -90,6 +122,14 @@ class Worker {
   absl::Status Loop(int thread) {
     auto prover = Prover::Create(options_.prover);
     if (!prover.ok()) return prover.status();
+    struct Watched {
+      StallWatchdog* watchdog;
+      int slot;
+      ~Watched() {
+        if (watchdog != nullptr) watchdog->Watch(slot, nullptr);  // before the prover goes
+      }
+    } watched{watchdog_.get(), thread};
+    if (watchdog_) watchdog_->Watch(thread, [p = prover->get()] { return p->SecondsInQuery(); });
     const std::string worker_id = absl::StrCat(options_.worker_id, "/", thread);
     size_t next = static_cast<size_t>(thread) % shards_.size();
     while (!Stopping()) {
@@ -121,7 +161,7 @@ class Worker {
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
           const int64_t renewals_before = (*prover)->renewals();
-          auto report = VerifyClass(**prover, shard, worker_id, lease);
+          auto report = VerifyClass(**prover, shard, worker_id, lease, thread);
           counters_.prover_renewals += (*prover)->renewals() - renewals_before;
           if (!report.ok()) return report.status();
           if (report->has_value()) finished.push_back(**std::move(report));
@@ -169,7 +209,8 @@ class Worker {
   // the class went to another worker).
   absl::StatusOr<std::optional<rules_db::ReportVerdictsRequest>> VerifyClass(Prover& prover, Shard& shard,
                                                                              const std::string& worker_id,
-                                                                             const rules_db::Lease& lease) {
+                                                                             const rules_db::Lease& lease,
+                                                                             int thread) {
     const rules_db::CandidateClass& c = lease.candidate_class();
     auto spec = SpecFor(shard, c.job_id());
     if (!spec.ok()) return spec.status();
@@ -181,6 +222,7 @@ class Worker {
       rules_db::PairVerdict* v = report.add_verdicts();
       v->set_source_member(pair.source_member());
       v->set_target_member(pair.target_member());
+      Describe(thread, lease, pair);
       auto graphs = DecodeCandidate(**spec, c, pair);
       if (!graphs.ok()) {
         // A class this worker cannot read is a store or version bug: say so.
@@ -278,6 +320,7 @@ class Worker {
   std::mutex mu_;
   std::map<std::string, records::Spec> specs_;
   std::atomic<bool> report_classes_{true};  // false once a store answers ReportClasses UNIMPLEMENTED
+  std::unique_ptr<StallWatchdog> watchdog_;  // declared last: stopped before the rest goes
 };
 
 }  // namespace

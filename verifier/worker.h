@@ -37,7 +37,20 @@ struct VerifierWorkerOptions {
   // the run returns ok. Classes leased but not started are left to expire
   // and be leased again.
   std::function<bool()> stop;
+  // A Z3 query that runs longer than this stalls the verifier (zero: no
+  // watchdog; stall_watchdog.h). on_stall is then called once, from the
+  // watchdog's thread, with a message naming the class and pair in hand.
+  // Unset, it logs the message and ends the process with kStalledExitCode:
+  // a thread inside Z3 cannot be stopped, and the worker's leases must
+  // expire so that their classes go to another verifier (or, after
+  // expiring too often, are given up by the store).
+  absl::Duration stall_after = absl::Seconds(60);
+  std::function<void(const std::string&)> on_stall;
 };
+
+// The exit code of a verifier ended by its stall watchdog (EX_TEMPFAIL):
+// its supervisor starts it again without counting a failure.
+inline constexpr int kStalledExitCode = 75;
 
 struct VerifierCounters {
   std::atomic<int64_t> classes{0};

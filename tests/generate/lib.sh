@@ -40,11 +40,13 @@ dump() {
 }
 
 # start_store DIR [PORT]: starts a store, sets STORE_PID and STORE_PORT.
-# STORE_ENV, if set, is environment (NAME=VALUE ...) for the store alone.
+# STORE_ENV, if set, is environment (NAME=VALUE ...) for the store alone;
+# STORE_FLAGS, more flags for it.
 start_store() {
   local dir=$1 port=${2:-0}
   rm -f "$dir.port"
   env ${STORE_ENV:-} "$STORE_BIN" --db "$dir" --listen "127.0.0.1:$port" --port_file "$dir.port" --write_buffer_mb 8 \
+    ${STORE_FLAGS:-} \
     >>"$dir.log" 2>&1 &
   STORE_PID=$!
   for _ in $(seq 1 300); do

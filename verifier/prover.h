@@ -104,6 +104,8 @@ class Prover {
   // How many times this prover started over with a fresh context
   // (ProverOptions::renew_above_mib).
   int64_t renewals() const { return renewals_; }
+  // How many Z3 queries this prover has made (each stage of each attempt).
+  int64_t queries() const { return queries_; }
 
   // How long the Z3 query running now has run, in seconds; 0 when none is.
   // Safe to call from another thread (a watchdog: Z3 does not check its
@@ -126,6 +128,7 @@ class Prover {
                                         const std::vector<std::string>* only = nullptr);
   std::unique_ptr<Impl> impl_;
   int64_t renewals_ = 0;
+  int64_t queries_ = 0;
   std::atomic<int64_t> query_started_ns_{0};  // steady clock; 0: no query running
 };
 

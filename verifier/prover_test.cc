@@ -222,6 +222,22 @@ TEST_F(ProverTest, ChannelConcatLawNeedsDenseConvolutions) {
   EXPECT_NE(Prove(depthwise_a, depthwise_b).outcome, ProofOutcome::kProved);
 }
 
+TEST_F(ProverTest, AFactTheProofNeedsIsTriedOpenOnce) {
+  // Average pooling is a depthwise convolution with the pooling kernel: the
+  // law needs the group count, the convolution's only openable fact. Opening
+  // every fact opens just that one, so it is one attempt, not two alike.
+  G a, b;
+  a.Out(a.Op(OpKind::kPoolAvg, {a.In("i1", {2, 4, 5, 5})}, Kernel(3, 3)));
+  b.Out(b.Op(OpKind::kConv2D, {b.In("i1", {2, 4, 5, 5}), b.Op(OpKind::kConstPool, {}, ShapeParam({4, 1, 3, 3}))},
+             OpParams{}));
+  const int64_t before = prover_->queries();
+  ProofResult r = Prove(a, b);
+  EXPECT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
+  EXPECT_EQ(DescribeConditions(r.conditions.target), "const_pool(4,1,3,3) conv2d(1,1,0,0,4)");
+  // The proof (relevant axioms), then the groups opened: relevant axioms, all.
+  EXPECT_EQ(prover_->queries() - before, 3);
+}
+
 TEST_F(ProverTest, WrongAxiomMakesAFalseRuleProvable) {
   // Why axioms are validated: with "relu is additive" added, relu(x+y) =
   // relu(x)+relu(y) goes through; without it, it does not.

@@ -24,6 +24,15 @@ namespace {
 
 constexpr int kSize = 3;
 
+// A store that proves reported claims again with `prover` and prunes, as
+// taso_rules_db runs it.
+RuleStoreOptions CheckingOptions(verifier::Prover& prover) {
+  RuleStoreOptions options;
+  options.checker = [&prover](rules::Rule& rule) { return verifier::VerifyClaim(prover, verifier::SolverName(), rule); };
+  options.pruner = verifier::PruneRules;
+  return options;
+}
+
 TEST(RuleStoreLeases, WorkersLeasingAtOnceGetEachClassExactlyOnce) {
   auto store = OpenStore(TempDir("concurrent_leases"));
   ASSERT_NE(store, nullptr);
@@ -31,11 +40,7 @@ TEST(RuleStoreLeases, WorkersLeasingAtOnceGetEachClassExactlyOnce) {
   ASSERT_GT(job.candidate_classes(), 20) << "enough classes for the workers to race for";
   auto checker_prover = verifier::Prover::Create();
   ASSERT_TRUE(checker_prover.ok()) << checker_prover.status();
-  RuleStoreOptions options;
-  options.checker = [&](rules::Rule& rule) {
-    return verifier::VerifyClaim(**checker_prover, verifier::SolverName(), rule);
-  };
-  options.pruner = verifier::PruneRules;
+  RuleStoreOptions options = CheckingOptions(**checker_prover);
   RuleStore rules(store.get(), options);
 
   // Four workers lease three classes at a time until none is left.
@@ -101,11 +106,7 @@ TEST(RuleStoreLeases, AClassWhoseLeaseKeepsExpiringIsGivenUpAndTheJobStillFinish
   ASSERT_GT(job.candidate_classes(), 3);
   auto checker_prover = verifier::Prover::Create();
   ASSERT_TRUE(checker_prover.ok()) << checker_prover.status();
-  RuleStoreOptions options;
-  options.checker = [&](rules::Rule& rule) {
-    return verifier::VerifyClaim(**checker_prover, verifier::SolverName(), rule);
-  };
-  options.pruner = verifier::PruneRules;
+  RuleStoreOptions options = CheckingOptions(**checker_prover);
   options.pair_rule = verifier::RuleOfPair;
   options.max_lease_expiries = 2;
   auto rules = std::make_unique<RuleStore>(store.get(), options);

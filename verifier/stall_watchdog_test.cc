@@ -39,8 +39,8 @@ TEST(StallWatchdog, ReportsTheFirstSlotPastTheLimitOnceWithWhatItHadInHand) {
     quick = 0.05;  // under the limit
     absl::SleepFor(absl::Milliseconds(300));
     EXPECT_EQ(stalls.size(), 0u);
-    slow = 0.5;
-    quick = 0.7;  // both past it: one report, the lowest slot looked at first
+    quick = 0.7;  // first, so that any look sees it past the limit
+    slow = 0.5;   // both past it: one report, of the lowest slot, looked at first
     for (int i = 0; i < 200 && stalls.size() == 0; ++i) absl::SleepFor(absl::Milliseconds(10));
     absl::SleepFor(absl::Milliseconds(200));
   }

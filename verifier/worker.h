@@ -44,7 +44,10 @@ struct VerifierWorkerOptions {
   // a thread inside Z3 cannot be stopped, and the worker's leases must
   // expire so that their classes go to another verifier (or, after
   // expiring too often, are given up by the store).
-  absl::Duration stall_after = absl::Seconds(60);
+  // Five minutes, thirty times the 10-s timeout: a size-4 run on glibc had
+  // a query run past one minute twice and then get through; the stalls
+  // this is for ran over five.
+  absl::Duration stall_after = absl::Minutes(5);
   std::function<void(const std::string&)> on_stall;
 };
 

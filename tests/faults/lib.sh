@@ -56,3 +56,18 @@ wait_for_line() {
   done
   return 1
 }
+
+# reference_job: a size-3 job ("job") of TASO's default spec generated in
+# $WORK/gen, and a copy of it verified undisturbed in $WORK/ref: its --json
+# report in $WORK/ref.json, every rule in $WORK/ref.rules (what a disturbed
+# run is compared with).
+reference_job() {
+  "$TASO" generate --max-ops 3 --shards 2 --db "$WORK/gen" --job job >/dev/null 2>"$WORK/gen.err" ||
+    fail "generation: $(cat "$WORK/gen.err")"
+  cp -r "$WORK/gen" "$WORK/ref"
+  "$TASO" verify --db "$WORK/ref" --json >"$WORK/ref.json" 2>"$WORK/ref.err" ||
+    fail "reference verify: $(cat "$WORK/ref.err")"
+  "$TASO" rules list --db "$WORK/ref" --status "$ALL_RULE_STATUSES" >"$WORK/ref.rules" ||
+    fail "listing the reference rules"
+  check "undisturbed: $(json_field "$WORK/ref.json" proved) proved, $(wc -l <"$WORK/ref.rules") rules"
+}

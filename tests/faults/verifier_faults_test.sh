@@ -9,13 +9,8 @@ source tests/generate/lib.sh
 source tests/faults/lib.sh
 VERIFIER_BIN="$PWD/bin/taso_verifier"
 
-"$TASO" generate --max-ops 3 --shards 2 --db "$WORK/gen" --job job >/dev/null 2>"$WORK/gen.err" ||
-  fail "generation: $(cat "$WORK/gen.err")"
-cp -r "$WORK/gen" "$WORK/ref"
+reference_job
 mv "$WORK/gen" "$WORK/dist"
-"$TASO" verify --db "$WORK/ref" --json >"$WORK/ref.json" 2>"$WORK/ref.err" || fail "reference verify: $(cat "$WORK/ref.err")"
-"$TASO" rules list --db "$WORK/ref" --status "$ALL_RULE_STATUSES" >"$WORK/ref.rules" || fail "listing the reference rules"
-check "undisturbed: $(json_field "$WORK/ref.json" proved) proved, $(wc -l <"$WORK/ref.rules") rules"
 
 # classes_verified ADDR: how many classes of the job have verdicts.
 classes_verified() {

@@ -273,12 +273,10 @@ absl::StatusOr<LeaseCandidatesResponse> RuleStore::LeaseCandidates(const LeaseCa
     }
     // Pairs of a form already leased are derived when the job finishes
     // (ProveRenamings): a verdict about one is refused as not leased.
-    if (options_.renaming_prover) {
-      auto* pairs = c->mutable_pairs();
-      pairs->erase(std::remove_if(pairs->begin(), pairs->end(),
-                                  [](const CandidatePair& p) { return !p.renaming_of().empty(); }),
-                   pairs->end());
-    }
+    auto* candidates = c->mutable_pairs();
+    candidates->erase(
+        std::remove_if(candidates->begin(), candidates->end(), [this](const CandidatePair& p) { return !Leased(p); }),
+        candidates->end());
     auto pairs = ExpectedPairsOf(queue->spec, *c);
     if (!pairs.ok()) {
       error = pairs.status();

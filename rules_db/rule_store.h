@@ -133,6 +133,11 @@ struct RuleStoreOptions {
 // A rule's id (records/rule_id.h), as the store files it.
 using records::RuleId;
 
+// A proved rule's status: PROVED, or PRUNED (proved, and implied by another).
+inline bool IsProvedStatus(rules::RuleStatus status) {
+  return status == rules::RULE_STATUS_PROVED || status == rules::RULE_STATUS_PRUNED;
+}
+
 class RuleStore {
  public:
   RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options = {});
@@ -235,6 +240,10 @@ class RuleStore {
   // stored before the job is pruned; counted in `v`.
   absl::Status ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
+  // Whether a lease covers `pair`: not when its verdict is derived from an
+  // earlier form's at the end (renaming_prover, CandidatePair.renaming_of).
+  // A given-up class gets verdicts for the same pairs.
+  bool Leased(const CandidatePair& pair) const { return !options_.renaming_prover || pair.renaming_of().empty(); }
   // Stores the verdicts of classes the lease queue gave up (max_lease_expiries)
   // and their verified markers, one write a class; `done` counts those
   // written. Called without mu_.

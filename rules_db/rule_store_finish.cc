@@ -132,7 +132,7 @@ absl::Status RuleStore::DeriveClass(const Families& f, const std::string& job_id
         rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
       } else {
         // The other rule's axioms as the claim: the check tries them first.
-        if (other.status() == rules::RULE_STATUS_PROVED || other.status() == rules::RULE_STATUS_PRUNED) {
+        if (IsProvedStatus(other.status())) {
           rule.set_status(rules::RULE_STATUS_PROVED);
           *rule.mutable_proof() = other.proof();
         }

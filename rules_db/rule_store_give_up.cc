@@ -21,10 +21,6 @@ bool HasVerdict(const rules::Rule& rule) {
   return rule.status() != rules::RULE_STATUS_UNSPECIFIED && rule.status() != rules::RULE_STATUS_CANDIDATE;
 }
 
-bool IsProved(const rules::Rule& rule) {
-  return rule.status() == rules::RULE_STATUS_PROVED || rule.status() == rules::RULE_STATUS_PRUNED;
-}
-
 }  // namespace
 
 absl::Status RuleStore::GiveUpClasses(const std::string& job_id, const JobQueue& queue,
@@ -40,7 +36,7 @@ absl::Status RuleStore::GiveUpClasses(const std::string& job_id, const JobQueue&
     for (const CandidatePair& pair : c->pairs()) {
       // Pairs of a form leased elsewhere get their verdicts when the job
       // finishes, from that form's first pair (as if this class were reported).
-      if (options_.renaming_prover && !pair.renaming_of().empty()) continue;
+      if (!Leased(pair)) continue;
       auto rule = options_.pair_rule(queue.spec, *c, pair);
       if (!rule.ok()) {
         return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", rule.status().message()));
@@ -51,7 +47,7 @@ absl::Status RuleStore::GiveUpClasses(const std::string& job_id, const JobQueue&
       // A verdict a partial report stored stays; so does a proof another
       // job found for the same rule (a proved rule is never demoted).
       if (auto stored = GetRule(*id); stored.ok()) {
-        if (HasVerdict(*stored) && (stored->provenance().job_id() == job_id || IsProved(*stored))) continue;
+        if (HasVerdict(*stored) && (stored->provenance().job_id() == job_id || IsProvedStatus(stored->status()))) continue;
       } else if (!absl::IsNotFound(stored.status())) {
         return stored.status();
       }

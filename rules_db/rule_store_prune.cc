@@ -17,10 +17,6 @@ namespace {
 constexpr int kMaxRulesPerGet = 1000;
 constexpr int kMaxPruneVerdicts = 100'000;
 
-bool ExchangedByPruning(rules::RuleStatus s) {
-  return s == rules::RULE_STATUS_PROVED || s == rules::RULE_STATUS_PRUNED;
-}
-
 }  // namespace
 
 absl::Status RuleStore::ForEachJobRule(const std::string& job_id,
@@ -63,8 +59,9 @@ absl::Status RuleStore::StorePruning(const std::string& job_id, const std::vecto
     if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no rule '", rule.id(), "' to prune"));
     if (!s.ok()) return storage::FromRocks(s, "reading a rule");
     if (!stored.ParseFromString(existing)) return absl::DataLossError(absl::StrCat("stored rule ", rule.id(), " is corrupt"));
-    if (stored.provenance().job_id() != job_id || !ExchangedByPruning(stored.status()) ||
-        !ExchangedByPruning(rule.status())) {
+    // Pruning only moves a proved rule between PROVED and PRUNED.
+    if (stored.provenance().job_id() != job_id || !IsProvedStatus(stored.status()) ||
+        !IsProvedStatus(rule.status())) {
       return absl::FailedPreconditionError(absl::StrCat(
           "rule ", rule.id(), " of job '", stored.provenance().job_id(), "' is ",
           rules::RuleStatus_Name(stored.status()), " and would become ", rules::RuleStatus_Name(rule.status()),

@@ -62,6 +62,12 @@ ABSL_FLAG(bool, prove_once_per_form, true,
           "verify: prove one candidate pair per form (pairs equal up to renaming their variables) and derive the "
           "others' verdicts from its proof; false: prove every pair (the local store only)");
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
+ABSL_FLAG(double, stall_s, -1,
+          "verify: a verifier with a Z3 query running this many seconds (Z3 overran its own limits) ends and is "
+          "restarted, that class counted as expired (0: never; default: taso_verifier's, 5 minutes)");
+ABSL_FLAG(int32_t, max_lease_expiries, -1,
+          "verify: the local store gives a class up (its rules stored timeout) once its lease expired this many times "
+          "(0: never; default: taso_rules_db's, 3)");
 ABSL_FLAG(std::vector<std::string>, status, {}, "rules: statuses to list (proved, pruned, unknown, ...); default proved");
 ABSL_FLAG(std::vector<std::string>, op, {}, "rules: only rules using one of these operators");
 ABSL_FLAG(std::vector<std::string>, op_all, {}, "rules: only rules using every one of these operators");
@@ -329,6 +335,8 @@ int Verify(const Args& args) {
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
   options.prove_once_per_form = absl::GetFlag(FLAGS_prove_once_per_form);
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
+  options.stall_s = absl::GetFlag(FLAGS_stall_s);
+  options.max_lease_expiries = absl::GetFlag(FLAGS_max_lease_expiries);
   options.json = absl::GetFlag(FLAGS_json);
   options.prune = absl::GetFlag(FLAGS_prune);
   options.prune_memory_limit_mb = absl::GetFlag(FLAGS_memory_limit_mb);
@@ -634,8 +642,8 @@ std::vector<Command> Commands() {
               "pair per form (the others, equal up to renaming their variables, take its proof), prunes the\n"
               "redundant rules (streaming, in --memory-limit-mb, when the stores did not) and prints the reduction\n"
               "table. Resumable.",
-              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit", "prune",
-                     "memory_limit_mb", "batch_rules", "json"},
+              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit",
+                     "stall_s", "max_lease_expiries", "prune", "memory_limit_mb", "batch_rules", "json"},
                     kClientSecurity}),
               Verify),
       command("rules stats", "", "Counts the rules by status.", rules_common, Rules),

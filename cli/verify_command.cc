@@ -110,11 +110,12 @@ class Verify {
     workers_ = std::make_unique<cluster::Supervisor>(*path, options_.max_restarts, std::set<int>{},
                                                      std::set<int>{verifier::kStalledExitCode});
     for (int w = 0; w < options_.workers; ++w) {
-      auto started = workers_->Start(
-          {absl::StrCat("--store=", address_), absl::StrCat("--job=", job_id_),
-           absl::StrCat("--threads=", options_.threads), absl::StrCat("--lease_ms=", options_.lease_ms),
-           absl::StrCat("--rlimit=", options_.rlimit), absl::StrCat("--worker_id=verifier-", w)},
-          absl::StrCat(logs_, "/verifier-", w, ".log"));
+      std::vector<std::string> flags = {
+          absl::StrCat("--store=", address_),         absl::StrCat("--job=", job_id_),
+          absl::StrCat("--threads=", options_.threads), absl::StrCat("--lease_ms=", options_.lease_ms),
+          absl::StrCat("--rlimit=", options_.rlimit),   absl::StrCat("--worker_id=verifier-", w)};
+      if (options_.stall_s >= 0) flags.push_back(absl::StrCat("--stall_s=", options_.stall_s));
+      auto started = workers_->Start(flags, absl::StrCat(logs_, "/verifier-", w, ".log"));
       if (!started.ok()) return Fail(1, std::string(started.status().message()));
     }
     return Monitor();
@@ -169,10 +170,13 @@ class Verify {
 
   // The --store list, or a local store started on each store-N under --db.
   absl::Status OpenStores() {
-    auto stores = cluster::StoreSet::Open(
-        options_.store, options_.db, logs_,
-        {absl::StrCat("--lease_ms=", options_.lease_ms),
-         absl::StrCat("--prove_once_per_form=", options_.prove_once_per_form ? "true" : "false")});
+    std::vector<std::string> flags = {
+        absl::StrCat("--lease_ms=", options_.lease_ms),
+        absl::StrCat("--prove_once_per_form=", options_.prove_once_per_form ? "true" : "false")};
+    if (options_.max_lease_expiries >= 0) {
+      flags.push_back(absl::StrCat("--max_lease_expiries=", options_.max_lease_expiries));
+    }
+    auto stores = cluster::StoreSet::Open(options_.store, options_.db, logs_, flags);
     if (!stores.ok()) return stores.status();
     stores_ = std::move(*stores);
     address_ = absl::StrJoin(stores_->addresses(), ",");

@@ -23,6 +23,12 @@ struct VerifyOptions {
   int64_t lease_ms = 30'000;
   bool prove_once_per_form = true;  // the local store's --prove_once_per_form
   int64_t rlimit = 20'000'000;
+  // Passed on when set (>= 0), else the programs' own defaults: a verifier
+  // whose Z3 query runs past stall_s ends and is restarted (taso_verifier
+  // --stall_s); the local store gives a class up once its lease expired
+  // max_lease_expiries times (taso_rules_db --max_lease_expiries).
+  double stall_s = -1;
+  int max_lease_expiries = -1;
   bool json = false;
   int max_restarts = 3;        // per worker
   // Pruning the rules when the stores did not (false: `taso rules prune` does it).

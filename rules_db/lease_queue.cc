@@ -130,4 +130,12 @@ absl::Status LeaseQueue::Complete(const std::string& lease_id) {
   return absl::OkStatus();
 }
 
+absl::Status LeaseQueue::Release(const std::string& lease_id) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return absl::FailedPreconditionError(absl::StrCat("lease ", lease_id, " is not held"));
+  pending_.push_front(std::move(it->second.fingerprint));
+  leases_.erase(it);
+  return absl::OkStatus();
+}
+
 }  // namespace taso::rules_db

@@ -11,7 +11,8 @@
 // A class whose lease expired `max_expiries` times (each verifier holding it
 // died, stalled or was stopped) is given up instead: the store ends it
 // without a proof (TakeGivenUp, Settled), so one class no verifier can get
-// through does not stop the job.
+// through does not stop the job. A lease its worker releases (it is
+// stopping with classes it has not started) is not counted.
 // A lease covers the candidate pairs of its class only: each carries the
 // rule every pair stands for, and a verdict about anything else is refused.
 #ifndef TASO_RULES_DB_LEASE_QUEUE_H_
@@ -110,6 +111,10 @@ class LeaseQueue {
   absl::Status Renew(const std::string& lease_id, absl::Time expires);
   // Releases a held lease for good: its class is verified.
   absl::Status Complete(const std::string& lease_id);
+  // Ends a held lease unfinished, at its worker's request: the class goes
+  // back in front of the pending ones, as after an expiry, but the worker
+  // said it was not the class's fault, so it is not counted as one.
+  absl::Status Release(const std::string& lease_id);
 
   int64_t total() const { return total_; }
   int64_t verified() const { return verified_; }

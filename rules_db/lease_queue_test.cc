@@ -303,5 +303,32 @@ TEST(LeaseQueue, ACompletedClassStartsItsExpiryCountAfresh) {
   EXPECT_EQ(given_up[0].first, again[1].fingerprint);
 }
 
+TEST(LeaseQueue, AReleasedClassIsFirstInLineAndNotCountedAsAnExpiry) {
+  // A worker stopping with classes it has not started gives them back: they
+  // are leased again at once, and however often that happens, never given up.
+  int64_t next = 1;
+  LeaseQueue queue("job", {"a", "b", "c"}, 0, &next, /*max_expiries=*/1);
+  for (int i = 0; i < 3; ++i) {
+    auto granted = GrantRead(queue, "w", 2, kNow);
+    ASSERT_EQ(granted.size(), 2u);
+    EXPECT_EQ(granted[0].fingerprint, "a") << "round " << i;
+    EXPECT_EQ(granted[1].fingerprint, "b") << "round " << i;
+    ASSERT_TRUE(queue.Release(granted[1].lease_id).ok());
+    ASSERT_TRUE(queue.Release(granted[0].lease_id).ok());
+    EXPECT_EQ(queue.Held(granted[0].lease_id, "w"), nullptr);
+    EXPECT_FALSE(queue.Release(granted[0].lease_id).ok());  // not held any more
+    EXPECT_EQ(queue.leased(), 0);
+    EXPECT_EQ(queue.pending(), 3);
+    queue.Expire(kNow + 10 * kMinute);
+    EXPECT_TRUE(queue.TakeGivenUp().empty()) << "round " << i;
+  }
+  // An expiry still counts: with a limit of one, the first gives a class up.
+  auto granted = GrantRead(queue, "w", 1, kNow);
+  queue.Expire(kNow + 2 * kMinute);
+  auto given_up = queue.TakeGivenUp();
+  ASSERT_EQ(given_up.size(), 1u);
+  EXPECT_EQ(given_up[0].first, "a");
+}
+
 }  // namespace
 }  // namespace taso::rules_db

@@ -370,6 +370,10 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   rocksdb::WriteOptions wo;
   if (absl::Status s = storage::FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
+  if (!request.complete() && request.release()) {
+    if (absl::Status s = queue.leases.Release(request.lease_id()); !s.ok()) return s;
+    return response;
+  }
   if (!request.complete()) {
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
     if (absl::Status s = queue.leases.Renew(request.lease_id(), expires); !s.ok()) return s;

@@ -1,6 +1,7 @@
 // The rule store's leases under concurrent workers: the store reads the
 // classes it leases outside its lock, and still gives each class to exactly
 // one worker, and finishes the job once all of them are reported.
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -169,6 +170,93 @@ TEST(RuleStoreLeases, AClassWhoseLeaseKeepsExpiringIsGivenUpAndTheJobStillFinish
       EXPECT_THAT(rule->status_detail(), ::testing::HasSubstr("expired 2 times without a report"));
     }
   }
+}
+
+// A worker that stops gives back what it has not finished: the verdicts it
+// sent with the release are kept, the class is leased again at once (to the
+// next worker, before its lease would have expired), and releases, however
+// many, never give a class up.
+TEST(RuleStoreLeases, AReleasedClassKeepsItsVerdictsAndIsNeverGivenUpForIt) {
+  auto store = OpenStore(TempDir("released"));
+  ASSERT_NE(store, nullptr);
+  const Job job = RunJob(*store, SmallSpec(kSize), "j");
+  auto checker_prover = verifier::Prover::Create();
+  ASSERT_TRUE(checker_prover.ok()) << checker_prover.status();
+  RuleStoreOptions options = CheckingOptions(**checker_prover);
+  options.pair_rule = verifier::RuleOfPair;
+  options.max_lease_expiries = 1;
+  RuleStore rules(store.get(), options);
+  auto prover = verifier::Prover::Create();
+  ASSERT_TRUE(prover.ok()) << prover.status();
+
+  // A class with a pair to prove, released three times; the first release
+  // carries that pair's verdict.
+  std::string released_class;
+  rules::Rule kept;
+  for (int round = 0; round < 3; ++round) {
+    auto leased = rules.LeaseCandidates(LeaseRequest("stopping"));
+    ASSERT_TRUE(leased.ok()) << leased.status();
+    ASSERT_EQ(leased->leases_size(), 1);
+    const Lease& lease = leased->leases(0);
+    const std::string cls = lease.lease_id().substr(0, lease.lease_id().rfind('/'));
+    if (round == 0) {
+      released_class = cls;
+    } else {
+      EXPECT_EQ(cls, released_class) << "a released class is first in line again";
+    }
+    ReportVerdictsRequest release = Verify(lease, "stopping", **prover, kSize);
+    release.set_complete(false);
+    release.set_release(true);
+    if (round == 0) {
+      // Only the first proved pair goes with it.
+      auto proved = std::find_if(release.verdicts().begin(), release.verdicts().end(), [](const PairVerdict& v) {
+        return v.rule().status() == rules::RULE_STATUS_PROVED;
+      });
+      ASSERT_NE(proved, release.verdicts().end()) << "the first class has a provable pair";
+      const PairVerdict first = *proved;
+      release.clear_verdicts();
+      *release.add_verdicts() = first;
+      auto id = RuleId(first.rule());
+      ASSERT_TRUE(id.ok()) << id.status();
+      kept.set_id(*id);
+    } else {
+      release.clear_verdicts();
+    }
+    auto reply = rules.ReportVerdicts(release);
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    EXPECT_TRUE(reply->accepted());
+    EXPECT_FALSE(reply->has_expires_at()) << "a released lease is not renewed";
+    // The lease is over: a report under it is refused.
+    ReportVerdictsRequest late = Verify(lease, "stopping", **prover, kSize);
+    auto refused = rules.ReportVerdicts(late);
+    ASSERT_TRUE(refused.ok()) << refused.status();
+    EXPECT_FALSE(refused->accepted());
+  }
+  auto stored = rules.GetRule(kept.id());
+  ASSERT_TRUE(stored.ok()) << "the verdict sent with the release is kept: " << stored.status();
+  EXPECT_EQ(stored->status(), rules::RULE_STATUS_PROVED);
+
+  // Every class, the released one included, verified by another worker.
+  int reported = 0;
+  bool saw_released = false;
+  while (true) {
+    auto leases = rules.LeaseCandidates(LeaseRequest("honest"));
+    ASSERT_TRUE(leases.ok()) << leases.status();
+    if (leases->leases().empty()) break;
+    const Lease& l = leases->leases(0);
+    saw_released |= l.lease_id().substr(0, released_class.size() + 1) == released_class + "/";
+    auto reply = rules.ReportVerdicts(Verify(l, "honest", **prover, kSize));
+    ASSERT_TRUE(reply.ok()) << reply.status();
+    ASSERT_TRUE(reply->accepted());
+    ++reported;
+  }
+  EXPECT_TRUE(saw_released);
+  EXPECT_EQ(reported, job.candidate_classes());
+  rules.WaitForFinishes();
+  auto done = store->GetJob("j");
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), JOB_STATE_DONE);
+  EXPECT_EQ(done->verification().classes_given_up(), 0) << "releases are not expiries";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "verifier/worker.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "records/spec.h"
 #include "records/store_shards.h"
 #include "verifier/candidate.h"
+#include "verifier/leases_in_hand.h"
 #include "verifier/stall_watchdog.h"
 
 namespace taso::verifier {
@@ -36,7 +38,7 @@ struct Shard {
 class Worker {
  public:
   Worker(const VerifierWorkerOptions& options, VerifierCounters& counters, std::vector<records::StoreShard> stores)
-      : options_(options), counters_(counters) {
+      : options_(options), counters_(counters), in_hand_(options.threads) {
     for (records::StoreShard& store : stores) {
       Shard shard;
       shard.address = store.address;
@@ -77,12 +79,34 @@ class Worker {
         stall.slot, stall.seconds, absl::FormatDuration(options_.stall_after), options_.prover.rlimit,
         options_.prover.timeout_ms, stall.work.empty() ? "no class" : stall.work);
     if (options_.on_stall) return options_.on_stall(message);
+    const std::string gave_back = GiveBack(stall.slot);
     if (options_.log) {
       Log(message);
+      Log(gave_back);
     } else {
-      std::fprintf(stderr, "%s\n", message.c_str());  // quiet or not, the reason the process ends
+      std::fprintf(stderr, "%s\n%s\n", message.c_str(), gave_back.c_str());  // quiet or not, why it ends
     }
     std::_Exit(kStalledExitCode);
+  }
+
+  // Before a stalled worker ends: the classes it finished are reported, and
+  // every lease but the stuck thread's is released, so that only the class
+  // that stalled is counted as expired. One try each, briefly: the worker
+  // is ending, and what fails here merely expires.
+  std::string GiveBack(int stalled) {
+    int reported = 0, released = 0, failed = 0;
+    for (auto& [shard, reports] : in_hand_.GiveBackAllBut(stalled)) {
+      auto accepted = Send(shards_[shard], reports, absl::ZeroDuration());
+      for (size_t i = 0; i < reports.size(); ++i) {
+        if (!accepted.ok() || !(*accepted)[i]) {
+          ++failed;
+        } else {
+          ++(reports[i].complete() ? reported : released);
+        }
+      }
+    }
+    return absl::StrCat("before ending: reported ", reported, " finished classes, released ", released,
+                        " leases of classes not stalled on", failed > 0 ? absl::StrCat(" (", failed, " failed)") : "");
   }
 
   // What thread `thread` has in hand, for a stall's message.
@@ -109,10 +133,11 @@ class Worker {
     return &specs_.emplace(job_id, std::move(*spec)).first->second;
   }
 
-  // Calls `rpc` until it succeeds, retrying an unreachable store every 500 ms.
-  absl::Status WithRetry(const std::function<absl::Status()>& rpc) {
+  // Calls `rpc` until it succeeds, retrying an unreachable store every 500 ms
+  // (for `retry_for`; default the options').
+  absl::Status WithRetry(const std::function<absl::Status()>& rpc, std::optional<absl::Duration> retry_for = {}) {
     net::RetryPolicy policy;
-    policy.retry_for = options_.retry_for;
+    policy.retry_for = retry_for.value_or(options_.retry_for);
     policy.initial_backoff = policy.max_backoff = absl::Milliseconds(500);
     return net::RetryWithBackoff(policy, rpc);
   }
@@ -135,6 +160,7 @@ class Worker {
     while (!Stopping()) {
       bool leased = false;
       for (size_t tried = 0; tried < shards_.size() && !leased; ++tried) {
+        const int shard_index = static_cast<int>(next);
         Shard& shard = shards_[next];
         next = (next + 1) % shards_.size();
         rules_db::LeaseCandidatesRequest request;
@@ -152,24 +178,30 @@ class Worker {
         });
         if (!s.ok()) return s;
         leased = !leases.leases().empty();
+        std::vector<std::string> lease_ids;
+        for (const rules_db::Lease& lease : leases.leases()) lease_ids.push_back(lease.lease_id());
+        in_hand_.Leased(thread, shard_index, worker_id, lease_ids);
         // The finished classes go back together, in one call: a report per
         // class cost more in RPC overhead than its proofs did. A lease is
         // renewed only by a report, so the batch goes early once a third of
         // the lease has passed.
         const absl::Time leased_at = absl::Now();
-        std::vector<rules_db::ReportVerdictsRequest> finished;
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
+          in_hand_.Started(thread, lease.lease_id());
           const int64_t renewals_before = (*prover)->renewals();
           auto report = VerifyClass(**prover, shard, worker_id, lease, thread);
           counters_.prover_renewals += (*prover)->renewals() - renewals_before;
           if (!report.ok()) return report.status();
-          if (report->has_value()) finished.push_back(**std::move(report));
+          in_hand_.Finished(thread, report->has_value() ? &**report : nullptr);
           if (absl::Now() - leased_at > absl::Milliseconds(options_.lease_ms / 3)) {
-            if (absl::Status r = SendReports(shard, finished); !r.ok()) return r;
+            if (absl::Status r = SendReports(shard, in_hand_.TakeFinished(thread)); !r.ok()) return r;
           }
         }
-        if (absl::Status r = SendReports(shard, finished); !r.ok()) return r;
+        if (absl::Status r = SendReports(shard, in_hand_.TakeFinished(thread)); !r.ok()) return r;
+        // Stopping: the leases not started go back now rather than expire
+        // (an expiry counts towards the store giving their classes up).
+        if (absl::Status r = ReleaseLeases(shard, in_hand_.TakeUnstarted(thread)); !r.ok()) return r;
       }
       if (leased) continue;
       if (options_.exit_when_done && NothingLeft()) return absl::OkStatus();
@@ -264,54 +296,70 @@ class Worker {
     return report;
   }
 
-  // Sends the complete reports of `finished` (then empties it): several in
-  // one ReportClasses call, or one at a time to a store without it.
-  absl::Status SendReports(Shard& shard, std::vector<rules_db::ReportVerdictsRequest>& finished) {
+  // Sends `reports`: several in one ReportClasses call, or one at a time to
+  // a store without it. Says which the store accepted (a report under an
+  // expired lease is not), in order.
+  absl::StatusOr<std::vector<bool>> Send(Shard& shard, const std::vector<rules_db::ReportVerdictsRequest>& reports,
+                                         std::optional<absl::Duration> retry_for = {}) {
     std::vector<bool> accepted;
-    if (finished.size() > 1 && report_classes_) {
+    if (reports.size() > 1 && report_classes_) {
       rules_db::ReportClassesRequest request;
-      for (const auto& report : finished) *request.add_reports() = report;
+      for (const auto& report : reports) *request.add_reports() = report;
       rules_db::ReportClassesResponse response;
       absl::Status s = WithRetry([&] {
         grpc::ClientContext context;
         context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
         return net::FromGrpc(shard.stub->ReportClasses(&context, request, &response), shard.Name());
-      });
+      }, retry_for);
       if (s.ok()) {
         for (const auto& r : response.reports()) accepted.push_back(r.accepted());
-      } else if (s.code() == absl::StatusCode::kUnimplemented) {
-        report_classes_ = false;  // an older store: class by class from now on
-      } else {
-        return s;
+        accepted.resize(reports.size(), false);
+        return accepted;
       }
+      if (s.code() != absl::StatusCode::kUnimplemented) return s;
+      report_classes_ = false;  // an older store: class by class from now on
     }
-    if (accepted.empty()) {
-      for (const auto& report : finished) {
-        auto one = Report(shard, report);
-        if (!one.ok()) return one.status();
-        accepted.push_back(*one);
-      }
+    for (const auto& report : reports) {
+      rules_db::ReportVerdictsResponse response;
+      absl::Status s = WithRetry([&] {
+        grpc::ClientContext context;
+        context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+        return net::FromGrpc(shard.stub->ReportVerdicts(&context, report, &response), shard.Name());
+      }, retry_for);
+      if (!s.ok()) return s;
+      accepted.push_back(response.accepted());
     }
+    return accepted;
+  }
+
+  // Sends complete reports of finished classes and counts those accepted.
+  absl::Status SendReports(Shard& shard, const std::vector<rules_db::ReportVerdictsRequest>& finished) {
+    auto accepted = Send(shard, finished);
+    if (!accepted.ok()) return accepted.status();
     for (size_t i = 0; i < finished.size(); ++i) {
-      if (i < accepted.size() && accepted[i]) {
+      if ((*accepted)[i]) {
         ++counters_.classes;
       } else {
         Log(absl::StrCat("lease ", finished[i].lease_id(), " expired before the report; another worker has the class"));
       }
     }
-    finished.clear();
+    return absl::OkStatus();
+  }
+
+  // Gives back leases this worker will not start (it is stopping).
+  absl::Status ReleaseLeases(Shard& shard, const std::vector<rules_db::ReportVerdictsRequest>& releases) {
+    if (releases.empty()) return absl::OkStatus();
+    auto accepted = Send(shard, releases);
+    if (!accepted.ok()) return accepted.status();
+    Log(absl::StrCat("stopping: released ", std::count(accepted->begin(), accepted->end(), true), " of ",
+                     releases.size(), " leases not started, for other workers to take now"));
     return absl::OkStatus();
   }
 
   absl::StatusOr<bool> Report(Shard& shard, const rules_db::ReportVerdictsRequest& report) {
-    rules_db::ReportVerdictsResponse response;
-    absl::Status s = WithRetry([&] {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-      return net::FromGrpc(shard.stub->ReportVerdicts(&context, report, &response), shard.Name());
-    });
-    if (!s.ok()) return s;
-    return response.accepted();
+    auto accepted = Send(shard, {report});
+    if (!accepted.ok()) return accepted.status();
+    return (*accepted)[0];
   }
 
   const VerifierWorkerOptions& options_;
@@ -320,6 +368,7 @@ class Worker {
   std::mutex mu_;
   std::map<std::string, records::Spec> specs_;
   std::atomic<bool> report_classes_{true};  // false once a store answers ReportClasses UNIMPLEMENTED
+  LeasesInHand in_hand_;
   std::unique_ptr<StallWatchdog> watchdog_;  // declared last: stopped before the rest goes
 };
 

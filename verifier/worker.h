@@ -4,7 +4,8 @@
 // REJECTED_PRECHECK with the store's reason, so every pair ends up with a
 // verdict. Long classes send partial reports, which renew the lease; a
 // worker that dies simply lets its leases expire, and the classes go to
-// another worker.
+// another worker. One that stops or stalls gives back what it holds first
+// (leases_in_hand.h).
 #ifndef TASO_VERIFIER_WORKER_H_
 #define TASO_VERIFIER_WORKER_H_
 
@@ -34,16 +35,17 @@ struct VerifierWorkerOptions {
   std::function<void(const std::string&)> log;
   // True once the worker should stop (e.g. after SIGTERM): each thread
   // finishes and reports the class it is proving, takes no new lease, and
-  // the run returns ok. Classes leased but not started are left to expire
-  // and be leased again.
+  // the run returns ok. Classes leased but not started are released: the
+  // store leases them again at once, and does not count an expiry.
   std::function<bool()> stop;
   // A Z3 query that runs longer than this stalls the verifier (zero: no
   // watchdog; stall_watchdog.h). on_stall is then called once, from the
   // watchdog's thread, with a message naming the class and pair in hand.
-  // Unset, it logs the message and ends the process with kStalledExitCode:
-  // a thread inside Z3 cannot be stopped, and the worker's leases must
-  // expire so that their classes go to another verifier (or, after
-  // expiring too often, are given up by the store).
+  // Unset, it reports the classes finished, releases every lease but the
+  // stuck thread's, logs, and ends the process with kStalledExitCode: a
+  // thread inside Z3 cannot be stopped, and the stuck class's lease must
+  // expire so that it goes to another verifier (or, after expiring too
+  // often, is given up by the store).
   // Five minutes, thirty times the 10-s timeout: a size-4 run on glibc had
   // a query run past one minute twice and then get through; the stalls
   // this is for ran over five.

@@ -57,6 +57,19 @@ wait_for_line() {
   return 1
 }
 
+# classes_verified ADDR: how many classes of the job have verdicts.
+classes_verified() {
+  "$TASO" rules stats --store "$1" 2>/dev/null | sed -n 's/.* \([0-9]*\) \/ [0-9]* classes verified.*/\1/p' | head -1
+}
+# wait_progress ADDR ABOVE: until more than ABOVE classes are verified.
+wait_progress() {
+  for _ in $(seq 1 300); do
+    [ "$(classes_verified "$1" || echo 0)" -gt "$2" ] 2>/dev/null && return 0
+    sleep 0.2
+  done
+  fail "no verification progress past $2 classes"
+}
+
 # reference_job: a size-3 job ("job") of TASO's default spec generated in
 # $WORK/gen, and a copy of it verified undisturbed in $WORK/ref: its --json
 # report in $WORK/ref.json, every rule in $WORK/ref.rules (what a disturbed

@@ -12,19 +12,6 @@ VERIFIER_BIN="$PWD/bin/taso_verifier"
 reference_job
 mv "$WORK/gen" "$WORK/dist"
 
-# classes_verified ADDR: how many classes of the job have verdicts.
-classes_verified() {
-  "$TASO" rules stats --store "$1" 2>/dev/null | sed -n 's/.* \([0-9]*\) \/ [0-9]* classes verified.*/\1/p' | head -1
-}
-# wait_progress ADDR ABOVE: until more than ABOVE classes are verified.
-wait_progress() {
-  for _ in $(seq 1 300); do
-    [ "$(classes_verified "$1" || echo 0)" -gt "$2" ] 2>/dev/null && return 0
-    sleep 0.2
-  done
-  fail "no verification progress past $2 classes"
-}
-
 FLAG="$WORK/disk-full"
 start_store_with_full_disk "$WORK/dist/store-0" "$FLAG"
 port=$STORE_PORT

@@ -370,11 +370,12 @@ absl::StatusOr<ReportVerdictsResponse> RuleStore::ReportVerdicts(const ReportVer
   rocksdb::WriteOptions wo;
   if (absl::Status s = storage::FromRocks(f.db->Write(wo, &batch), "storing verdicts"); !s.ok()) return s;
   response.set_accepted(true);
-  if (!request.complete() && request.release()) {
-    if (absl::Status s = queue.leases.Release(request.lease_id()); !s.ok()) return s;
-    return response;
-  }
   if (!request.complete()) {
+    if (request.release()) {
+      // Given back unfinished: the class is leased again now, not counted as an expiry.
+      if (absl::Status s = queue.leases.Release(request.lease_id()); !s.ok()) return s;
+      return response;
+    }
     const absl::Time expires = now + absl::Milliseconds(options_.default_lease_ms);
     if (absl::Status s = queue.leases.Renew(request.lease_id(), expires); !s.ok()) return s;
     storage::SetTime(expires, response.mutable_expires_at());

@@ -91,8 +91,9 @@ class Worker {
 
   // Before a stalled worker ends: the classes it finished are reported, and
   // every lease but the stuck thread's is released, so that only the class
-  // that stalled is counted as expired. One try each, briefly: the worker
-  // is ending, and what fails here merely expires.
+  // that stalled is counted as expired. One try per store shard, no retry
+  // (each call still has Send's 60-s deadline): the worker is ending, and
+  // what fails here merely expires.
   std::string GiveBack(int stalled) {
     int reported = 0, released = 0, failed = 0;
     for (auto& [shard, reports] : in_hand_.GiveBackAllBut(stalled)) {

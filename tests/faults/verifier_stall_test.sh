@@ -93,9 +93,11 @@ done <"$WORK/changed.rules"
 check "$(wc -l <"$WORK/changed.rules") rules differ from the undisturbed run, each timeout or rejected, saying why"
 
 # Through `taso verify` alone, on a size-2 job: its --stall-s reaches the
-# verifiers it starts (every query stalls), it relaunches each one its
-# watchdog ends, and its --max-lease-expiries reaches the local store, which
-# gives each class up on its first expiry. The job still finishes.
+# verifiers it starts (nearly every query stalls; the default, 5 minutes,
+# stalls none here), it relaunches each one its watchdog ends, and its
+# --max-lease-expiries reaches the local store, which gives each class up on
+# its first expiry. The job still finishes. Some rules may still be proved:
+# the watchdog looks every 5 ms, so a proof quicker than that gets through.
 "$TASO" generate --max-ops 2 --shards 1 --db "$WORK/s2" --job small >/dev/null 2>"$WORK/s2.err" ||
   fail "size-2 generation: $(cat "$WORK/s2.err")"
 timeout 300 "$TASO" verify --db "$WORK/s2" --stall-s 0.000001 --max-lease-expiries 1 --lease-ms 1000 \
@@ -104,7 +106,6 @@ relaunched=$(grep -c "stalled in a proof and was restarted" "$WORK/s2.verify.err
 [ "$relaunched" -ge 1 ] || fail "no verifier was relaunched: $(tail -3 "$WORK/s2.verify.err")"
 "$TASO" rules stats --db "$WORK/s2" >"$WORK/s2.stats"
 grep -q "[1-9][0-9]* classes given up" "$WORK/s2.stats" || fail "no class given up: $(cat "$WORK/s2.stats")"
-if grep -qE "^ *proved +[1-9]" "$WORK/s2.stats"; then fail "a rule proved though every query stalled: $(cat "$WORK/s2.stats")"; fi
 check "taso verify --stall-s --max-lease-expiries 1: $relaunched verifiers relaunched," \
   "$(grep -o "[0-9]* classes given up" "$WORK/s2.stats"), the job finished"
 echo "PASS"

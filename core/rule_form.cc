@@ -134,4 +134,18 @@ std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
 
 std::string RenamingKey(const PairView& p) { return std::min(FormKey(MakeForm(p)), FormKey(MakeForm(p.Reversed()))); }
 
+bool IsInstanceOf(const Form& specific, const Form& general) {
+  if (specific.skeleton != general.skeleton || specific.occurrences.size() != general.occurrences.size()) return false;
+  // Shapes are not compared: as with a renaming, the operators' signatures in
+  // the skeleton carry every shape fact the proof used.
+  std::map<std::string, std::string> merged_into;  // general's variable -> specific's
+  for (size_t i = 0; i < general.occurrences.size(); ++i) {
+    const std::string& g = general.occurrences[i];
+    const std::string& s = specific.occurrences[i];
+    auto [it, inserted] = merged_into.emplace(g, s);
+    if (!inserted && it->second != s) return false;
+  }
+  return true;
+}
+
 }  // namespace taso

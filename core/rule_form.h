@@ -75,6 +75,15 @@ std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,
 // directions, so a rule read right to left has the same key.
 std::string RenamingKey(const PairView& p);
 
+// Whether `specific` is `general` with some of its variables merged: the same
+// skeleton, and every two occurrences of one variable of `general` are
+// occurrences of one variable of `specific`. Then `specific`'s query is
+// `general`'s with variables set equal, so a proof of `general` (whatever the
+// values) is one of `specific`. Like a renaming, a merge may join variables
+// of other type groups: the skeleton's signatures carry the shape facts a
+// proof uses. A form is an instance of itself.
+bool IsInstanceOf(const Form& specific, const Form& general);
+
 }  // namespace taso
 
 #endif  // TASO_CORE_RULE_FORM_H_

@@ -135,15 +135,27 @@ std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
 std::string RenamingKey(const PairView& p) { return std::min(FormKey(MakeForm(p)), FormKey(MakeForm(p.Reversed()))); }
 
 bool IsInstanceOf(const Form& specific, const Form& general) {
-  if (specific.skeleton != general.skeleton || specific.occurrences.size() != general.occurrences.size()) return false;
   // Shapes are not compared: as with a renaming, the operators' signatures in
   // the skeleton carry every shape fact the proof used.
-  std::map<std::string, std::string> merged_into;  // general's variable -> specific's
-  for (size_t i = 0; i < general.occurrences.size(); ++i) {
-    const std::string& g = general.occurrences[i];
-    const std::string& s = specific.occurrences[i];
-    auto [it, inserted] = merged_into.emplace(g, s);
-    if (!inserted && it->second != s) return false;
+  return specific.skeleton == general.skeleton && PatternIsInstanceOf(specific.pattern, general.pattern);
+}
+
+bool SplitFormKey(const std::string& key, std::string* skeleton, std::vector<int>* pattern) {
+  const size_t bar = key.rfind('|');
+  if (bar == std::string::npos) return false;
+  skeleton->assign(key, 0, bar);
+  pattern->clear();
+  int value = -1;
+  for (size_t i = bar + 1; i <= key.size(); ++i) {
+    if (i == key.size() || key[i] == ',') {
+      if (value < 0) return i == key.size() && i == bar + 1;  // "" is an empty pattern
+      pattern->push_back(value);
+      value = -1;
+    } else if (key[i] >= '0' && key[i] <= '9') {
+      value = (value < 0 ? 0 : value * 10) + (key[i] - '0');
+    } else {
+      return false;
+    }
   }
   return true;
 }

@@ -83,6 +83,20 @@ std::string RenamingKey(const PairView& p);
 // of other type groups: the skeleton's signatures carry the shape facts a
 // proof uses. A form is an instance of itself.
 bool IsInstanceOf(const Form& specific, const Form& general);
+// The same for two variable patterns of one skeleton (Form::pattern, or
+// their characters: one occurrence each).
+template <typename Pattern>
+bool PatternIsInstanceOf(const Pattern& specific, const Pattern& general) {
+  if (specific.size() != general.size()) return false;
+  std::map<int, int> merged_into;  // general's variable -> specific's
+  for (size_t i = 0; i < general.size(); ++i) {
+    auto [it, inserted] = merged_into.emplace(static_cast<int>(general[i]), static_cast<int>(specific[i]));
+    if (!inserted && it->second != static_cast<int>(specific[i])) return false;
+  }
+  return true;
+}
+// A FormKey's skeleton and pattern; false if `key` is not one.
+bool SplitFormKey(const std::string& key, std::string* skeleton, std::vector<int>* pattern);
 
 }  // namespace taso
 

@@ -50,5 +50,18 @@ TEST(RuleFormTest, ShapesCountOnlyThroughTheSignatures) {
   EXPECT_TRUE(IsInstanceOf(other_shape, general));
 }
 
+TEST(RuleFormTest, AKeySplitsIntoItsSkeletonAndPattern) {
+  const Form general = FormOf(Add("x", "y"), Add("y", "x"));
+  std::string skeleton;
+  std::vector<int> pattern;
+  ASSERT_TRUE(SplitFormKey(FormKey(general), &skeleton, &pattern));
+  EXPECT_EQ(skeleton, general.skeleton);
+  EXPECT_EQ(pattern, general.pattern);
+  EXPECT_TRUE(PatternIsInstanceOf(std::vector<int>{0, 0, 0, 0}, pattern));
+  EXPECT_FALSE(PatternIsInstanceOf(pattern, std::vector<int>{0, 0, 0, 0}));
+  EXPECT_FALSE(SplitFormKey("no bar", &skeleton, &pattern));
+  EXPECT_FALSE(SplitFormKey("s|0,,1", &skeleton, &pattern));
+}
+
 }  // namespace
 }  // namespace taso

@@ -30,6 +30,9 @@ struct PairCheck {
   // Empty when not computed (the pair is then proved on its own).
   std::string rule_id;
   std::string renaming_key;
+  // The FormKey of the pair read the other way (the larger of the two), so
+  // the store can find the forms this one is an instance of either way.
+  std::string reversed_key;
 };
 
 struct ClassCheck {

@@ -151,6 +151,9 @@ class GraphHashStore {
   absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
                             const std::vector<PendingClass>& checked, FinalizeTally& tally);
   absl::Status RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took);
+  // Points the pairs of forms that are instances of a more general form at
+  // that form's rule (rules_db/form_instances.h), once every class is stored.
+  absl::Status MarkInstances(const std::string& prefix, FinalizeTally& tally);
   // The key prefix of a job whose candidates are ready (GENERATED or later).
   absl::StatusOr<std::string> ReadyPrefix(const std::string& job_id);
   // Deletes job `number`'s graphs and flushes every family (keep_graphs).

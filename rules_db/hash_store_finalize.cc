@@ -17,6 +17,7 @@
 #include "records/encoding.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
+#include "rules_db/form_instances.h"
 #include "rules_db/hash_store.h"
 #include "rules_db/hash_store_internal.h"
 #include "storage/database.h"
@@ -56,12 +57,15 @@ struct GraphHashStore::FinalizeTally {
   int64_t pairs = 0;
   int64_t rejected = 0;
   int64_t taso_kept = 0;
-  int64_t renamings = 0;  // pairs given renaming_of
+  int64_t renamings = 0;  // pairs given renaming_of a rule of their form
+  int64_t instances = 0;  // pairs given renaming_of a rule of a more general form
   // The first surviving pair of each form, by a 128-bit hash of its renaming
-  // key: its rule id. Fingerprint order is the order classes are leased, so
-  // the pair proved is leased no later than those derived from it. A hash
-  // collision only costs a proof: the derivation compares the forms.
+  // key: its rule id. A hash collision only costs a proof: the derivation,
+  // once every class is verified, compares the forms.
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, std::string> first_of_form;
+  // Each form's first pair and every pair's place, to find the forms that
+  // are instances of others once all are known.
+  FormInstances forms;
 };
 
 // A class of two or more graphs on its way from the scan to the classes family.
@@ -179,6 +183,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   }
   for (std::thread& t : workers) t.join();
   if (!status.ok()) return status;
+  if (absl::Status s = MarkInstances(prefix, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
   if (!options_.keep_graphs) {
     // The job is GENERATED already: a failure here costs disk, not the job.
@@ -244,6 +249,7 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
       r->set_canonical_order(p.check.canonical[m]);
     }
     for (const records::PairCheck& pc : p.check.pairs) {
+      const int index = c.pairs_size();
       CandidatePair* out = c.add_pairs();
       out->set_source_member(pc.source);
       out->set_target_member(pc.target);
@@ -260,6 +266,10 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
           out->set_renaming_of(first->second);
           ++tally.renamings;
         }
+        // A form whose keys do not parse is never found an instance: proved as it is.
+        if (!inserted || tally.forms.AddForm({key.hi, key.lo}, pc.renaming_key, pc.reversed_key, pc.rule_id)) {
+          tally.forms.AddPair({key.hi, key.lo}, p.fingerprint, index);
+        }
       }
       ++tally.pairs;
       if (pc.rejected) ++tally.rejected;
@@ -269,6 +279,35 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
     wb.Put(classes_, prefix + p.fingerprint, c.SerializeAsString());
   }
   return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "storing candidate classes");
+}
+
+absl::Status GraphHashStore::MarkInstances(const std::string& prefix, FinalizeTally& tally) {
+  const auto rewrites = tally.forms.Resolve();
+  rocksdb::WriteBatch wb;
+  std::string value;
+  for (const auto& [fingerprint, pairs] : rewrites) {
+    const std::string key = prefix + fingerprint;
+    rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), classes_, key, &value);
+    if (absl::Status s = storage::FromRocks(got, "reading a candidate class"); !s.ok()) return s;
+    CandidateClass c;
+    if (!c.ParseFromString(value)) return absl::DataLossError("a candidate class just stored does not parse");
+    for (const auto& [index, general] : pairs) {
+      if (index < 0 || index >= c.pairs_size()) return absl::InternalError("an instance pair's index is out of range");
+      CandidatePair* pair = c.mutable_pairs(index);
+      if (!pair->renaming_of().empty()) --tally.renamings;
+      pair->set_renaming_of(general);
+      ++tally.instances;
+    }
+    wb.Put(classes_, key, c.SerializeAsString());
+    if (wb.Count() >= 1000) {
+      if (absl::Status s = storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "marking instance pairs");
+          !s.ok()) {
+        return s;
+      }
+      wb.Clear();
+    }
+  }
+  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "marking instance pairs");
 }
 
 absl::Status GraphHashStore::DropGraphs(uint32_t number) {
@@ -312,10 +351,10 @@ absl::Status GraphHashStore::DropGraphs(uint32_t number) {
 absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
   std::fprintf(stderr,
                "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
-               "%lld pairs (%lld rejected, %lld renamings of another)\n",
+               "%lld pairs (%lld rejected, %lld renamings of another, %lld instances of a more general one)\n",
                state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
                (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
-               (long long)tally.rejected, (long long)tally.renamings);
+               (long long)tally.rejected, (long long)tally.renamings, (long long)tally.instances);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
   state->job.set_graphs(tally.graphs);
@@ -326,6 +365,7 @@ absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTall
   state->job.set_rejected_pairs(tally.rejected);
   state->job.set_pairs_after_taso_checks(tally.taso_kept);
   state->job.set_renaming_pairs(tally.renamings);
+  state->job.set_instance_pairs(tally.instances);
   return PersistJob(state->job);
 }
 

@@ -68,16 +68,26 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
   const Form other_form = MakeForm(theirs->View());
   const std::string other_key = FormKey(other_form);
   // Read left to right or right to left: pruning's renamings include both.
-  bool reversed = false;
-  Form form = MakeForm(mine->View());
-  if (FormKey(form) != other_key) {
-    reversed = true;
-    form = MakeForm(mine->View().Reversed());
-    if (FormKey(form) != other_key) {
-      return NotDerived(std::move(rule), absl::StrCat("its form is not that of ", other.id()));
+  // The same form first; else one `other`'s is more general than (an
+  // instance: some of its variables merged).
+  Form form;
+  bool reversed = false, instance = false;
+  const Form readings[2] = {MakeForm(mine->View()), MakeForm(mine->View().Reversed())};
+  for (int pass = 0; pass < 2 && form.skeleton.empty(); ++pass) {
+    for (int r = 0; r < 2; ++r) {
+      const bool match = pass == 0 ? FormKey(readings[r]) == other_key : IsInstanceOf(readings[r], other_form);
+      if (!match) continue;
+      form = readings[r];
+      reversed = r == 1;
+      instance = pass == 1;
+      break;
     }
   }
-  const std::string from = absl::StrCat(reversed ? "read right to left, " : "", "a renaming of ", other.id());
+  if (form.skeleton.empty()) {
+    return NotDerived(std::move(rule), absl::StrCat("its form is neither that of ", other.id(), " nor an instance of it"));
+  }
+  const std::string from = absl::StrCat(reversed ? "read right to left, " : "",
+                                        instance ? "an instance of " : "a renaming of ", other.id());
   switch (other.status()) {
     case rules::RULE_STATUS_PROVED:
     case rules::RULE_STATUS_PRUNED:
@@ -86,6 +96,9 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
     case rules::RULE_STATUS_TIMEOUT:
     case rules::RULE_STATUS_UNKNOWN:
     case rules::RULE_STATUS_REJECTED_PRECHECK: {
+      // A special case may hold where the general law does not, or be
+      // proved where its proof ran out: an instance is then proved alone.
+      if (instance) return NotDerived(std::move(rule), absl::StrCat("the general rule ", other.id(), " is not proved"));
       rule.set_status(other.status());
       rule.set_status_detail(absl::StrCat("as ", from, ": ", other.status_detail()));
       rules::ProofInfo* proof = rule.mutable_proof();
@@ -117,7 +130,8 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
                                                     checked.status().message()));
   }
   rule.set_status(rules::RULE_STATUS_PROVED);
-  rule.set_status_detail(absl::StrCat("proved as ", from, " (one form, one proof)"));
+  rule.set_status_detail(
+      absl::StrCat("proved as ", from, instance ? " (its variables merged: one proof)" : " (one form, one proof)"));
   rules::ProofInfo* proof = rule.mutable_proof();
   *proof = other.proof();
   proof->set_proof_time_ms(0);

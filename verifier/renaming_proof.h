@@ -3,7 +3,9 @@
 // same operator applications, by the signatures the proof sees, on variables
 // in the same pattern. So a proof of one is a proof of the other, and the
 // facts it assumed carry over node for node, in the order the form writes
-// the nodes. The store derives the verdicts of the candidate pairs it did not
+// the nodes. The same holds for a rule whose form is an instance of the
+// proved one's (its variables merged): its query is the general one's with
+// variables set equal. The store derives the verdicts of the candidate pairs it did not
 // lease this way (records/renaming.h); the carried conditions must pass the
 // same check as a proof's own (RecordedConditions), or nothing is derived
 // and the store proves the rule itself.
@@ -19,9 +21,11 @@
 namespace taso::verifier {
 
 // records::RenamingProver: the verdict of `pair`'s rule given `other`.
-// PROVED (or PRUNED) `other` of the same form: PROVED, with `other`'s
-// axioms and its conditions carried over. REFUTED, TIMEOUT, UNKNOWN or
-// REJECTED_PRECHECK `other` of the same form: that status, without a proof.
+// PROVED (or PRUNED) `other` of the same form, or of a form this rule's is an
+// instance of (IsInstanceOf: the same law with variables merged): PROVED,
+// with `other`'s axioms and its conditions carried over. REFUTED, TIMEOUT,
+// UNKNOWN or REJECTED_PRECHECK `other` of the same form: that status, without
+// a proof; of a more general form: not derived (the store proves it).
 absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
                                                          const rules_db::CandidateClass& candidate_class,
                                                          const rules_db::CandidatePair& pair,

@@ -87,13 +87,31 @@ TEST_F(RenamingProofTest, ARenamingGetsTheProofAndTheConditionsItsOwnProofWouldG
   }
 }
 
-TEST_F(RenamingProofTest, AnInstanceOrAnotherLawIsNotDerived) {
+TEST_F(RenamingProofTest, AnInstanceIsProvedByTheGeneralRulesProof) {
   const rules::Rule proved = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
-  // One input twice: an instance of rA, not a renaming (pruning's business).
-  records::RenamingVerdict instance = ProveRuleAsRenaming(ChannelConcat("i1", "i1", "w1", false), proved);
-  EXPECT_EQ(instance.outcome, RenamingOutcome::kNotDerived);
-  EXPECT_THAT(instance.why_not, HasSubstr("form"));
-  EXPECT_EQ(instance.rule.status(), rules::RULE_STATUS_CANDIDATE);
+  // One input twice, read either way: rA with its inputs merged.
+  for (bool reversed : {false, true}) {
+    records::RenamingVerdict v = ProveRuleAsRenaming(ChannelConcat("i3", "i3", "w2", reversed), proved);
+    ASSERT_EQ(v.outcome, RenamingOutcome::kProved) << v.why_not;
+    EXPECT_EQ(v.rule.status(), rules::RULE_STATUS_PROVED);
+    EXPECT_THAT(v.rule.status_detail(), HasSubstr("an instance of rA"));
+    EXPECT_EQ(v.rule.proof().axioms_used_size(), proved.proof().axioms_used_size());
+    // The store's check of a claimed proof accepts it as claimed.
+    rules::Rule claimed = v.rule;
+    ASSERT_TRUE(VerifyClaim(*prover_, "z3", claimed).ok());
+    EXPECT_EQ(claimed.status(), rules::RULE_STATUS_PROVED);
+    EXPECT_EQ(claimed.conditions().DebugString(), v.rule.conditions().DebugString());
+  }
+  // The general rule is no instance of its instance.
+  const rules::Rule merged = Proved(ChannelConcat("i1", "i1", "w1", false), "rM");
+  records::RenamingVerdict back = ProveRuleAsRenaming(ChannelConcat("i1", "i2", "w1", false), merged);
+  EXPECT_EQ(back.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(back.why_not, HasSubstr("instance"));
+  EXPECT_EQ(back.rule.status(), rules::RULE_STATUS_CANDIDATE);
+}
+
+TEST_F(RenamingProofTest, AnotherLawIsNotDerived) {
+  const rules::Rule proved = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
   G a, b;
   auto x = a.In("i1", {2, 4}), y = a.In("i2", {2, 4});
   a.Out(a.Op(OpKind::kEwAdd, {x, y}));
@@ -131,6 +149,10 @@ TEST_F(RenamingProofTest, AnUnprovedRuleGivesItsVerdictWithoutAProof) {
   EXPECT_THAT(v.rule.status_detail(), HasSubstr("rT"));
   EXPECT_FALSE(v.rule.has_conditions());
   EXPECT_EQ(v.rule.proof().axioms_used_size(), 0);
+  // An instance of it may still hold, or be proved alone: not derived.
+  records::RenamingVerdict instance = ProveRuleAsRenaming(ChannelConcat("i3", "i3", "w2", false), timed_out);
+  EXPECT_EQ(instance.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(instance.why_not, HasSubstr("not proved"));
   rules::Rule candidate = timed_out;
   candidate.set_status(rules::RULE_STATUS_CANDIDATE);
   EXPECT_EQ(ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), candidate).outcome,

@@ -1,0 +1,93 @@
+#include "rules_db/form_instances.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/rule_form.h"
+
+namespace taso::rules_db {
+namespace {
+
+Hash128 SkeletonHash(const std::string& skeleton) {
+  Hasher h(0x736b656cULL);  // "skel"
+  h.AddString(skeleton);
+  return h.Finish();
+}
+
+struct Hash128Hash {
+  size_t operator()(const Hash128& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 0x9e3779b97f4a7c15ULL)); }
+};
+
+}  // namespace
+
+bool FormInstances::AddForm(FormHash form, const std::string& key, const std::string& reversed_key,
+                            const std::string& rule_id) {
+  FormEntry entry;
+  int i = 0;
+  for (const std::string* k : {&key, &reversed_key}) {
+    std::string skeleton;
+    std::vector<int> pattern;
+    if (!SplitFormKey(*k, &skeleton, &pattern)) return false;
+    entry.readings[i].skeleton = SkeletonHash(skeleton);
+    for (int v : pattern) entry.readings[i].pattern.push_back(static_cast<char>(std::min(v, 255)));
+    if (i == 0) entry.variables = pattern.empty() ? 0 : *std::max_element(pattern.begin(), pattern.end()) + 1;
+    ++i;
+  }
+  entry.rule_id = rule_id;
+  if (form_index_.emplace(form, static_cast<int>(forms_.size())).second) forms_.push_back(std::move(entry));
+  return true;
+}
+
+void FormInstances::AddPair(FormHash form, const std::string& fingerprint, int index) {
+  places_.push_back(Place{form, fingerprint, index});
+}
+
+absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::Generals() const {
+  // Every form under the skeleton of each of its readings.
+  absl::flat_hash_map<Hash128, std::vector<std::pair<int, int>>, Hash128Hash> by_skeleton;
+  for (size_t f = 0; f < forms_.size(); ++f) {
+    for (int r = 0; r < 2; ++r) by_skeleton[forms_[f].readings[r].skeleton].emplace_back(static_cast<int>(f), r);
+  }
+  // The forms each form is an instance of, read as it is keyed (reading one
+  // general form both ways covers the instance read either way).
+  std::vector<std::vector<int>> generals(forms_.size());
+  for (size_t g = 0; g < forms_.size(); ++g) {
+    const Reading& mine = forms_[g].readings[0];
+    if (forms_[g].variables >= static_cast<int>(mine.pattern.size())) continue;  // no variable to split
+    auto it = by_skeleton.find(mine.skeleton);
+    if (it == by_skeleton.end()) continue;
+    std::set<int> found;
+    for (const auto& [f, r] : it->second) {
+      if (f == static_cast<int>(g)) continue;
+      if (PatternIsInstanceOf(mine.pattern, forms_[f].readings[r].pattern)) found.insert(f);
+    }
+    generals[g].assign(found.begin(), found.end());
+  }
+  absl::flat_hash_map<FormHash, std::string> out;
+  for (const auto& [hash, g] : form_index_) {
+    const FormEntry* best = nullptr;
+    for (int f : generals[g]) {
+      if (!generals[f].empty()) continue;  // itself an instance: not leased
+      const FormEntry& e = forms_[f];
+      if (best == nullptr || e.variables > best->variables ||
+          (e.variables == best->variables && e.rule_id < best->rule_id)) {
+        best = &e;
+      }
+    }
+    if (best != nullptr) out[hash] = best->rule_id;
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::pair<int, std::string>>> FormInstances::Resolve() const {
+  const auto generals = Generals();
+  std::map<std::string, std::vector<std::pair<int, std::string>>> rewrites;
+  if (generals.empty()) return rewrites;
+  for (const Place& p : places_) {
+    auto it = generals.find(p.form);
+    if (it != generals.end()) rewrites[p.fingerprint].emplace_back(p.index, it->second);
+  }
+  return rewrites;
+}
+
+}  // namespace taso::rules_db

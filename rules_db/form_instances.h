@@ -1,0 +1,64 @@
+// Forms that are instances of other forms of the same job: the same law with
+// some variables merged (core/rule_form.h, IsInstanceOf). Finalizing a job
+// collects each form's first pair and every pair's place; the pairs of an
+// instance form then name the rule of a most general form it is an instance
+// of (CandidatePair.renaming_of), so the store leases only that form and
+// derives the rest from its proof, as it does for renamings.
+#ifndef TASO_RULES_DB_FORM_INSTANCES_H_
+#define TASO_RULES_DB_FORM_INSTANCES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/hash.h"
+
+namespace taso::rules_db {
+
+class FormInstances {
+ public:
+  // A form by a 128-bit hash of its renaming key.
+  using FormHash = std::pair<uint64_t, uint64_t>;
+
+  // The first pair of form `form`: its renaming key, the key read the other
+  // way (records::PairCheck) and its rule id. False if a key is not one.
+  bool AddForm(FormHash form, const std::string& key, const std::string& reversed_key, const std::string& rule_id);
+  // A pair of form `form`, pair `index` of the class with `fingerprint`.
+  void AddPair(FormHash form, const std::string& fingerprint, int index);
+
+  // What to rewrite: class fingerprint -> (pair index, the rule id its
+  // renaming_of names). Each instance form's pairs name the same rule, of a
+  // form that is an instance of no other; ties go to the smaller rule id.
+  std::map<std::string, std::vector<std::pair<int, std::string>>> Resolve() const;
+
+  size_t forms() const { return forms_.size(); }
+
+ private:
+  struct Reading {
+    Hash128 skeleton;
+    std::string pattern;  // one character per occurrence
+  };
+  struct FormEntry {
+    Reading readings[2];  // as keyed, and the other way
+    int variables = 0;
+    std::string rule_id;
+  };
+  struct Place {
+    FormHash form;
+    std::string fingerprint;
+    int index;
+  };
+  // The rule id of the form each instance form takes its proof from.
+  absl::flat_hash_map<FormHash, std::string> Generals() const;
+
+  std::vector<FormEntry> forms_;
+  absl::flat_hash_map<FormHash, int> form_index_;
+  std::vector<Place> places_;
+};
+
+}  // namespace taso::rules_db
+
+#endif  // TASO_RULES_DB_FORM_INSTANCES_H_

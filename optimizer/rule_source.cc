@@ -11,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "net/credentials.h"
@@ -24,19 +26,52 @@
 
 namespace taso::optimizer {
 
+bool ParseRuleCollection(google::protobuf::io::ZeroCopyInputStream* in, rules::RuleCollection* out,
+                         int64_t chunk_bytes) {
+  using google::protobuf::internal::WireFormatLite;
+  out->Clear();
+  while (true) {
+    // A fresh stream for each chunk: its byte count, which protobuf caps, starts again.
+    google::protobuf::io::CodedInputStream coded(in);
+    while (coded.CurrentPosition() < chunk_bytes) {
+      const uint32_t tag = coded.ReadTag();
+      if (tag == 0) return coded.ConsumedEntireMessage();  // the end, or bytes that are no tag
+      const int field = WireFormatLite::GetTagFieldNumber(tag);
+      const WireFormatLite::WireType type = WireFormatLite::GetTagWireType(tag);
+      if (field == rules::RuleCollection::kFormatVersionFieldNumber && type == WireFormatLite::WIRETYPE_VARINT) {
+        uint32_t version = 0;
+        if (!coded.ReadVarint32(&version)) return false;
+        out->set_format_version(version);
+      } else if (field == rules::RuleCollection::kRulesFieldNumber &&
+                 type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        uint32_t length = 0;
+        if (!coded.ReadVarint32(&length)) return false;
+        const auto limit = coded.PushLimit(static_cast<int>(length));
+        if (!out->add_rules()->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return false;
+        coded.PopLimit(limit);
+      } else if (!WireFormatLite::SkipField(&coded, tag)) {
+        return false;
+      }
+    }
+  }
+}
+
 absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read rules file ", path));
-  std::stringstream bytes;
-  bytes << in.rdbuf();
   rules::RuleCollection collection;
   if (absl::EndsWith(path, ".json")) {
+    std::stringstream bytes;
+    bytes << in.rdbuf();
     if (!google::protobuf::util::JsonStringToMessage(bytes.str(), &collection).ok()) {
       return absl::InvalidArgumentError(absl::StrCat(path, " is not a JSON RuleCollection"));
     }
-  } else if (!collection.ParseFromString(bytes.str())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a binary RuleCollection (write one with `taso rules export --format proto -o FILE`)"));
+  } else {
+    google::protobuf::io::IstreamInputStream stream(&in);
+    if (!ParseRuleCollection(&stream, &collection)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, " is not a binary RuleCollection (write one with `taso rules export --format proto -o FILE`)"));
+    }
   }
   if (collection.format_version() > 1) {
     return absl::InvalidArgumentError(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/io/zero_copy_stream.h"
 #include "optimizer/rewrite/rewrite_rule.h"
 
 namespace taso::optimizer {
@@ -19,6 +20,12 @@ namespace taso::optimizer {
 absl::StatusOr<RuleSet> LoadRulesFile(const std::string& path);
 // The same file's rules as stored, every status.
 absl::StatusOr<rules::RuleCollection> ReadRulesFile(const std::string& path);
+// A binary RuleCollection read field by field: protobuf parses at most 2 GB
+// through one stream, and an export of millions of rules (size 4 with every
+// status: 2.8 GB) is more, so the stream is replaced every `chunk_bytes`.
+// False if the bytes are not a RuleCollection.
+bool ParseRuleCollection(google::protobuf::io::ZeroCopyInputStream* in, rules::RuleCollection* out,
+                         int64_t chunk_bytes = int64_t{256} << 20);
 
 // Proved rules from taso_rules_db at `address` whose larger side has at most
 // `max_ops` operators (0: any). Unavailable when the store is unreachable.

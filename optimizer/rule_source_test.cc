@@ -5,6 +5,7 @@
 
 #include "core/proof_signature.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "rules/builtin_rules.h"
 
@@ -25,6 +26,28 @@ std::string Write(const rules::RuleCollection& collection, const std::string& na
   const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
   std::ofstream(path, std::ios::binary) << collection.SerializeAsString();
   return path;
+}
+
+TEST(RuleSourceTest, ACollectionReadsInChunksAsItWasWritten) {
+  rules::RuleCollection whole = Builtin();
+  ASSERT_GT(whole.rules_size(), 100);
+  std::string bytes = whole.SerializeAsString();
+  // A field this build does not know is skipped, wherever it comes.
+  bytes += std::string("\xf8\x06\x2a", 3);  // field 111, varint 42
+  for (int64_t chunk : {int64_t{1}, int64_t{1000}, int64_t{256} << 20}) {
+    google::protobuf::io::ArrayInputStream in(bytes.data(), static_cast<int>(bytes.size()), 64);
+    rules::RuleCollection read;
+    ASSERT_TRUE(ParseRuleCollection(&in, &read, chunk)) << chunk;
+    EXPECT_EQ(read.SerializeAsString(), whole.SerializeAsString()) << chunk;
+  }
+  // Cut short inside a rule, or not a collection at all.
+  const std::string cut = bytes.substr(0, bytes.size() / 2);
+  google::protobuf::io::ArrayInputStream short_in(cut.data(), static_cast<int>(cut.size()));
+  rules::RuleCollection read;
+  EXPECT_FALSE(ParseRuleCollection(&short_in, &read, 1000));
+  const std::string junk = "\x0a\xff\xff\xff\xff\x0f";
+  google::protobuf::io::ArrayInputStream junk_in(junk.data(), static_cast<int>(junk.size()));
+  EXPECT_FALSE(ParseRuleCollection(&junk_in, &read));
 }
 
 // The first recorded signature with a parameter, or null.

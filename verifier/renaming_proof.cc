@@ -68,8 +68,8 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
   const Form other_form = MakeForm(theirs->View());
   const std::string other_key = FormKey(other_form);
   // Read left to right or right to left: pruning's renamings include both.
-  // The same form first; else one `other`'s is more general than (an
-  // instance: some of its variables merged).
+  // The same form first; else an instance of `other`'s form (the same
+  // skeleton with some of its variables merged).
   Form form;
   bool reversed = false, instance = false;
   const Form readings[2] = {MakeForm(mine->View()), MakeForm(mine->View().Reversed())};

@@ -35,6 +35,11 @@ struct Hash128 {
   std::string ToBytes() const;
 };
 
+// For hash maps keyed by a Hash128 (its bits are already mixed).
+struct Hash128Hasher {
+  size_t operator()(const Hash128& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 0x9e3779b97f4a7c15ULL)); }
+};
+
 // Streaming hasher with two independent 64-bit lanes. Order-sensitive.
 class Hasher {
  public:

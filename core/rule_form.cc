@@ -1,6 +1,7 @@
 #include "core/rule_form.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -132,7 +133,21 @@ std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
   return DecodedFromGraphs(std::move(*s), std::move(*t), outputs);
 }
 
-std::string RenamingKey(const PairView& p) { return std::min(FormKey(MakeForm(p)), FormKey(MakeForm(p.Reversed()))); }
+std::pair<std::string, std::string> RenamingKeyAndReversed(const PairView& p) {
+  std::string forward = FormKey(MakeForm(p));
+  std::string backward = FormKey(MakeForm(p.Reversed()));
+  if (backward < forward) std::swap(forward, backward);
+  return {std::move(forward), std::move(backward)};
+}
+
+std::string RenamingKey(const PairView& p) { return RenamingKeyAndReversed(p).first; }
+
+std::string PackPattern(const std::vector<int>& pattern) {
+  std::string out;
+  out.reserve(pattern.size());
+  for (int v : pattern) out.push_back(static_cast<char>(std::min(v, 255)));
+  return out;
+}
 
 bool IsInstanceOf(const Form& specific, const Form& general) {
   // Shapes are not compared: as with a renaming, the operators' signatures in

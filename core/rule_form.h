@@ -74,6 +74,8 @@ std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,
 // The renaming-invariant key of a pair: the smaller FormKey of its two
 // directions, so a rule read right to left has the same key.
 std::string RenamingKey(const PairView& p);
+// RenamingKey, and the FormKey of the pair read the other way (the larger).
+std::pair<std::string, std::string> RenamingKeyAndReversed(const PairView& p);
 
 // Whether `specific` is `general` with some of its variables merged: the same
 // skeleton, and every two occurrences of one variable of `general` are
@@ -95,6 +97,9 @@ bool PatternIsInstanceOf(const Pattern& specific, const Pattern& general) {
   }
   return true;
 }
+// A pattern as bytes, one per occurrence (rules have far fewer than 256
+// variable occurrences), for keeping millions of them.
+std::string PackPattern(const std::vector<int>& pattern);
 // A FormKey's skeleton and pattern; false if `key` is not one.
 bool SplitFormKey(const std::string& key, std::string* skeleton, std::vector<int>* pattern);
 

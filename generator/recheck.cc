@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "core/fingerprint.h"
@@ -148,12 +148,7 @@ void NameAsRule(const Graph& source, const Graph& target, PairCheck& pair) {
   auto id = records::RuleIdOf(source, target, outputs);
   if (!id.ok()) return;  // the pair is proved on its own
   pair.rule_id = *std::move(id);
-  // RenamingKey, keeping the other reading too.
-  std::string forward = FormKey(MakeForm(view));
-  std::string backward = FormKey(MakeForm(view.Reversed()));
-  if (backward < forward) std::swap(forward, backward);
-  pair.renaming_key = std::move(forward);
-  pair.reversed_key = std::move(backward);
+  std::tie(pair.renaming_key, pair.reversed_key) = RenamingKeyAndReversed(view);
 }
 
 }  // namespace

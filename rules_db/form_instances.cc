@@ -14,10 +14,6 @@ Hash128 SkeletonHash(const std::string& skeleton) {
   return h.Finish();
 }
 
-struct Hash128Hash {
-  size_t operator()(const Hash128& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 0x9e3779b97f4a7c15ULL)); }
-};
-
 }  // namespace
 
 bool FormInstances::AddForm(FormHash form, const std::string& key, const std::string& reversed_key,
@@ -29,7 +25,7 @@ bool FormInstances::AddForm(FormHash form, const std::string& key, const std::st
     std::vector<int> pattern;
     if (!SplitFormKey(*k, &skeleton, &pattern)) return false;
     entry.readings[i].skeleton = SkeletonHash(skeleton);
-    for (int v : pattern) entry.readings[i].pattern.push_back(static_cast<char>(std::min(v, 255)));
+    entry.readings[i].pattern = PackPattern(pattern);
     if (i == 0) entry.variables = pattern.empty() ? 0 : *std::max_element(pattern.begin(), pattern.end()) + 1;
     ++i;
   }
@@ -44,7 +40,7 @@ void FormInstances::AddPair(FormHash form, const std::string& fingerprint, int i
 
 absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::Generals() const {
   // Every form under the skeleton of each of its readings.
-  absl::flat_hash_map<Hash128, std::vector<std::pair<int, int>>, Hash128Hash> by_skeleton;
+  absl::flat_hash_map<Hash128, std::vector<std::pair<int, int>>, Hash128Hasher> by_skeleton;
   for (size_t f = 0; f < forms_.size(); ++f) {
     for (int r = 0; r < 2; ++r) by_skeleton[forms_[f].readings[r].skeleton].emplace_back(static_cast<int>(f), r);
   }

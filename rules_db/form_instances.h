@@ -34,12 +34,10 @@ class FormInstances {
   // form that is an instance of no other; ties go to the smaller rule id.
   std::map<std::string, std::vector<std::pair<int, std::string>>> Resolve() const;
 
-  size_t forms() const { return forms_.size(); }
-
  private:
   struct Reading {
     Hash128 skeleton;
-    std::string pattern;  // one character per occurrence
+    std::string pattern;  // PackPattern
   };
   struct FormEntry {
     Reading readings[2];  // as keyed, and the other way

@@ -27,37 +27,12 @@ constexpr size_t kMaxRenamings = 512;
 using Substitution = FormSubstitution;
 using Renaming = VariableRenaming;
 
-// Whether `specific`'s variable pattern is an instance of `general`'s: every
-// two occurrences that share a variable in `general` share one in `specific`.
-bool IsInstance(const std::string& general, const std::string& specific) {
-  if (general.size() != specific.size()) return false;
-  std::map<char, char> mapping;
-  for (size_t i = 0; i < general.size(); ++i) {
-    auto [it, inserted] = mapping.emplace(general[i], specific[i]);
-    if (!inserted && it->second != specific[i]) return false;
-  }
-  return true;
-}
-
-struct Hash128Hasher {
-  size_t operator()(const Hash128& h) const { return static_cast<size_t>(h.lo ^ (h.hi * 0x9e3779b97f4a7c15ULL)); }
-};
-
 // 128-bit keys stand in for the side and skeleton texts, so millions of rules
 // fit in memory; at 128 bits a chance collision among them is negligible.
 Hash128 TextKey(const std::string& text) {
   Hasher h(0x7072756e65ULL);  // "prune"
   h.AddString(text);
   return h.Finish();
-}
-
-// The pattern as bytes (occurrence -> first occurrence; rules have far fewer
-// than 256 variable occurrences).
-std::string PackPattern(const std::vector<int>& pattern) {
-  std::string out;
-  out.reserve(pattern.size());
-  for (int v : pattern) out.push_back(static_cast<char>(std::min(v, 255)));
-  return out;
 }
 
 // What is known equal so far: proved rules' sides, by name, joined in a
@@ -119,7 +94,7 @@ class Knowledge {
     if (it == by_skeleton_.end()) return std::nullopt;
     const std::string specific = PackPattern(form.pattern);
     for (const SkeletonEntry& entry : it->second) {
-      if (IsInstance(entry.pattern, specific)) return RuleId(entry.rule);
+      if (PatternIsInstanceOf(specific, entry.pattern)) return RuleId(entry.rule);
     }
     return std::nullopt;
   }

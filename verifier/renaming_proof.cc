@@ -70,22 +70,21 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
   // Read left to right or right to left: pruning's renamings include both.
   // The same form first; else an instance of `other`'s form (the same
   // skeleton with some of its variables merged).
-  Form form;
-  bool reversed = false, instance = false;
   const Form readings[2] = {MakeForm(mine->View()), MakeForm(mine->View().Reversed())};
-  for (int pass = 0; pass < 2 && form.skeleton.empty(); ++pass) {
+  auto first_reading = [&readings](auto matches) {
     for (int r = 0; r < 2; ++r) {
-      const bool match = pass == 0 ? FormKey(readings[r]) == other_key : IsInstanceOf(readings[r], other_form);
-      if (!match) continue;
-      form = readings[r];
-      reversed = r == 1;
-      instance = pass == 1;
-      break;
+      if (matches(readings[r])) return r;
     }
-  }
-  if (form.skeleton.empty()) {
+    return -1;
+  };
+  int r = first_reading([&](const Form& f) { return FormKey(f) == other_key; });
+  const bool instance = r < 0;
+  if (instance) r = first_reading([&](const Form& f) { return IsInstanceOf(f, other_form); });
+  if (r < 0) {
     return NotDerived(std::move(rule), absl::StrCat("its form is neither that of ", other.id(), " nor an instance of it"));
   }
+  const Form& form = readings[r];
+  const bool reversed = r == 1;
   const std::string from = absl::StrCat(reversed ? "read right to left, " : "",
                                         instance ? "an instance of " : "a renaming of ", other.id());
   switch (other.status()) {

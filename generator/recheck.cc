@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "core/canonical.h"
 #include "core/fingerprint.h"
 #include "core/hash.h"
 #include "core/random_inputs.h"
@@ -89,8 +90,8 @@ bool Rechecker::IsCanonicalOrder(const std::string& encoding) const {
   // Odometer over one permutation per used group.
   std::vector<std::vector<int>> perms;
   for (int g : used) perms.push_back(groups_[g]);
+  std::vector<int> renaming = identity;  // each group's members are overwritten below
   while (true) {
-    std::vector<int> renaming = identity;
     for (size_t i = 0; i < used.size(); ++i) {
       const std::vector<int>& members = groups_[used[i]];
       for (size_t m = 0; m < members.size(); ++m) renaming[members[m]] = perms[i][m];
@@ -136,8 +137,10 @@ std::string Reason(const absl::Status& s, const char* what) {
 }
 
 // The id and renaming key of the rule a surviving pair stands for, so the
-// store can prove one pair per key (records/class_check.h).
-void NameAsRule(const Graph& source, const Graph& target, PairCheck& pair) {
+// store can prove one pair per key (records/class_check.h). `source_text`:
+// the source's CanonicalText, written once for the class's pairs.
+void NameAsRule(const Graph& source, const absl::StatusOr<std::string>& source_text, const Graph& target,
+                PairCheck& pair) {
   std::vector<std::pair<int, int>> outputs;
   PairView view{&source, {}, {}, &target, {}, {}};
   for (size_t i = 0; i < pair.output_mapping.size(); ++i) {
@@ -145,9 +148,9 @@ void NameAsRule(const Graph& source, const Graph& target, PairCheck& pair) {
     view.ra.push_back(source.outputs()[i].tensor);
     view.rb.push_back(target.outputs()[pair.output_mapping[i]].tensor);
   }
-  auto id = records::RuleIdOf(source, target, outputs);
-  if (!id.ok()) return;  // the pair is proved on its own
-  pair.rule_id = *std::move(id);
+  const auto target_text = CanonicalText(target);
+  if (!source_text.ok() || !target_text.ok()) return;  // the pair is proved on its own
+  pair.rule_id = records::RuleIdOfTexts(*source_text, *target_text, outputs);
   std::tie(pair.renaming_key, pair.reversed_key) = RenamingKeyAndReversed(view);
 }
 
@@ -156,9 +159,12 @@ void NameAsRule(const Graph& source, const Graph& target, PairCheck& pair) {
 ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
   ClassCheck result;
   int representative = -1;
-  for (size_t m = 0; m < members.size(); ++m) {
-    result.canonical.push_back(IsCanonicalOrder(members[m]));
-    if (representative < 0 && result.canonical.back()) representative = static_cast<int>(m);
+  result.canonical.assign(members.size(), false);
+  for (size_t m = 0; m < members.size() && representative < 0; ++m) {
+    if (IsCanonicalOrder(members[m])) {
+      result.canonical[m] = true;
+      representative = static_cast<int>(m);
+    }
   }
   if (representative < 0) return result;
 
@@ -189,6 +195,8 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
   };
 
   const Evaluated source = evaluate(members[representative]);
+  const absl::StatusOr<std::string> source_text =
+      source.status.ok() ? CanonicalText(source.graph) : absl::StatusOr<std::string>(source.status);
   for (size_t m = 0; m < members.size(); ++m) {
     if (static_cast<int>(m) == representative) continue;
     PairCheck pair;
@@ -246,7 +254,7 @@ ClassCheck Rechecker::Check(const std::vector<std::string>& members) const {
     if (pair.rejected) {
       pair.output_mapping.clear();
     } else {
-      NameAsRule(source.graph, target.graph, pair);
+      NameAsRule(source.graph, source_text, target.graph, pair);
     }
     result.pairs.push_back(std::move(pair));
   }

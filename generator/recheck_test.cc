@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "records/encoding.h"
+#include "records/rule_id.h"
 
 namespace taso::generator {
 namespace {
@@ -113,6 +114,46 @@ TEST(Recheck, AConcatOfConvolutionsIsPairedWithTheConvolutionOfAConcat) {
     }
   }
   EXPECT_GE(found, 1);
+}
+
+// A class's pairs all start at its first canonical member, which is the
+// only one marked (later members are not examined), and each surviving
+// pair's id is the id of its decoded graphs (the source's text is written
+// once per class).
+TEST(Recheck, PairsLeaveTheFirstCanonicalMemberAndNameTheirRule) {
+  const records::Spec spec = records::DefaultSpec();
+  ClassSink sink;
+  EnumerationOptions options;
+  options.max_ops = 2;
+  ASSERT_TRUE(Enumerate(spec, options, sink).ok());
+  Rechecker rechecker(spec);
+  int named = 0;
+  for (const auto& [fp, members] : sink.classes) {
+    if (members.size() < 2) continue;
+    const ClassCheck check = rechecker.Check(members);
+    ASSERT_EQ(check.canonical.size(), members.size());
+    if (check.pairs.empty()) continue;
+    const int source = check.pairs.front().source;
+    for (int m = 0; m < static_cast<int>(members.size()); ++m) {
+      EXPECT_EQ(check.canonical[m], m == source);
+      if (m < source) EXPECT_FALSE(rechecker.IsCanonicalOrder(members[m]));
+    }
+    EXPECT_TRUE(rechecker.IsCanonicalOrder(members[source]));
+    for (const PairCheck& pair : check.pairs) {
+      EXPECT_EQ(pair.source, source);
+      if (pair.rejected || pair.rule_id.empty()) continue;
+      auto a = records::DecodeGraph(spec, members[pair.source]);
+      auto b = records::DecodeGraph(spec, members[pair.target]);
+      ASSERT_TRUE(a.ok() && b.ok());
+      std::vector<std::pair<int, int>> outputs;
+      for (size_t i = 0; i < pair.output_mapping.size(); ++i) outputs.emplace_back(i, pair.output_mapping[i]);
+      auto id = records::RuleIdOf(*a, *b, outputs);
+      ASSERT_TRUE(id.ok()) << id.status();
+      EXPECT_EQ(pair.rule_id, *id);
+      ++named;
+    }
+  }
+  EXPECT_GT(named, 10);
 }
 
 TEST(Recheck, ExactlyOneRenamingIsCanonical) {

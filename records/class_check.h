@@ -1,6 +1,6 @@
-// What checking a fingerprint class yields: which members are in canonical
-// renaming order and, per candidate pair, whether it survived the exact
-// re-check. The generator computes it (generator/recheck.h); the hash store
+// What checking a fingerprint class yields: which member is the pairs'
+// source (the first in canonical renaming order) and, per candidate pair,
+// whether it survived the exact re-check. The generator computes it (generator/recheck.h); the hash store
 // stores it in each CandidateClass, and is handed the check by its binary.
 #ifndef TASO_RECORDS_CLASS_CHECK_H_
 #define TASO_RECORDS_CLASS_CHECK_H_
@@ -36,7 +36,11 @@ struct PairCheck {
 };
 
 struct ClassCheck {
-  std::vector<bool> canonical;  // per member
+  // Per member: in canonical renaming order. Members are examined in order
+  // only until the first canonical one, the pairs' source (renaming order
+  // takes a key per permutation: at size 4 it was a seventh of finalizing),
+  // so the later ones read false whatever their order.
+  std::vector<bool> canonical;
   std::vector<PairCheck> pairs;
 };
 

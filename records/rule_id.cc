@@ -13,9 +13,14 @@ absl::StatusOr<std::string> RuleIdOf(const Graph& source, const Graph& target,
   if (!s.ok()) return s.status();
   auto t = CanonicalText(target);
   if (!t.ok()) return t.status();
+  return RuleIdOfTexts(*s, *t, outputs);
+}
+
+std::string RuleIdOfTexts(std::string_view source_text, std::string_view target_text,
+                          const std::vector<std::pair<int, int>>& outputs) {
   Hasher h;
-  h.AddString(*s);
-  h.AddString(*t);
+  h.AddString(source_text);
+  h.AddString(target_text);
   for (const auto& [source_output, target_output] : outputs) {
     h.AddSigned(source_output);
     h.AddSigned(target_output);

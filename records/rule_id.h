@@ -7,6 +7,7 @@
 #define TASO_RECORDS_RULE_ID_H_
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,11 @@ namespace taso::records {
 
 absl::StatusOr<std::string> RuleIdOf(const Graph& source, const Graph& target,
                                      const std::vector<std::pair<int, int>>& outputs);
+
+// The same from both sides' CanonicalText (core/canonical.h), for a caller
+// that pairs one source with many targets and writes its text once.
+std::string RuleIdOfTexts(std::string_view source_text, std::string_view target_text,
+                          const std::vector<std::pair<int, int>>& outputs);
 
 // The id of `rule`'s graphs and output pairs (its own id field is not read).
 // InvalidArgument naming the side when a graph is malformed.

@@ -4,6 +4,7 @@
 // figures recorded (hash_store.h).
 #include <algorithm>
 #include <condition_variable>
+#include <iterator>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -204,14 +205,20 @@ absl::Status GraphHashStore::ScanClasses(const std::string& begin, const std::st
   std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, graphs_));
   std::string current;
+  // The current fingerprint's graphs are members[0, count): the strings are
+  // reused, since most fingerprints have one graph and no class (at size 4,
+  // 612M of them: an allocation each otherwise).
   std::vector<std::string> members;
+  size_t count = 0;
   auto close_class = [&]() -> absl::Status {
     absl::Status s;
-    if (members.size() >= 2) {
+    if (count >= 2) {
       ++counts.multi_graph_classes;
-      s = on_class(PendingClass{current, std::move(members), {}});
+      std::vector<std::string> taken(std::make_move_iterator(members.begin()),
+                                     std::make_move_iterator(members.begin() + count));
+      s = on_class(PendingClass{current, std::move(taken), {}});
     }
-    members.clear();
+    count = 0;
     return s;
   };
   constexpr size_t kFingerprintStart = 4;  // after the job number
@@ -226,7 +233,8 @@ absl::Status GraphHashStore::ScanClasses(const std::string& begin, const std::st
       current.assign(fp);
       ++counts.fingerprints;
     }
-    members.emplace_back(key.data() + kEncodingStart, key.size() - kEncodingStart);
+    if (count == members.size()) members.emplace_back();
+    members[count++].assign(key.data() + kEncodingStart, key.size() - kEncodingStart);
     ++counts.graphs;
   }
   if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");

@@ -26,6 +26,7 @@ Rechecker::Rechecker(const records::Spec& spec, const RecheckOptions& options) :
     float_feeds_[var.name] =
         DeterministicFloatTensor(var.type, var.name, spec_.seed + options_.float_seed_offset);
   }
+  for (int v = 0; v < n; ++v) variable_keys_.push_back(Mix64(0x76ULL + static_cast<uint64_t>(v)));
   for (auto& [key, members] : by_type) {
     if (members.size() < 2) continue;
     for (int v : members) group_of_[v] = static_cast<int>(groups_.size());
@@ -36,16 +37,19 @@ Rechecker::Rechecker(const records::Spec& spec, const RecheckOptions& options) :
 uint64_t Rechecker::RenamedKey(const std::vector<records::EncodedOp>& ops, const std::vector<int>& renaming,
                                std::vector<uint64_t>& pool, std::vector<uint64_t>& op_keys) const {
   const int n = static_cast<int>(spec_.variables.size());
-  pool.clear();
+  pool.clear();  // the operators' outputs, after the n variables
   op_keys.clear();
-  for (int v = 0; v < n; ++v) pool.push_back(Mix64(0x76ULL + static_cast<uint64_t>(renaming[v])));
   for (const records::EncodedOp& op : ops) {
     const records::Template& tmpl = spec_.templates[op.template_index];
     uint64_t inputs[2] = {0, 0};
     const size_t num_inputs = std::min<size_t>(op.inputs.size(), 2);
     for (size_t i = 0; i < num_inputs; ++i) {
       const int p = op.inputs[i];
-      inputs[i] = p < static_cast<int>(pool.size()) ? pool[p] : 0;
+      if (p < n) {
+        inputs[i] = variable_keys_[renaming[p]];
+      } else if (p - n < static_cast<int>(pool.size())) {
+        inputs[i] = pool[p - n];
+      }
     }
     // A commutative operator's operands are enumerated in one order, which
     // computes the same: the key must not tell the orders apart, or an

@@ -22,6 +22,7 @@
 #ifndef TASO_GENERATOR_RECHECK_H_
 #define TASO_GENERATOR_RECHECK_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,8 +60,8 @@ class Rechecker {
   ClassCheck Check(const std::vector<std::string>& members) const;
 
  private:
-  // The key of `ops` with variable v renamed to renaming[v]; `pool` and
-  // `op_keys` are scratch space.
+  // The key of `ops` with variable v renamed to renaming[v]; `pool` (the
+  // operators' outputs) and `op_keys` are scratch space.
   uint64_t RenamedKey(const std::vector<records::EncodedOp>& ops, const std::vector<int>& renaming,
                       std::vector<uint64_t>& pool, std::vector<uint64_t>& op_keys) const;
 
@@ -68,6 +69,7 @@ class Rechecker {
   RecheckOptions options_;
   std::vector<std::vector<int>> groups_;  // interchangeable variable indices, size >= 2
   std::vector<int> group_of_;             // variable -> index in groups_, or -1
+  std::vector<uint64_t> variable_keys_;   // variable -> its key in RenamedKey, before renaming
   std::map<std::string, IntTensor> int_feeds_;
   std::map<std::string, FloatTensor> float_feeds_;
 };

@@ -38,6 +38,7 @@
 #include "verifier/axiom_validation.h"
 #include "verifier/axiom_validation_report.h"
 #include "verifier/axioms.h"
+#include "verifier/prover.h"
 #include "verifier/worker.h"
 
 ABSL_FLAG(std::string, store, "", "rule database (taso_rules_db) address, or every store shard's, comma-separated, in any order");
@@ -49,6 +50,9 @@ ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated a
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
 ABSL_FLAG(int64_t, renew_prover_above_mib, static_cast<int64_t>(taso::verifier::ProverOptions().renew_above_mib),
           "start a thread's prover over with a fresh Z3 context once Z3 holds this many MiB in the process (0: never)");
+ABSL_FLAG(int64_t, z3_memory_mib, -1,
+          "cap on what Z3 may allocate in this process, over all --threads; a query that would pass it is a timeout "
+          "(memout) and its prover starts over. -1: --threads x 2 x --renew_prover_above_mib; 0: no cap");
 ABSL_FLAG(double, stall_s, absl::ToDoubleSeconds(taso::verifier::VerifierWorkerOptions().stall_after),
           "end the verifier (exit 75) when one Z3 query has run this long, past its own limits, which Z3 does not "
           "check everywhere: its leases expire and the classes go to another verifier; 0: never");
@@ -238,6 +242,11 @@ int main(int argc, char** argv) {
   options.prover.timeout_ms = static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_timeout_ms)));
   options.prover.renew_above_mib =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_renew_prover_above_mib)));
+  const int64_t memory_cap = absl::GetFlag(FLAGS_z3_memory_mib) >= 0
+                                 ? absl::GetFlag(FLAGS_z3_memory_mib)
+                                 : int64_t{2} * std::max(1, options.threads) *
+                                       static_cast<int64_t>(options.prover.renew_above_mib);
+  taso::verifier::SetSolverMemoryLimitMib(static_cast<uint64_t>(memory_cap));
   options.exit_when_done = !absl::GetFlag(FLAGS_wait);
   options.retry_for = absl::Seconds(absl::GetFlag(FLAGS_retry_seconds));
   options.worker_id = absl::GetFlag(FLAGS_worker_id);

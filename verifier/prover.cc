@@ -43,6 +43,7 @@ struct Prover::Impl {
     z3::check_result result = z3::unknown;
     std::string reason;
     std::vector<std::string> core;
+    bool out_of_memory = false;  // the context is not to be used again
   };
 
   // One solver per limit for the prover's life: the guarded axioms are
@@ -73,11 +74,30 @@ struct Prover::Impl {
     solver.push();
     struct Pop {
       z3::solver& s;
-      ~Pop() { s.pop(); }
+      bool skip = false;
+      ~Pop() {
+        if (skip) return;
+        try {
+          s.pop();
+        } catch (const z3::exception&) {
+          // Only when unwinding from a memout: the context is dropped anyway.
+        }
+      }
     } pop{solver};
     solver.add(goal_negated);
     Attempt attempt;
-    attempt.result = solver.check(assumptions);
+    try {
+      attempt.result = solver.check(assumptions);
+    } catch (const z3::exception&) {
+      if (Z3_get_error_code(ctx) != Z3_MEMOUT_FAIL) throw;
+      // Past SetSolverMemoryLimitMib's cap. The context is dropped, not
+      // popped: popping can allocate, and so throw again.
+      pop.skip = true;
+      attempt.result = z3::unknown;
+      attempt.reason = "memout: past the Z3 memory cap";
+      attempt.out_of_memory = true;
+      return attempt;
+    }
     if (attempt.result == z3::unsat) {
       z3::expr_vector core = solver.unsat_core();
       for (unsigned k = 0; k < core.size(); ++k) {
@@ -88,6 +108,9 @@ struct Prover::Impl {
       std::sort(attempt.core.begin(), attempt.core.end());
     } else if (attempt.result == z3::unknown) {
       attempt.reason = solver.reason_unknown();
+      // Should a solver absorb the cap's exception and give up instead.
+      attempt.out_of_memory = attempt.reason.find("memout") != std::string::npos ||
+                              attempt.reason.find("out of memory") != std::string::npos;
     }
     return attempt;
   }
@@ -121,6 +144,10 @@ void ReleaseFreeMemory() {
 
 double SolverMemoryMib() { return static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20); }
 
+void SetSolverMemoryLimitMib(uint64_t mib) {
+  Z3_global_param_set("memory_max_size", absl::StrCat(mib).c_str());
+}
+
 absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& options) {
   auto impl = CreateImpl(options);
   if (!impl.ok()) return impl.status();
@@ -129,12 +156,14 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
 
 absl::Status Prover::RenewIfLarge() {
   const uint64_t bound = impl_->options.renew_above_mib;
-  if (bound == 0 || SolverMemoryMib() <= static_cast<double>(bound)) return absl::OkStatus();
+  const bool large = bound > 0 && SolverMemoryMib() > static_cast<double>(bound);
+  if (!large && !out_of_memory_) return absl::OkStatus();
   const ProverOptions options = impl_->options;
   impl_.reset();  // first, so the old context's memory is free for the new one
   auto impl = CreateImpl(options);
   if (!impl.ok()) return impl.status();
   impl_ = std::move(*impl);
+  out_of_memory_ = false;
   ++renewals_;
   // Z3 freed the context's memory; hand the freed pages back to the system.
   ReleaseFreeMemory();
@@ -174,13 +203,33 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
   const auto start = std::chrono::steady_clock::now();
   Impl& m = *impl_;
   if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
+  if (out_of_memory_) {
+    return absl::FailedPreconditionError("this prover's last query ran out of memory: renew it (RenewIfLarge) first");
+  }
   std::set<std::string> functions;
   ProofResult result;
   OpenFactScope scope{open, m.symbols.FreshPrefix("fact"), {}};
   OpenFactScope* opened = open == OpenFacts::kNone ? nullptr : &scope;
-  auto src = GraphTerms(m.symbols, source, &functions, &result.conditions.source, opened);
+  // Z3 may pass the memory cap anywhere: building terms, asserting, checking.
+  auto out_of_memory = [&](const z3::exception& e) -> absl::StatusOr<ProofResult> {
+    if (Z3_get_error_code(m.ctx) != Z3_MEMOUT_FAIL && std::string(e.msg()).find("out of memory") == std::string::npos) {
+      return absl::InternalError(absl::StrCat("z3: ", e.msg()));
+    }
+    out_of_memory_ = true;
+    ProofResult memout;
+    memout.outcome = ProofOutcome::kTimeout;
+    memout.detail = "memout: past the Z3 memory cap";
+    memout.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return memout;
+  };
+  absl::StatusOr<std::vector<z3::expr>> src = absl::UnknownError(""), tgt = absl::UnknownError("");
+  try {
+    src = GraphTerms(m.symbols, source, &functions, &result.conditions.source, opened);
+    if (src.ok()) tgt = GraphTerms(m.symbols, target, &functions, &result.conditions.target, opened);
+  } catch (const z3::exception& e) {
+    return out_of_memory(e);
+  }
   if (!src.ok()) return absl::Status(src.status().code(), absl::StrCat("source: ", src.status().message()));
-  auto tgt = GraphTerms(m.symbols, target, &functions, &result.conditions.target, opened);
   if (!tgt.ok()) return absl::Status(tgt.status().code(), absl::StrCat("target: ", tgt.status().message()));
   try {
     z3::expr_vector differ(m.ctx);
@@ -243,16 +292,20 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
         result.outcome = ProofOutcome::kRefuted;
         attempts.push_back(absl::StrCat(label, ": Z3 found a model of the axioms in which the outputs differ"));
       } else {
-        const bool out_of_budget = a.reason.find("resource") != std::string::npos ||
+        const bool out_of_budget = a.out_of_memory || a.reason.find("resource") != std::string::npos ||
                                    a.reason.find("timeout") != std::string::npos ||
                                    a.reason.find("canceled") != std::string::npos;
         result.outcome = out_of_budget ? ProofOutcome::kTimeout : ProofOutcome::kUnknown;
         attempts.push_back(absl::StrCat(label, ": ", a.reason));
       }
+      if (a.out_of_memory) {
+        out_of_memory_ = true;  // no further stage on this context
+        break;
+      }
     }
     result.detail = absl::StrJoin(attempts, "; ");
   } catch (const z3::exception& e) {
-    return absl::InternalError(absl::StrCat("z3: ", e.msg()));
+    return out_of_memory(e);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -303,6 +356,8 @@ absl::StatusOr<ProofResult> Prover::ProveGeneral(const Graph& source, const Grap
   if (halves && groups) attempts = {OpenFacts::kAll, OpenFacts::kConcatHalves, OpenFacts::kConvGroups};
   if (halves != groups) attempts = {halves ? OpenFacts::kConcatHalves : OpenFacts::kConvGroups};
   for (OpenFacts open : attempts) {
+    // Out of memory: the proof stands with its conditions as they are.
+    if (out_of_memory_) break;
     auto general = ProveWith(source, target, outputs, open);
     if (!general.ok()) return general.status();
     proof->seconds += general->seconds;

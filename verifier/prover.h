@@ -72,6 +72,15 @@ struct ProverOptions {
 // What Z3 has allocated in this process, over every context, in MiB.
 double SolverMemoryMib();
 
+// Caps what Z3 may allocate in this process, over every context and thread
+// (0: no cap). A query that would pass it stops (Z3 checks the cap as it
+// allocates, unlike its rlimit and timeout, which some quantifier loops do
+// not check) and counts as out of budget: ProofOutcome::kTimeout, with
+// "memout" in its detail; the prover then starts over with a fresh context.
+// A size-4 verifier had one pair's query grow to 1.8 GiB and run for five
+// minutes, three times, until the stall watchdog gave up its classes.
+void SetSolverMemoryLimitMib(uint64_t mib);
+
 class Prover {
  public:
   static absl::StatusOr<std::unique_ptr<Prover>> Create(const ProverOptions& options = {});
@@ -119,7 +128,8 @@ class Prover {
   // Prove, before any renewal.
   absl::StatusOr<ProofResult> ProveGeneral(const Graph& source, const Graph& target,
                                            const std::vector<std::pair<int, int>>& outputs);
-  // A fresh context when Z3's memory is above the bound.
+  // A fresh context when Z3's memory is above the bound, or a query ran
+  // out of memory.
   absl::Status RenewIfLarge();
   // One proof attempt with the facts named by `open` left open: the axioms
   // in `only` when given (CheckClaim), else the relevant ones, then all.
@@ -127,6 +137,8 @@ class Prover {
                                         const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                         const std::vector<std::string>* only = nullptr);
   std::unique_ptr<Impl> impl_;
+  // A query ran out of Z3's memory cap: the context is not used again.
+  bool out_of_memory_ = false;
   int64_t renewals_ = 0;
   int64_t queries_ = 0;
   std::atomic<int64_t> query_started_ns_{0};  // steady clock; 0: no query running

@@ -121,6 +121,30 @@ TEST(ProverRenewalTest, AFreshContextAfterEveryProofGivesTheSameVerdicts) {
   EXPECT_EQ((*kept)->renewals(), 0);
 }
 
+// A query past the process's Z3 memory cap is out of budget (a timeout
+// naming memout), not an error or a stuck thread; the prover then starts
+// over, and proves again once memory allows.
+TEST(ProverMemoryCapTest, AQueryPastTheCapIsATimeoutAndTheProverStartsOver) {
+  G a, b;
+  Associativity(a, b);
+  ProverOptions options;
+  options.renew_above_mib = 0;  // only running out of memory renews
+  auto prover = Prover::Create(options);
+  ASSERT_TRUE(prover.ok()) << prover.status();
+  // A cap just above what the new context holds: the query's own allocations pass it.
+  SetSolverMemoryLimitMib(static_cast<uint64_t>(SolverMemoryMib()) + 1);
+  auto capped = (*prover)->Prove(a.graph, b.graph, {{0, 0}});
+  SetSolverMemoryLimitMib(0);
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  EXPECT_EQ(capped->outcome, ProofOutcome::kTimeout) << capped->detail;
+  EXPECT_THAT(capped->detail, HasSubstr("memout"));
+  EXPECT_EQ((*prover)->renewals(), 1);
+  auto proved = (*prover)->Prove(a.graph, b.graph, {{0, 0}});
+  ASSERT_TRUE(proved.ok()) << proved.status();
+  EXPECT_EQ(proved->outcome, ProofOutcome::kProved) << proved->detail;
+  EXPECT_EQ((*prover)->renewals(), 1);
+}
+
 TEST_F(ProverTest, ProvesConvReluFusion) {
   G a, b;
   {

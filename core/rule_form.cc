@@ -106,6 +106,38 @@ Form MakeForm(const PairView& p) {
   return form;
 }
 
+namespace {
+
+// One side's part of VariableGroups: the walk Serializer makes, each
+// operator expanded once, without writing anything.
+void CollectVariableGroups(const Graph& g, const std::vector<TensorRef>& roots, const FormSubstitution& subst,
+                           std::map<std::string, std::string>& groups) {
+  std::vector<TensorRef> stack(roots.rbegin(), roots.rend());
+  std::vector<bool> expanded(static_cast<size_t>(g.num_nodes()), false);
+  while (!stack.empty()) {
+    const TensorRef t = stack.back();
+    stack.pop_back();
+    const Node& node = g.node(t.node);
+    auto sub = subst.find(t.node);
+    if (sub != subst.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
+      groups[sub != subst.end() ? sub->second : node.name] = TypeGroup(g.type(t));
+      continue;
+    }
+    if (expanded[t.node]) continue;
+    expanded[t.node] = true;
+    for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> VariableGroups(const PairView& p) {
+  std::map<std::string, std::string> groups;
+  CollectVariableGroups(*p.a, p.ra, p.sa, groups);
+  CollectVariableGroups(*p.b, p.rb, p.sb, groups);
+  return groups;
+}
+
 std::string FormKey(const Form& form) { return absl::StrCat(form.skeleton, "|", absl::StrJoin(form.pattern, ",")); }
 
 std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,

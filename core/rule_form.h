@@ -48,6 +48,11 @@ struct Form {
 
 Form MakeForm(const PairView& p);
 
+// MakeForm(p).groups without writing the form: the variables reached from
+// the roots, by name, with their type groups. Pruning's first pass needs
+// only these, and the skeleton's signatures were most of its cost.
+std::map<std::string, std::string> VariableGroups(const PairView& p);
+
 // One side as text with variables by (renamed) name; equal texts are equal
 // computations.
 std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const FormSubstitution& subst,

@@ -23,6 +23,30 @@ Form FormOf(const Add& source, const Add& target) {
   return MakeForm(PairView{&source.g.graph, source.Roots(), {}, &target.g.graph, target.Roots(), {}});
 }
 
+// VariableGroups is MakeForm's groups: the variables reached from the
+// roots (not an input no output reads), each once, substitutions by their
+// name, shared operators walked once.
+TEST(RuleFormTest, VariableGroupsAreTheFormsGroups) {
+  GraphBuilder a, b;
+  const TensorRef x = a.In("x", {2, 4}), y = a.In("y", {2, 4});
+  a.In("unread", {3, 3});
+  const TensorRef shared = a.Op(OpKind::kEwAdd, {x, y});
+  a.Out(a.Op(OpKind::kEwMul, {shared, shared}));
+  const TensorRef w = b.W("w", {4, 4});
+  const TensorRef z = b.In("x", {2, 4});
+  const TensorRef product = b.Op(OpKind::kMatMul, {z, w});
+  b.Out(b.Op(OpKind::kRelu, {product}));
+  const std::vector<TensorRef> ra = {a.graph.outputs()[0].tensor}, rb = {b.graph.outputs()[0].tensor};
+  for (const FormSubstitution& sb : {FormSubstitution{}, FormSubstitution{{product.node, "$common"}}}) {
+    const PairView p{&a.graph, ra, {}, &b.graph, rb, sb};
+    const auto groups = VariableGroups(p);
+    EXPECT_EQ(groups, MakeForm(p).groups);
+    EXPECT_EQ(groups.count("unread"), 0u);
+    EXPECT_EQ(groups.count("w"), sb.empty() ? 1u : 0u);
+    EXPECT_EQ(groups.count("$common"), sb.empty() ? 0u : 1u);
+  }
+}
+
 TEST(RuleFormTest, MergingVariablesMakesAnInstance) {
   const Form general = FormOf(Add("x", "y"), Add("y", "x"));  // x + y => y + x
   const Form merged = FormOf(Add("z", "z"), Add("z", "z"));   // z + z => z + z

@@ -271,9 +271,9 @@ PruneOrderKey PruneEngine::Survey(const rules::Rule& rule) { return Survey(Decod
 
 PruneOrderKey PruneEngine::Survey(const std::optional<DecodedRule>& d) {
   if (!d) return PruneOrderKey{};
-  const Form f = MakeForm(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
-  for (const auto& [name, group] : f.groups) state_->universe[group].insert(name);
-  return PruneOrderKey{true, d->size, static_cast<int>(f.groups.size())};
+  const auto groups = VariableGroups(PairView{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}});
+  for (const auto& [name, group] : groups) state_->universe[group].insert(name);
+  return PruneOrderKey{true, d->size, static_cast<int>(groups.size())};
 }
 
 void PruneEngine::Seal() {

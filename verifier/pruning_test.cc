@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "testing/graph_builder.h"
 #include "verifier/candidate.h"
+#include "verifier/random_rules.h"
 
 namespace taso::verifier {
 namespace {
@@ -156,6 +157,22 @@ TEST(Pruning, LayoutRulesAreKept) {
   PruneRules(rules);
   EXPECT_EQ(rules[0].status(), rules::RULE_STATUS_PROVED);
   EXPECT_FALSE(RuleRenamingKey(rules[0]).empty());
+}
+
+// The survey's variable groups (core/rule_form.h VariableGroups, which
+// replaced writing each rule's form in pruning's first pass) are the
+// form's, either way round, on rules full of shared and merged variables.
+TEST(PruneSurveyTest, VariableGroupsAreTheFormsOnRandomRules) {
+  int compared = 0;
+  for (const rules::Rule& rule : RandomRules(11).Make(500)) {
+    const auto d = DecodeRule(rule);
+    if (!d) continue;
+    const PairView p{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
+    EXPECT_EQ(VariableGroups(p), MakeForm(p).groups) << rule.id();
+    EXPECT_EQ(VariableGroups(p.Reversed()), MakeForm(p.Reversed()).groups) << rule.id();
+    ++compared;
+  }
+  EXPECT_GT(compared, 400);
 }
 
 }  // namespace

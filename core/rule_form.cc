@@ -13,6 +13,15 @@ namespace {
 
 std::string TypeGroup(const TensorType& t) { return absl::StrCat("[", absl::StrJoin(t.dims, ","), "]"); }
 
+// The name a form gives node `id` when it is a variable there (substituted,
+// an input or a weight); null when it is an operator to write out.
+const std::string* FormVariable(const Graph& g, const FormSubstitution& subst, int id) {
+  auto sub = subst.find(id);
+  if (sub != subst.end()) return &sub->second;
+  const Node& node = g.node(id);
+  return node.kind == OpKind::kInput || node.kind == OpKind::kWeight ? &node.name : nullptr;
+}
+
 // Writes one side: in skeleton mode (`rename` null) variables are "$" and
 // recorded in `form`; otherwise they are their (renamed) name.
 class Serializer {
@@ -23,9 +32,8 @@ class Serializer {
 
   std::string Visit(TensorRef t, std::string& out) {
     const Node& node = g_.node(t.node);
-    auto sub = subst_.find(t.node);
-    if (sub != subst_.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
-      const std::string& name = sub != subst_.end() ? sub->second : node.name;
+    if (const std::string* variable = FormVariable(g_, subst_, t.node)) {
+      const std::string& name = *variable;
       if (rename_ == nullptr) {
         form_->occurrences.push_back(name);
         form_->groups[name] = TypeGroup(g_.type(t));
@@ -117,14 +125,13 @@ void CollectVariableGroups(const Graph& g, const std::vector<TensorRef>& roots, 
   while (!stack.empty()) {
     const TensorRef t = stack.back();
     stack.pop_back();
-    const Node& node = g.node(t.node);
-    auto sub = subst.find(t.node);
-    if (sub != subst.end() || node.kind == OpKind::kInput || node.kind == OpKind::kWeight) {
-      groups[sub != subst.end() ? sub->second : node.name] = TypeGroup(g.type(t));
+    if (const std::string* variable = FormVariable(g, subst, t.node)) {
+      groups[*variable] = TypeGroup(g.type(t));
       continue;
     }
     if (expanded[t.node]) continue;
     expanded[t.node] = true;
+    const Node& node = g.node(t.node);
     for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/canonical.h"

@@ -4,8 +4,8 @@
 // figures recorded (hash_store.h).
 #include <algorithm>
 #include <condition_variable>
-#include <iterator>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>

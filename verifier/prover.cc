@@ -31,6 +31,20 @@ const char* ProofOutcomeName(ProofOutcome outcome) {
 
 const char* SolverName() { return "z3 " Z3_FULL_VERSION; }
 
+namespace {
+
+// Whether Z3 stopped at SetSolverMemoryLimitMib's cap: the exception it
+// throws, or a solver's reason for giving up.
+bool IsMemout(z3::context& ctx, const z3::exception& e) {
+  return Z3_get_error_code(ctx) == Z3_MEMOUT_FAIL || std::string(e.msg()).find("out of memory") != std::string::npos;
+}
+bool IsMemout(const std::string& reason_unknown) {
+  return reason_unknown.find("memout") != std::string::npos ||
+         reason_unknown.find("out of memory") != std::string::npos;
+}
+
+}  // namespace
+
 struct Prover::Impl {
   ProverOptions options;
   z3::context ctx;
@@ -88,8 +102,8 @@ struct Prover::Impl {
     Attempt attempt;
     try {
       attempt.result = solver.check(assumptions);
-    } catch (const z3::exception&) {
-      if (Z3_get_error_code(ctx) != Z3_MEMOUT_FAIL) throw;
+    } catch (const z3::exception& e) {
+      if (!IsMemout(ctx, e)) throw;
       // Past SetSolverMemoryLimitMib's cap. The context is dropped, not
       // popped: popping can allocate, and so throw again.
       pop.skip = true;
@@ -109,8 +123,7 @@ struct Prover::Impl {
     } else if (attempt.result == z3::unknown) {
       attempt.reason = solver.reason_unknown();
       // Should a solver absorb the cap's exception and give up instead.
-      attempt.out_of_memory = attempt.reason.find("memout") != std::string::npos ||
-                              attempt.reason.find("out of memory") != std::string::npos;
+      attempt.out_of_memory = IsMemout(attempt.reason);
     }
     return attempt;
   }
@@ -212,9 +225,7 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
   OpenFactScope* opened = open == OpenFacts::kNone ? nullptr : &scope;
   // Z3 may pass the memory cap anywhere: building terms, asserting, checking.
   auto out_of_memory = [&](const z3::exception& e) -> absl::StatusOr<ProofResult> {
-    if (Z3_get_error_code(m.ctx) != Z3_MEMOUT_FAIL && std::string(e.msg()).find("out of memory") == std::string::npos) {
-      return absl::InternalError(absl::StrCat("z3: ", e.msg()));
-    }
+    if (!IsMemout(m.ctx, e)) return absl::InternalError(absl::StrCat("z3: ", e.msg()));
     out_of_memory_ = true;
     ProofResult memout;
     memout.outcome = ProofOutcome::kTimeout;

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <iostream>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "app/startup.h"
 #include "net/metrics.h"
 #include "net/metrics_flags.h"
@@ -46,6 +48,9 @@ ABSL_FLAG(std::string, job, "", "verify this job only; empty: whichever job has 
 ABSL_FLAG(int32_t, threads, 1, "prover threads, each holding its own lease");
 ABSL_FLAG(std::string, worker_id, "", "name in leases and provenance; default host:pid");
 ABSL_FLAG(int64_t, lease_ms, 60000, "lease length; a class not reported within it goes to another worker");
+ABSL_FLAG(int64_t, hand_back_ms, 0,
+          "a thread still busy with its batch of leases after this long (a slow class) releases the leases it has "
+          "not started, for other workers to take, rather than let them expire; 0: a third of --lease_ms");
 ABSL_FLAG(int64_t, rlimit, 20000000, "Z3 resource limit per proof or validated axiom instance (deterministic; 0: none)");
 ABSL_FLAG(int32_t, timeout_ms, 10000, "wall-clock limit per proof query");
 ABSL_FLAG(int64_t, renew_prover_above_mib, static_cast<int64_t>(taso::verifier::ProverOptions().renew_above_mib),
@@ -218,6 +223,29 @@ int Axioms(const std::vector<char*>& args) {
   return 2;
 }
 
+// Whether a prover per thread starts under the Z3 memory cap just set: a
+// thread left without room would wait at every pair and then store it as a
+// timeout.
+absl::Status MemoryCapLeavesRoom(const taso::verifier::ProverOptions& options, int threads, int64_t cap_mib) {
+  {
+    std::vector<std::unique_ptr<taso::verifier::Prover>> provers;
+    while (static_cast<int>(provers.size()) < threads) {
+      auto prover = taso::verifier::Prover::Create(options);
+      if (!prover.ok()) break;
+      provers.push_back(std::move(*prover));
+    }
+    if (static_cast<int>(provers.size()) == threads) return absl::OkStatus();
+  }
+  taso::verifier::SetSolverMemoryLimitMib(0);
+  const double before = taso::verifier::SolverMemoryMib();
+  auto unlimited = taso::verifier::Prover::Create(options);
+  const double context_mib = taso::verifier::SolverMemoryMib() - before;
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "--z3_memory_mib %d leaves Z3 no room for %d prover(s) (a context with the axioms takes about %.0f MiB here, "
+      "and each of --threads holds one, growing with its queries): raise it, or 0 for no cap",
+      cap_mib, threads, std::max(1.0, context_mib)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,14 +266,22 @@ int main(int argc, char** argv) {
   options.job_id = absl::GetFlag(FLAGS_job);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
+  options.hand_back_after = absl::Milliseconds(std::max<int64_t>(0, absl::GetFlag(FLAGS_hand_back_ms)));
   options.prover.rlimit = static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_rlimit)));
   options.prover.timeout_ms = static_cast<uint32_t>(std::max(0, absl::GetFlag(FLAGS_timeout_ms)));
   options.prover.renew_above_mib =
       static_cast<uint64_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_renew_prover_above_mib)));
-  const int64_t memory_cap = absl::GetFlag(FLAGS_z3_memory_mib) >= 0
-                                 ? absl::GetFlag(FLAGS_z3_memory_mib)
-                                 : int64_t{2} * std::max(1, options.threads) *
-                                       static_cast<int64_t>(options.prover.renew_above_mib);
+  // The default leaves each thread room for two contexts at the renewal
+  // bound, and never less than kMinimumDefaultCapMib (a tiny bound renews
+  // after every query; the cap is not meant to follow it down).
+  constexpr int64_t kMinimumDefaultCapMib = 256;
+  const int64_t memory_cap =
+      absl::GetFlag(FLAGS_z3_memory_mib) >= 0
+          ? absl::GetFlag(FLAGS_z3_memory_mib)
+          : options.prover.renew_above_mib == 0
+                ? 0
+                : std::max(kMinimumDefaultCapMib, int64_t{2} * std::max(1, options.threads) *
+                                                      static_cast<int64_t>(options.prover.renew_above_mib));
   taso::verifier::SetSolverMemoryLimitMib(static_cast<uint64_t>(memory_cap));
   options.exit_when_done = !absl::GetFlag(FLAGS_wait);
   options.retry_for = absl::Seconds(absl::GetFlag(FLAGS_retry_seconds));
@@ -272,6 +308,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.stall_after = absl::Seconds(absl::GetFlag(FLAGS_stall_s));
+  if (memory_cap > 0) {
+    if (absl::Status room = MemoryCapLeavesRoom(options.prover, options.threads, memory_cap); !room.ok()) {
+      return taso::app::Error(room.message(), 2);
+    }
+  }
   if (!absl::GetFlag(FLAGS_quiet)) options.log = taso::app::StderrLog("taso_verifier");
   // SIGTERM (a rollout, a scale-down): finish the classes being proved and
   // exit 0 rather than strand them until their leases expire.

@@ -445,6 +445,9 @@ absl::StatusOr<std::vector<BuiltAxiom>> BuildAxioms(Symbols& symbols, const std:
       out.push_back(std::move(built));
     }
   } catch (const z3::exception& e) {
+    if (Z3_get_error_code(symbols.ctx()) == Z3_MEMOUT_FAIL) {
+      return absl::ResourceExhaustedError(absl::StrCat("building axioms: ", e.msg()));
+    }
     return absl::InternalError(absl::StrCat("building axioms: ", e.msg()));
   }
   return out;

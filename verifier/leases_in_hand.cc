@@ -8,19 +8,23 @@ namespace taso::verifier {
 LeasesInHand::LeasesInHand(int threads) : threads_(static_cast<size_t>(std::max(1, threads))) {}
 
 void LeasesInHand::Leased(int thread, int shard, const std::string& worker_id,
-                          const std::vector<std::string>& lease_ids) {
+                          const std::vector<std::string>& lease_ids, absl::Time at) {
   std::lock_guard<std::mutex> lock(mu_);
   Held& held = threads_[thread];
   held.shard = shard;
   held.worker_id = worker_id;
   held.unstarted.insert(held.unstarted.end(), lease_ids.begin(), lease_ids.end());
+  held.leased_at = at;
 }
 
-void LeasesInHand::Started(int thread, const std::string& lease_id) {
+bool LeasesInHand::Started(int thread, const std::string& lease_id) {
   std::lock_guard<std::mutex> lock(mu_);
   Held& held = threads_[thread];
-  held.unstarted.erase(std::remove(held.unstarted.begin(), held.unstarted.end(), lease_id), held.unstarted.end());
+  auto it = std::find(held.unstarted.begin(), held.unstarted.end(), lease_id);
+  if (it == held.unstarted.end()) return false;
+  held.unstarted.erase(it);
   held.current = lease_id;
+  return true;
 }
 
 void LeasesInHand::Finished(int thread, const Report* complete) {
@@ -53,6 +57,21 @@ std::vector<LeasesInHand::Report> LeasesInHand::TakeUnstarted(int thread) {
   for (const std::string& lease_id : held.unstarted) releases.push_back(Release(held, lease_id));
   held.unstarted.clear();
   return releases;
+}
+
+std::vector<LeasesInHand::HandBack> LeasesInHand::TakeOverdue(absl::Time leased_before) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<HandBack> overdue;
+  for (size_t t = 0; t < threads_.size(); ++t) {
+    Held& held = threads_[t];
+    if (held.leased_at >= leased_before || (held.unstarted.empty() && held.finished.empty())) continue;
+    HandBack back{static_cast<int>(t), held.shard, {}, {}};
+    back.finished.swap(held.finished);
+    for (const std::string& lease_id : held.unstarted) back.releases.push_back(Release(held, lease_id));
+    held.unstarted.clear();
+    overdue.push_back(std::move(back));
+  }
+  return overdue;
 }
 
 std::map<int, std::vector<LeasesInHand::Report>> LeasesInHand::GiveBackAllBut(int stalled) {

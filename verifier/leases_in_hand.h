@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "proto/rules_db.pb.h"
 
 namespace taso::verifier {
@@ -24,10 +25,12 @@ class LeasesInHand {
 
   explicit LeasesInHand(int threads);
 
-  // `thread` leased `lease_ids` from store shard `shard` as `worker_id`.
-  void Leased(int thread, int shard, const std::string& worker_id, const std::vector<std::string>& lease_ids);
-  // It begins proving one of them.
-  void Started(int thread, const std::string& lease_id);
+  // `thread` leased `lease_ids` from store shard `shard` as `worker_id`, at `at`.
+  void Leased(int thread, int shard, const std::string& worker_id, const std::vector<std::string>& lease_ids,
+              absl::Time at);
+  // It begins proving one of them. False when that lease was handed back
+  // meanwhile (TakeOverdue): the thread skips it.
+  bool Started(int thread, const std::string& lease_id);
   // It has finished the class it was proving: `complete` is its report, to
   // send; null when the class was lost (its lease expired on the way).
   void Finished(int thread, const Report* complete);
@@ -37,6 +40,21 @@ class LeasesInHand {
   // Releases (rules_db.proto: ReportVerdictsRequest.release) of the leases
   // `thread` has not started, which it then no longer holds.
   std::vector<Report> TakeUnstarted(int thread);
+
+  // What a thread hands back while it is still busy with a batch leased
+  // before some time: the classes it finished, to report, and releases of
+  // the leases it has not started. Those would otherwise expire behind a
+  // slow class (a lease is renewed only by a report on its own class), each
+  // expiry counting towards the store giving the class up.
+  struct HandBack {
+    int thread = 0;
+    int shard = 0;
+    std::vector<Report> finished;
+    std::vector<Report> releases;
+  };
+  // Every thread's batch leased before `leased_before` with something to
+  // hand back, emptied of it.
+  std::vector<HandBack> TakeOverdue(absl::Time leased_before);
 
   // What every thread holds, to send before the worker ends because thread
   // `stalled` is stuck: all finished reports, and a release of every lease
@@ -51,6 +69,7 @@ class LeasesInHand {
     std::vector<std::string> unstarted;
     std::string current;  // empty: none
     std::vector<Report> finished;
+    absl::Time leased_at = absl::InfinitePast();
   };
   Report Release(const Held& held, const std::string& lease_id) const;
 

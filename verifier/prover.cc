@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 
@@ -43,11 +44,28 @@ bool IsMemout(const std::string& reason_unknown) {
          reason_unknown.find("out of memory") != std::string::npos;
 }
 
+// A Z3 context made through the C API, which returns null where z3++'s
+// constructor would go on with a null context (and crash): Z3 cannot start
+// one when the memory cap (SetSolverMemoryLimitMib) leaves it no room.
+class OwnedContext {
+ public:
+  explicit OwnedContext(Z3_context c) : scoped_(c) {}
+  ~OwnedContext() { Z3_del_context(scoped_()); }  // scoped_ then lets go without deleting
+  OwnedContext(const OwnedContext&) = delete;
+  OwnedContext& operator=(const OwnedContext&) = delete;
+  z3::context& get() { return scoped_(); }
+
+ private:
+  z3::scoped_context scoped_;
+};
+
 }  // namespace
 
 struct Prover::Impl {
+  explicit Impl(Z3_context c) : owned(c) {}
   ProverOptions options;
-  z3::context ctx;
+  OwnedContext owned;  // before everything made in it, so it goes last
+  z3::context& ctx = owned.get();
   Symbols symbols{ctx};
   std::vector<BuiltAxiom> axioms;
   std::vector<z3::expr> guards;  // guards[i] guards axioms[i]
@@ -129,10 +147,11 @@ struct Prover::Impl {
   }
 };
 
-Prover::Prover(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Prover::Prover(std::unique_ptr<Impl> impl)
+    : options_(impl->options), version_(impl->version), impl_(std::move(impl)) {}
 Prover::~Prover() = default;
 
-const std::string& Prover::axiom_set_version() const { return impl_->version; }
+const std::string& Prover::axiom_set_version() const { return version_; }
 
 double Prover::SecondsInQuery() const {
   const int64_t started = query_started_ns_;
@@ -157,8 +176,25 @@ void ReleaseFreeMemory() {
 
 double SolverMemoryMib() { return static_cast<double>(Z3_get_estimated_alloc_size()) / (1 << 20); }
 
+namespace {
+
+std::atomic<uint64_t> memory_cap_mib{0};
+// What the first context made in this process took, in KiB (0: none made
+// yet): a context is tried only where it fits, because one that fails part
+// way leaves what it had allocated behind in Z3.
+std::atomic<int64_t> context_kib{0};
+
+bool RoomForAContext() {
+  const uint64_t cap = memory_cap_mib.load();
+  const int64_t need_kib = context_kib.load();
+  return cap == 0 || need_kib == 0 || SolverMemoryMib() + static_cast<double>(need_kib) / 1024 < static_cast<double>(cap);
+}
+
+}  // namespace
+
 void SetSolverMemoryLimitMib(uint64_t mib) {
   Z3_global_param_set("memory_max_size", absl::StrCat(mib).c_str());
+  memory_cap_mib = mib;
 }
 
 absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& options) {
@@ -167,46 +203,80 @@ absl::StatusOr<std::unique_ptr<Prover>> Prover::Create(const ProverOptions& opti
   return std::unique_ptr<Prover>(new Prover(std::move(*impl)));
 }
 
-absl::Status Prover::RenewIfLarge() {
-  const uint64_t bound = impl_->options.renew_above_mib;
+void Prover::RenewIfLarge() {
+  const uint64_t bound = options_.renew_above_mib;
   const bool large = bound > 0 && SolverMemoryMib() > static_cast<double>(bound);
-  if (!large && !out_of_memory_) return absl::OkStatus();
-  const ProverOptions options = impl_->options;
+  if (impl_ != nullptr && !large && !out_of_memory_) return;
   impl_.reset();  // first, so the old context's memory is free for the new one
-  auto impl = CreateImpl(options);
-  if (!impl.ok()) return impl.status();
-  impl_ = std::move(*impl);
   out_of_memory_ = false;
-  ++renewals_;
   // Z3 freed the context's memory; hand the freed pages back to the system.
   ReleaseFreeMemory();
-  return absl::OkStatus();
+  // When Z3 has no room for a new context (other threads' contexts fill the
+  // cap), the next query tries again.
+  auto impl = CreateImpl(options_);
+  if (!impl.ok()) {
+    no_context_ = impl.status();
+    return;
+  }
+  impl_ = std::move(*impl);
+  ++renewals_;
 }
 
 absl::StatusOr<std::unique_ptr<Prover::Impl>> Prover::CreateImpl(const ProverOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  auto axioms = BuildAxioms(impl->symbols, {}, options.skip_axioms);
-  if (!axioms.ok()) return axioms.status();
-  impl->axioms = std::move(*axioms);
-  impl->version = AxiomSetVersion();
+  auto no_room = [] {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "memout: Z3 has no room for a new context under its memory cap (Z3 holds ",
+        static_cast<int64_t>(SolverMemoryMib()), " MiB in this process; taso_verifier --z3_memory_mib)"));
+  };
+  if (!RoomForAContext()) return no_room();
+  const double before_mib = SolverMemoryMib();
+  Z3_context c = nullptr;
   try {
-    if (!options.extra_axioms_smt2.empty()) {
-      for (size_t k = 0; k < options.extra_axioms_smt2.size(); ++k) {
-        z3::expr_vector parsed = impl->symbols.ParseSmt2(options.extra_axioms_smt2[k]);
-        for (unsigned j = 0; j < parsed.size(); ++j) {
-          impl->axioms.push_back(BuiltAxiom{AxiomInfo{absl::StrCat("extra", k), options.extra_axioms_smt2[k]},
-                                            parsed[j], {}});
-        }
+    z3::config config;
+    c = Z3_mk_context_rc(config);
+  } catch (...) {  // Z3's own out-of-memory error, thrown where no context handles it
+    c = nullptr;
+  }
+  if (c == nullptr) return no_room();
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>(c);
+  } catch (const z3::exception&) {
+    return no_room();  // the context went with the half-made Impl
+  }
+  impl->options = options;
+  try {
+    auto axioms = BuildAxioms(impl->symbols, {}, options.skip_axioms);
+    if (axioms.status().code() == absl::StatusCode::kResourceExhausted) return no_room();
+    if (!axioms.ok()) return axioms.status();
+    impl->axioms = std::move(*axioms);
+    impl->version = AxiomSetVersion();
+    for (size_t k = 0; k < options.extra_axioms_smt2.size(); ++k) {
+      z3::expr_vector parsed(impl->ctx);
+      try {
+        parsed = impl->symbols.ParseSmt2(options.extra_axioms_smt2[k]);
+      } catch (const z3::exception& e) {
+        if (IsMemout(impl->ctx, e)) throw;
+        return absl::InvalidArgumentError(absl::StrCat("extra axiom: ", e.msg()));
       }
+      for (unsigned j = 0; j < parsed.size(); ++j) {
+        impl->axioms.push_back(BuiltAxiom{AxiomInfo{absl::StrCat("extra", k), options.extra_axioms_smt2[k]},
+                                          parsed[j], {}});
+      }
+    }
+    if (!options.extra_axioms_smt2.empty()) {
       impl->version += absl::StrCat("+", options.extra_axioms_smt2.size(), "extra");
     }
     for (size_t i = 0; i < impl->axioms.size(); ++i) {
       impl->guards.push_back(impl->ctx.bool_const(absl::StrCat("axiom!", i).c_str()));
     }
   } catch (const z3::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("extra axiom: ", e.msg()));
+    if (IsMemout(impl->ctx, e)) return no_room();
+    return absl::InternalError(absl::StrCat("z3, building the axioms: ", e.msg()));
   }
+  int64_t unknown = 0;  // other threads' allocations blur later measures: the first one stands
+  context_kib.compare_exchange_strong(
+      unknown, std::max<int64_t>(1024, static_cast<int64_t>((SolverMemoryMib() - before_mib) * 1024)));
   return impl;
 }
 
@@ -214,11 +284,10 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
                                               const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                               const std::vector<std::string>* only) {
   const auto start = std::chrono::steady_clock::now();
-  Impl& m = *impl_;
   if (outputs.empty()) return absl::InvalidArgumentError("no output pairs to prove");
-  if (out_of_memory_) {
-    return absl::FailedPreconditionError("this prover's last query ran out of memory: renew it (RenewIfLarge) first");
-  }
+  if (out_of_memory_ || impl_ == nullptr) RenewIfLarge();
+  if (impl_ == nullptr) return no_context_;  // still no room
+  Impl& m = *impl_;
   std::set<std::string> functions;
   ProofResult result;
   OpenFactScope scope{open, m.symbols.FreshPrefix("fact"), {}};
@@ -341,14 +410,14 @@ absl::StatusOr<ProofResult> Prover::CheckClaim(const Graph& source, const Graph&
                                                const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                                const std::vector<std::string>& axioms) {
   auto result = ProveWith(source, target, outputs, open, &axioms);
-  if (absl::Status renewed = RenewIfLarge(); !renewed.ok()) return renewed;
+  RenewIfLarge();
   return result;
 }
 
 absl::StatusOr<ProofResult> Prover::Prove(const Graph& source, const Graph& target,
                                           const std::vector<std::pair<int, int>>& outputs) {
   auto proof = ProveGeneral(source, target, outputs);
-  if (absl::Status renewed = RenewIfLarge(); !renewed.ok()) return renewed;
+  RenewIfLarge();
   return proof;
 }
 

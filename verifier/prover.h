@@ -83,13 +83,16 @@ void SetSolverMemoryLimitMib(uint64_t mib);
 
 class Prover {
  public:
+  // ResourceExhausted when Z3 cannot start a context under the memory cap.
   static absl::StatusOr<std::unique_ptr<Prover>> Create(const ProverOptions& options = {});
   ~Prover();
 
   // `outputs` pairs a source output index with a target output index. The
   // graphs name their free variables (inputs and weights) the same way; a
   // name means the same tensor on both sides. InvalidArgument if an index is
-  // out of range; Unimplemented if an operator has no axioms.
+  // out of range; Unimplemented if an operator has no axioms;
+  // ResourceExhausted (a message starting "memout") when Z3 has no room for a
+  // fresh context under the memory cap, which the next call tries again.
   //
   // A proved rule's conditions are the most general the prover could show:
   // where a proof also goes through with a concat's equal halves or a
@@ -128,15 +131,19 @@ class Prover {
   // Prove, before any renewal.
   absl::StatusOr<ProofResult> ProveGeneral(const Graph& source, const Graph& target,
                                            const std::vector<std::pair<int, int>>& outputs);
-  // A fresh context when Z3's memory is above the bound, or a query ran
-  // out of memory.
-  absl::Status RenewIfLarge();
+  // A fresh context when Z3's memory is above the bound, a query ran out
+  // of memory, or the last renewal found no room (then impl_ is null until
+  // one succeeds).
+  void RenewIfLarge();
   // One proof attempt with the facts named by `open` left open: the axioms
   // in `only` when given (CheckClaim), else the relevant ones, then all.
   absl::StatusOr<ProofResult> ProveWith(const Graph& source, const Graph& target,
                                         const std::vector<std::pair<int, int>>& outputs, OpenFacts open,
                                         const std::vector<std::string>* only = nullptr);
+  const ProverOptions options_;
+  const std::string version_;
   std::unique_ptr<Impl> impl_;
+  absl::Status no_context_;  // why the last renewal made no context
   // A query ran out of Z3's memory cap: the context is not used again.
   bool out_of_memory_ = false;
   int64_t renewals_ = 0;

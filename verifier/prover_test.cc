@@ -138,11 +138,40 @@ TEST(ProverMemoryCapTest, AQueryPastTheCapIsATimeoutAndTheProverStartsOver) {
   ASSERT_TRUE(capped.ok()) << capped.status();
   EXPECT_EQ(capped->outcome, ProofOutcome::kTimeout) << capped->detail;
   EXPECT_THAT(capped->detail, HasSubstr("memout"));
-  EXPECT_EQ((*prover)->renewals(), 1);
+  // It started over at once if the cap left room for a fresh context, else
+  // at this proof: once either way.
   auto proved = (*prover)->Prove(a.graph, b.graph, {{0, 0}});
   ASSERT_TRUE(proved.ok()) << proved.status();
   EXPECT_EQ(proved->outcome, ProofOutcome::kProved) << proved->detail;
   EXPECT_EQ((*prover)->renewals(), 1);
+}
+
+// A cap that leaves Z3 no room for a fresh context is an error saying so,
+// not a crash (z3++ would go on with the null context Z3 returns); a prover
+// whose renewal found no room makes its context once the room is back.
+TEST(ProverMemoryCapTest, NoRoomForAContextIsAnErrorAndTheProverRecovers) {
+  G a, b;
+  Associativity(a, b);
+  ProverOptions options;
+  options.renew_above_mib = 1;  // a fresh context after every proof
+  auto prover = Prover::Create(options);
+  ASSERT_TRUE(prover.ok()) << prover.status();
+  SetSolverMemoryLimitMib(1);  // below what Z3 holds already: nothing new fits
+  auto refused = Prover::Create(options);
+  auto capped = (*prover)->Prove(a.graph, b.graph, {{0, 0}});  // then no room to renew
+  auto without_context = (*prover)->Prove(a.graph, b.graph, {{0, 0}});
+  SetSolverMemoryLimitMib(0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_THAT(refused.status().message(), HasSubstr("memout"));
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  EXPECT_EQ(capped->outcome, ProofOutcome::kTimeout) << capped->detail;
+  ASSERT_FALSE(without_context.ok());
+  EXPECT_EQ(without_context.status().code(), absl::StatusCode::kResourceExhausted) << without_context.status();
+  EXPECT_FALSE((*prover)->axiom_set_version().empty());
+  auto proved = (*prover)->Prove(a.graph, b.graph, {{0, 0}});
+  ASSERT_TRUE(proved.ok()) << proved.status();
+  EXPECT_EQ(proved->outcome, ProofOutcome::kProved) << proved->detail;
 }
 
 TEST_F(ProverTest, ProvesConvReluFusion) {

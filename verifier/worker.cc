@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -26,6 +27,10 @@
 
 namespace taso::verifier {
 namespace {
+
+// How long a thread whose prover has no room under the Z3 memory cap waits
+// for some before it stores the pair as a timeout: a Z3 timeout's length.
+constexpr absl::Duration kWaitForSolverRoom = absl::Seconds(10);
 
 // One store shard's stubs; both services live in the same taso_rules_db.
 struct Shard {
@@ -58,7 +63,14 @@ class Worker {
     for (size_t t = 0; t < results.size(); ++t) {
       threads.emplace_back([this, t, &results] { results[t] = Loop(static_cast<int>(t)); });
     }
+    std::thread keeper([this] { KeepLeases(); });
     for (auto& t : threads) t.join();
+    {
+      std::lock_guard<std::mutex> lock(keeper_mu_);
+      loops_done_ = true;
+    }
+    keeper_wake_.notify_all();
+    keeper.join();
     for (const absl::Status& s : results) {
       if (!s.ok()) return s;
     }
@@ -87,6 +99,39 @@ class Worker {
       std::fprintf(stderr, "%s\n%s\n", message.c_str(), gave_back.c_str());  // quiet or not, why it ends
     }
     std::_Exit(kStalledExitCode);
+  }
+
+  absl::Duration HandBackAfter() const {
+    return options_.hand_back_after > absl::ZeroDuration() ? options_.hand_back_after
+                                                           : absl::Milliseconds(options_.lease_ms) / 3;
+  }
+
+  // Runs beside the proving threads until they are done: a thread whose
+  // batch has outlasted HandBackAfter (a slow class, a query near its
+  // limits) hands back the leases it has not started, for other threads
+  // and workers to take now, and reports the classes it finished, before
+  // their leases expire. One try each: what fails still expires, as before.
+  void KeepLeases() {
+    const absl::Duration after = HandBackAfter();
+    const absl::Duration period = std::min(absl::Seconds(1), std::max(absl::Milliseconds(1), after / 4));
+    std::unique_lock<std::mutex> lock(keeper_mu_);
+    while (!keeper_wake_.wait_for(lock, absl::ToChronoMilliseconds(period), [this] { return loops_done_; })) {
+      lock.unlock();
+      for (LeasesInHand::HandBack& back : in_hand_.TakeOverdue(absl::Now() - after)) {
+        Shard& shard = shards_[back.shard];
+        if (absl::Status r = SendReports(shard, back.finished, absl::ZeroDuration()); !r.ok()) {
+          Log(absl::StrCat("reporting finished classes early: ", r.message()));
+        }
+        if (back.releases.empty()) continue;
+        auto accepted = Send(shard, back.releases, absl::ZeroDuration());
+        const long long released = accepted.ok() ? std::count(accepted->begin(), accepted->end(), true) : 0;
+        Log(absl::StrCat("thread ", back.thread, " still busy after ", absl::FormatDuration(after), ": released ",
+                         released, " of ", back.releases.size(),
+                         " leases not started, for other workers to take now",
+                         accepted.ok() ? "" : absl::StrCat(" (", accepted.status().message(), ")")));
+      }
+      lock.lock();
+    }
   }
 
   // Before a stalled worker ends: the classes it finished are reported, and
@@ -181,7 +226,7 @@ class Worker {
         leased = !leases.leases().empty();
         std::vector<std::string> lease_ids;
         for (const rules_db::Lease& lease : leases.leases()) lease_ids.push_back(lease.lease_id());
-        in_hand_.Leased(thread, shard_index, worker_id, lease_ids);
+        in_hand_.Leased(thread, shard_index, worker_id, lease_ids, absl::Now());
         // The finished classes go back together, in one call: a report per
         // class cost more in RPC overhead than its proofs did. A lease is
         // renewed only by a report, so the batch goes early once a third of
@@ -189,13 +234,13 @@ class Worker {
         const absl::Time leased_at = absl::Now();
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
-          in_hand_.Started(thread, lease.lease_id());
+          if (!in_hand_.Started(thread, lease.lease_id())) continue;  // handed back (KeepLeases)
           const int64_t renewals_before = (*prover)->renewals();
           auto report = VerifyClass(**prover, shard, worker_id, lease, thread);
           counters_.prover_renewals += (*prover)->renewals() - renewals_before;
           if (!report.ok()) return report.status();
           in_hand_.Finished(thread, report->has_value() ? &**report : nullptr);
-          if (absl::Now() - leased_at > absl::Milliseconds(options_.lease_ms / 3)) {
+          if (absl::Now() - leased_at > HandBackAfter()) {
             if (absl::Status r = SendReports(shard, in_hand_.TakeFinished(thread)); !r.ok()) return r;
           }
         }
@@ -268,7 +313,20 @@ class Worker {
         ++counters_.rejected_precheck;
       } else {
         auto result = prover.Prove(graphs->source, graphs->target, graphs->outputs);
-        if (!result.ok()) {
+        // No room for a Z3 context under the memory cap: other threads' big
+        // queries end within their limits and their provers start over,
+        // which makes room. A while, then it is out of budget, as a query
+        // past the cap is.
+        for (const absl::Time until = absl::Now() + kWaitForSolverRoom;
+             result.status().code() == absl::StatusCode::kResourceExhausted && absl::Now() < until && !Stopping();) {
+          absl::SleepFor(absl::Milliseconds(50));
+          result = prover.Prove(graphs->source, graphs->target, graphs->outputs);
+        }
+        if (result.status().code() == absl::StatusCode::kResourceExhausted) {
+          rule.set_status(rules::RULE_STATUS_TIMEOUT);
+          rule.set_status_detail(std::string(result.status().message()));
+          ++counters_.timeout;
+        } else if (!result.ok()) {
           rule.set_status(rules::RULE_STATUS_UNKNOWN);
           rule.set_status_detail(absl::StrCat("not modelled: ", result.status().message()));
           ++counters_.unknown;
@@ -334,8 +392,10 @@ class Worker {
   }
 
   // Sends complete reports of finished classes and counts those accepted.
-  absl::Status SendReports(Shard& shard, const std::vector<rules_db::ReportVerdictsRequest>& finished) {
-    auto accepted = Send(shard, finished);
+  absl::Status SendReports(Shard& shard, const std::vector<rules_db::ReportVerdictsRequest>& finished,
+                           std::optional<absl::Duration> retry_for = {}) {
+    if (finished.empty()) return absl::OkStatus();
+    auto accepted = Send(shard, finished, retry_for);
     if (!accepted.ok()) return accepted.status();
     for (size_t i = 0; i < finished.size(); ++i) {
       if ((*accepted)[i]) {
@@ -370,6 +430,9 @@ class Worker {
   std::map<std::string, records::Spec> specs_;
   std::atomic<bool> report_classes_{true};  // false once a store answers ReportClasses UNIMPLEMENTED
   LeasesInHand in_hand_;
+  std::mutex keeper_mu_;
+  std::condition_variable keeper_wake_;
+  bool loops_done_ = false;  // under keeper_mu_
   std::unique_ptr<StallWatchdog> watchdog_;  // declared last: stopped before the rest goes
 };
 

@@ -27,6 +27,12 @@ struct VerifierWorkerOptions {
   std::string worker_id;
   int threads = 1;       // each with its own prover and lease
   int64_t lease_ms = 60'000;
+  // A thread still busy with a batch of leases after this long hands back
+  // what it has not started (and reports what it finished), so that one
+  // slow class does not hold the rest of its batch until their leases
+  // expire. Zero: a third of lease_ms, when finished classes are reported
+  // early too.
+  absl::Duration hand_back_after = absl::ZeroDuration();
   ProverOptions prover;
   // Return once no job has work left (else keep polling for new jobs).
   bool exit_when_done = true;

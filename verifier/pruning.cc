@@ -53,8 +53,9 @@ class Knowledge {
   }
 
   // A reason the two sides of `p` are already known equal, if one is.
-  std::optional<std::string> Implied(const PairView& p) {
-    const Form forward = MakeForm(p);
+  std::optional<std::string> Implied(const PairView& p) { return Implied(p, MakeForm(p)); }
+  // The same, given `p`'s form.
+  std::optional<std::string> Implied(const PairView& p, const Form& forward) {
     if (auto g = FromSkeleton(forward)) return g;
     if (auto g = FromSkeleton(MakeForm(p.Reversed()))) return g;
     for (const Renaming& r : Renamings(forward)) {
@@ -289,8 +290,9 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const st
   if (!decoded) return std::nullopt;
   const DecodedRule& d = *decoded;
   const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
+  const Form form = MakeForm(whole);  // judged by, then learned by
   std::optional<PruneVerdict> verdict;
-  if (auto by = state_->known.Implied(whole)) {
+  if (auto by = state_->known.Implied(whole, form)) {
     verdict = PruneVerdict{PruneReason::kRenaming, absl::StrCat("renaming or instance of ", *by)};
   } else {
     std::vector<PairView> reductions;
@@ -314,7 +316,7 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const st
       }
     }
   }
-  state_->known.AddRule(whole, MakeForm(whole), rule.id());
+  state_->known.AddRule(whole, form, rule.id());
   return verdict;
 }
 

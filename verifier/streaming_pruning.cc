@@ -1,6 +1,7 @@
 #include "verifier/streaming_pruning.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <optional>
 
@@ -125,6 +126,35 @@ absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine) {
   return order;
 }
 
+// Pass 2's batch: the rules of entries [begin, end) in pruning order, each
+// read from its source, and their graphs decoded.
+struct FetchedBatch {
+  absl::Status status;
+  std::vector<rules::Rule> rules;
+  std::vector<std::optional<DecodedRule>> decoded;
+};
+
+absl::Status FetchBatch(PruneSource& source, const Order& order, int64_t begin, int64_t end,
+                        std::vector<rules::Rule>& rules) {
+  std::map<int, std::vector<std::string>> ids;
+  std::map<int, std::vector<int64_t>> positions;
+  for (int64_t i = begin; i < end; ++i) {
+    ids[order.entries[i].source].push_back(order.Id(order.entries[i]));
+    positions[order.entries[i].source].push_back(i);
+  }
+  rules.resize(static_cast<size_t>(end - begin));
+  for (const auto& [s, list] : ids) {
+    std::vector<rules::Rule> fetched;
+    if (absl::Status f = source.Fetch(s, list, fetched); !f.ok()) return f;
+    if (fetched.size() != list.size()) {
+      return absl::DataLossError(absl::StrCat("source ", s, " returned ", fetched.size(), " of ", list.size(),
+                                              " rules: the store changed while it was pruned; rerun"));
+    }
+    for (size_t k = 0; k < fetched.size(); ++k) rules[positions[s][k] - begin] = std::move(fetched[k]);
+  }
+  return absl::OkStatus();
+}
+
 // Where to start: the least advanced source's checkpoint, if every source
 // has one for this set.
 absl::StatusOr<Checkpoint> Resume(PruneSource& source, const Order& order) {
@@ -173,32 +203,35 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
     result.rules_written += static_cast<int64_t>(rules.size());
   }
 
+  // Batch k+1 is fetched and decoded on a thread of its own while batch k
+  // is judged and committed: fetching, parsing and decoding were about half
+  // of this pass, and judging has to stay in order on one thread.
+  auto fetch = [&source, &order](int64_t begin, int64_t end) {
+    FetchedBatch fetched;
+    fetched.status = FetchBatch(source, order, begin, end, fetched.rules);
+    if (!fetched.status.ok()) return fetched;
+    fetched.decoded.reserve(fetched.rules.size());
+    for (const rules::Rule& rule : fetched.rules) fetched.decoded.push_back(DecodeRule(rule));
+    return fetched;
+  };
+  // A return below waits for the batch in flight: a future of std::async
+  // joins its thread when it goes, before `order` and `source` do.
+  std::future<FetchedBatch> next;
+  if (total > 0) next = std::async(std::launch::async, fetch, int64_t{0}, std::min(total, batch));
   for (int64_t begin = 0; begin < total; begin += batch) {
     const int64_t end = std::min(total, begin + batch);
-    const int64_t needed = order.Bytes() + engine.ApproxBytes() + (end - begin) * kBytesPerFetchedRule;
+    const int64_t following = std::min(total, end + batch) - end;  // rules in the batch fetched beside this one
+    const int64_t needed = order.Bytes() + engine.ApproxBytes() + (end - begin + following) * kBytesPerFetchedRule;
     if (needed > limit) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "pruning needs about ", needed >> 20, " MiB at rule ", begin, " of ", total, ", more than the ",
           options.memory_limit_mb, " MiB limit: raise the memory limit or lower the batch size (",
           at.done, " rules are done and kept; a rerun resumes there)"));
     }
-    // Fetch the batch from each source, then visit it in pruning order.
-    std::map<int, std::vector<std::string>> ids;
-    std::map<int, std::vector<int64_t>> positions;
-    for (int64_t i = begin; i < end; ++i) {
-      ids[order.entries[i].source].push_back(order.Id(order.entries[i]));
-      positions[order.entries[i].source].push_back(i);
-    }
-    std::vector<rules::Rule> rules(end - begin);
-    for (const auto& [s, list] : ids) {
-      std::vector<rules::Rule> fetched;
-      if (absl::Status f = source.Fetch(s, list, fetched); !f.ok()) return f;
-      if (fetched.size() != list.size()) {
-        return absl::DataLossError(absl::StrCat("source ", s, " returned ", fetched.size(), " of ", list.size(),
-                                                " rules: the store changed while it was pruned; rerun"));
-      }
-      for (size_t k = 0; k < fetched.size(); ++k) rules[positions[s][k] - begin] = std::move(fetched[k]);
-    }
+    FetchedBatch fetched = next.get();
+    if (!fetched.status.ok()) return fetched.status;
+    if (following > 0) next = std::async(std::launch::async, fetch, end, end + following);
+    std::vector<rules::Rule>& rules = fetched.rules;
     std::map<int, std::vector<rules::Rule>> changed;
     for (int64_t i = begin; i < end; ++i) {
       rules::Rule& rule = rules[i - begin];
@@ -213,7 +246,7 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
         engine.Learn(rule);
         continue;
       }
-      if (auto verdict = engine.Judge(rule)) {
+      if (auto verdict = engine.Judge(rule, fetched.decoded[i - begin])) {
         rule.set_status(rules::RULE_STATUS_PRUNED);
         rule.set_status_detail(verdict->detail);
         at.table.Count(verdict->reason);

@@ -8,7 +8,8 @@
 //   2. the rules fetched back in pruning order, a batch at a time, judged by
 //      PruneEngine (which keeps hashes, not graphs, of what it has seen); the
 //      rules whose status changes are written back with a checkpoint, in one
-//      write per source.
+//      write per source. The next batch is fetched and decoded on a second
+//      thread meanwhile, so two batches are in memory at once.
 // A run that is killed resumes from the checkpoint: pass 1 again, then the
 // rules before the checkpoint are only learned (their statuses are stored),
 // which is what makes the engine's state the same as if it had not stopped.
@@ -38,7 +39,8 @@ class PruneSource {
   virtual int source_count() const = 0;
   // Every rule of the job on `source`, in any order (the same each time).
   virtual absl::Status ForEach(int source, const std::function<absl::Status(const rules::Rule&)>& visit) = 0;
-  // The rules with these ids on `source`, in the same order.
+  // The rules with these ids on `source`, in the same order. Called from a
+  // second thread, while Commit may run (on other rules).
   virtual absl::Status Fetch(int source, const std::vector<std::string>& ids, std::vector<rules::Rule>& out) = 0;
   // Stores `changed` on `source` together with `checkpoint`, atomically.
   virtual absl::Status Commit(int source, const std::vector<rules::Rule>& changed, const std::string& checkpoint) = 0;
@@ -49,7 +51,7 @@ class PruneSource {
 struct StreamingPruneOptions {
   int64_t batch_rules = 20'000;  // rules fetched, judged and committed at a time
   // Refuse to go on when the pruner's own state (order and known rules) and
-  // a batch would pass this.
+  // two batches would pass this.
   int64_t memory_limit_mb = 4096;
   // Called after each committed batch: rules done (judged or learned), of total.
   std::function<void(int64_t done, int64_t total)> progress;

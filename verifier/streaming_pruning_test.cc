@@ -1,6 +1,7 @@
 #include "verifier/streaming_pruning.h"
 
 #include <map>
+#include <mutex>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -27,10 +28,12 @@ class VectorSource : public PruneSource {
     return absl::OkStatus();
   }
   absl::Status Fetch(int source, const std::vector<std::string>& ids, std::vector<rules::Rule>& out) override {
+    std::lock_guard<std::mutex> lock(mu_);  // the pruner fetches beside its commits
     for (const std::string& id : ids) out.push_back(rules_[source].at(id));
     return absl::OkStatus();
   }
   absl::Status Commit(int source, const std::vector<rules::Rule>& changed, const std::string& checkpoint) override {
+    std::lock_guard<std::mutex> lock(mu_);
     if (commits_left_ == 0) return absl::AbortedError("killed");
     if (commits_left_ > 0) --commits_left_;
     for (const rules::Rule& r : changed) rules_[source][r.id()] = r;
@@ -52,6 +55,7 @@ class VectorSource : public PruneSource {
   }
 
  private:
+  std::mutex mu_;
   std::vector<std::map<std::string, rules::Rule>> rules_;
   std::vector<std::string> checkpoints_;
   int commits_left_ = -1;  // -1: never fail

@@ -236,10 +236,10 @@ absl::Status MemoryCapLeavesRoom(const taso::verifier::ProverOptions& options, i
     }
     if (static_cast<int>(provers.size()) == threads) return absl::OkStatus();
   }
+  // Its size, from the first prover this process made (one without a cap, if none fitted under it).
   taso::verifier::SetSolverMemoryLimitMib(0);
-  const double before = taso::verifier::SolverMemoryMib();
-  auto unlimited = taso::verifier::Prover::Create(options);
-  const double context_mib = taso::verifier::SolverMemoryMib() - before;
+  if (taso::verifier::SolverContextMib() == 0) (void)taso::verifier::Prover::Create(options);
+  const double context_mib = taso::verifier::SolverContextMib();
   return absl::InvalidArgumentError(absl::StrFormat(
       "--z3_memory_mib %d leaves Z3 no room for %d prover(s) (a context with the axioms takes about %.0f MiB here, "
       "and each of --threads holds one, growing with its queries): raise it, or 0 for no cap",

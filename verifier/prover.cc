@@ -192,6 +192,8 @@ bool RoomForAContext() {
 
 }  // namespace
 
+double SolverContextMib() { return static_cast<double>(context_kib.load()) / 1024; }
+
 void SetSolverMemoryLimitMib(uint64_t mib) {
   Z3_global_param_set("memory_max_size", absl::StrCat(mib).c_str());
   memory_cap_mib = mib;

@@ -72,6 +72,10 @@ struct ProverOptions {
 // What Z3 has allocated in this process, over every context, in MiB.
 double SolverMemoryMib();
 
+// What the first prover made in this process took in Z3 (a context with
+// the axioms), in MiB; 0 before one was made.
+double SolverContextMib();
+
 // Caps what Z3 may allocate in this process, over every context and thread
 // (0: no cap). A query that would pass it stops (Z3 checks the cap as it
 // allocates, unlike its rlimit and timeout, which some quantifier loops do

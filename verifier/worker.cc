@@ -226,12 +226,12 @@ class Worker {
         leased = !leases.leases().empty();
         std::vector<std::string> lease_ids;
         for (const rules_db::Lease& lease : leases.leases()) lease_ids.push_back(lease.lease_id());
-        in_hand_.Leased(thread, shard_index, worker_id, lease_ids, absl::Now());
         // The finished classes go back together, in one call: a report per
         // class cost more in RPC overhead than its proofs did. A lease is
         // renewed only by a report, so the batch goes early once a third of
         // the lease has passed.
         const absl::Time leased_at = absl::Now();
+        in_hand_.Leased(thread, shard_index, worker_id, lease_ids, leased_at);
         for (const rules_db::Lease& lease : leases.leases()) {
           if (Stopping()) break;
           if (!in_hand_.Started(thread, lease.lease_id())) continue;  // handed back (KeepLeases)

@@ -141,7 +141,7 @@ inline bool IsProvedStatus(rules::RuleStatus status) {
 class RuleStore {
  public:
   RuleStore(GraphHashStore* hash_store, const RuleStoreOptions& options = {});
-  // Stops finishing jobs (between classes; a restart finishes them) and waits.
+  // Stops finishing jobs (between classes or rules; a restart finishes them) and waits.
   ~RuleStore();
   RuleStore(const RuleStore&) = delete;
   RuleStore& operator=(const RuleStore&) = delete;
@@ -282,10 +282,13 @@ class RuleStore {
   // A stored rule whose status alone changed (PROVED <-> PRUNED): its
   // operator index postings, which depend on its graphs only, stay.
   static void PutPruningVerdict(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
-  // ProveRenamings for one class: its derived rules go into `batch`.
-  absl::Status DeriveClass(const Families& f, const std::string& job_id, const JobQueue& queue,
-                           const std::string& fingerprint, absl::Time now, rocksdb::WriteBatch& batch,
-                           int64_t& proved_as_renaming, int64_t& proved_alone);
+  // ProveRenamings for one pair of class `fingerprint`, `two` (the pair's two
+  // members and the pair itself, rules_db/rule_store_finish.cc), given the
+  // rule it derives from (empty if lost): its rule goes into `batch`.
+  absl::Status DerivePair(const Families& f, const std::string& job_id, const JobQueue& queue,
+                          const std::string& fingerprint, const CandidateClass& two, const rules::Rule& other,
+                          absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
+                          int64_t& proved_alone);
   // Sets what the store owns in a verdict about to be stored: the revision
   // (one past the stored rule's) and the provenance (the first discovery
   // kept; `worker_id` gave the verdict).

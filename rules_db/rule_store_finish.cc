@@ -2,8 +2,14 @@
 // the verdicts of the pairs not leased derived from their forms' first
 // pairs, the proved rules pruned, the figures recorded and the job DONE
 // (rule_store.h).
+#include <algorithm>
 #include <atomic>
+#include <iterator>
+#include <cstdint>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -20,6 +26,45 @@ namespace {
 
 absl::Status Closing() {
   return absl::CancelledError("the store is closing; a restarted store finishes the job");
+}
+
+// A pair whose verdict ProveRenamings derives, kept compactly (a size-4 job
+// has 3M): the rule it derives from, and the pair as a class of its two
+// members (pair 0), both in the bytes of one thread's arena.
+struct PendingDerivation {
+  int64_t class_index = 0;  // in the job's class fingerprints
+  int32_t pair_index = 0;
+  uint16_t arena = 0;
+  uint16_t renaming_of_size = 0;
+  uint64_t renaming_of_at = 0;
+  uint64_t pair_class_at = 0;
+  uint64_t pair_class_size = 0;
+};
+
+PendingDerivation Pending(const CandidateClass& c, int pair_index, int64_t class_index, uint16_t arena_index,
+                          std::string& arena) {
+  const CandidatePair& pair = c.pairs(pair_index);
+  // The mapping names outputs, not members, so two members are all it reads.
+  CandidateClass two;
+  *two.add_members() = c.members(pair.source_member());
+  *two.add_members() = c.members(pair.target_member());
+  for (GraphRecord& member : *two.mutable_members()) member.clear_fingerprint();
+  CandidatePair* copy = two.add_pairs();
+  *copy = pair;
+  copy->set_source_member(0);
+  copy->set_target_member(1);
+  copy->clear_renaming_of();
+  PendingDerivation out;
+  out.class_index = class_index;
+  out.pair_index = pair_index;
+  out.arena = arena_index;
+  out.renaming_of_size = static_cast<uint16_t>(pair.renaming_of().size());
+  out.renaming_of_at = arena.size();
+  arena += pair.renaming_of();
+  out.pair_class_at = arena.size();
+  two.AppendToString(&arena);
+  out.pair_class_size = arena.size() - out.pair_class_at;
+  return out;
 }
 
 }  // namespace
@@ -54,15 +99,8 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
   if (!families.ok()) return families.status();
   const Families& f = *families;
   const absl::Time now = absl::Now();
-  // Classes are independent: each thread derives whole classes into a batch
-  // of its own. The first error stops every thread at its next class.
-  struct Share {
-    rocksdb::WriteBatch batch;
-    int64_t proved_as_renaming = 0;
-    int64_t proved_alone = 0;
-  };
+  // The first error stops every thread at its next step.
   const int threads = std::max(1, options_.finish_threads);
-  std::vector<Share> shares(static_cast<size_t>(threads));
   std::mutex error_mu;
   absl::Status error;
   std::atomic<bool> failed{false};
@@ -71,20 +109,90 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
     if (error.ok()) error = std::move(s);
     failed = true;
   };
+
+  // 1. The pairs to derive, each with the two members it reads, grouped by
+  // the rule they derive from. A rule's renamings lie in classes all over
+  // the key space (about six a rule at size 4); in its group, the rule is
+  // read, decoded and given its form once for all of them.
+  std::vector<std::string> arenas(static_cast<size_t>(threads));
+  std::vector<std::vector<PendingDerivation>> found(static_cast<size_t>(threads));
+  ParallelFor(fingerprints->size(), threads, [&](int thread, size_t i) {
+    if (failed) return;
+    if (closing_) return fail(Closing());
+    auto c = hash_store_->GetCandidateClass(job_id, (*fingerprints)[i]);
+    if (!c.ok()) return fail(c.status());
+    for (int p = 0; p < c->pairs_size(); ++p) {
+      const CandidatePair& pair = c->pairs(p);
+      if (pair.renaming_of().empty() || pair.rejected()) continue;
+      if (pair.renaming_of().size() > UINT16_MAX) {
+        return fail(absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString((*fingerprints)[i]),
+                                                     ": a pair names a rule id of ", pair.renaming_of().size(),
+                                                     " bytes")));
+      }
+      found[static_cast<size_t>(thread)].push_back(Pending(*c, p, static_cast<int64_t>(i),
+                                                           static_cast<uint16_t>(thread),
+                                                           arenas[static_cast<size_t>(thread)]));
+    }
+  });
+  if (!error.ok()) return error;
+  std::vector<PendingDerivation> pending;
+  for (auto& part : found) {
+    pending.insert(pending.end(), part.begin(), part.end());
+    std::vector<PendingDerivation>().swap(part);
+  }
+  auto renaming_of = [&arenas](const PendingDerivation& d) {
+    return std::string_view(arenas[d.arena]).substr(d.renaming_of_at, d.renaming_of_size);
+  };
+  std::sort(pending.begin(), pending.end(), [&renaming_of](const PendingDerivation& x, const PendingDerivation& y) {
+    const int c = renaming_of(x).compare(renaming_of(y));
+    if (c != 0) return c < 0;
+    return std::tie(x.class_index, x.pair_index) < std::tie(y.class_index, y.pair_index);
+  });
+  std::vector<size_t> groups;  // where each rule's group begins
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (i == 0 || renaming_of(pending[i]) != renaming_of(pending[i - 1])) groups.push_back(i);
+  }
+
+  // 2. Each thread derives whole groups into a batch of its own.
+  struct Share {
+    rocksdb::WriteBatch batch;
+    int64_t proved_as_renaming = 0;
+    int64_t proved_alone = 0;
+  };
+  std::vector<Share> shares(static_cast<size_t>(threads));
   constexpr int kRulesPerWrite = 5000;
   auto flush = [&](Share& share) -> absl::Status {
     absl::Status s = storage::FromRocks(f.db->Write(rocksdb::WriteOptions(), &share.batch), "storing derived verdicts");
     share.batch.Clear();
     return s;
   };
-  ParallelFor(fingerprints->size(), threads, [&](int thread, size_t i) {
+  ParallelFor(groups.size(), threads, [&](int thread, size_t g) {
     if (failed) return;
     if (closing_) return fail(Closing());
     Share& share = shares[static_cast<size_t>(thread)];
-    if (absl::Status s = DeriveClass(f, job_id, queue, (*fingerprints)[i], now, share.batch, share.proved_as_renaming,
-                                     share.proved_alone);
-        !s.ok()) {
-      return fail(std::move(s));
+    const size_t begin = groups[g];
+    const size_t end = g + 1 < groups.size() ? groups[g + 1] : pending.size();
+    // Its form's first pair was leased and has a verdict, unless the store
+    // lost it: then nothing is derived and the rules are proved here.
+    rules::Rule other;
+    if (auto stored = GetRule(std::string(renaming_of(pending[begin]))); stored.ok()) {
+      other = *std::move(stored);
+    } else if (!absl::IsNotFound(stored.status())) {
+      return fail(stored.status());
+    }
+    for (size_t i = begin; i < end && !failed; ++i) {
+      const PendingDerivation& d = pending[i];
+      const std::string& fp = (*fingerprints)[static_cast<size_t>(d.class_index)];
+      CandidateClass two;
+      if (!two.ParseFromArray(arenas[d.arena].data() + d.pair_class_at, static_cast<int>(d.pair_class_size))) {
+        return fail(absl::InternalError(absl::StrCat("class ", absl::BytesToHexString(fp), ": pair ", d.pair_index,
+                                                     " did not parse back")));
+      }
+      if (absl::Status s = DerivePair(f, job_id, queue, fp, two, other, now, share.batch,
+                                      share.proved_as_renaming, share.proved_alone);
+          !s.ok()) {
+        return fail(std::move(s));
+      }
     }
     if (share.batch.Count() >= kRulesPerWrite) {
       if (absl::Status s = flush(share); !s.ok()) fail(std::move(s));
@@ -99,57 +207,45 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
   return absl::OkStatus();
 }
 
-absl::Status RuleStore::DeriveClass(const Families& f, const std::string& job_id, const JobQueue& queue,
-                                    const std::string& fp, absl::Time now, rocksdb::WriteBatch& batch,
-                                    int64_t& proved_as_renaming, int64_t& proved_alone) {
-  auto c = hash_store_->GetCandidateClass(job_id, fp);
-  if (!c.ok()) return c.status();
-  for (const CandidatePair& pair : c->pairs()) {
-    if (pair.renaming_of().empty() || pair.rejected()) continue;
-    // Its form's first pair was leased and has a verdict, unless the
-    // store lost it: then nothing is derived and the rule is proved here.
-    rules::Rule other;
-    if (auto stored = GetRule(pair.renaming_of()); stored.ok()) {
-      other = *std::move(stored);
-    } else if (!absl::IsNotFound(stored.status())) {
-      return stored.status();
-    }
-    auto verdict = options_.renaming_prover(queue.spec, *c, pair, other);
-    if (!verdict.ok()) {
-      return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
-    }
-    rules::Rule rule = std::move(verdict->rule);
-    if (rule.id().empty()) {
-      auto id = RuleId(rule);
-      if (!id.ok()) return id.status();
-      rule.set_id(*id);
-    }
-    const std::string id = rule.id();
-    if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
-      ++proved_alone;
-      if (!options_.checker) {
-        rule.set_status(rules::RULE_STATUS_UNKNOWN);
-        rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
-      } else {
-        // The other rule's axioms as the claim: the check tries them first.
-        if (IsProvedStatus(other.status())) {
-          rule.set_status(rules::RULE_STATUS_PROVED);
-          *rule.mutable_proof() = other.proof();
-        }
-        if (absl::Status s = options_.checker(rule); !s.ok()) {
-          return absl::DataLossError(absl::StrCat("rule ", id, ": ", s.message()));
-        }
-      }
-    } else if (verdict->outcome == records::RenamingOutcome::kProved) {
-      ++proved_as_renaming;
-    }
-    // A derived verdict is the other rule's verifier's (as the store checked it).
-    const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
-                               ? std::string(kStoreCheckerId)
-                               : other.provenance().verifier_worker_id();
-    StampVerdict(f, job_id, queue, fp, by, now, rule);
-    PutRule(f, rule, batch);
+absl::Status RuleStore::DerivePair(const Families& f, const std::string& job_id, const JobQueue& queue,
+                                   const std::string& fp, const CandidateClass& two, const rules::Rule& other,
+                                   absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
+                                   int64_t& proved_alone) {
+  auto verdict = options_.renaming_prover(queue.spec, two, two.pairs(0), other);
+  if (!verdict.ok()) {
+    return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
   }
+  rules::Rule rule = std::move(verdict->rule);
+  if (rule.id().empty()) {
+    auto id = RuleId(rule);
+    if (!id.ok()) return id.status();
+    rule.set_id(*id);
+  }
+  const std::string id = rule.id();
+  if (verdict->outcome == records::RenamingOutcome::kNotDerived) {
+    ++proved_alone;
+    if (!options_.checker) {
+      rule.set_status(rules::RULE_STATUS_UNKNOWN);
+      rule.set_status_detail(absl::StrCat("not proved: this store has no rule checker (", verdict->why_not, ")"));
+    } else {
+      // The other rule's axioms as the claim: the check tries them first.
+      if (IsProvedStatus(other.status())) {
+        rule.set_status(rules::RULE_STATUS_PROVED);
+        *rule.mutable_proof() = other.proof();
+      }
+      if (absl::Status s = options_.checker(rule); !s.ok()) {
+        return absl::DataLossError(absl::StrCat("rule ", id, ": ", s.message()));
+      }
+    }
+  } else if (verdict->outcome == records::RenamingOutcome::kProved) {
+    ++proved_as_renaming;
+  }
+  // A derived verdict is the other rule's verifier's (as the store checked it).
+  const std::string by = verdict->outcome == records::RenamingOutcome::kNotDerived
+                             ? std::string(kStoreCheckerId)
+                             : other.provenance().verifier_worker_id();
+  StampVerdict(f, job_id, queue, fp, by, now, rule);
+  PutRule(f, rule, batch);
   return absl::OkStatus();
 }
 

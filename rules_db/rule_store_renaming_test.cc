@@ -5,7 +5,10 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -205,6 +208,57 @@ TEST_F(RenamingStoreTest, AVerdictForAPairOfAFormAlreadyLeasedIsRefused) {
   }
 }
 
+// A rule's renamings lie in classes all over the key space; the store
+// derives them one after another, so the rule is read and given its form once
+// for them all, not once for each class it has a renaming in.
+TEST_F(RenamingStoreTest, EachRulesRenamingsAreDerivedOneAfterAnother) {
+  auto store = OpenStore(TempDir("grouped"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
+  // Which classes each rule has a renaming in, as the store keeps them.
+  std::map<std::string, std::set<std::string>> classes_of;
+  int64_t derivable = 0;
+  auto fingerprints = store->ClassFingerprints("j");
+  ASSERT_TRUE(fingerprints.ok());
+  for (const std::string& fp : *fingerprints) {
+    auto c = store->GetCandidateClass("j", fp);
+    ASSERT_TRUE(c.ok());
+    for (const CandidatePair& p : c->pairs()) {
+      if (p.renaming_of().empty() || p.rejected()) continue;
+      classes_of[p.renaming_of()].insert(fp);
+      ++derivable;
+    }
+  }
+  int64_t spread = 0;
+  for (const auto& [id, classes] : classes_of) spread += classes.size() > 1 ? 1 : 0;
+  ASSERT_GT(spread, 0) << "no rule has renamings in two classes: the test shows nothing";
+
+  std::vector<std::string> asked;  // the rule each derivation was given, in order
+  RuleStoreOptions options = Options(true);
+  options.finish_threads = 1;
+  options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
+                                const rules::Rule& other) {
+    asked.push_back(other.id());
+    return verifier::ProveAsRenaming(spec, c, pair, other);
+  };
+  RuleStore rules(store.get(), options);
+  VerifyEveryClass(rules, true);
+  auto job = store->GetJob("j");
+  ASSERT_TRUE(job.ok());
+  ASSERT_EQ(job->state(), JOB_STATE_DONE);
+  ASSERT_EQ(static_cast<int64_t>(asked.size()), derivable);
+  // One run of derivations per rule.
+  std::set<std::string> finished;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    if (i > 0 && asked[i] != asked[i - 1]) finished.insert(asked[i - 1]);
+    EXPECT_EQ(finished.count(asked[i]), 0u) << asked[i] << " is derived from again after another rule";
+  }
+  EXPECT_EQ(finished.size() + 1, classes_of.size());
+  // Every one proved as a renaming (the first test compares them rule for rule).
+  EXPECT_EQ(job->verification().renamings_proved_alone(), 0);
+  EXPECT_GT(job->verification().rules_proved_as_renaming(), 0);
+}
+
 // Deriving and pruning a large job takes minutes (7.7 at size 4): the store
 // does it on a thread of its own, so the report that completed the job is
 // answered at once (a verifier waits 30-60 s for it), and leases too, while
@@ -294,7 +348,7 @@ TEST_F(RenamingStoreTest, AFailedFinishIsRecordedAndARestartedStoreFinishesTheJo
   EXPECT_GT(done->verification().rules_proved_as_renaming(), 0);
 }
 
-// A store closing mid-derivation stops between classes instead of making its
+// A store closing mid-derivation stops between rules instead of making its
 // shutdown wait minutes; it records no failure, and the job is finished later.
 TEST_F(RenamingStoreTest, AClosingStoreStopsFinishingAndTheJobIsFinishedLater) {
   auto store = OpenStore(TempDir("closing"));
@@ -319,7 +373,7 @@ TEST_F(RenamingStoreTest, AClosingStoreStopsFinishingAndTheJobIsFinishedLater) {
       release = true;  // so that closing does not wait on a held derivation
       FAIL() << "the store did not start deriving";
     }
-    // Released once the store is closing: the class under way ends, no other starts.
+    // Released once the store is closing: the rule under way ends, no other starts.
     std::thread releaser([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       release = true;

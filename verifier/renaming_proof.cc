@@ -60,20 +60,42 @@ void RenumberFacts(rules::SideConditions& conditions) {
   }
 }
 
-// ProveRuleAsRenaming with `rule`'s graphs decoded already (`mine`).
-RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<DecodedRule>& mine,
-                                       const rules::Rule& other) {
+// What a proof as a renaming needs of the other rule's graphs: its form.
+struct OtherForm {
+  bool decodes = false;
+  Form form;
+  std::string key;  // FormKey(form)
+};
+
+OtherForm FormOf(const rules::Rule& other) {
+  OtherForm out;
   const auto theirs = DecodeRule(other);
-  if (!mine || !theirs) return NotDerived(std::move(rule), "a rule's graphs do not decode");
-  const Form other_form = MakeForm(theirs->View());
-  const std::string other_key = FormKey(other_form);
+  if (!theirs) return out;
+  out.decodes = true;
+  out.form = MakeForm(theirs->View());
+  out.key = FormKey(out.form);
+  return out;
+}
+
+// ProveRuleAsRenaming with `rule`'s graphs decoded already (`mine`) and
+// `other`'s form made.
+RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<DecodedRule>& mine,
+                                       const rules::Rule& other, const OtherForm& theirs) {
+  if (!mine || !theirs.decodes) return NotDerived(std::move(rule), "a rule's graphs do not decode");
+  const Form& other_form = theirs.form;
+  const std::string& other_key = theirs.key;
   // Read left to right or right to left: pruning's renamings include both.
   // The same form first; else an instance of `other`'s form (the same
-  // skeleton with some of its variables merged).
-  const Form readings[2] = {MakeForm(mine->View()), MakeForm(mine->View().Reversed())};
-  auto first_reading = [&readings](auto matches) {
+  // skeleton with some of its variables merged). Most rules are renamings
+  // read left to right, so the reversed reading is made only when asked for.
+  std::optional<Form> readings[2];
+  auto reading = [&](int r) -> const Form& {
+    if (!readings[r]) readings[r] = MakeForm(r == 0 ? mine->View() : mine->View().Reversed());
+    return *readings[r];
+  };
+  auto first_reading = [&reading](auto matches) {
     for (int r = 0; r < 2; ++r) {
-      if (matches(readings[r])) return r;
+      if (matches(reading(r))) return r;
     }
     return -1;
   };
@@ -83,7 +105,7 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
   if (r < 0) {
     return NotDerived(std::move(rule), absl::StrCat("its form is neither that of ", other.id(), " nor an instance of it"));
   }
-  const Form& form = readings[r];
+  const Form& form = reading(r);
   const bool reversed = r == 1;
   const std::string from = absl::StrCat(reversed ? "read right to left, " : "",
                                         instance ? "an instance of " : "a renaming of ", other.id());
@@ -142,7 +164,7 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
 
 RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other) {
   const auto mine = DecodeRule(rule);
-  return ProveDecodedAsRenaming(std::move(rule), mine, other);
+  return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other));
 }
 
 absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
@@ -157,7 +179,18 @@ absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
   if (!id.ok()) return id.status();
   rule.set_id(*id);
   const auto mine = DecodedFromGraphs(std::move(graphs->source), std::move(graphs->target), graphs->outputs);
-  return ProveDecodedAsRenaming(std::move(rule), mine, other);
+  // The store derives a rule's renamings one after another on a thread
+  // (rules_db/rule_store_finish.cc), so the last rule's form is kept per
+  // thread. A stored rule's id names its graphs (records/rule_id.h), so the
+  // id tells whether the form kept is this rule's.
+  thread_local std::string last_id;
+  thread_local OtherForm last_form;
+  if (other.id().empty()) return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other));
+  if (other.id() != last_id) {
+    last_form = FormOf(other);
+    last_id = other.id();
+  }
+  return ProveDecodedAsRenaming(std::move(rule), mine, other, last_form);
 }
 
 }  // namespace taso::verifier

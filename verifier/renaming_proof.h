@@ -26,6 +26,8 @@ namespace taso::verifier {
 // with `other`'s axioms and its conditions carried over. REFUTED, TIMEOUT,
 // UNKNOWN or REJECTED_PRECHECK `other` of the same form: that status, without
 // a proof; of a more general form: not derived (the store proves it).
+// `other`'s form is kept per thread, by its id (a stored rule's id names its
+// graphs), so one rule's renamings are best proved one after another.
 absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
                                                          const rules_db::CandidateClass& candidate_class,
                                                          const rules_db::CandidatePair& pair,

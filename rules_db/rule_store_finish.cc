@@ -4,7 +4,6 @@
 // (rule_store.h).
 #include <algorithm>
 #include <atomic>
-#include <iterator>
 #include <cstdint>
 #include <mutex>
 #include <string>

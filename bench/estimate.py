@@ -181,9 +181,11 @@ class Pipeline:
         shutil.rmtree(db, ignore_errors=True)
         return {
             "max_ops": max_ops, "graphs": gen["graphs"], "distinct_fingerprints": gen["distinct_fingerprints"],
-            # Pairs not leased: renamings of a form proved, and (since 2026-12-06) instances of a more general one.
+            # Pairs not leased: renamings of a form proved, and (since 2026-12-06) instances of a more general one,
+            # and (since 2026-12-07) first pairs of forms that follow from a smaller rule.
             "candidate_pairs": gen["candidate_pairs"],
-            "renaming_pairs": gen.get("renaming_pairs", 0) + gen.get("instance_pairs", 0),
+            "renaming_pairs": gen.get("renaming_pairs", 0) + gen.get("instance_pairs", 0)
+            + gen.get("common_subgraph_pairs", 0),
             "proved": ver["proved"], "unknown": ver["unknown"], "after_renaming": ver["after_renaming"],
             "after_common_subgraph": ver["after_common_subgraph"],
             "generate_wall_s": round(gen_wall, 2), "generate_cpu_s": round(gen_cpu, 2),

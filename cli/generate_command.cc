@@ -254,6 +254,7 @@ class Generate {
       t.sum.set_pairs_after_taso_checks(t.sum.pairs_after_taso_checks() + job.pairs_after_taso_checks());
       t.sum.set_renaming_pairs(t.sum.renaming_pairs() + job.renaming_pairs());
       t.sum.set_instance_pairs(t.sum.instance_pairs() + job.instance_pairs());
+      t.sum.set_common_subgraph_pairs(t.sum.common_subgraph_pairs() + job.common_subgraph_pairs());
     }
     return t;
   }
@@ -359,6 +360,7 @@ class Generate {
                             {"pairs_after_taso_checks", j.pairs_after_taso_checks()},
                             {"renaming_pairs", j.renaming_pairs()},
                             {"instance_pairs", j.instance_pairs()},
+                            {"common_subgraph_pairs", j.common_subgraph_pairs()},
                             {"wall_seconds", RoundTo(seconds, 3)}};
       out_ << JsonLine(summary) << "\n";
       return;
@@ -372,11 +374,13 @@ class Generate {
         "  candidate pairs         %12d\n"
         "  rejected pairs          %12d   (failed the int32/float re-check)\n"
         "  pairs TASO would keep   %12d   (its common-subgraph/supergraph checks)\n"
-        "  forms to prove          %12d   (of the other pairs, %d rename one of them, %d merge one's variables)\n"
+        "  forms to prove          %12d   (of the other pairs, %d rename one of them, %d merge one's variables,\n"
+        "                                         %d follow from a smaller one)\n"
         "  wall time               %12.1f s\n",
         job_id_, j.graphs(), j.distinct_fingerprints(), j.multi_graph_classes(), j.candidate_classes(),
         j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(),
-        j.candidate_pairs() - j.renaming_pairs() - j.instance_pairs(), j.renaming_pairs(), j.instance_pairs(), seconds);
+        j.candidate_pairs() - j.renaming_pairs() - j.instance_pairs() - j.common_subgraph_pairs(), j.renaming_pairs(),
+        j.instance_pairs(), j.common_subgraph_pairs(), seconds);
   }
 
   // Workers first: a store outlives every writer. Our own channels close

@@ -296,6 +296,7 @@ class Verify {
                             {"rejected_precheck", v.rules_rejected_precheck()},
                             {"proved_as_renaming", v.rules_proved_as_renaming()},
                             {"renamings_proved_alone", v.renamings_proved_alone()},
+                            {"proved_from_smaller", v.rules_proved_from_smaller()},
                             {"derive_seconds", RoundTo(v.derive_seconds(), 3)},
                             {"after_renaming", v.after_renaming()},
                             {"after_common_subgraph", v.after_common_subgraph()},
@@ -324,7 +325,7 @@ class Verify {
         "job %s verified\n"
         "  candidate classes       %10d%s\n"
         "  pairs proved            %10d   (%.2f%% of %d attempted)\n"
-        "  ... as a renaming       %10d   (one proof per form; %d renamings proved alone)\n"
+        "  ... as a renaming       %10d   (one proof per form, %d from a smaller rule; %d proved alone)\n"
         "  refuted                 %10d\n"
         "  timeout                 %10d\n"
         "  unknown                 %10d\n"
@@ -338,7 +339,8 @@ class Verify {
                               v.classes_given_up())
             : "",
         v.rules_proved(), attempted ? 100.0 * v.rules_proved() / attempted : 0.0,
-        attempted, v.rules_proved_as_renaming(), v.renamings_proved_alone(), v.rules_refuted(), v.rules_timeout(),
+        attempted, v.rules_proved_as_renaming(), v.rules_proved_from_smaller(), v.renamings_proved_alone(),
+        v.rules_refuted(), v.rules_timeout(),
         v.rules_unknown(), v.rules_rejected_precheck(), reduction, seconds, options_.db);
   }
 

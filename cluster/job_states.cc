@@ -45,6 +45,7 @@ void AddVerification(const rules_db::Verification& shard, rules_db::Verification
   into.set_rules_rejected_precheck(into.rules_rejected_precheck() + shard.rules_rejected_precheck());
   into.set_rules_proved_as_renaming(into.rules_proved_as_renaming() + shard.rules_proved_as_renaming());
   into.set_renamings_proved_alone(into.renamings_proved_alone() + shard.renamings_proved_alone());
+  into.set_rules_proved_from_smaller(into.rules_proved_from_smaller() + shard.rules_proved_from_smaller());
   into.set_derive_seconds(std::max(into.derive_seconds(), shard.derive_seconds()));
   into.set_wall_seconds(std::max(into.wall_seconds(), shard.wall_seconds()));
   if (into.note().empty()) into.set_note(shard.note());

@@ -181,6 +181,88 @@ std::pair<std::string, std::string> RenamingKeyAndReversed(const PairView& p) {
 
 std::string RenamingKey(const PairView& p) { return RenamingKeyAndReversed(p).first; }
 
+namespace {
+
+bool OnVariablesOnly(const Graph& g, const Node& node) {
+  return std::all_of(node.inputs.begin(), node.inputs.end(),
+                     [&](TensorRef r) { return IsInputOrWeight(g.node(r.node).kind); });
+}
+
+bool SameOperatorOnSameVariables(const Graph& ga, const Node& a, const Graph& gb, const Node& b) {
+  if (a.kind != b.kind || !ParamsEqual(a.kind, a.params, b.params) || a.inputs.size() != b.inputs.size()) return false;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    if (ga.node(a.inputs[i].node).name != gb.node(b.inputs[i].node).name) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<PairView> CommonSubgraphReductions(const PairView& p) {
+  std::vector<PairView> out;
+  for (const Node& a : p.a->nodes()) {
+    if (IsInputOrWeight(a.kind) || a.inputs.empty() || a.output_types.size() != 1 || !OnVariablesOnly(*p.a, a)) {
+      continue;
+    }
+    for (const Node& b : p.b->nodes()) {
+      if (b.output_types.size() != 1 || !SameOperatorOnSameVariables(*p.a, a, *p.b, b)) continue;
+      out.push_back(
+          PairView{p.a, p.ra, {{a.id, kCommonSubgraphVariable}}, p.b, p.rb, {{b.id, kCommonSubgraphVariable}}});
+    }
+  }
+  return out;
+}
+
+std::optional<PairView> DropIdenticalOutputs(const PairView& p) {
+  static const VariableRenaming identity;
+  PairView out{p.a, {}, p.sa, p.b, {}, p.sb};
+  for (size_t i = 0; i < p.ra.size(); ++i) {
+    if (SideText(*p.a, {p.ra[i]}, p.sa, identity) == SideText(*p.b, {p.rb[i]}, p.sb, identity)) continue;
+    out.ra.push_back(p.ra[i]);
+    out.rb.push_back(p.rb[i]);
+  }
+  if (out.ra.size() == p.ra.size() || out.ra.empty()) return std::nullopt;
+  return out;
+}
+
+std::vector<PairView> SmallerRuleReductions(const PairView& p) {
+  std::vector<PairView> out;
+  if (auto r = DropIdenticalOutputs(p)) out.push_back(*std::move(r));
+  for (PairView& r : CommonSubgraphReductions(p)) {
+    auto smaller = DropIdenticalOutputs(r);
+    out.push_back(std::move(r));
+    if (smaller) out.push_back(*std::move(smaller));
+  }
+  return out;
+}
+
+std::optional<PairView> CommonSupergraphReduction(const PairView& p) {
+  if (p.ra.size() != 1 || p.rb.size() != 1) return std::nullopt;
+  const Node& a = p.a->node(p.ra[0].node);
+  const Node& b = p.b->node(p.rb[0].node);
+  if (a.kind != b.kind || !ParamsEqual(a.kind, a.params, b.params) || a.inputs.size() != b.inputs.size() ||
+      a.output_types.size() != 1 || a.inputs.empty()) {
+    return std::nullopt;
+  }
+  int differing = -1;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const Node& x = p.a->node(a.inputs[i].node);
+    const Node& y = p.b->node(b.inputs[i].node);
+    const bool same = IsInputOrWeight(x.kind) && IsInputOrWeight(y.kind) && x.name == y.name;
+    if (same) continue;
+    if (differing >= 0) return std::nullopt;
+    differing = static_cast<int>(i);
+  }
+  if (differing < 0) return std::nullopt;
+  return PairView{p.a, {a.inputs[differing]}, {}, p.b, {b.inputs[differing]}, {}};
+}
+
+std::vector<PairView> SmallerRulesImplying(const PairView& p) {
+  std::vector<PairView> out = SmallerRuleReductions(p);
+  if (auto r = CommonSupergraphReduction(p)) out.push_back(*std::move(r));
+  return out;
+}
+
 std::string PackPattern(const std::vector<int>& pattern) {
   std::string out;
   out.reserve(pattern.size());

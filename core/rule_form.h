@@ -76,6 +76,30 @@ std::optional<DecodedRule> DecodeRule(const rules::Rule& rule);
 std::optional<DecodedRule> DecodedFromGraphs(Graph source, Graph target,
                                              const std::vector<std::pair<int, int>>& outputs);
 
+// Pruning's common-subgraph reductions of a pair (whose sa and sb are empty):
+// for each operator on variables only that side a computes and side b
+// computes too (the same operator, parameters and variables, one output),
+// the pair with both made the one variable kCommonSubgraphVariable. When
+// the reduction is a proved rule, the pair follows from it: the variable set
+// to that operator's output.
+inline constexpr char kCommonSubgraphVariable[] = "$common";
+std::vector<PairView> CommonSubgraphReductions(const PairView& p);
+// The pair without its output pairs whose two sides compute the same thing
+// (the same text); nullopt if none does, or all do.
+std::optional<PairView> DropIdenticalOutputs(const PairView& p);
+// The smaller pairs a pair follows from, in the order pruning tries them:
+// the pair without its identical outputs, then each common-subgraph
+// reduction, and it without its identical outputs.
+std::vector<PairView> SmallerRuleReductions(const PairView& p);
+// Pruning's common-supergraph reduction of a pair (whose sa and sb are
+// empty): with single outputs ending in the same operator whose operands are
+// the same variables but for one, those two differing operands; nullopt if
+// the pair is not of that shape.
+std::optional<PairView> CommonSupergraphReduction(const PairView& p);
+// The smaller pairs whose proof proves this one: SmallerRuleReductions, then
+// the common-supergraph reduction.
+std::vector<PairView> SmallerRulesImplying(const PairView& p);
+
 // The renaming-invariant key of a pair: the smaller FormKey of its two
 // directions, so a rule read right to left has the same key.
 std::string RenamingKey(const PairView& p);

@@ -9,16 +9,18 @@
 namespace taso {
 namespace {
 
+void WriteNodeCondition(int node, const std::vector<ProofSignature>& signatures, rules::NodeCondition* c) {
+  c->set_node(node);
+  for (const ProofSignature& s : signatures) {
+    rules::ProofSignature* p = c->add_signatures();
+    p->set_function(s.name);
+    for (int64_t v : s.params) p->add_params(v);
+  }
+}
+
 void AddSide(const GraphConditions& side, google::protobuf::RepeatedPtrField<rules::NodeCondition>* out) {
   for (size_t id = 0; id < side.size(); ++id) {
-    if (side[id].empty()) continue;
-    rules::NodeCondition* c = out->Add();
-    c->set_node(static_cast<int>(id));
-    for (const ProofSignature& s : side[id]) {
-      rules::ProofSignature* p = c->add_signatures();
-      p->set_function(s.name);
-      for (int64_t v : s.params) p->add_params(v);
-    }
+    if (!side[id].empty()) WriteNodeCondition(static_cast<int>(id), side[id], out->Add());
   }
 }
 
@@ -56,6 +58,14 @@ absl::StatusOr<std::vector<ProofSignature>> NodeSignaturesIn(const Graph& graph,
   std::vector<TensorType> inputs;
   for (const TensorRef& in : node.inputs) inputs.push_back(graph.type(in));
   return NodeSignatures(node.kind, node.params, inputs, static_cast<int>(node.output_types.size()));
+}
+
+absl::StatusOr<rules::NodeCondition> OwnNodeCondition(const Graph& graph, int node) {
+  auto sigs = NodeSignaturesIn(graph, graph.node(node));
+  if (!sigs.ok()) return sigs.status();
+  rules::NodeCondition out;
+  WriteNodeCondition(node, *sigs, &out);
+  return out;
 }
 
 absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph) {

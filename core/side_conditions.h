@@ -28,6 +28,9 @@ struct RuleConditions {
 // types there (NodeSignatures); Unimplemented for an unmodeled operator.
 absl::StatusOr<std::vector<ProofSignature>> NodeSignaturesIn(const Graph& graph, const Node& node);
 
+// The recorded form of one operator node's signatures on its own shapes.
+absl::StatusOr<rules::NodeCondition> OwnNodeCondition(const Graph& graph, int node);
+
 // The conditions of a graph as its own shapes give them. Unimplemented for an
 // operator the axioms do not model.
 absl::StatusOr<GraphConditions> ConditionsOf(const Graph& graph);

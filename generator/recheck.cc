@@ -157,6 +157,13 @@ void NameAsRule(const Graph& source, const absl::StatusOr<std::string>& source_t
   if (!source_text.ok() || !target_text.ok()) return;  // the pair is proved on its own
   pair.rule_id = records::RuleIdOfTexts(*source_text, *target_text, outputs);
   std::tie(pair.renaming_key, pair.reversed_key) = RenamingKeyAndReversed(view);
+  for (const PairView& reduced : SmallerRulesImplying(view)) {
+    std::string key = RenamingKey(reduced);
+    if (std::find(pair.common_subgraph_keys.begin(), pair.common_subgraph_keys.end(), key) ==
+        pair.common_subgraph_keys.end()) {
+      pair.common_subgraph_keys.push_back(std::move(key));
+    }
+  }
 }
 
 }  // namespace

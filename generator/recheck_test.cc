@@ -1,13 +1,17 @@
 #include "generator/recheck.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "generator/enumerator.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/generator.pb.h"
 #include "records/encoding.h"
 #include "records/rule_id.h"
+#include "records/spec.h"
 
 namespace taso::generator {
 namespace {
@@ -154,6 +158,62 @@ TEST(Recheck, PairsLeaveTheFirstCanonicalMemberAndNameTheirRule) {
     }
   }
   EXPECT_GT(named, 10);
+}
+
+// A pair that follows from a smaller one names that one's renaming key: the
+// store then derives it from the smaller rule's proof instead of leasing it.
+TEST(Recheck, PairsNameTheKeysOfTheSmallerPairsTheyFollowFrom) {
+  // Sums, products and relu on three inputs, up to three operators: small
+  // enough to enumerate here, with laws of two operators to follow from.
+  generator::GenerationSpec proto;
+  for (const char* name : {"x1", "x2", "x3"}) {
+    auto* input = proto.add_inputs();
+    input->set_name(name);
+    input->add_dims(2);
+    input->add_dims(4);
+  }
+  for (auto kind : {::taso::ir::OP_EW_ADD, ::taso::ir::OP_EW_MUL, ::taso::ir::OP_RELU}) {
+    proto.add_operators()->set_kind(kind);
+  }
+  proto.set_max_ops(3);
+  auto spec_or = records::SpecFromProto(proto);
+  ASSERT_TRUE(spec_or.ok()) << spec_or.status();
+  const records::Spec& spec = *spec_or;
+  ClassSink sink;
+  EnumerationOptions options;
+  options.max_ops = 3;
+  ASSERT_TRUE(Enumerate(spec, options, sink).ok());
+  Rechecker rechecker(spec);
+  std::set<std::string> smaller_keys;  // of pairs of at most two operators a side
+  std::vector<std::pair<PairCheck, bool>> larger;  // with whether TASO's checks drop it
+  for (const auto& [fp, members] : sink.classes) {
+    if (members.size() < 2) continue;
+    for (const PairCheck& pair : rechecker.Check(members).pairs) {
+      if (pair.rejected || pair.renaming_key.empty()) continue;
+      auto a = records::ParseEncoding(members[pair.source]);
+      auto b = records::ParseEncoding(members[pair.target]);
+      ASSERT_TRUE(a.ok() && b.ok());
+      if (std::max(a->size(), b->size()) <= 2) {
+        smaller_keys.insert(pair.renaming_key);
+      } else {
+        larger.emplace_back(pair, rechecker.TasoWouldDrop(members[pair.source], members[pair.target]));
+      }
+    }
+  }
+  int following = 0, alone = 0;
+  for (const auto& [pair, taso_drops] : larger) {
+    for (const std::string& key : pair.common_subgraph_keys) EXPECT_NE(key, pair.renaming_key);
+    const bool follows = std::any_of(pair.common_subgraph_keys.begin(), pair.common_subgraph_keys.end(),
+                                     [&](const std::string& key) { return smaller_keys.count(key) > 0; });
+    following += follows;
+    // What TASO's generator keeps shares no operator, so follows from nothing smaller.
+    if (!taso_drops) {
+      EXPECT_FALSE(follows);
+      ++alone;
+    }
+  }
+  EXPECT_GT(following, 10);
+  EXPECT_GT(alone, 10);
 }
 
 TEST(Recheck, ExactlyOneRenamingIsCanonical) {

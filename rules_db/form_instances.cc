@@ -75,8 +75,12 @@ absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::General
   return out;
 }
 
-std::map<std::string, std::vector<std::pair<int, std::string>>> FormInstances::Resolve() const {
+std::map<std::string, std::vector<std::pair<int, std::string>>> FormInstances::Resolve(
+    absl::flat_hash_set<FormHash>* instance_forms) const {
   const auto generals = Generals();
+  if (instance_forms != nullptr) {
+    for (const auto& [form, general] : generals) instance_forms->insert(form);
+  }
   std::map<std::string, std::vector<std::pair<int, std::string>>> rewrites;
   if (generals.empty()) return rewrites;
   for (const Place& p : places_) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "core/hash.h"
 
 namespace taso::rules_db {
@@ -32,7 +33,9 @@ class FormInstances {
   // What to rewrite: class fingerprint -> (pair index, the rule id its
   // renaming_of names). Each instance form's pairs name the same rule, of a
   // form that is an instance of no other; ties go to the smaller rule id.
-  std::map<std::string, std::vector<std::pair<int, std::string>>> Resolve() const;
+  // `instance_forms`, if given, receives the forms rewritten.
+  std::map<std::string, std::vector<std::pair<int, std::string>>> Resolve(
+      absl::flat_hash_set<FormHash>* instance_forms = nullptr) const;
 
  private:
   struct Reading {

@@ -154,6 +154,14 @@ class GraphHashStore {
   // Points the pairs of forms that are instances of a more general form at
   // that form's rule (rules_db/form_instances.h), once every class is stored.
   absl::Status MarkInstances(const std::string& prefix, FinalizeTally& tally);
+  // Then points the first pair of each form that follows from a smaller
+  // form's leased rule (PairCheck.common_subgraph_keys) at that rule.
+  absl::Status MarkCommonSubgraphs(const std::string& prefix, FinalizeTally& tally);
+  // Edits pairs of stored classes: class fingerprint -> (pair index, the
+  // rule id `edit` is given for it).
+  using PairRewrites = std::map<std::string, std::vector<std::pair<int, std::string>>>;
+  absl::Status RewritePairs(const std::string& prefix, const PairRewrites& rewrites, const char* what,
+                            const std::function<void(CandidatePair&, const std::string&)>& edit);
   // The key prefix of a job whose candidates are ready (GENERATED or later).
   absl::StatusOr<std::string> ReadyPrefix(const std::string& job_id);
   // Deletes job `number`'s graphs and flushes every family (keep_graphs).

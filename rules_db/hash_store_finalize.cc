@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -60,13 +61,27 @@ struct GraphHashStore::FinalizeTally {
   int64_t taso_kept = 0;
   int64_t renamings = 0;  // pairs given renaming_of a rule of their form
   int64_t instances = 0;  // pairs given renaming_of a rule of a more general form
+  int64_t common_subgraphs = 0;  // first pairs of forms given renaming_of a smaller rule
   // The first surviving pair of each form, by a 128-bit hash of its renaming
   // key: its rule id. A hash collision only costs a proof: the derivation,
   // once every class is verified, compares the forms.
-  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, std::string> first_of_form;
+  absl::flat_hash_map<FormInstances::FormHash, std::string> first_of_form;
   // Each form's first pair and every pair's place, to find the forms that
   // are instances of others once all are known.
   FormInstances forms;
+  // The forms whose pairs were given renaming_of a more general form's rule.
+  absl::flat_hash_set<FormInstances::FormHash> instance_forms;
+  // First pairs of forms that may follow from a smaller form's rule: the
+  // pair, its form, its size (operators in the larger side) and the hashes
+  // of the keys of the smaller pairs it follows from.
+  struct Reducible {
+    int size = 0;
+    std::string fingerprint;
+    int index = 0;
+    FormInstances::FormHash form;
+    std::vector<FormInstances::FormHash> reductions;
+  };
+  std::vector<Reducible> reducible;
 };
 
 // A class of two or more graphs on its way from the scan to the classes family.
@@ -77,6 +92,14 @@ struct GraphHashStore::PendingClass {
 };
 
 namespace {
+
+// A form by a hash of its renaming key.
+FormInstances::FormHash FormHashOf(const std::string& renaming_key) {
+  Hasher h(0x666f726dULL);  // "form"
+  h.AddString(renaming_key);
+  const Hash128 key = h.Finish();
+  return {key.hi, key.lo};
+}
 
 // The fingerprint space cut into `slices` ranges by its first two bytes:
 // the key where slice `i` starts in job `prefix` (the next job's prefix for
@@ -185,6 +208,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   for (std::thread& t : workers) t.join();
   if (!status.ok()) return status;
   if (absl::Status s = MarkInstances(prefix, tally); !s.ok()) return s;
+  if (absl::Status s = MarkCommonSubgraphs(prefix, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
   if (!options_.keep_graphs) {
     // The job is GENERATED already: a failure here costs disk, not the job.
@@ -249,11 +273,13 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
     CandidateClass c;
     c.set_fingerprint(p.fingerprint);
     c.set_job_id(job_id);
+    std::vector<int> op_counts;
     for (size_t m = 0; m < p.members.size(); ++m) {
       GraphRecord* r = c.add_members();
       r->set_canonical(p.members[m]);
       auto parsed = records::ParseEncoding(p.members[m]);
-      r->set_op_count(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+      op_counts.push_back(parsed.ok() ? static_cast<int>(parsed->size()) : 0);
+      r->set_op_count(op_counts.back());
       r->set_canonical_order(p.check.canonical[m]);
     }
     for (const records::PairCheck& pc : p.check.pairs) {
@@ -266,17 +292,22 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
       for (int m : pc.output_mapping) out->add_output_mapping(m);
       out->set_taso_would_drop(pc.taso_would_drop);
       if (!pc.rejected && !pc.renaming_key.empty() && !pc.rule_id.empty()) {
-        Hasher h(0x666f726dULL);  // "form"
-        h.AddString(pc.renaming_key);
-        const Hash128 key = h.Finish();
-        auto [first, inserted] = tally.first_of_form.try_emplace({key.hi, key.lo}, pc.rule_id);
+        const FormInstances::FormHash form = FormHashOf(pc.renaming_key);
+        auto [first, inserted] = tally.first_of_form.try_emplace(form, pc.rule_id);
         if (!inserted && first->second != pc.rule_id) {
           out->set_renaming_of(first->second);
           ++tally.renamings;
         }
         // A form whose keys do not parse is never found an instance: proved as it is.
-        if (!inserted || tally.forms.AddForm({key.hi, key.lo}, pc.renaming_key, pc.reversed_key, pc.rule_id)) {
-          tally.forms.AddPair({key.hi, key.lo}, p.fingerprint, index);
+        if (!inserted || tally.forms.AddForm(form, pc.renaming_key, pc.reversed_key, pc.rule_id)) {
+          tally.forms.AddPair(form, p.fingerprint, index);
+        }
+        if (inserted && !pc.common_subgraph_keys.empty()) {
+          FinalizeTally::Reducible r{std::max(op_counts[static_cast<size_t>(pc.source)],
+                                              op_counts[static_cast<size_t>(pc.target)]),
+                                     p.fingerprint, index, form, {}};
+          for (const std::string& key : pc.common_subgraph_keys) r.reductions.push_back(FormHashOf(key));
+          tally.reducible.push_back(std::move(r));
         }
       }
       ++tally.pairs;
@@ -290,7 +321,44 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
 }
 
 absl::Status GraphHashStore::MarkInstances(const std::string& prefix, FinalizeTally& tally) {
-  const auto rewrites = tally.forms.Resolve();
+  const PairRewrites rewrites = tally.forms.Resolve(&tally.instance_forms);
+  return RewritePairs(prefix, rewrites, "marking instance pairs",
+                      [&tally](CandidatePair& pair, const std::string& general) {
+                        if (!pair.renaming_of().empty()) --tally.renamings;
+                        pair.set_renaming_of(general);
+                        ++tally.instances;
+                      });
+}
+
+absl::Status GraphHashStore::MarkCommonSubgraphs(const std::string& prefix, FinalizeTally& tally) {
+  // Smallest first, and only from a leased rule: a smaller rule that is
+  // itself derived has its verdict only after this one would need it.
+  using Reducible = FinalizeTally::Reducible;
+  std::stable_sort(tally.reducible.begin(), tally.reducible.end(),
+                   [](const Reducible& x, const Reducible& y) { return x.size < y.size; });
+  absl::flat_hash_set<FormInstances::FormHash> derived = std::move(tally.instance_forms);
+  PairRewrites rewrites;
+  for (const Reducible& r : tally.reducible) {
+    if (derived.contains(r.form)) continue;
+    for (const FormInstances::FormHash& reduction : r.reductions) {
+      auto smaller = tally.first_of_form.find(reduction);
+      if (smaller == tally.first_of_form.end() || derived.contains(reduction)) continue;
+      rewrites[r.fingerprint].emplace_back(r.index, smaller->second);
+      derived.insert(r.form);
+      break;
+    }
+  }
+  std::vector<Reducible>().swap(tally.reducible);
+  return RewritePairs(prefix, rewrites, "marking pairs that follow from smaller rules",
+                      [&tally](CandidatePair& pair, const std::string& smaller) {
+                        pair.set_renaming_of(smaller);
+                        pair.set_derivation(DERIVATION_COMMON_SUBGRAPH);
+                        ++tally.common_subgraphs;
+                      });
+}
+
+absl::Status GraphHashStore::RewritePairs(const std::string& prefix, const PairRewrites& rewrites, const char* what,
+                                          const std::function<void(CandidatePair&, const std::string&)>& edit) {
   rocksdb::WriteBatch wb;
   std::string value;
   for (const auto& [fingerprint, pairs] : rewrites) {
@@ -299,23 +367,17 @@ absl::Status GraphHashStore::MarkInstances(const std::string& prefix, FinalizeTa
     if (absl::Status s = storage::FromRocks(got, "reading a candidate class"); !s.ok()) return s;
     CandidateClass c;
     if (!c.ParseFromString(value)) return absl::DataLossError("a candidate class just stored does not parse");
-    for (const auto& [index, general] : pairs) {
-      if (index < 0 || index >= c.pairs_size()) return absl::InternalError("an instance pair's index is out of range");
-      CandidatePair* pair = c.mutable_pairs(index);
-      if (!pair->renaming_of().empty()) --tally.renamings;
-      pair->set_renaming_of(general);
-      ++tally.instances;
+    for (const auto& [index, rule_id] : pairs) {
+      if (index < 0 || index >= c.pairs_size()) return absl::InternalError("a pair's index is out of range");
+      edit(*c.mutable_pairs(index), rule_id);
     }
     wb.Put(classes_, key, c.SerializeAsString());
     if (wb.Count() >= 1000) {
-      if (absl::Status s = storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "marking instance pairs");
-          !s.ok()) {
-        return s;
-      }
+      if (absl::Status s = storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), what); !s.ok()) return s;
       wb.Clear();
     }
   }
-  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), "marking instance pairs");
+  return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), what);
 }
 
 absl::Status GraphHashStore::DropGraphs(uint32_t number) {
@@ -359,10 +421,12 @@ absl::Status GraphHashStore::DropGraphs(uint32_t number) {
 absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {
   std::fprintf(stderr,
                "taso_rules_db: job %s finalized in %.1f s: %lld graphs, %lld fingerprints, %lld classes, "
-               "%lld pairs (%lld rejected, %lld renamings of another, %lld instances of a more general one)\n",
+               "%lld pairs (%lld rejected, %lld renamings of another, %lld instances of a more general one, "
+               "%lld following from a smaller one)\n",
                state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
                (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
-               (long long)tally.rejected, (long long)tally.renamings, (long long)tally.instances);
+               (long long)tally.rejected, (long long)tally.renamings, (long long)tally.instances,
+               (long long)tally.common_subgraphs);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
   state->job.set_graphs(tally.graphs);
@@ -374,6 +438,7 @@ absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTall
   state->job.set_pairs_after_taso_checks(tally.taso_kept);
   state->job.set_renaming_pairs(tally.renamings);
   state->job.set_instance_pairs(tally.instances);
+  state->job.set_common_subgraph_pairs(tally.common_subgraphs);
   return PersistJob(state->job);
 }
 

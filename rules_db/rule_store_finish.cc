@@ -34,6 +34,7 @@ struct PendingDerivation {
   int64_t class_index = 0;  // in the job's class fingerprints
   int32_t pair_index = 0;
   uint16_t arena = 0;
+  bool from_smaller = false;  // DERIVATION_COMMON_SUBGRAPH: derived in the first round
   uint16_t renaming_of_size = 0;
   uint64_t renaming_of_at = 0;
   uint64_t pair_class_at = 0;
@@ -57,6 +58,7 @@ PendingDerivation Pending(const CandidateClass& c, int pair_index, int64_t class
   out.class_index = class_index;
   out.pair_index = pair_index;
   out.arena = arena_index;
+  out.from_smaller = pair.derivation() == DERIVATION_COMMON_SUBGRAPH;
   out.renaming_of_size = static_cast<uint16_t>(pair.renaming_of().size());
   out.renaming_of_at = arena.size();
   arena += pair.renaming_of();
@@ -142,21 +144,31 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
   auto renaming_of = [&arenas](const PendingDerivation& d) {
     return std::string_view(arenas[d.arena]).substr(d.renaming_of_at, d.renaming_of_size);
   };
+  // Those that follow from a smaller rule first: their forms' other pairs
+  // derive from them.
   std::sort(pending.begin(), pending.end(), [&renaming_of](const PendingDerivation& x, const PendingDerivation& y) {
+    if (x.from_smaller != y.from_smaller) return x.from_smaller;
     const int c = renaming_of(x).compare(renaming_of(y));
     if (c != 0) return c < 0;
     return std::tie(x.class_index, x.pair_index) < std::tie(y.class_index, y.pair_index);
   });
   std::vector<size_t> groups;  // where each rule's group begins
+  size_t first_round_groups = 0;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (i == 0 || renaming_of(pending[i]) != renaming_of(pending[i - 1])) groups.push_back(i);
+    if (i == 0 || renaming_of(pending[i]) != renaming_of(pending[i - 1]) ||
+        pending[i].from_smaller != pending[i - 1].from_smaller) {
+      groups.push_back(i);
+      if (pending[i].from_smaller) first_round_groups = groups.size();
+    }
   }
 
-  // 2. Each thread derives whole groups into a batch of its own.
+  // 2. Each thread derives whole groups into a batch of its own; the first
+  // round's verdicts are written before the second round reads them.
   struct Share {
     rocksdb::WriteBatch batch;
     int64_t proved_as_renaming = 0;
     int64_t proved_alone = 0;
+    int64_t proved_from_smaller = 0;  // of proved_as_renaming, from_smaller
   };
   std::vector<Share> shares(static_cast<size_t>(threads));
   constexpr int kRulesPerWrite = 5000;
@@ -165,43 +177,55 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
     share.batch.Clear();
     return s;
   };
-  ParallelFor(groups.size(), threads, [&](int thread, size_t g) {
-    if (failed) return;
-    if (closing_) return fail(Closing());
-    Share& share = shares[static_cast<size_t>(thread)];
-    const size_t begin = groups[g];
-    const size_t end = g + 1 < groups.size() ? groups[g + 1] : pending.size();
-    // Its form's first pair was leased and has a verdict, unless the store
-    // lost it: then nothing is derived and the rules are proved here.
-    rules::Rule other;
-    if (auto stored = GetRule(std::string(renaming_of(pending[begin]))); stored.ok()) {
-      other = *std::move(stored);
-    } else if (!absl::IsNotFound(stored.status())) {
-      return fail(stored.status());
-    }
-    for (size_t i = begin; i < end && !failed; ++i) {
-      const PendingDerivation& d = pending[i];
-      const std::string& fp = (*fingerprints)[static_cast<size_t>(d.class_index)];
-      CandidateClass two;
-      if (!two.ParseFromArray(arenas[d.arena].data() + d.pair_class_at, static_cast<int>(d.pair_class_size))) {
-        return fail(absl::InternalError(absl::StrCat("class ", absl::BytesToHexString(fp), ": pair ", d.pair_index,
-                                                     " did not parse back")));
+  auto derive_groups = [&](size_t first_group, size_t end_group) {
+    ParallelFor(end_group - first_group, threads, [&](int thread, size_t k) {
+      if (failed) return;
+      if (closing_) return fail(Closing());
+      const size_t g = first_group + k;
+      Share& share = shares[static_cast<size_t>(thread)];
+      const size_t begin = groups[g];
+      const size_t end = g + 1 < groups.size() ? groups[g + 1] : pending.size();
+      // Its rule was leased, or derived in the first round, and has a
+      // verdict, unless the store lost it: then nothing is derived and the
+      // rules are proved here.
+      rules::Rule other;
+      if (auto stored = GetRule(std::string(renaming_of(pending[begin]))); stored.ok()) {
+        other = *std::move(stored);
+      } else if (!absl::IsNotFound(stored.status())) {
+        return fail(stored.status());
       }
-      if (absl::Status s = DerivePair(f, job_id, queue, fp, two, other, now, share.batch,
-                                      share.proved_as_renaming, share.proved_alone);
-          !s.ok()) {
-        return fail(std::move(s));
+      for (size_t i = begin; i < end && !failed; ++i) {
+        const PendingDerivation& d = pending[i];
+        const std::string& fp = (*fingerprints)[static_cast<size_t>(d.class_index)];
+        CandidateClass two;
+        if (!two.ParseFromArray(arenas[d.arena].data() + d.pair_class_at, static_cast<int>(d.pair_class_size))) {
+          return fail(absl::InternalError(absl::StrCat("class ", absl::BytesToHexString(fp), ": pair ", d.pair_index,
+                                                       " did not parse back")));
+        }
+        const int64_t derived_before = share.proved_as_renaming;
+        if (absl::Status s = DerivePair(f, job_id, queue, fp, two, other, now, share.batch,
+                                        share.proved_as_renaming, share.proved_alone);
+            !s.ok()) {
+          return fail(std::move(s));
+        }
+        if (d.from_smaller) share.proved_from_smaller += share.proved_as_renaming - derived_before;
       }
-    }
-    if (share.batch.Count() >= kRulesPerWrite) {
-      if (absl::Status s = flush(share); !s.ok()) fail(std::move(s));
-    }
-  });
+      if (share.batch.Count() >= kRulesPerWrite) {
+        if (absl::Status s = flush(share); !s.ok()) fail(std::move(s));
+      }
+    });
+  };
+  derive_groups(0, first_round_groups);
+  for (Share& share : shares) {
+    if (absl::Status s = flush(share); !s.ok()) fail(std::move(s));
+  }
+  derive_groups(first_round_groups, groups.size());
   if (!error.ok()) return error;
   for (Share& share : shares) {
     if (absl::Status s = flush(share); !s.ok()) return s;
     v.set_rules_proved_as_renaming(v.rules_proved_as_renaming() + share.proved_as_renaming);
     v.set_renamings_proved_alone(v.renamings_proved_alone() + share.proved_alone);
+    v.set_rules_proved_from_smaller(v.rules_proved_from_smaller() + share.proved_from_smaller);
   }
   return absl::OkStatus();
 }

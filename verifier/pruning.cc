@@ -179,73 +179,6 @@ class Knowledge {
   std::vector<int64_t> rule_offsets_;
 };
 
-bool IsVariable(const Graph& g, TensorRef r) {
-  return g.node(r.node).kind == OpKind::kInput || g.node(r.node).kind == OpKind::kWeight;
-}
-
-bool SameOperator(const Graph& ga, const Node& a, const Graph& gb, const Node& b) {
-  if (a.kind != b.kind || !ParamsEqual(a.kind, a.params, b.params) || a.inputs.size() != b.inputs.size()) return false;
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
-    if (ga.node(a.inputs[i].node).name != gb.node(b.inputs[i].node).name) return false;
-  }
-  return true;
-}
-
-constexpr char kCommon[] = "$common";
-
-// The pair without its output pairs whose two sides compute the same thing
-// (an output both sides share is a common subgraph); nullopt if none is.
-std::optional<PairView> DropIdenticalOutputs(const PairView& p) {
-  static const Renaming identity;
-  PairView out{p.a, {}, p.sa, p.b, {}, p.sb};
-  for (size_t i = 0; i < p.ra.size(); ++i) {
-    if (SideText(*p.a, {p.ra[i]}, p.sa, identity) == SideText(*p.b, {p.rb[i]}, p.sb, identity)) {
-      continue;
-    }
-    out.ra.push_back(p.ra[i]);
-    out.rb.push_back(p.rb[i]);
-  }
-  if (out.ra.size() == p.ra.size() || out.ra.empty()) return std::nullopt;
-  return out;
-}
-
-// Common subgraph: an operator on variables both sides compute, made a
-// fresh variable.
-std::vector<PairView> CommonSubgraphReductions(const DecodedRule& d) {
-  std::vector<PairView> out;
-  for (const Node& a : d.source.nodes()) {
-    if (a.kind == OpKind::kInput || a.kind == OpKind::kWeight || a.inputs.empty() || a.output_types.size() != 1) continue;
-    if (!std::all_of(a.inputs.begin(), a.inputs.end(), [&](TensorRef r) { return IsVariable(d.source, r); })) continue;
-    for (const Node& b : d.target.nodes()) {
-      if (b.output_types.size() != 1 || !SameOperator(d.source, a, d.target, b)) continue;
-      out.push_back(PairView{&d.source, d.source_roots, {{a.id, kCommon}}, &d.target, d.target_roots, {{b.id, kCommon}}});
-    }
-  }
-  return out;
-}
-
-// Common supergraph: single outputs ending in the same operator whose
-// operands agree but for one; the differing operands must be equal.
-std::optional<PairView> CommonSupergraphReduction(const DecodedRule& d) {
-  if (d.source_roots.size() != 1) return std::nullopt;
-  const Node& a = d.source.node(d.source_roots[0].node);
-  const Node& b = d.target.node(d.target_roots[0].node);
-  if (a.kind != b.kind || !ParamsEqual(a.kind, a.params, b.params) || a.inputs.size() != b.inputs.size() ||
-      a.output_types.size() != 1 || a.inputs.empty()) {
-    return std::nullopt;
-  }
-  int differing = -1;
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
-    const bool same = IsVariable(d.source, a.inputs[i]) && IsVariable(d.target, b.inputs[i]) &&
-                      d.source.node(a.inputs[i].node).name == d.target.node(b.inputs[i].node).name;
-    if (same) continue;
-    if (differing >= 0) return std::nullopt;
-    differing = static_cast<int>(i);
-  }
-  if (differing < 0) return std::nullopt;
-  return PairView{&d.source, {a.inputs[differing]}, {}, &d.target, {b.inputs[differing]}, {}};
-}
-
 }  // namespace
 
 std::string RuleRenamingKey(const rules::Rule& rule) {
@@ -295,20 +228,14 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const st
   if (auto by = state_->known.Implied(whole, form)) {
     verdict = PruneVerdict{PruneReason::kRenaming, absl::StrCat("renaming or instance of ", *by)};
   } else {
-    std::vector<PairView> reductions;
-    if (auto r = DropIdenticalOutputs(whole)) reductions.push_back(*r);
-    for (const PairView& r : CommonSubgraphReductions(d)) {
-      reductions.push_back(r);
-      if (auto smaller = DropIdenticalOutputs(r)) reductions.push_back(*smaller);
-    }
-    for (const PairView& r : reductions) {
+    for (const PairView& r : SmallerRuleReductions(whole)) {
       if (auto by = state_->known.Implied(r)) {
         verdict = PruneVerdict{PruneReason::kCommonSubgraph, absl::StrCat("common subgraph: follows from ", *by)};
         break;
       }
     }
     if (!verdict) {
-      if (auto r = CommonSupergraphReduction(d)) {
+      if (auto r = CommonSupergraphReduction(whole)) {
         if (auto by = state_->known.Implied(*r)) {
           verdict =
               PruneVerdict{PruneReason::kCommonSupergraph, absl::StrCat("common supergraph: follows from ", *by)};

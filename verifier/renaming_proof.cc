@@ -1,6 +1,7 @@
 #include "verifier/renaming_proof.h"
 
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,25 +78,35 @@ OtherForm FormOf(const rules::Rule& other) {
   return out;
 }
 
-// ProveRuleAsRenaming with `rule`'s graphs decoded already (`mine`) and
-// `other`'s form made.
+// How `rule` may stand to `other`.
+enum class Relation {
+  kRenaming,  // the same form, or an instance of other's (read either way)
+  kFromSmaller,  // a smaller pair it follows from has other's form, or an instance of it
+};
+
+// ProveRuleAsRenaming (or, kFromSmaller, ProveRuleFromSmaller) with
+// `rule`'s graphs decoded already (`mine`) and `other`'s form made.
 RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<DecodedRule>& mine,
-                                       const rules::Rule& other, const OtherForm& theirs) {
+                                       const rules::Rule& other, const OtherForm& theirs, Relation relation) {
   if (!mine || !theirs.decodes) return NotDerived(std::move(rule), "a rule's graphs do not decode");
   const Form& other_form = theirs.form;
   const std::string& other_key = theirs.key;
-  // Read left to right or right to left: pruning's renamings include both.
-  // The same form first; else an instance of `other`'s form (the same
+  const bool from_smaller = relation == Relation::kFromSmaller;
+  // The pairs whose form may be other's: the rule, or each smaller one it follows from.
+  const std::vector<PairView> bases =
+      from_smaller ? SmallerRulesImplying(mine->View()) : std::vector<PairView>{mine->View()};
+  // Each read left to right or right to left: pruning's renamings include
+  // both. The same form first; else an instance of `other`'s form (the same
   // skeleton with some of its variables merged). Most rules are renamings
   // read left to right, so the reversed reading is made only when asked for.
-  std::optional<Form> readings[2];
-  auto reading = [&](int r) -> const Form& {
-    if (!readings[r]) readings[r] = MakeForm(r == 0 ? mine->View() : mine->View().Reversed());
+  std::vector<std::optional<Form>> readings(2 * bases.size());
+  auto reading = [&](size_t r) -> const Form& {
+    if (!readings[r]) readings[r] = MakeForm(r % 2 == 0 ? bases[r / 2] : bases[r / 2].Reversed());
     return *readings[r];
   };
-  auto first_reading = [&reading](auto matches) {
-    for (int r = 0; r < 2; ++r) {
-      if (matches(reading(r))) return r;
+  auto first_reading = [&](auto matches) -> int {
+    for (size_t r = 0; r < readings.size(); ++r) {
+      if (matches(reading(r))) return static_cast<int>(r);
     }
     return -1;
   };
@@ -103,12 +114,16 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
   const bool instance = r < 0;
   if (instance) r = first_reading([&](const Form& f) { return IsInstanceOf(f, other_form); });
   if (r < 0) {
-    return NotDerived(std::move(rule), absl::StrCat("its form is neither that of ", other.id(), " nor an instance of it"));
+    const char* what = from_smaller ? "no smaller pair it follows from has" : "its form is";
+    return NotDerived(std::move(rule),
+                      absl::StrCat(what, " neither the form of ", other.id(), " nor an instance of it"));
   }
-  const Form& form = reading(r);
-  const bool reversed = r == 1;
+  const Form& form = reading(static_cast<size_t>(r));
+  const bool reversed = r % 2 == 1;
   const std::string from = absl::StrCat(reversed ? "read right to left, " : "",
-                                        instance ? "an instance of " : "a renaming of ", other.id());
+                                        from_smaller ? "following from the smaller "
+                                                     : (instance ? "an instance of " : "a renaming of "),
+                                        other.id());
   switch (other.status()) {
     case rules::RULE_STATUS_PROVED:
     case rules::RULE_STATUS_PRUNED:
@@ -118,8 +133,12 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
     case rules::RULE_STATUS_UNKNOWN:
     case rules::RULE_STATUS_REJECTED_PRECHECK: {
       // A special case may hold where the general law does not, or be
-      // proved where its proof ran out: an instance is then proved alone.
-      if (instance) return NotDerived(std::move(rule), absl::StrCat("the general rule ", other.id(), " is not proved"));
+      // proved where its proof ran out: an instance, or a rule the smaller
+      // one would imply, is then proved alone.
+      if (instance || from_smaller) {
+        return NotDerived(std::move(rule), absl::StrCat("the ", from_smaller ? "smaller" : "general", " rule ",
+                                                        other.id(), " is not proved"));
+      }
       rule.set_status(other.status());
       rule.set_status_detail(absl::StrCat("as ", from, ": ", other.status_detail()));
       rules::ProofInfo* proof = rule.mutable_proof();
@@ -137,11 +156,26 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
       !CarryOver(ByNode(other.conditions().target()), other_form.emitted_b, form.emitted_b, b_side)) {
     return NotDerived(std::move(rule), absl::StrCat(other.id(), "'s conditions do not name every operator"));
   }
+  std::map<int, rules::NodeCondition>& source_side = reversed ? b_side : a_side;
+  std::map<int, rules::NodeCondition>& target_side = reversed ? a_side : b_side;
+  // The operators the smaller rule does not write (the one made its
+  // variable, those of outputs both sides compute alike, the one both sides
+  // end in) hold on the shapes they have here.
+  if (from_smaller) {
+    for (const auto& [side, graph] : {std::tie(source_side, mine->source), std::tie(target_side, mine->target)}) {
+      for (const Node& node : graph.nodes()) {
+        if (IsInputOrWeight(node.kind) || side.count(node.id) > 0) continue;
+        auto own = OwnNodeCondition(graph, node.id);
+        if (!own.ok()) return NotDerived(std::move(rule), absl::StrCat("its own operator: ", own.status().message()));
+        side[node.id] = *std::move(own);
+      }
+    }
+  }
   rules::SideConditions* conditions = rule.mutable_conditions();
   conditions->Clear();
   conditions->set_vocabulary_version(other.conditions().vocabulary_version());
-  for (auto& [node, c] : reversed ? b_side : a_side) *conditions->add_source() = std::move(c);
-  for (auto& [node, c] : reversed ? a_side : b_side) *conditions->add_target() = std::move(c);
+  for (auto& [node, c] : source_side) *conditions->add_source() = std::move(c);
+  for (auto& [node, c] : target_side) *conditions->add_target() = std::move(c);
   RenumberFacts(*conditions);
   // The check a proof's own conditions pass: every operator named, only the
   // facts a proof may leave open left open, and this rule's shapes admitted.
@@ -151,8 +185,10 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
                                                     checked.status().message()));
   }
   rule.set_status(rules::RULE_STATUS_PROVED);
-  rule.set_status_detail(
-      absl::StrCat("proved as ", from, instance ? " (its variables merged: one proof)" : " (one form, one proof)"));
+  rule.set_status_detail(absl::StrCat("proved as ", from,
+                                      from_smaller ? " (what both sides compute alike set aside: one proof)"
+                                      : instance   ? " (its variables merged: one proof)"
+                                                   : " (one form, one proof)"));
   rules::ProofInfo* proof = rule.mutable_proof();
   *proof = other.proof();
   proof->set_proof_time_ms(0);
@@ -164,7 +200,12 @@ RenamingVerdict ProveDecodedAsRenaming(rules::Rule rule, const std::optional<Dec
 
 RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other) {
   const auto mine = DecodeRule(rule);
-  return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other));
+  return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other), Relation::kRenaming);
+}
+
+RenamingVerdict ProveRuleFromSmaller(rules::Rule rule, const rules::Rule& smaller) {
+  const auto mine = DecodeRule(rule);
+  return ProveDecodedAsRenaming(std::move(rule), mine, smaller, FormOf(smaller), Relation::kFromSmaller);
 }
 
 absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
@@ -185,12 +226,14 @@ absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
   // id tells whether the form kept is this rule's.
   thread_local std::string last_id;
   thread_local OtherForm last_form;
-  if (other.id().empty()) return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other));
+  const Relation relation =
+      pair.derivation() == rules_db::DERIVATION_COMMON_SUBGRAPH ? Relation::kFromSmaller : Relation::kRenaming;
+  if (other.id().empty()) return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other), relation);
   if (other.id() != last_id) {
     last_form = FormOf(other);
     last_id = other.id();
   }
-  return ProveDecodedAsRenaming(std::move(rule), mine, other, last_form);
+  return ProveDecodedAsRenaming(std::move(rule), mine, other, last_form, relation);
 }
 
 }  // namespace taso::verifier

@@ -28,6 +28,8 @@ namespace taso::verifier {
 // a proof; of a more general form: not derived (the store proves it).
 // `other`'s form is kept per thread, by its id (a stored rule's id names its
 // graphs), so one rule's renamings are best proved one after another.
+// A pair whose derivation is DERIVATION_COMMON_SUBGRAPH is proved from
+// `other` as from a smaller rule (ProveRuleFromSmaller).
 absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
                                                          const rules_db::CandidateClass& candidate_class,
                                                          const rules_db::CandidatePair& pair,
@@ -35,6 +37,14 @@ absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& sp
 
 // The same for a rule already built: `rule`'s verdict given `other`.
 records::RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other);
+
+// `rule`'s verdict given `smaller`, a proved rule of the form (or a more
+// general form) of one of `rule`'s common-subgraph reductions
+// (CommonSubgraphReductions): `rule` is `smaller` with a variable set to an
+// operator on variables, so a proof of `smaller` proves it. PROVED with
+// `smaller`'s axioms and conditions carried over, and that operator's own
+// signatures on both sides; not derived otherwise (the store proves it).
+records::RenamingVerdict ProveRuleFromSmaller(rules::Rule rule, const rules::Rule& smaller);
 
 }  // namespace taso::verifier
 

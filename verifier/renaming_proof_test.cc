@@ -48,6 +48,41 @@ rules::Rule ChannelConcat(const std::string& x, const std::string& y, const std:
   return reversed ? RuleOf(b, a) : RuleOf(a, b);
 }
 
+// ChannelConcat("i1", "i2", "w1") with its first input relu(i1) on both
+// sides, and, with `pooled`, a second output both sides compute alike.
+rules::Rule ChannelConcatOfRelu(bool pooled) {
+  G a, b;
+  auto i1 = a.In("i1", {2, 4, 5, 5}), i2 = a.In("i2", {2, 4, 5, 5});
+  auto v = a.W("w1", {4, 4, 3, 3});
+  auto r1 = a.Op(OpKind::kRelu, {i1});
+  a.Out(a.Op(OpKind::kEwAdd, {a.Op(OpKind::kConv2D, {r1, v}, OpParams{}), a.Op(OpKind::kConv2D, {i2, v}, OpParams{})}));
+  auto j1 = b.In("i1", {2, 4, 5, 5}), j2 = b.In("i2", {2, 4, 5, 5});
+  auto v2 = b.W("w1", {4, 4, 3, 3});
+  auto s1 = b.Op(OpKind::kRelu, {j1});
+  b.Out(b.Op(OpKind::kConv2D, {b.Op(OpKind::kConcat, {s1, j2}, Axis(1)), b.Op(OpKind::kConcat, {v2, v2}, Axis(1))},
+             OpParams{}));
+  if (pooled) {
+    a.Out(a.Op(OpKind::kSigmoid, {a.In("i3", {2, 4})}));
+    b.Out(b.Op(OpKind::kSigmoid, {b.In("i3", {2, 4})}));
+  }
+  return RuleOf(a, b);
+}
+
+// ChannelConcat("i1", "i2", "w1") with both sides under a relu.
+rules::Rule ChannelConcatUnderRelu() {
+  G a, b;
+  auto i1 = a.In("i1", {2, 4, 5, 5}), i2 = a.In("i2", {2, 4, 5, 5});
+  auto v = a.W("w1", {4, 4, 3, 3});
+  a.Out(a.Op(OpKind::kRelu, {a.Op(OpKind::kEwAdd, {a.Op(OpKind::kConv2D, {i1, v}, OpParams{}),
+                                                    a.Op(OpKind::kConv2D, {i2, v}, OpParams{})})}));
+  auto j1 = b.In("i1", {2, 4, 5, 5}), j2 = b.In("i2", {2, 4, 5, 5});
+  auto v2 = b.W("w1", {4, 4, 3, 3});
+  b.Out(b.Op(OpKind::kRelu, {b.Op(OpKind::kConv2D, {b.Op(OpKind::kConcat, {j1, j2}, Axis(1)),
+                                                     b.Op(OpKind::kConcat, {v2, v2}, Axis(1))},
+                                       OpParams{})}));
+  return RuleOf(a, b);
+}
+
 class RenamingProofTest : public ProverFixture {
  protected:
   rules::Rule Proved(rules::Rule rule, const std::string& id) {
@@ -157,6 +192,59 @@ TEST_F(RenamingProofTest, AnUnprovedRuleGivesItsVerdictWithoutAProof) {
   candidate.set_status(rules::RULE_STATUS_CANDIDATE);
   EXPECT_EQ(ProveRuleAsRenaming(ChannelConcat("i3", "i1", "w2", false), candidate).outcome,
             RenamingOutcome::kNotDerived);
+}
+
+TEST_F(RenamingProofTest, ARuleFollowingFromASmallerOneIsProvedByItsProof) {
+  const rules::Rule smaller = Proved(ChannelConcat("i1", "i2", "w1", false), "rA");
+  struct Case {
+    const char* what;
+    rules::Rule rule;
+  };
+  const std::vector<Case> cases = {
+      {"an operator both sides compute on the same variables", ChannelConcatOfRelu(false)},
+      {"and an output both sides compute alike", ChannelConcatOfRelu(true)},
+      {"an operator both sides end in", ChannelConcatUnderRelu()},
+  };
+  for (const Case& c : cases) {
+    // Not a renaming of rA: its own form is larger.
+    EXPECT_EQ(ProveRuleAsRenaming(c.rule, smaller).outcome, RenamingOutcome::kNotDerived) << c.what;
+    records::RenamingVerdict v = ProveRuleFromSmaller(c.rule, smaller);
+    ASSERT_EQ(v.outcome, RenamingOutcome::kProved) << c.what << ": " << v.why_not;
+    EXPECT_EQ(v.rule.status(), rules::RULE_STATUS_PROVED) << c.what;
+    EXPECT_THAT(v.rule.status_detail(), HasSubstr("following from the smaller rA")) << c.what;
+    EXPECT_EQ(v.rule.proof().axioms_used_size(), smaller.proof().axioms_used_size()) << c.what;
+    // Every operator is named: rA's carried over (the concats' open fact
+    // with them), the others on their own shapes.
+    const rules::Rule own = Proved(c.rule, "own");
+    EXPECT_EQ(v.rule.conditions().source_size(), own.conditions().source_size()) << c.what;
+    EXPECT_EQ(v.rule.conditions().target_size(), own.conditions().target_size()) << c.what;
+    EXPECT_EQ(v.rule.conditions().DebugString(), own.conditions().DebugString()) << c.what;
+    // The store's check of a claimed proof accepts it as claimed.
+    rules::Rule claimed = v.rule;
+    ASSERT_TRUE(VerifyClaim(*prover_, "z3", claimed).ok());
+    EXPECT_EQ(claimed.status(), rules::RULE_STATUS_PROVED) << c.what;
+  }
+}
+
+TEST_F(RenamingProofTest, NothingFollowsFromAnUnprovedOrUnrelatedSmallerRule) {
+  rules::Rule timed_out = ChannelConcat("i1", "i2", "w1", false);
+  timed_out.set_id("rT");
+  timed_out.set_status(rules::RULE_STATUS_TIMEOUT);
+  records::RenamingVerdict v = ProveRuleFromSmaller(ChannelConcatOfRelu(false), timed_out);
+  EXPECT_EQ(v.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(v.why_not, HasSubstr("not proved"));
+  EXPECT_NE(v.rule.status(), rules::RULE_STATUS_PROVED);
+  // x + y = y + x is no reduction of the rule.
+  G a, b;
+  auto x = a.In("i1", {2, 4}), y = a.In("i2", {2, 4});
+  a.Out(a.Op(OpKind::kEwAdd, {x, y}));
+  auto u = b.In("i1", {2, 4}), w = b.In("i2", {2, 4});
+  b.Out(b.Op(OpKind::kEwAdd, {w, u}));
+  const rules::Rule commute = Proved(RuleOf(a, b), "rC");
+  records::RenamingVerdict unrelated = ProveRuleFromSmaller(ChannelConcatOfRelu(false), commute);
+  EXPECT_EQ(unrelated.outcome, RenamingOutcome::kNotDerived);
+  EXPECT_THAT(unrelated.why_not, HasSubstr("no smaller pair it follows from"));
+  EXPECT_FALSE(unrelated.rule.has_conditions());
 }
 
 }  // namespace

@@ -73,6 +73,9 @@ ABSL_FLAG(int64_t, prune_max_rules, 250000, "largest job whose rules the store p
 ABSL_FLAG(bool, prove_once_per_form, true,
           "lease one candidate pair per form (pairs equal up to renaming their variables) and derive the others' "
           "verdicts from its proof; false: every pair is leased and proved");
+ABSL_FLAG(bool, prove_from_smaller, true,
+          "with --prove_once_per_form, derive the verdicts of the pairs that follow from a smaller rule of the job "
+          "(what pruning would drop as a common subgraph or supergraph) from its proof; false: lease and prove them");
 ABSL_FLAG(bool, op_index, true, "index rules stored before the operator index existed, in the background from start "
           "(resumes where it stopped); false: operator queries and MatchRules scan every rule until it is built");
 
@@ -212,6 +215,7 @@ int main(int argc, char** argv) {
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
   if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::ProveAsRenaming;
+  rule_options.derive_from_smaller = absl::GetFlag(FLAGS_prove_from_smaller);
   rule_options.max_lease_expiries = std::max(0, absl::GetFlag(FLAGS_max_lease_expiries));
   rule_options.pair_rule = taso::verifier::RuleOfPair;
   rule_options.matcher = taso::optimizer::MatchProvedRules;

@@ -61,6 +61,9 @@ ABSL_FLAG(int64_t, lease_ms, 30000, "verify: how long a verifier may hold a clas
 ABSL_FLAG(bool, prove_once_per_form, true,
           "verify: prove one candidate pair per form (pairs equal up to renaming their variables) and derive the "
           "others' verdicts from its proof; false: prove every pair (the local store only)");
+ABSL_FLAG(bool, prove_from_smaller, true,
+          "verify: derive the verdicts of the pairs that follow from a smaller rule of the job (what pruning would "
+          "drop as a common subgraph or supergraph) from its proof; false: prove them (the local store only)");
 ABSL_FLAG(int64_t, rlimit, 20000000, "verify: Z3 resource limit per proof");
 ABSL_FLAG(double, stall_s, -1,
           "verify: a verifier with a Z3 query running this many seconds (Z3 overran its own limits) ends and is "
@@ -334,6 +337,7 @@ int Verify(const Args& args) {
   options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : 1;
   options.lease_ms = absl::GetFlag(FLAGS_lease_ms);
   options.prove_once_per_form = absl::GetFlag(FLAGS_prove_once_per_form);
+  options.prove_from_smaller = absl::GetFlag(FLAGS_prove_from_smaller);
   options.rlimit = absl::GetFlag(FLAGS_rlimit);
   options.stall_s = absl::GetFlag(FLAGS_stall_s);
   options.max_lease_expiries = absl::GetFlag(FLAGS_max_lease_expiries);
@@ -642,8 +646,8 @@ std::vector<Command> Commands() {
               "pair per form (the others, equal up to renaming their variables, take its proof), prunes the\n"
               "redundant rules (streaming, in --memory-limit-mb, when the stores did not) and prints the reduction\n"
               "table. Resumable.",
-              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "rlimit",
-                     "stall_s", "max_lease_expiries", "prune", "memory_limit_mb", "batch_rules", "json"},
+              Join({{"store", "db", "job", "workers", "threads", "lease_ms", "prove_once_per_form", "prove_from_smaller",
+                     "rlimit", "stall_s", "max_lease_expiries", "prune", "memory_limit_mb", "batch_rules", "json"},
                     kClientSecurity}),
               Verify),
       command("rules stats", "", "Counts the rules by status.", rules_common, Rules),

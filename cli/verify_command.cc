@@ -172,7 +172,8 @@ class Verify {
   absl::Status OpenStores() {
     std::vector<std::string> flags = {
         absl::StrCat("--lease_ms=", options_.lease_ms),
-        absl::StrCat("--prove_once_per_form=", options_.prove_once_per_form ? "true" : "false")};
+        absl::StrCat("--prove_once_per_form=", options_.prove_once_per_form ? "true" : "false"),
+        absl::StrCat("--prove_from_smaller=", options_.prove_from_smaller ? "true" : "false")};
     if (options_.max_lease_expiries >= 0) {
       flags.push_back(absl::StrCat("--max_lease_expiries=", options_.max_lease_expiries));
     }

@@ -22,6 +22,7 @@ struct VerifyOptions {
   int threads = 1;             // prover threads per process
   int64_t lease_ms = 30'000;
   bool prove_once_per_form = true;  // the local store's --prove_once_per_form
+  bool prove_from_smaller = true;   // the local store's --prove_from_smaller
   int64_t rlimit = 20'000'000;
   // Passed on when set (>= 0), else the programs' own defaults: a verifier
   // whose Z3 query runs past stall_s ends and is restarted (taso_verifier

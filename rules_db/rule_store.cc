@@ -154,17 +154,6 @@ absl::StatusOr<std::string> RuleStore::PickJob(const std::string& job_id) {
   return std::string();
 }
 
-namespace {
-
-// Every pair of `c` is derived from an earlier form's (none is rejected: a
-// rejected pair's verdict comes from a verifier).
-bool NothingToLease(const CandidateClass& c) {
-  return std::all_of(c.pairs().begin(), c.pairs().end(),
-                     [](const CandidatePair& p) { return !p.rejected() && !p.renaming_of().empty(); });
-}
-
-}  // namespace
-
 absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id) {
   auto it = queues_.find(job_id);
   if (it != queues_.end()) return it->second.get();
@@ -188,7 +177,11 @@ absl::StatusOr<RuleStore::JobQueue*> RuleStore::Queue(const std::string& job_id)
   absl::Status listed = hash_store_->ForEachClass(job_id, [&](const std::string& fp, const CandidateClass& c) {
     rocksdb::Status s = f.db->Get(rocksdb::ReadOptions(), f.verified, *prefix + fp, &marker);
     if (s.ok() && ClassEndOf(marker) == ClassEnd::kGivenUp) ++given_up;
-    if (s.ok() || (s.IsNotFound() && options_.renaming_prover && NothingToLease(c))) {
+    // Every pair derived from another's (none rejected: a rejected pair's
+    // verdict comes from a verifier): nothing to lease.
+    const bool nothing_to_lease = std::all_of(c.pairs().begin(), c.pairs().end(),
+                                              [this](const CandidatePair& p) { return !p.rejected() && !Leased(p); });
+    if (s.ok() || (s.IsNotFound() && options_.renaming_prover && nothing_to_lease)) {
       ++verified;
     } else if (s.IsNotFound()) {
       pending.push_back(fp);

@@ -101,6 +101,10 @@ struct RuleStoreOptions {
   // job's classes are verified; those pairs are not leased. A pair it derives
   // nothing for is proved by the checker. Unset: every pair is leased.
   records::RenamingProver renaming_prover;
+  // Derives, with renaming_prover, the verdicts of the pairs that follow from
+  // a smaller rule of the job (DERIVATION_COMMON_SUBGRAPH). False: they are
+  // leased and proved like any first pair of its form.
+  bool derive_from_smaller = true;
   // A class whose lease expired this many times without a report (each
   // verifier holding it died, stalled in a proof or was stopped) is given up:
   // the store stores its unreported pairs TIMEOUT (rejected ones
@@ -241,9 +245,12 @@ class RuleStore {
   absl::Status ProveRenamings(const std::string& job_id, const JobQueue& queue, Verification& v);
   absl::Status PersistProgress(const std::string& job_id, JobQueue& queue);
   // Whether a lease covers `pair`: not when its verdict is derived from an
-  // earlier form's at the end (renaming_prover, CandidatePair.renaming_of).
-  // A given-up class gets verdicts for the same pairs.
-  bool Leased(const CandidatePair& pair) const { return !options_.renaming_prover || pair.renaming_of().empty(); }
+  // earlier form's at the end (renaming_prover, CandidatePair.renaming_of,
+  // derive_from_smaller). A given-up class gets verdicts for the same pairs.
+  bool Leased(const CandidatePair& pair) const {
+    return !options_.renaming_prover || pair.renaming_of().empty() ||
+           (!options_.derive_from_smaller && pair.derivation() == DERIVATION_COMMON_SUBGRAPH);
+  }
   // Stores the verdicts of classes the lease queue gave up (max_lease_expiries)
   // and their verified markers, one write a class; `done` counts those
   // written. Called without mu_.

@@ -124,7 +124,7 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
     if (!c.ok()) return fail(c.status());
     for (int p = 0; p < c->pairs_size(); ++p) {
       const CandidatePair& pair = c->pairs(p);
-      if (pair.renaming_of().empty() || pair.rejected()) continue;
+      if (Leased(pair) || pair.rejected()) continue;
       if (pair.renaming_of().size() > UINT16_MAX) {
         return fail(absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString((*fingerprints)[i]),
                                                      ": a pair names a rule id of ", pair.renaming_of().size(),

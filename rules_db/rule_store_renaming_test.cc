@@ -39,8 +39,9 @@ class RenamingStoreTest : public ::testing::Test {
   }
 
   // A store as taso_rules_db makes it, with or without renaming_prover.
-  RuleStoreOptions Options(bool once_per_form) {
+  RuleStoreOptions Options(bool once_per_form, bool from_smaller = true) {
     RuleStoreOptions options;
+    options.derive_from_smaller = from_smaller;
     options.checker = [this](rules::Rule& rule) {
       return verifier::VerifyClaim(*checker_prover_, verifier::SolverName(), rule);
     };
@@ -178,6 +179,40 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
   }
   EXPECT_EQ(named, derivable);
   EXPECT_EQ(from_smaller, job.common_subgraph_pairs());
+}
+
+TEST_F(RenamingStoreTest, WithoutDerivingFromSmallerRulesTheirPairsAreLeasedAndTheRulesAreTheSame) {
+  auto on_store = OpenStore(TempDir("from_smaller"));
+  auto off_store = OpenStore(TempDir("not_from_smaller"));
+  ASSERT_NE(on_store, nullptr);
+  ASSERT_NE(off_store, nullptr);
+  const Job job = RunJob(*on_store, SmallSpec(kSize), "j");
+  ASSERT_EQ(RunJob(*off_store, SmallSpec(kSize), "j").common_subgraph_pairs(), job.common_subgraph_pairs());
+  ASSERT_GT(job.common_subgraph_pairs(), 5);
+  RuleStore on(on_store.get(), Options(true));
+  RuleStore off(off_store.get(), Options(true, false));
+  const int64_t on_pairs = VerifyEveryClass(on, true);
+  const int64_t off_pairs = VerifyEveryClass(off, false);  // leases pairs that name a smaller rule
+  EXPECT_EQ(off_pairs - on_pairs, job.common_subgraph_pairs());
+  auto on_job = on_store->GetJob("j");
+  auto off_job = off_store->GetJob("j");
+  ASSERT_TRUE(on_job.ok() && off_job.ok());
+  const Verification& v = on_job->verification();
+  const Verification& w = off_job->verification();
+  EXPECT_EQ(v.rules_proved_from_smaller(), job.common_subgraph_pairs());
+  EXPECT_EQ(w.rules_proved_from_smaller(), 0);
+  EXPECT_EQ(w.renamings_proved_alone(), 0);
+  EXPECT_EQ(v.rules_proved(), w.rules_proved());
+  EXPECT_EQ(v.after_renaming(), w.after_renaming());
+  EXPECT_EQ(v.after_common_subgraph(), w.after_common_subgraph());
+  const auto derived = JobRules(on);
+  const auto proved = JobRules(off);
+  ASSERT_EQ(derived.size(), proved.size());
+  for (const auto& [id, rule] : derived) {
+    auto it = proved.find(id);
+    ASSERT_NE(it, proved.end()) << id;
+    EXPECT_EQ(rule.status(), it->second.status()) << id;
+  }
 }
 
 TEST_F(RenamingStoreTest, AVerdictForAPairOfAFormAlreadyLeasedIsRefused) {

@@ -54,6 +54,9 @@ ABSL_FLAG(int32_t, max_request_runs, taso::profiler::ProfilerOptions().max_reque
           "most timed runs or warm-up runs a request may ask for (INVALID_ARGUMENT above)");
 ABSL_FLAG(double, max_request_timed_ms, taso::profiler::ProfilerOptions().max_request_timed_ms,
           "MeasureGraph: most min_timed_ms a request may ask for (INVALID_ARGUMENT above)");
+ABSL_FLAG(int32_t, drain_seconds, 50,
+          "on SIGTERM: how long measurements in flight may run to completion before they are cancelled (keep it "
+          "inside a Kubernetes grace period)");
 
 int main(int argc, char** argv) {
   taso::net::BlockTerminationSignals();
@@ -103,9 +106,10 @@ int main(int argc, char** argv) {
   if (options.timing.warmup < 0 || options.timing.repetitions < 1 || options.cpu.threads < 0 ||
       options.graph_timing.warmup < 0 || options.graph_timing.runs < 1 || options.max_graph_nodes < 1 ||
       options.max_graph_tensor_bytes < 1 || options.max_signatures_per_request < 1 ||
-      options.max_signature_tensor_bytes < 1) {
-    std::cerr << "error: --warmup and --graph_warmup must be >= 0; --repetitions, --graph_runs, --max_graph_nodes, "
-                 "--max_graph_tensor_mb, --max_batch_signatures and --max_signature_tensor_mb >= 1; --threads >= 0\n";
+      options.max_signature_tensor_bytes < 1 || absl::GetFlag(FLAGS_drain_seconds) < 0) {
+    std::cerr << "error: --warmup, --graph_warmup, --threads and --drain_seconds must be >= 0; --repetitions, "
+                 "--graph_runs, --max_graph_nodes, --max_graph_tensor_mb, --max_batch_signatures and "
+                 "--max_signature_tensor_mb >= 1\n";
     return 2;
   }
   auto profiler = taso::profiler::CostProfiler::Create(options);
@@ -123,6 +127,9 @@ int main(int argc, char** argv) {
   server_options.listen = absl::GetFlag(FLAGS_listen);
   server_options.port_file = absl::GetFlag(FLAGS_port_file);
   server_options.name = "taso_profiler";
+  // A measurement runs for seconds (a batch of signatures, or a graph timed
+  // until --graph_min_timed_ms), longer than a server's default drain.
+  server_options.drain_seconds = absl::GetFlag(FLAGS_drain_seconds);
   server_options.security = taso::net::ServerSecurityFromFlags();
   server_options.security.make_private_dir = &taso::MakePrivateTempDir;  // a killed server's key copies go too
   // The profiler's own counters, read at every scrape.

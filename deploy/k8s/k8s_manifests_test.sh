@@ -150,6 +150,9 @@ sed 's/containerPort: 7070/containerPort: "grpc-port"/' "$tmp/dev.yaml" >"$tmp/b
 expect_rejected "$tmp/bad-schema.yaml" "containerPort must be integer" "a string container port" --schema-only
 sed 's/terminationGracePeriodSeconds: 180/terminationGracePeriodSeconds: 30/' "$tmp/dev.yaml" >"$tmp/bad-grace.yaml"
 expect_rejected "$tmp/bad-grace.yaml" "grace period 30s < its drain 150s" "an optimizer grace period below its drain"
+sed 's/--drain_seconds=50/--drain_seconds=90/' "$tmp/dev.yaml" >"$tmp/bad-profiler-drain.yaml"
+expect_rejected "$tmp/bad-profiler-drain.yaml" "profiler grace period 60s < its drain 90s" \
+  "a profiler drain past its grace period"
 sed 's/completions: 4/completions: 3/' "$tmp/dev.yaml" >"$tmp/bad-shards.yaml"
 expect_rejected "$tmp/bad-shards.yaml" "completions 3 != SHARDS 4" "a generation Job with fewer completions than shards"
 sed 's/completionMode: Indexed/completionMode: NonIndexed/' "$tmp/dev.yaml" >"$tmp/bad-indexed.yaml"

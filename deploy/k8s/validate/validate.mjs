@@ -258,6 +258,10 @@ if (!schemaOnly) {
   if (profiler) {
     const vols = profiler.spec.template.spec.volumes ?? [];
     check(vols.some((v) => v.persistentVolumeClaim), "the profiler needs its own cache volume (a PVC)");
+    // taso_profiler drains measurements in flight for --drain_seconds (default 50) on SIGTERM.
+    const drain = Number(flag(profiler.spec.template.spec.containers[0], "drain_seconds") ?? 50);
+    check(profiler.spec.template.spec.terminationGracePeriodSeconds >= drain,
+      `profiler grace period ${profiler.spec.template.spec.terminationGracePeriodSeconds}s < its drain ${drain}s`);
     const gpu = profiler.spec.template.spec.containers[0].resources?.limits?.["nvidia.com/gpu"];
     if (expectGpu) check(Number(gpu) >= 1, "the profiler must request nvidia.com/gpu");
   }

@@ -185,7 +185,7 @@ class Pipeline:
             # and (since 2026-12-07) first pairs of forms that follow from a smaller rule.
             "candidate_pairs": gen["candidate_pairs"],
             "renaming_pairs": gen.get("renaming_pairs", 0) + gen.get("instance_pairs", 0)
-            + gen.get("common_subgraph_pairs", 0),
+            + gen.get("from_smaller_rule_pairs", 0),
             "proved": ver["proved"], "unknown": ver["unknown"], "after_renaming": ver["after_renaming"],
             "after_common_subgraph": ver["after_common_subgraph"],
             "generate_wall_s": round(gen_wall, 2), "generate_cpu_s": round(gen_cpu, 2),

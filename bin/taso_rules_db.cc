@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
   StoreRuleChecker checker(absl::GetFlag(FLAGS_check_threads));
   rule_options.checker = [&checker](taso::rules::Rule& rule) { return checker.Check(rule); };
   rule_options.pruner = taso::verifier::PruneRules;
-  if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::ProveAsRenaming;
+  if (absl::GetFlag(FLAGS_prove_once_per_form)) rule_options.renaming_prover = taso::verifier::RenamingProverFor;
   rule_options.derive_from_smaller = absl::GetFlag(FLAGS_prove_from_smaller);
   rule_options.max_lease_expiries = std::max(0, absl::GetFlag(FLAGS_max_lease_expiries));
   rule_options.pair_rule = taso::verifier::RuleOfPair;

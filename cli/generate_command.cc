@@ -254,7 +254,7 @@ class Generate {
       t.sum.set_pairs_after_taso_checks(t.sum.pairs_after_taso_checks() + job.pairs_after_taso_checks());
       t.sum.set_renaming_pairs(t.sum.renaming_pairs() + job.renaming_pairs());
       t.sum.set_instance_pairs(t.sum.instance_pairs() + job.instance_pairs());
-      t.sum.set_common_subgraph_pairs(t.sum.common_subgraph_pairs() + job.common_subgraph_pairs());
+      t.sum.set_from_smaller_rule_pairs(t.sum.from_smaller_rule_pairs() + job.from_smaller_rule_pairs());
     }
     return t;
   }
@@ -360,7 +360,7 @@ class Generate {
                             {"pairs_after_taso_checks", j.pairs_after_taso_checks()},
                             {"renaming_pairs", j.renaming_pairs()},
                             {"instance_pairs", j.instance_pairs()},
-                            {"common_subgraph_pairs", j.common_subgraph_pairs()},
+                            {"from_smaller_rule_pairs", j.from_smaller_rule_pairs()},
                             {"wall_seconds", RoundTo(seconds, 3)}};
       out_ << JsonLine(summary) << "\n";
       return;
@@ -379,8 +379,8 @@ class Generate {
         "  wall time               %12.1f s\n",
         job_id_, j.graphs(), j.distinct_fingerprints(), j.multi_graph_classes(), j.candidate_classes(),
         j.candidate_pairs(), j.rejected_pairs(), j.pairs_after_taso_checks(),
-        j.candidate_pairs() - j.renaming_pairs() - j.instance_pairs() - j.common_subgraph_pairs(), j.renaming_pairs(),
-        j.instance_pairs(), j.common_subgraph_pairs(), seconds);
+        j.candidate_pairs() - j.renaming_pairs() - j.instance_pairs() - j.from_smaller_rule_pairs(), j.renaming_pairs(),
+        j.instance_pairs(), j.from_smaller_rule_pairs(), seconds);
   }
 
   // Workers first: a store outlives every writer. Our own channels close

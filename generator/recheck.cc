@@ -159,9 +159,9 @@ void NameAsRule(const Graph& source, const absl::StatusOr<std::string>& source_t
   std::tie(pair.renaming_key, pair.reversed_key) = RenamingKeyAndReversed(view);
   for (const PairView& reduced : SmallerRulesImplying(view)) {
     std::string key = RenamingKey(reduced);
-    if (std::find(pair.common_subgraph_keys.begin(), pair.common_subgraph_keys.end(), key) ==
-        pair.common_subgraph_keys.end()) {
-      pair.common_subgraph_keys.push_back(std::move(key));
+    if (std::find(pair.smaller_rule_keys.begin(), pair.smaller_rule_keys.end(), key) ==
+        pair.smaller_rule_keys.end()) {
+      pair.smaller_rule_keys.push_back(std::move(key));
     }
   }
 }

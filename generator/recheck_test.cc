@@ -140,7 +140,9 @@ TEST(Recheck, PairsLeaveTheFirstCanonicalMemberAndNameTheirRule) {
     const int source = check.pairs.front().source;
     for (int m = 0; m < static_cast<int>(members.size()); ++m) {
       EXPECT_EQ(check.canonical[m], m == source);
-      if (m < source) EXPECT_FALSE(rechecker.IsCanonicalOrder(members[m]));
+      if (m < source) {
+        EXPECT_FALSE(rechecker.IsCanonicalOrder(members[m]));
+      }
     }
     EXPECT_TRUE(rechecker.IsCanonicalOrder(members[source]));
     for (const PairCheck& pair : check.pairs) {
@@ -202,8 +204,8 @@ TEST(Recheck, PairsNameTheKeysOfTheSmallerPairsTheyFollowFrom) {
   }
   int following = 0, alone = 0;
   for (const auto& [pair, taso_drops] : larger) {
-    for (const std::string& key : pair.common_subgraph_keys) EXPECT_NE(key, pair.renaming_key);
-    const bool follows = std::any_of(pair.common_subgraph_keys.begin(), pair.common_subgraph_keys.end(),
+    for (const std::string& key : pair.smaller_rule_keys) EXPECT_NE(key, pair.renaming_key);
+    const bool follows = std::any_of(pair.smaller_rule_keys.begin(), pair.smaller_rule_keys.end(),
                                      [&](const std::string& key) { return smaller_keys.count(key) > 0; });
     following += follows;
     // What TASO's generator keeps shares no operator, so follows from nothing smaller.

@@ -36,9 +36,10 @@ struct PairCheck {
   // The renaming keys of the smaller pairs this one follows from (pruning's
   // reductions, SmallerRulesImplying: outputs both sides compute alike
   // dropped, an operator both sides compute on the same variables made a
-  // variable, or the operator both sides end in taken off), distinct: when one is the key of a smaller rule of the job, the store
-  // derives this pair's verdict from that rule's instead of leasing it.
-  std::vector<std::string> common_subgraph_keys;
+  // variable, or the operator both sides end in taken off), distinct: when
+  // one is the key of a smaller rule of the job, the store derives this
+  // pair's verdict from that rule's instead of leasing it.
+  std::vector<std::string> smaller_rule_keys;
 };
 
 struct ClassCheck {

@@ -28,11 +28,16 @@ struct RenamingVerdict {
 };
 
 // The verdict of pair `pair` of `candidate_class` (a job with spec `spec`)
-// given `other`, the stored rule its renaming_of names. An error only when
-// the pair does not decode.
-using RenamingProver = std::function<absl::StatusOr<RenamingVerdict>(
-    const Spec& spec, const rules_db::CandidateClass& candidate_class, const rules_db::CandidatePair& pair,
-    const rules::Rule& other)>;
+// given the rule the prover was made for. An error only when the pair does
+// not decode.
+using PairProver = std::function<absl::StatusOr<RenamingVerdict>(
+    const Spec& spec, const rules_db::CandidateClass& candidate_class, const rules_db::CandidatePair& pair)>;
+
+// Makes the prover of the pairs whose renaming_of names `other` (the stored
+// rule, or an empty one when the store lost it). The store makes one per
+// rule it derives from and gives it that rule's pairs, so whatever the proof
+// needs of `other` is worked out once.
+using RenamingProver = std::function<PairProver(const rules::Rule& other)>;
 
 // The rule pair `pair` of `candidate_class` stands for: its variables, both
 // graphs and the output pairs, with no status yet. An error only when the

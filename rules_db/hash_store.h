@@ -155,8 +155,8 @@ class GraphHashStore {
   // that form's rule (rules_db/form_instances.h), once every class is stored.
   absl::Status MarkInstances(const std::string& prefix, FinalizeTally& tally);
   // Then points the first pair of each form that follows from a smaller
-  // form's leased rule (PairCheck.common_subgraph_keys) at that rule.
-  absl::Status MarkCommonSubgraphs(const std::string& prefix, FinalizeTally& tally);
+  // form's leased rule (PairCheck.smaller_rule_keys) at that rule.
+  absl::Status MarkFromSmallerRules(const std::string& prefix, FinalizeTally& tally);
   // Edits pairs of stored classes: class fingerprint -> (pair index, the
   // rule id `edit` is given for it).
   using PairRewrites = std::map<std::string, std::vector<std::pair<int, std::string>>>;

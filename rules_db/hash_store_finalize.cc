@@ -61,7 +61,7 @@ struct GraphHashStore::FinalizeTally {
   int64_t taso_kept = 0;
   int64_t renamings = 0;  // pairs given renaming_of a rule of their form
   int64_t instances = 0;  // pairs given renaming_of a rule of a more general form
-  int64_t common_subgraphs = 0;  // first pairs of forms given renaming_of a smaller rule
+  int64_t from_smaller_rules = 0;  // first pairs of forms given renaming_of a smaller rule
   // The first surviving pair of each form, by a 128-bit hash of its renaming
   // key: its rule id. A hash collision only costs a proof: the derivation,
   // once every class is verified, compares the forms.
@@ -208,7 +208,7 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   for (std::thread& t : workers) t.join();
   if (!status.ok()) return status;
   if (absl::Status s = MarkInstances(prefix, tally); !s.ok()) return s;
-  if (absl::Status s = MarkCommonSubgraphs(prefix, tally); !s.ok()) return s;
+  if (absl::Status s = MarkFromSmallerRules(prefix, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
   if (!options_.keep_graphs) {
     // The job is GENERATED already: a failure here costs disk, not the job.
@@ -302,11 +302,11 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
         if (!inserted || tally.forms.AddForm(form, pc.renaming_key, pc.reversed_key, pc.rule_id)) {
           tally.forms.AddPair(form, p.fingerprint, index);
         }
-        if (inserted && !pc.common_subgraph_keys.empty()) {
+        if (inserted && !pc.smaller_rule_keys.empty()) {
           FinalizeTally::Reducible r{std::max(op_counts[static_cast<size_t>(pc.source)],
                                               op_counts[static_cast<size_t>(pc.target)]),
                                      p.fingerprint, index, form, {}};
-          for (const std::string& key : pc.common_subgraph_keys) r.reductions.push_back(FormHashOf(key));
+          for (const std::string& key : pc.smaller_rule_keys) r.reductions.push_back(FormHashOf(key));
           tally.reducible.push_back(std::move(r));
         }
       }
@@ -330,7 +330,7 @@ absl::Status GraphHashStore::MarkInstances(const std::string& prefix, FinalizeTa
                       });
 }
 
-absl::Status GraphHashStore::MarkCommonSubgraphs(const std::string& prefix, FinalizeTally& tally) {
+absl::Status GraphHashStore::MarkFromSmallerRules(const std::string& prefix, FinalizeTally& tally) {
   // Smallest first, and only from a leased rule: a smaller rule that is
   // itself derived has its verdict only after this one would need it.
   using Reducible = FinalizeTally::Reducible;
@@ -352,8 +352,8 @@ absl::Status GraphHashStore::MarkCommonSubgraphs(const std::string& prefix, Fina
   return RewritePairs(prefix, rewrites, "marking pairs that follow from smaller rules",
                       [&tally](CandidatePair& pair, const std::string& smaller) {
                         pair.set_renaming_of(smaller);
-                        pair.set_derivation(DERIVATION_COMMON_SUBGRAPH);
-                        ++tally.common_subgraphs;
+                        pair.set_derivation(DERIVATION_FROM_SMALLER_RULE);
+                        ++tally.from_smaller_rules;
                       });
 }
 
@@ -426,7 +426,7 @@ absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTall
                state->job.id().c_str(), absl::ToDoubleSeconds(took), (long long)tally.graphs,
                (long long)tally.fingerprints, (long long)tally.stored_classes, (long long)tally.pairs,
                (long long)tally.rejected, (long long)tally.renamings, (long long)tally.instances,
-               (long long)tally.common_subgraphs);
+               (long long)tally.from_smaller_rules);
   std::lock_guard<std::mutex> lock(jobs_mu_);
   state->job.set_state(JOB_STATE_GENERATED);
   state->job.set_graphs(tally.graphs);
@@ -438,7 +438,7 @@ absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTall
   state->job.set_pairs_after_taso_checks(tally.taso_kept);
   state->job.set_renaming_pairs(tally.renamings);
   state->job.set_instance_pairs(tally.instances);
-  state->job.set_common_subgraph_pairs(tally.common_subgraphs);
+  state->job.set_from_smaller_rule_pairs(tally.from_smaller_rules);
   return PersistJob(state->job);
 }
 

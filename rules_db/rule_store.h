@@ -102,7 +102,7 @@ struct RuleStoreOptions {
   // nothing for is proved by the checker. Unset: every pair is leased.
   records::RenamingProver renaming_prover;
   // Derives, with renaming_prover, the verdicts of the pairs that follow from
-  // a smaller rule of the job (DERIVATION_COMMON_SUBGRAPH). False: they are
+  // a smaller rule of the job (DERIVATION_FROM_SMALLER_RULE). False: they are
   // leased and proved like any first pair of its form.
   bool derive_from_smaller = true;
   // A class whose lease expired this many times without a report (each
@@ -249,7 +249,7 @@ class RuleStore {
   // derive_from_smaller). A given-up class gets verdicts for the same pairs.
   bool Leased(const CandidatePair& pair) const {
     return !options_.renaming_prover || pair.renaming_of().empty() ||
-           (!options_.derive_from_smaller && pair.derivation() == DERIVATION_COMMON_SUBGRAPH);
+           (!options_.derive_from_smaller && pair.derivation() == DERIVATION_FROM_SMALLER_RULE);
   }
   // Stores the verdicts of classes the lease queue gave up (max_lease_expiries)
   // and their verified markers, one write a class; `done` counts those
@@ -291,11 +291,12 @@ class RuleStore {
   static void PutPruningVerdict(const Families& f, const rules::Rule& rule, rocksdb::WriteBatch& batch);
   // ProveRenamings for one pair of class `fingerprint`, `two` (the pair's two
   // members and the pair itself, rules_db/rule_store_finish.cc), given the
-  // rule it derives from (empty if lost): its rule goes into `batch`.
+  // rule it derives from (empty if lost) and the prover made for that rule:
+  // its rule goes into `batch`.
   absl::Status DerivePair(const Families& f, const std::string& job_id, const JobQueue& queue,
                           const std::string& fingerprint, const CandidateClass& two, const rules::Rule& other,
-                          absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
-                          int64_t& proved_alone);
+                          const records::PairProver& prove, absl::Time now, rocksdb::WriteBatch& batch,
+                          int64_t& proved_as_renaming, int64_t& proved_alone);
   // Sets what the store owns in a verdict about to be stored: the revision
   // (one past the stored rule's) and the provenance (the first discovery
   // kept; `worker_id` gave the verdict).

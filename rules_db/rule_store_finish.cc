@@ -34,7 +34,7 @@ struct PendingDerivation {
   int64_t class_index = 0;  // in the job's class fingerprints
   int32_t pair_index = 0;
   uint16_t arena = 0;
-  bool from_smaller = false;  // DERIVATION_COMMON_SUBGRAPH: derived in the first round
+  bool from_smaller = false;  // DERIVATION_FROM_SMALLER_RULE: derived in the first round
   uint16_t renaming_of_size = 0;
   uint64_t renaming_of_at = 0;
   uint64_t pair_class_at = 0;
@@ -58,7 +58,7 @@ PendingDerivation Pending(const CandidateClass& c, int pair_index, int64_t class
   out.class_index = class_index;
   out.pair_index = pair_index;
   out.arena = arena_index;
-  out.from_smaller = pair.derivation() == DERIVATION_COMMON_SUBGRAPH;
+  out.from_smaller = pair.derivation() == DERIVATION_FROM_SMALLER_RULE;
   out.renaming_of_size = static_cast<uint16_t>(pair.renaming_of().size());
   out.renaming_of_at = arena.size();
   arena += pair.renaming_of();
@@ -194,6 +194,7 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
       } else if (!absl::IsNotFound(stored.status())) {
         return fail(stored.status());
       }
+      const records::PairProver prove = options_.renaming_prover(other);
       for (size_t i = begin; i < end && !failed; ++i) {
         const PendingDerivation& d = pending[i];
         const std::string& fp = (*fingerprints)[static_cast<size_t>(d.class_index)];
@@ -203,7 +204,7 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
                                                        " did not parse back")));
         }
         const int64_t derived_before = share.proved_as_renaming;
-        if (absl::Status s = DerivePair(f, job_id, queue, fp, two, other, now, share.batch,
+        if (absl::Status s = DerivePair(f, job_id, queue, fp, two, other, prove, now, share.batch,
                                         share.proved_as_renaming, share.proved_alone);
             !s.ok()) {
           return fail(std::move(s));
@@ -232,9 +233,9 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
 
 absl::Status RuleStore::DerivePair(const Families& f, const std::string& job_id, const JobQueue& queue,
                                    const std::string& fp, const CandidateClass& two, const rules::Rule& other,
-                                   absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
+                                   const records::PairProver& prove, absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
                                    int64_t& proved_alone) {
-  auto verdict = options_.renaming_prover(queue.spec, two, two.pairs(0), other);
+  auto verdict = prove(queue.spec, two, two.pairs(0));
   if (!verdict.ok()) {
     return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));
   }

@@ -46,7 +46,7 @@ class RenamingStoreTest : public ::testing::Test {
       return verifier::VerifyClaim(*checker_prover_, verifier::SolverName(), rule);
     };
     options.pruner = verifier::PruneRules;
-    if (once_per_form) options.renaming_prover = verifier::ProveAsRenaming;
+    if (once_per_form) options.renaming_prover = verifier::RenamingProverFor;
     return options;
   }
 
@@ -105,8 +105,8 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
   ASSERT_EQ(RunJob(*every_store, SmallSpec(kSize), "j").renaming_pairs(), job.renaming_pairs());
   ASSERT_GT(job.renaming_pairs(), 5) << "three interchangeable inputs: several renamings";
   ASSERT_GT(job.instance_pairs(), 5) << "and laws with an input twice, instances of laws with two";
-  ASSERT_GT(job.common_subgraph_pairs(), 5) << "and laws beside an operator both sides compute";
-  const int64_t derivable = job.renaming_pairs() + job.instance_pairs() + job.common_subgraph_pairs();
+  ASSERT_GT(job.from_smaller_rule_pairs(), 5) << "and laws beside an operator both sides compute";
+  const int64_t derivable = job.renaming_pairs() + job.instance_pairs() + job.from_smaller_rule_pairs();
 
   RuleStore once(once_store.get(), Options(true));
   RuleStore every(every_store.get(), Options(false));
@@ -129,7 +129,7 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
   EXPECT_EQ(v.renamings_proved_alone(), 0);
   EXPECT_EQ(w.rules_proved_as_renaming(), 0);
   EXPECT_GT(v.rules_proved_from_smaller(), 0);
-  EXPECT_LE(v.rules_proved_from_smaller(), job.common_subgraph_pairs());
+  EXPECT_LE(v.rules_proved_from_smaller(), job.from_smaller_rule_pairs());
   // The same table...
   EXPECT_EQ(v.rules_proved(), w.rules_proved());
   EXPECT_EQ(v.rules_unknown(), w.rules_unknown());
@@ -170,7 +170,7 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
       ++named;
       auto first = derived.find(p.renaming_of());
       ASSERT_NE(first, derived.end()) << p.renaming_of();
-      if (p.derivation() != DERIVATION_COMMON_SUBGRAPH) continue;
+      if (p.derivation() != DERIVATION_FROM_SMALLER_RULE) continue;
       // A smaller rule proved on its own (leased), not derived itself: its
       // verdict is there before this one is derived.
       ++from_smaller;
@@ -178,7 +178,7 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
     }
   }
   EXPECT_EQ(named, derivable);
-  EXPECT_EQ(from_smaller, job.common_subgraph_pairs());
+  EXPECT_EQ(from_smaller, job.from_smaller_rule_pairs());
 }
 
 TEST_F(RenamingStoreTest, WithoutDerivingFromSmallerRulesTheirPairsAreLeasedAndTheRulesAreTheSame) {
@@ -187,19 +187,19 @@ TEST_F(RenamingStoreTest, WithoutDerivingFromSmallerRulesTheirPairsAreLeasedAndT
   ASSERT_NE(on_store, nullptr);
   ASSERT_NE(off_store, nullptr);
   const Job job = RunJob(*on_store, SmallSpec(kSize), "j");
-  ASSERT_EQ(RunJob(*off_store, SmallSpec(kSize), "j").common_subgraph_pairs(), job.common_subgraph_pairs());
-  ASSERT_GT(job.common_subgraph_pairs(), 5);
+  ASSERT_EQ(RunJob(*off_store, SmallSpec(kSize), "j").from_smaller_rule_pairs(), job.from_smaller_rule_pairs());
+  ASSERT_GT(job.from_smaller_rule_pairs(), 5);
   RuleStore on(on_store.get(), Options(true));
   RuleStore off(off_store.get(), Options(true, false));
   const int64_t on_pairs = VerifyEveryClass(on, true);
   const int64_t off_pairs = VerifyEveryClass(off, false);  // leases pairs that name a smaller rule
-  EXPECT_EQ(off_pairs - on_pairs, job.common_subgraph_pairs());
+  EXPECT_EQ(off_pairs - on_pairs, job.from_smaller_rule_pairs());
   auto on_job = on_store->GetJob("j");
   auto off_job = off_store->GetJob("j");
   ASSERT_TRUE(on_job.ok() && off_job.ok());
   const Verification& v = on_job->verification();
   const Verification& w = off_job->verification();
-  EXPECT_EQ(v.rules_proved_from_smaller(), job.common_subgraph_pairs());
+  EXPECT_EQ(v.rules_proved_from_smaller(), job.from_smaller_rule_pairs());
   EXPECT_EQ(w.rules_proved_from_smaller(), 0);
   EXPECT_EQ(w.renamings_proved_alone(), 0);
   EXPECT_EQ(v.rules_proved(), w.rules_proved());
@@ -264,6 +264,7 @@ TEST_F(RenamingStoreTest, EachRulesRenamingsAreDerivedOneAfterAnother) {
   ASSERT_GT(RunJob(*store, SmallSpec(kSize), "j").renaming_pairs(), 0);
   // Which classes each rule has a renaming in, as the store keeps them.
   std::map<std::string, std::set<std::string>> classes_of;
+  std::set<std::pair<std::string, int>> groups;  // what the store derives from, and how
   int64_t derivable = 0;
   auto fingerprints = store->ClassFingerprints("j");
   ASSERT_TRUE(fingerprints.ok());
@@ -273,6 +274,7 @@ TEST_F(RenamingStoreTest, EachRulesRenamingsAreDerivedOneAfterAnother) {
     for (const CandidatePair& p : c->pairs()) {
       if (p.renaming_of().empty() || p.rejected()) continue;
       classes_of[p.renaming_of()].insert(fp);
+      groups.insert({p.renaming_of(), p.derivation()});
       ++derivable;
     }
   }
@@ -283,10 +285,14 @@ TEST_F(RenamingStoreTest, EachRulesRenamingsAreDerivedOneAfterAnother) {
   std::vector<std::string> asked;  // the rule each derivation was given, in order
   RuleStoreOptions options = Options(true);
   options.finish_threads = 1;
-  options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
-                                const rules::Rule& other) {
-    asked.push_back(other.id());
-    return verifier::ProveAsRenaming(spec, c, pair, other);
+  int64_t provers = 0;  // provers made: one per rule derived from
+  options.renaming_prover = [&](const rules::Rule& other) -> records::PairProver {
+    ++provers;
+    return [&, prove = verifier::RenamingProverFor(other), id = other.id()](
+               const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair) {
+      asked.push_back(id);
+      return prove(spec, c, pair);
+    };
   };
   RuleStore rules(store.get(), options);
   VerifyEveryClass(rules, true);
@@ -301,6 +307,8 @@ TEST_F(RenamingStoreTest, EachRulesRenamingsAreDerivedOneAfterAnother) {
     EXPECT_EQ(finished.count(asked[i]), 0u) << asked[i] << " is derived from again after another rule";
   }
   EXPECT_EQ(finished.size() + 1, classes_of.size());
+  // One prover per rule and derivation (the rounds), each given all its pairs.
+  EXPECT_EQ(provers, static_cast<int64_t>(groups.size()));
   // Every one proved as a renaming (the first test compares them rule for rule).
   EXPECT_EQ(job->verification().renamings_proved_alone(), 0);
   EXPECT_GT(job->verification().rules_proved_as_renaming(), 0);
@@ -318,11 +326,13 @@ TEST_F(RenamingStoreTest, TheLastReportAndLeasesAreAnsweredWhileTheStoreDerivesT
   std::condition_variable cv;
   bool released = false;
   RuleStoreOptions options = Options(true);
-  options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
-                                const rules::Rule& other) {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return released; });
-    return verifier::ProveAsRenaming(spec, c, pair, other);
+  options.renaming_prover = [&](const rules::Rule& other) -> records::PairProver {
+    return [&, prove = verifier::RenamingProverFor(other)](const records::Spec& spec, const CandidateClass& c,
+                                                           const CandidatePair& pair) {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return released; });
+      return prove(spec, c, pair);
+    };
   };
   RuleStore rules(store.get(), options);
   // Every report returns while the derivation is held back (it would hang here otherwise).
@@ -360,9 +370,11 @@ TEST_F(RenamingStoreTest, AFailedFinishIsRecordedAndARestartedStoreFinishesTheJo
   std::vector<std::string> logged;
   {
     RuleStoreOptions options = Options(true);
-    options.renaming_prover = [](const records::Spec&, const CandidateClass&, const CandidatePair&,
-                                 const rules::Rule&) -> absl::StatusOr<records::RenamingVerdict> {
-      return absl::InternalError("the derivation broke");
+    options.renaming_prover = [](const rules::Rule&) -> records::PairProver {
+      return [](const records::Spec&, const CandidateClass&,
+                const CandidatePair&) -> absl::StatusOr<records::RenamingVerdict> {
+        return absl::InternalError("the derivation broke");
+      };
     };
     options.log = [&](const std::string& line) { logged.push_back(line); };
     RuleStore failing(store.get(), options);
@@ -406,12 +418,14 @@ TEST_F(RenamingStoreTest, AClosingStoreStopsFinishingAndTheJobIsFinishedLater) {
   {
     RuleStoreOptions options = Options(true);
     options.finish_threads = 1;
-    options.renaming_prover = [&](const records::Spec& spec, const CandidateClass& c, const CandidatePair& pair,
-                                  const rules::Rule& other) {
-      entered = true;
-      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      ++derived;
-      return verifier::ProveAsRenaming(spec, c, pair, other);
+    options.renaming_prover = [&](const rules::Rule& other) -> records::PairProver {
+      return [&, prove = verifier::RenamingProverFor(other)](const records::Spec& spec, const CandidateClass& c,
+                                                             const CandidatePair& pair) {
+        entered = true;
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ++derived;
+        return prove(spec, c, pair);
+      };
     };
     auto closing = std::make_unique<RuleStore>(store.get(), options);
     ReportEveryClass(*closing, true);

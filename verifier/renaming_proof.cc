@@ -1,6 +1,7 @@
 #include "verifier/renaming_proof.h"
 
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -208,32 +209,30 @@ RenamingVerdict ProveRuleFromSmaller(rules::Rule rule, const rules::Rule& smalle
   return ProveDecodedAsRenaming(std::move(rule), mine, smaller, FormOf(smaller), Relation::kFromSmaller);
 }
 
+records::PairProver RenamingProverFor(const rules::Rule& other) {
+  // Shared, so that copies of the prover (std::function copies) share it.
+  auto theirs = std::make_shared<const std::pair<rules::Rule, OtherForm>>(other, FormOf(other));
+  return [theirs](const records::Spec& spec, const rules_db::CandidateClass& candidate_class,
+                  const rules_db::CandidatePair& pair) -> absl::StatusOr<RenamingVerdict> {
+    auto graphs = DecodeCandidate(spec, candidate_class, pair);
+    if (!graphs.ok()) return graphs.status();
+    // The graphs at hand serve the id and the proof: decoding the rule's own
+    // again took a third of the store's time deriving a size-3 job's verdicts.
+    rules::Rule rule = RuleFromGraphs(*graphs);
+    auto id = records::RuleIdOf(graphs->source, graphs->target, graphs->outputs);
+    if (!id.ok()) return id.status();
+    rule.set_id(*id);
+    const auto mine = DecodedFromGraphs(std::move(graphs->source), std::move(graphs->target), graphs->outputs);
+    const Relation relation = pair.derivation() == rules_db::DERIVATION_FROM_SMALLER_RULE ? Relation::kFromSmaller
+                                                                                           : Relation::kRenaming;
+    return ProveDecodedAsRenaming(std::move(rule), mine, theirs->first, theirs->second, relation);
+  };
+}
+
 absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
                                                 const rules_db::CandidateClass& candidate_class,
                                                 const rules_db::CandidatePair& pair, const rules::Rule& other) {
-  auto graphs = DecodeCandidate(spec, candidate_class, pair);
-  if (!graphs.ok()) return graphs.status();
-  // The graphs at hand serve the id and the proof: decoding the rule's own
-  // again took a third of the store's time deriving a size-3 job's verdicts.
-  rules::Rule rule = RuleFromGraphs(*graphs);
-  auto id = records::RuleIdOf(graphs->source, graphs->target, graphs->outputs);
-  if (!id.ok()) return id.status();
-  rule.set_id(*id);
-  const auto mine = DecodedFromGraphs(std::move(graphs->source), std::move(graphs->target), graphs->outputs);
-  // The store derives a rule's renamings one after another on a thread
-  // (rules_db/rule_store_finish.cc), so the last rule's form is kept per
-  // thread. A stored rule's id names its graphs (records/rule_id.h), so the
-  // id tells whether the form kept is this rule's.
-  thread_local std::string last_id;
-  thread_local OtherForm last_form;
-  const Relation relation =
-      pair.derivation() == rules_db::DERIVATION_COMMON_SUBGRAPH ? Relation::kFromSmaller : Relation::kRenaming;
-  if (other.id().empty()) return ProveDecodedAsRenaming(std::move(rule), mine, other, FormOf(other), relation);
-  if (other.id() != last_id) {
-    last_form = FormOf(other);
-    last_id = other.id();
-  }
-  return ProveDecodedAsRenaming(std::move(rule), mine, other, last_form, relation);
+  return RenamingProverFor(other)(spec, candidate_class, pair);
 }
 
 }  // namespace taso::verifier

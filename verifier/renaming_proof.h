@@ -20,16 +20,18 @@
 
 namespace taso::verifier {
 
-// records::RenamingProver: the verdict of `pair`'s rule given `other`.
-// PROVED (or PRUNED) `other` of the same form, or of a form this rule's is an
-// instance of (IsInstanceOf: the same law with variables merged): PROVED,
-// with `other`'s axioms and its conditions carried over. REFUTED, TIMEOUT,
-// UNKNOWN or REJECTED_PRECHECK `other` of the same form: that status, without
-// a proof; of a more general form: not derived (the store proves it).
-// `other`'s form is kept per thread, by its id (a stored rule's id names its
-// graphs), so one rule's renamings are best proved one after another.
-// A pair whose derivation is DERIVATION_COMMON_SUBGRAPH is proved from
-// `other` as from a smaller rule (ProveRuleFromSmaller).
+// records::RenamingProver: the verdicts of the pairs whose renaming_of names
+// `other`. PROVED (or PRUNED) `other` of the same form, or of a form this
+// rule's is an instance of (IsInstanceOf: the same law with variables
+// merged): PROVED, with `other`'s axioms and its conditions carried over.
+// REFUTED, TIMEOUT, UNKNOWN or REJECTED_PRECHECK `other` of the same form:
+// that status, without a proof; of a more general form: not derived (the
+// store proves it). A pair whose derivation is DERIVATION_FROM_SMALLER_RULE
+// is proved from `other` as from a smaller rule (ProveRuleFromSmaller).
+// `other`'s form is made once, here.
+records::PairProver RenamingProverFor(const rules::Rule& other);
+
+// One pair's verdict given `other`: RenamingProverFor(other) called once.
 absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
                                                          const rules_db::CandidateClass& candidate_class,
                                                          const rules_db::CandidatePair& pair,

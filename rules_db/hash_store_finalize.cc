@@ -291,6 +291,7 @@ absl::Status GraphHashStore::StoreClasses(const std::string& job_id, const std::
       out->set_reason(pc.reason);
       for (int m : pc.output_mapping) out->add_output_mapping(m);
       out->set_taso_would_drop(pc.taso_would_drop);
+      if (!pc.rejected) out->set_rule_id(pc.rule_id);
       if (!pc.rejected && !pc.renaming_key.empty() && !pc.rule_id.empty()) {
         const FormInstances::FormHash form = FormHashOf(pc.renaming_key);
         auto [first, inserted] = tally.first_of_form.try_emplace(form, pc.rule_id);

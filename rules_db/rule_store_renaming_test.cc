@@ -170,6 +170,9 @@ TEST_F(RenamingStoreTest, OnePairPerFormIsProvedAndTheOthersGetTheVerdictsTheirO
       ++named;
       auto first = derived.find(p.renaming_of());
       ASSERT_NE(first, derived.end()) << p.renaming_of();
+      // Derived under the id the re-check named it by (checked above to be
+      // the rule's own).
+      EXPECT_EQ(derived.count(p.rule_id()), 1u) << "pair named " << p.rule_id();
       if (p.derivation() != DERIVATION_FROM_SMALLER_RULE) continue;
       // A smaller rule proved on its own (leased), not derived itself: its
       // verdict is there before this one is derived.

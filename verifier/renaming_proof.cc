@@ -216,12 +216,17 @@ records::PairProver RenamingProverFor(const rules::Rule& other) {
                   const rules_db::CandidatePair& pair) -> absl::StatusOr<RenamingVerdict> {
     auto graphs = DecodeCandidate(spec, candidate_class, pair);
     if (!graphs.ok()) return graphs.status();
-    // The graphs at hand serve the id and the proof: decoding the rule's own
-    // again took a third of the store's time deriving a size-3 job's verdicts.
+    // The graphs at hand serve the proof, and the id the store's re-check
+    // gave the pair (or, without one, the graphs): writing the canonical
+    // texts again was a fifth of the store's time deriving a job's verdicts.
     rules::Rule rule = RuleFromGraphs(*graphs);
-    auto id = records::RuleIdOf(graphs->source, graphs->target, graphs->outputs);
-    if (!id.ok()) return id.status();
-    rule.set_id(*id);
+    if (!pair.rule_id().empty()) {
+      rule.set_id(pair.rule_id());
+    } else {
+      auto id = records::RuleIdOf(graphs->source, graphs->target, graphs->outputs);
+      if (!id.ok()) return id.status();
+      rule.set_id(*id);
+    }
     const auto mine = DecodedFromGraphs(std::move(graphs->source), std::move(graphs->target), graphs->outputs);
     const Relation relation = pair.derivation() == rules_db::DERIVATION_FROM_SMALLER_RULE ? Relation::kFromSmaller
                                                                                            : Relation::kRenaming;

@@ -16,20 +16,29 @@ Hash128 SkeletonHash(const std::string& skeleton) {
 
 }  // namespace
 
+std::optional<FormInstances::Reading> FormInstances::ReadingOf(const std::string& key) {
+  std::string skeleton;
+  std::vector<int> pattern;
+  if (!SplitFormKey(key, &skeleton, &pattern)) return std::nullopt;
+  return Reading{SkeletonHash(skeleton), PackPattern(pattern)};
+}
+
 bool FormInstances::AddForm(FormHash form, const std::string& key, const std::string& reversed_key,
                             const std::string& rule_id) {
   FormEntry entry;
   int i = 0;
   for (const std::string* k : {&key, &reversed_key}) {
-    std::string skeleton;
-    std::vector<int> pattern;
-    if (!SplitFormKey(*k, &skeleton, &pattern)) return false;
-    entry.readings[i].skeleton = SkeletonHash(skeleton);
-    entry.readings[i].pattern = PackPattern(pattern);
-    if (i == 0) entry.variables = pattern.empty() ? 0 : *std::max_element(pattern.begin(), pattern.end()) + 1;
+    auto reading = ReadingOf(*k);
+    if (!reading) return false;
+    entry.readings[i] = *std::move(reading);
     ++i;
   }
+  // Variables are numbered from 0 (packed a byte each): the largest is the count - 1.
+  for (char v : entry.readings[0].pattern) {
+    entry.variables = std::max(entry.variables, static_cast<unsigned char>(v) + 1);
+  }
   entry.rule_id = rule_id;
+  entry.hash = form;
   if (form_index_.emplace(form, static_cast<int>(forms_.size())).second) forms_.push_back(std::move(entry));
   return true;
 }
@@ -38,9 +47,14 @@ void FormInstances::AddPair(FormHash form, const std::string& fingerprint, int i
   places_.push_back(Place{form, fingerprint, index});
 }
 
-absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::Generals() const {
-  // Every form under the skeleton of each of its readings.
-  absl::flat_hash_map<Hash128, std::vector<std::pair<int, int>>, Hash128Hasher> by_skeleton;
+bool FormInstances::Better(const FormEntry& e, const FormEntry* best) {
+  return best == nullptr || e.variables > best->variables ||
+         (e.variables == best->variables && e.rule_id < best->rule_id);
+}
+
+absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::Generals() {
+  auto& by_skeleton = by_skeleton_;
+  by_skeleton.clear();
   for (size_t f = 0; f < forms_.size(); ++f) {
     for (int r = 0; r < 2; ++r) by_skeleton[forms_[f].readings[r].skeleton].emplace_back(static_cast<int>(f), r);
   }
@@ -64,19 +78,30 @@ absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::General
     const FormEntry* best = nullptr;
     for (int f : generals[g]) {
       if (!generals[f].empty()) continue;  // itself an instance: not leased
-      const FormEntry& e = forms_[f];
-      if (best == nullptr || e.variables > best->variables ||
-          (e.variables == best->variables && e.rule_id < best->rule_id)) {
-        best = &e;
-      }
+      if (Better(forms_[f], best)) best = &forms_[f];
     }
     if (best != nullptr) out[hash] = best->rule_id;
   }
+  for (size_t g = 0; g < forms_.size(); ++g) forms_[g].instance = !generals[g].empty();
   return out;
 }
 
+std::optional<FormInstances::FormHash> FormInstances::GeneralOf(
+    const Reading& reading, const std::function<bool(const FormHash&)>& usable) const {
+  auto it = by_skeleton_.find(reading.skeleton);
+  if (it == by_skeleton_.end()) return std::nullopt;
+  const FormEntry* best = nullptr;
+  for (const auto& [f, r] : it->second) {
+    const FormEntry& e = forms_[static_cast<size_t>(f)];
+    if (e.instance || !PatternIsInstanceOf(reading.pattern, e.readings[r].pattern)) continue;
+    if (Better(e, best) && usable(e.hash)) best = &e;
+  }
+  if (best == nullptr) return std::nullopt;
+  return best->hash;
+}
+
 std::map<std::string, std::vector<std::pair<int, std::string>>> FormInstances::Resolve(
-    absl::flat_hash_set<FormHash>* instance_forms) const {
+    absl::flat_hash_set<FormHash>* instance_forms) {
   const auto generals = Generals();
   if (instance_forms != nullptr) {
     for (const auto& [form, general] : generals) instance_forms->insert(form);

@@ -68,6 +68,48 @@ TEST(FormInstancesTest, AnInstanceFormsPairsNameTheMostGeneralFormsRule) {
   EXPECT_EQ(rewrites.count("c3"), 0u) << "the general form and the other law are proved as they are";
 }
 
+// A smaller pair a rule follows from need not be any pair's form in the job:
+// it is matched to a general form of the job it is an instance of, read
+// either way, never to an instance form, and only where the caller can use it.
+TEST(FormInstancesTest, AKeyOutsideTheJobFindsTheGeneralFormItIsAnInstanceOf) {
+  FormInstances forms;
+  const Keys general = KeysOf(Sum("x", "y", "z"), Sum("z", "y", "x"));
+  const Keys merged_once = KeysOf(Sum("x", "x", "z"), Sum("z", "x", "x"));
+  const Keys other = KeysOf(Sum("x", "y", "z"), Sum("x", "y", "z"));
+  ASSERT_TRUE(forms.AddForm(general.hash, general.key, general.reversed, "r-general"));
+  ASSERT_TRUE(forms.AddForm(merged_once.hash, merged_once.key, merged_once.reversed, "r-once"));
+  ASSERT_TRUE(forms.AddForm(other.hash, other.key, other.reversed, "r-other"));
+  forms.AddPair(general.hash, "c1", 0);
+  forms.AddPair(merged_once.hash, "c1", 1);
+  forms.AddPair(other.hash, "c2", 0);
+  forms.Resolve();
+  auto anything = [](const FormInstances::FormHash&) { return true; };
+  // Not a form of the job: every variable merged, keyed as read and read backwards.
+  const Keys merged_all = KeysOf(Sum("x", "x", "x"), Sum("x", "x", "x"));
+  const Keys merged_reversed = KeysOf(Sum("z", "y", "y"), Sum("y", "y", "z"));
+  for (const std::string& key : {merged_reversed.key, merged_reversed.reversed}) {
+    auto reading = FormInstances::ReadingOf(key);
+    ASSERT_TRUE(reading.has_value());
+    EXPECT_EQ(forms.GeneralOf(*reading, anything), general.hash) << key;
+  }
+  // Every merge is an instance of both laws: the more general wins a tie by rule id.
+  auto all = FormInstances::ReadingOf(merged_all.key);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(forms.GeneralOf(*all, anything), general.hash);
+  // merged_once is an instance form (its pairs name r-general): never a target.
+  auto but_general = [&](const FormInstances::FormHash& f) { return f != general.hash; };
+  EXPECT_EQ(forms.GeneralOf(*all, but_general), other.hash);
+  auto none = [](const FormInstances::FormHash&) { return false; };
+  EXPECT_FALSE(forms.GeneralOf(*all, none).has_value());
+  // A skeleton the job does not have.
+  GraphBuilder one;
+  one.Out(one.Op(OpKind::kEwAdd, {one.In("x", {2, 4}), one.In("y", {2, 4})}));
+  auto unrelated = FormInstances::ReadingOf(KeysOf(one, one).key);
+  ASSERT_TRUE(unrelated.has_value());
+  EXPECT_FALSE(forms.GeneralOf(*unrelated, anything).has_value());
+  EXPECT_FALSE(FormInstances::ReadingOf("not a key").has_value());
+}
+
 TEST(FormInstancesTest, NoGeneralFormNoRewrite) {
   FormInstances forms;
   const Keys merged = KeysOf(Sum("x", "x", "z"), Sum("z", "x", "x"));

@@ -35,6 +35,11 @@ Hash128 TextKey(const std::string& text) {
   return h.Finish();
 }
 
+// A side of a rule by name (its variables as they are named), as the union-find keys it.
+Hash128 SideKey(const Graph& g, const std::vector<TensorRef>& roots, const Substitution& subst) {
+  return TextKey(SideText(g, roots, subst, Renaming{}));
+}
+
 // What is known equal so far: proved rules' sides, by name, joined in a
 // union-find (so equalities compose through shared sides), and proved rules'
 // skeletons (so a rule whose variables merge a general one's is found).
@@ -44,10 +49,11 @@ class Knowledge {
  public:
   void SetUniverse(std::map<std::string, std::vector<std::string>> universe) { universe_ = std::move(universe); }
 
-  void AddRule(const PairView& p, const Form& form, const std::string& id) {
+  // A proved rule: its sides' keys (SideKey) and its form.
+  void AddRule(const Hash128& a_side, const Hash128& b_side, const Form& form, const std::string& id) {
     const int32_t rule = RuleOrdinal(id);
-    const int a = Node(TextKey(SideText(*p.a, p.ra, p.sa, identity_)), rule);
-    const int b = Node(TextKey(SideText(*p.b, p.rb, p.sb, identity_)), rule);
+    const int a = Node(a_side, rule);
+    const int b = Node(b_side, rule);
     parent_[Find(a)] = Find(b);
     by_skeleton_[TextKey(form.skeleton)].push_back(SkeletonEntry{PackPattern(form.pattern), rule});
   }
@@ -170,7 +176,6 @@ class Knowledge {
   }
 
   std::map<std::string, std::vector<std::string>> universe_;  // type group -> variable names
-  const Renaming identity_;
   absl::flat_hash_map<Hash128, int, Hash128Hasher> ids_;  // side -> union-find node
   std::vector<int> parent_;
   std::vector<int32_t> introduced_by_;  // per side: the rule that first named it
@@ -217,13 +222,23 @@ void PruneEngine::Seal() {
   state_->known.SetUniverse(std::move(names));
 }
 
-std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) { return Judge(rule, DecodeRule(rule)); }
+PreparedRule PrepareRule(const rules::Rule& rule) {
+  PreparedRule out;
+  out.decoded = DecodeRule(rule);
+  if (!out.decoded) return out;
+  const PairView whole = out.decoded->View();
+  out.form = MakeForm(whole);
+  out.source_side = SideKey(*whole.a, whole.ra, whole.sa);
+  out.target_side = SideKey(*whole.b, whole.rb, whole.sb);
+  return out;
+}
 
-std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded) {
-  if (!decoded) return std::nullopt;
-  const DecodedRule& d = *decoded;
-  const PairView whole{&d.source, d.source_roots, {}, &d.target, d.target_roots, {}};
-  const Form form = MakeForm(whole);  // judged by, then learned by
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule) { return Judge(rule, PrepareRule(rule)); }
+
+std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const PreparedRule& prepared) {
+  if (!prepared.decoded) return std::nullopt;
+  const PairView whole = prepared.decoded->View();
+  const Form& form = prepared.form;  // judged by, then learned by
   std::optional<PruneVerdict> verdict;
   if (auto by = state_->known.Implied(whole, form)) {
     verdict = PruneVerdict{PruneReason::kRenaming, absl::StrCat("renaming or instance of ", *by)};
@@ -243,34 +258,33 @@ std::optional<PruneVerdict> PruneEngine::Judge(const rules::Rule& rule, const st
       }
     }
   }
-  state_->known.AddRule(whole, form, rule.id());
+  state_->known.AddRule(prepared.source_side, prepared.target_side, form, rule.id());
   return verdict;
 }
 
-void PruneEngine::Learn(const rules::Rule& rule) {
-  auto d = DecodeRule(rule);
-  if (!d) return;
-  const PairView whole{&d->source, d->source_roots, {}, &d->target, d->target_roots, {}};
-  state_->known.AddRule(whole, MakeForm(whole), rule.id());
+void PruneEngine::Learn(const rules::Rule& rule) { Learn(rule, PrepareRule(rule)); }
+
+void PruneEngine::Learn(const rules::Rule& rule, const PreparedRule& prepared) {
+  if (!prepared.decoded) return;
+  state_->known.AddRule(prepared.source_side, prepared.target_side, prepared.form, rule.id());
 }
 
 int64_t PruneEngine::ApproxBytes() const { return state_->known.ApproxBytes(); }
 
 namespace {
 
-// Calls visit(i, decoded rules[indices[i]]) for every i in order, the rules
-// decoded a chunk at a time on every core (a chunk's decoded graphs are all
-// that is held at once).
-template <typename Visit>
-void ForEachDecoded(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Visit visit) {
+// Calls visit(i, make(rules[indices[i]])) for every i in order, made a chunk
+// at a time on every core (a chunk's results are all that is held at once).
+template <typename Made, typename Make, typename Visit>
+void ForEachMade(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Make make, Visit visit) {
   constexpr size_t kChunk = 2048;
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::optional<DecodedRule>> decoded;
+  std::vector<Made> made;
   for (size_t begin = 0; begin < indices.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, indices.size() - begin);
-    decoded.assign(n, std::nullopt);
-    ParallelFor(n, threads, [&](int, size_t j) { decoded[j] = DecodeRule(rules[indices[begin + j]]); });
-    for (size_t j = 0; j < n; ++j) visit(begin + j, decoded[j]);
+    made.assign(n, Made{});
+    ParallelFor(n, threads, [&](int, size_t j) { made[j] = make(rules[indices[begin + j]]); });
+    for (size_t j = 0; j < n; ++j) visit(begin + j, made[j]);
   }
 }
 
@@ -285,7 +299,8 @@ ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   }
   table.proved = static_cast<int64_t>(proved.size());
   std::vector<std::pair<size_t, PruneOrderKey>> order;
-  ForEachDecoded(rules, proved, [&](size_t i, const std::optional<DecodedRule>& d) {
+  using Decoded = std::optional<DecodedRule>;
+  ForEachMade<Decoded>(rules, proved, DecodeRule, [&](size_t i, const Decoded& d) {
     const PruneOrderKey key = engine.Survey(d);
     if (key.decodes) order.emplace_back(proved[i], key);
   });
@@ -295,9 +310,9 @@ ReductionTable PruneRules(std::vector<rules::Rule>& rules) {
   table.after_renaming = table.after_common_subgraph = table.proved;
   std::vector<size_t> sorted;
   for (const auto& entry : order) sorted.push_back(entry.first);
-  ForEachDecoded(rules, sorted, [&](size_t i, const std::optional<DecodedRule>& d) {
+  ForEachMade<PreparedRule>(rules, sorted, PrepareRule, [&](size_t i, const PreparedRule& prepared) {
     rules::Rule& rule = rules[sorted[i]];
-    if (auto verdict = engine.Judge(rule, d)) {
+    if (auto verdict = engine.Judge(rule, prepared)) {
       rule.set_status(rules::RULE_STATUS_PRUNED);
       rule.set_status_detail(verdict->detail);
       table.Count(verdict->reason);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/rule_form.h"
 #include "proto/rules.pb.h"
 #include "records/reduction_table.h"
@@ -57,6 +58,17 @@ struct PruneVerdict {
   std::string detail;  // the status_detail: the reason and the rule(s) implying it
 };
 
+// What judging a rule needs that does not depend on the rules judged before
+// it: its graphs decoded, its form and its sides' keys. Independent per rule
+// and most of the work, so callers prepare rules on other threads while one
+// thread judges them in order.
+struct PreparedRule {
+  std::optional<DecodedRule> decoded;  // nullopt: the graphs do not decode
+  Form form;                           // MakeForm of the rule as written
+  Hash128 source_side, target_side;    // its sides by name, as the union-find keys them
+};
+PreparedRule PrepareRule(const rules::Rule& rule);
+
 // PruneRules one rule at a time, for callers that cannot hold every rule
 // (verifier/streaming_pruning.h). What it keeps per rule seen is compact
 // (hashes of its sides and skeleton, an id): about 200 bytes.
@@ -76,12 +88,14 @@ class PruneEngine {
   // Why `rule` is redundant given the rules judged or learned before it, if
   // it is; it is learned either way.
   std::optional<PruneVerdict> Judge(const rules::Rule& rule);
-  // The same, from the rule's graphs decoded already (DecodeRule(rule)):
-  // decoding is most of the work, and independent per rule, so a caller
-  // may decode on several threads.
+  // The same, from the rule's graphs decoded already (DecodeRule(rule)), or
+  // the rule prepared already (PrepareRule(rule)).
   PruneOrderKey Survey(const std::optional<DecodedRule>& decoded);
-  std::optional<PruneVerdict> Judge(const rules::Rule& rule, const std::optional<DecodedRule>& decoded);
+  std::optional<PruneVerdict> Judge(const rules::Rule& rule, const PreparedRule& prepared);
+  // Learns `rule` as Judge would, without judging it (a resumed run's rules
+  // judged before).
   void Learn(const rules::Rule& rule);
+  void Learn(const rules::Rule& rule, const PreparedRule& prepared);
   // What the known rules take in memory, roughly.
   int64_t ApproxBytes() const;
 

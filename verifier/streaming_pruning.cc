@@ -14,7 +14,7 @@ namespace taso::verifier {
 namespace {
 
 constexpr char kCheckpointFormat[] = "taso-prune/1";
-// A decoded rule in a batch, for the memory check: its proto and graphs.
+// A prepared rule in a batch, for the memory check: its proto, graphs and form.
 constexpr int64_t kBytesPerFetchedRule = 16 << 10;
 
 // A rule's place in pruning order: 12 bytes, plus its id in the arena.
@@ -127,11 +127,11 @@ absl::StatusOr<Order> Survey(PruneSource& source, PruneEngine& engine) {
 }
 
 // Pass 2's batch: the rules of entries [begin, end) in pruning order, each
-// read from its source, and their graphs decoded.
+// read from its source, and prepared for judging.
 struct FetchedBatch {
   absl::Status status;
   std::vector<rules::Rule> rules;
-  std::vector<std::optional<DecodedRule>> decoded;
+  std::vector<PreparedRule> prepared;
 };
 
 absl::Status FetchBatch(PruneSource& source, const Order& order, int64_t begin, int64_t end,
@@ -203,15 +203,16 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
     result.rules_written += static_cast<int64_t>(rules.size());
   }
 
-  // Batch k+1 is fetched and decoded on a thread of its own while batch k
-  // is judged and committed: fetching, parsing and decoding were about half
-  // of this pass, and judging has to stay in order on one thread.
+  // Batch k+1 is fetched and prepared (decoded, its forms and side keys
+  // made) on a thread of its own while batch k is judged and committed:
+  // judging has to stay in order on one thread, which also stores the
+  // verdicts, so the rest of each rule's work is done beside it.
   auto fetch = [&source, &order](int64_t begin, int64_t end) {
     FetchedBatch fetched;
     fetched.status = FetchBatch(source, order, begin, end, fetched.rules);
     if (!fetched.status.ok()) return fetched;
-    fetched.decoded.reserve(fetched.rules.size());
-    for (const rules::Rule& rule : fetched.rules) fetched.decoded.push_back(DecodeRule(rule));
+    fetched.prepared.reserve(fetched.rules.size());
+    for (const rules::Rule& rule : fetched.rules) fetched.prepared.push_back(PrepareRule(rule));
     return fetched;
   };
   // A return below waits for the batch in flight: a future of std::async
@@ -243,10 +244,10 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
         rule.clear_status_detail();
       }
       if (i < at.done) {
-        engine.Learn(rule);
+        engine.Learn(rule, fetched.prepared[i - begin]);
         continue;
       }
-      if (auto verdict = engine.Judge(rule, fetched.decoded[i - begin])) {
+      if (auto verdict = engine.Judge(rule, fetched.prepared[i - begin])) {
         rule.set_status(rules::RULE_STATUS_PRUNED);
         rule.set_status_detail(verdict->detail);
         at.table.Count(verdict->reason);

@@ -53,10 +53,9 @@ bool FormInstances::Better(const FormEntry& e, const FormEntry* best) {
 }
 
 absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::Generals() {
-  auto& by_skeleton = by_skeleton_;
-  by_skeleton.clear();
+  by_skeleton_.clear();
   for (size_t f = 0; f < forms_.size(); ++f) {
-    for (int r = 0; r < 2; ++r) by_skeleton[forms_[f].readings[r].skeleton].emplace_back(static_cast<int>(f), r);
+    for (int r = 0; r < 2; ++r) by_skeleton_[forms_[f].readings[r].skeleton].emplace_back(static_cast<int>(f), r);
   }
   // The forms each form is an instance of, read as it is keyed (reading one
   // general form both ways covers the instance read either way).
@@ -64,8 +63,8 @@ absl::flat_hash_map<FormInstances::FormHash, std::string> FormInstances::General
   for (size_t g = 0; g < forms_.size(); ++g) {
     const Reading& mine = forms_[g].readings[0];
     if (forms_[g].variables >= static_cast<int>(mine.pattern.size())) continue;  // no variable to split
-    auto it = by_skeleton.find(mine.skeleton);
-    if (it == by_skeleton.end()) continue;
+    auto it = by_skeleton_.find(mine.skeleton);
+    if (it == by_skeleton_.end()) continue;
     std::set<int> found;
     for (const auto& [f, r] : it->second) {
       if (f == static_cast<int>(g)) continue;

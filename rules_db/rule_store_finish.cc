@@ -233,8 +233,8 @@ absl::Status RuleStore::ProveRenamings(const std::string& job_id, const JobQueue
 
 absl::Status RuleStore::DerivePair(const Families& f, const std::string& job_id, const JobQueue& queue,
                                    const std::string& fp, const CandidateClass& two, const rules::Rule& other,
-                                   const records::PairProver& prove, absl::Time now, rocksdb::WriteBatch& batch, int64_t& proved_as_renaming,
-                                   int64_t& proved_alone) {
+                                   const records::PairProver& prove, absl::Time now, rocksdb::WriteBatch& batch,
+                                   int64_t& proved_as_renaming, int64_t& proved_alone) {
   auto verdict = prove(queue.spec, two, two.pairs(0));
   if (!verdict.ok()) {
     return absl::DataLossError(absl::StrCat("class ", absl::BytesToHexString(fp), ": ", verdict.status().message()));

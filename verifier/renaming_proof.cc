@@ -234,10 +234,4 @@ records::PairProver RenamingProverFor(const rules::Rule& other) {
   };
 }
 
-absl::StatusOr<RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
-                                                const rules_db::CandidateClass& candidate_class,
-                                                const rules_db::CandidatePair& pair, const rules::Rule& other) {
-  return RenamingProverFor(other)(spec, candidate_class, pair);
-}
-
 }  // namespace taso::verifier

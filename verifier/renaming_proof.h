@@ -31,12 +31,6 @@ namespace taso::verifier {
 // `other`'s form is made once, here.
 records::PairProver RenamingProverFor(const rules::Rule& other);
 
-// One pair's verdict given `other`: RenamingProverFor(other) called once.
-absl::StatusOr<records::RenamingVerdict> ProveAsRenaming(const records::Spec& spec,
-                                                         const rules_db::CandidateClass& candidate_class,
-                                                         const rules_db::CandidatePair& pair,
-                                                         const rules::Rule& other);
-
 // The same for a rule already built: `rule`'s verdict given `other`.
 records::RenamingVerdict ProveRuleAsRenaming(rules::Rule rule, const rules::Rule& other);
 

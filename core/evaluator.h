@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "core/decomposition.h"
 #include "core/graph.h"
 #include "core/interpreter.h"
 #include "core/op_registry.h"
@@ -88,6 +89,7 @@ class Evaluator {
       }
       in_types.push_back(t->type);
     }
+    if (IsComposite(kind)) return EvalComposite(kind, p, in, in_types);
     auto types = InferOutputTypes(kind, p, in_types);
     if (!types.ok()) return types.status();
     std::vector<TensorT> out;
@@ -103,6 +105,34 @@ class Evaluator {
   }
 
  private:
+  // A composite computes what its decomposition computes.
+  absl::StatusOr<std::vector<TensorT>> EvalComposite(OpKind kind, const OpParams& p,
+                                                     const std::vector<const TensorT*>& in,
+                                                     const std::vector<TensorType>& in_types) {
+    auto g = DecompositionOf(kind, p, in_types);
+    if (!g.ok()) return g.status();
+    auto order = g->TopologicalOrder();
+    if (!order.ok()) return order.status();
+    std::vector<std::vector<TensorT>> values(g->num_nodes());
+    for (int id : *order) {
+      const Node& node = g->node(id);
+      if (node.kind == OpKind::kInput) continue;  // node i is operand i: read from `in`
+      std::vector<const TensorT*> operands;
+      for (const TensorRef& r : node.inputs) {
+        operands.push_back(g->node(r.node).kind == OpKind::kInput ? in[r.node] : &values[r.node][r.index]);
+      }
+      auto out = Eval(node.kind, node.params, operands);
+      if (!out.ok()) return out.status();
+      values[id] = *std::move(out);
+    }
+    std::vector<TensorT> result;
+    for (const GraphOutput& o : g->outputs()) {
+      const TensorRef& r = o.tensor;
+      result.push_back(g->node(r.node).kind == OpKind::kInput ? *in[r.node] : values[r.node][r.index]);
+    }
+    return result;
+  }
+
   absl::Status Compute(OpKind kind, const OpParams& p, const std::vector<const TensorT*>& in,
                        std::vector<TensorT>& out) {
     switch (kind) {
@@ -187,6 +217,8 @@ class Evaluator {
       case OpKind::kInput:
       case OpKind::kWeight:
         return absl::InvalidArgumentError("graph inputs and weights are fed, not evaluated");
+      case OpKind::kFusedGemm:
+        return absl::InternalError("a composite operator is evaluated through its decomposition");
       case OpKind::kOpaque:
         return absl::UnimplementedError(absl::StrCat("opaque operator ", p.opaque.domain,
                                                      p.opaque.domain.empty() ? "" : "::", p.opaque.op_type,

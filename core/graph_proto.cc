@@ -104,6 +104,7 @@ ir::OpParams OpParamsToProto(OpKind kind, const OpParams& p) {
       break;
     }
     case OpKind::kMatMul:
+    case OpKind::kFusedGemm:
       out.mutable_matmul()->set_activation(static_cast<ir::Activation>(p.activation));
       break;
     case OpKind::kTranspose:
@@ -194,8 +195,11 @@ absl::StatusOr<OpParams> OpParamsFromProto(OpKind kind, const ir::OpParams& in) 
       break;
     }
     case OpKind::kMatMul:
+    case OpKind::kFusedGemm:
       if (in.params_case() == ir::OpParams::kMatmul) {
-        if (!ValidActivation(in.matmul().activation())) return absl::InvalidArgumentError("matmul: unknown activation");
+        if (!ValidActivation(in.matmul().activation())) {
+          return absl::InvalidArgumentError(absl::StrCat(OpKindName(kind), ": unknown activation"));
+        }
         p.activation = static_cast<Activation>(in.matmul().activation());
       }
       break;

@@ -50,13 +50,14 @@ const char* OpKindName(OpKind kind) {
     case OpKind::kConstOnes: return "const_ones";
     case OpKind::kBatchNorm: return "batchnorm";
     case OpKind::kOpaque: return "opaque";
+    case OpKind::kFusedGemm: return "fused_gemm";
   }
   return "?";
 }
 
 std::vector<OpKind> AllOpKinds() {
   std::vector<OpKind> kinds;
-  for (int k = static_cast<int>(OpKind::kInput); k <= static_cast<int>(OpKind::kOpaque); ++k) {
+  for (int k = static_cast<int>(OpKind::kInput); k <= static_cast<int>(OpKind::kFusedGemm); ++k) {
     kinds.push_back(static_cast<OpKind>(k));
   }
   return kinds;
@@ -94,6 +95,7 @@ std::string CanonicalParams(OpKind kind, const OpParams& p) {
       return absl::StrCat("kernel=", KernelStr(p), ",stride=", StrideStr(p),
                           ",pad=", PadStr(p));
     case OpKind::kMatMul:
+    case OpKind::kFusedGemm:
       return absl::StrCat("act=", ActivationName(p.activation));
     case OpKind::kTranspose:
       return absl::StrCat("perm=", absl::StrJoin(p.perm, ","), ",shuffle=", p.shuffle ? 1 : 0);

@@ -39,6 +39,9 @@ enum class OpKind {
   kConstOnes = 22,
   kBatchNorm = 23,
   kOpaque = 24,
+  // A runtime's fused kernel: act(a·b + c) (ONNX Runtime's FusedGemm). Its
+  // meaning is its decomposition (core/decomposition.h).
+  kFusedGemm = 25,
 };
 
 enum class Activation { kNone = 0, kRelu = 1, kSigmoid = 2, kTanh = 3 };
@@ -82,7 +85,7 @@ struct OpParams {
   int stride_w = 1;                          // conv2d, pool
   Padding padding = Padding::kSame;          // conv2d, pool
   std::vector<int> pads;                     // conv2d, pool with kExplicit: {top, left, bottom, right} (ONNX order)
-  Activation activation = Activation::kNone; // conv2d, matmul
+  Activation activation = Activation::kNone; // conv2d, matmul, fused_gemm
   int kernel_h = 0;                          // pool, enlarge, const_pool, const_iconv
   int kernel_w = 0;                          // pool, enlarge, const_pool, const_iconv
   bool count_include_pad = true;             // pool avg: divide by the full window

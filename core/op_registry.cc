@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/decomposition.h"
 
 namespace taso {
 namespace {
@@ -34,7 +35,8 @@ constexpr OpInfo kOpInfos[] = {
     {OpKind::kConstIMatMul, "const_imatmul", 0, 0, true},
     {OpKind::kConstOnes, "const_ones", 0, 0, true},
     {OpKind::kBatchNorm, "batchnorm", 5, 5, false},
-    {OpKind::kOpaque, "opaque", 0, -1, false},
+    {OpKind::kFusedGemm, "fused_gemm", 3, 3, false},
+    {OpKind::kOpaque, "opaque", 0, -1, false},  // last: GetOpInfo's fallback
 };
 
 absl::Status Invalid(OpKind kind, const std::string& what, const std::vector<TensorType>& inputs) {
@@ -498,6 +500,14 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
         return Invalid(kind, "output_slots do not name each output once", in);
       }
       return p.opaque.output_types;
+    case OpKind::kFusedGemm: {
+      // A composite's outputs are its decomposition's, split records included.
+      auto g = DecompositionOf(kind, p, in);
+      if (!g.ok()) return g.status();
+      std::vector<TensorType> out;
+      for (const GraphOutput& o : g->outputs()) out.push_back(g->type(o.tensor));
+      return out;
+    }
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown operator kind ", static_cast<int>(kind)));
 }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/decomposition.h"
 
 namespace taso {
 
@@ -136,6 +137,24 @@ absl::StatusOr<ProofSignature> ProofSignatureOf(OpKind kind, const OpParams& p, 
 absl::StatusOr<std::vector<ProofSignature>> NodeSignatures(OpKind kind, const OpParams& params,
                                                            const std::vector<TensorType>& inputs, int num_outputs) {
   std::vector<ProofSignature> out;
+  if (IsComposite(kind)) {
+    // Its decomposition's operators' signatures, in topological
+    // order, as the verifier's terms apply them.
+    auto g = DecompositionOf(kind, params, inputs);
+    if (!g.ok()) return g.status();
+    auto order = g->TopologicalOrder();
+    if (!order.ok()) return order.status();
+    for (int id : *order) {
+      const Node& node = g->node(id);
+      if (node.kind == OpKind::kInput) continue;
+      std::vector<TensorType> types;
+      for (const TensorRef& r : node.inputs) types.push_back(g->type(r));
+      auto sigs = NodeSignatures(node.kind, node.params, types, static_cast<int>(node.output_types.size()));
+      if (!sigs.ok()) return sigs.status();
+      out.insert(out.end(), sigs->begin(), sigs->end());
+    }
+    return out;
+  }
   if (kind == OpKind::kConcat && inputs.size() > 2) {
     TensorType acc = inputs[0];
     for (size_t i = 1; i < inputs.size(); ++i) {

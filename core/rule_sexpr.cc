@@ -45,6 +45,8 @@ class Writer {
       case OpKind::kInput:
       case OpKind::kWeight: return absl::StrCat("?", n.name, "@", absl::StrJoin(g_.type(t).dims, "_"));
       case OpKind::kMatMul: return list("matmul", {absl::StrCat(TasoActivation(p.activation)), in[0], in[1]});
+      case OpKind::kFusedGemm:
+        return list("fused_gemm", {absl::StrCat(TasoActivation(p.activation)), in[0], in[1], in[2]});
       case OpKind::kConv2D:
         return list("conv2d", {absl::StrCat(p.stride_h), absl::StrCat(p.stride_w), absl::StrCat(TasoPadding(p.padding)),
                                absl::StrCat(TasoActivation(p.activation)), in[0], in[1]});
@@ -229,6 +231,7 @@ class Builder {
     if (op == "ewadd" || op == "ewmul" || op == "smul") return ParseBinary(args, node);
     if (op == "relu" || op == "tanh" || op == "sigmoid") return ParseUnary(args, node);
     if (op == "matmul") return ParseMatMul(args, node);
+    if (op == "fused_gemm") return ParseFusedGemm(args, node);
     if (op == "conv2d") return ParseConv2D(args, node);
     if (op == "poolavg" || op == "poolmax") return ParsePool(args, node);
     if (op == "concat") return ParseConcat(args, node);
@@ -260,6 +263,15 @@ class Builder {
     TASO_ASSIGN_OR_RETURN(activation, args.ActivationAt(0));
     node.params.activation = activation;
     return args.AppendTensors({1, 2}, node);
+  }
+
+  // (fused_gemm ACT A B C): act(A·B + C), ours (Tensat has no fused operators)
+  static absl::Status ParseFusedGemm(const Args& args, OperatorNode& node) {
+    if (auto s = args.Arity(4); !s.ok()) return s;
+    node.kind = OpKind::kFusedGemm;
+    TASO_ASSIGN_OR_RETURN(activation, args.ActivationAt(0));
+    node.params.activation = activation;
+    return args.AppendTensors({1, 2, 3}, node);
   }
 
   // (conv2d STRIDE_H STRIDE_W PADDING ACT X W)

@@ -26,6 +26,7 @@ enum class OperandRule {
   kUnordered,     // commutative binary: {j, k}, j < k
   kOrdered,       // binary: (j, k), j != k; unordered_operands: see Candidates
   kConv,          // (j, k), j may equal k, j never a raw weight
+  kTernary,       // fused kernels: (j, k, l), pairwise distinct
   kUnsupported,
 };
 
@@ -53,6 +54,8 @@ OperandRule RuleFor(OpKind kind) {
       return OperandRule::kOrdered;
     case OpKind::kConv2D:
       return OperandRule::kConv;
+    case OpKind::kFusedGemm:
+      return OperandRule::kTernary;
     default:
       return OperandRule::kUnsupported;
   }
@@ -102,10 +105,14 @@ class ShapeCache {
   }
   const TensorType& type(int id) const { return types_[id]; }
 
-  // Output type ids of template `t` on operand types `a` (and `b`), or null.
-  const std::vector<int>* Lookup(const records::Template& tmpl, int t, int a, int b) {
+  // Output type ids of template `t` on operand types `a` (and `b`, `c`), or null.
+  const std::vector<int>* Lookup(const records::Template& tmpl, int t, int a, int b, int c = -1) {
     int32_t* slot = nullptr;
-    if (a < kDenseTypes && b < kDenseTypes) {
+    if (c >= 0) {
+      // Three operands (fused kernels): rare, so keyed sparsely; type ids stay far below 2^18.
+      slot = &ternary_[(static_cast<uint64_t>(t) << 54) | (static_cast<uint64_t>(a + 1) << 36) |
+                       (static_cast<uint64_t>(b + 1) << 18) | static_cast<uint64_t>(c + 1)];
+    } else if (a < kDenseTypes && b < kDenseTypes) {
       // Index 0 on either axis stands for "no operand" (-1).
       auto& table = dense_[t];
       if (table.empty()) table.assign((kDenseTypes + 1) * (kDenseTypes + 1), 0);
@@ -114,17 +121,18 @@ class ShapeCache {
       slot = &sparse_[(static_cast<uint64_t>(t) << 42) | (static_cast<uint64_t>(a + 1) << 21) |
                       static_cast<uint64_t>(b + 1)];
     }
-    if (*slot == 0) *slot = Compute(tmpl, a, b);
+    if (*slot == 0) *slot = Compute(tmpl, a, b, c);
     return *slot < 0 ? nullptr : &results_[*slot - 1];
   }
 
   void Resize(int num_templates) { dense_.resize(num_templates); }
 
  private:
-  int32_t Compute(const records::Template& tmpl, int a, int b) {
+  int32_t Compute(const records::Template& tmpl, int a, int b, int c) {
     std::vector<TensorType> operands;
-    if (a >= 0) operands.push_back(types_[a]);
-    if (b >= 0) operands.push_back(types_[b]);
+    for (int id : {a, b, c}) {
+      if (id >= 0) operands.push_back(types_[id]);
+    }
     if (!Enumerable(tmpl, operands)) return -1;
     auto out = InferOutputTypes(tmpl.kind, tmpl.params, operands);
     if (!out.ok()) return -1;
@@ -145,6 +153,7 @@ class ShapeCache {
       case OpKind::kEwMul:  // no broadcasting, same layout
         return operands[0].dims == operands[1].dims && operands[0].strides == operands[1].strides;
       case OpKind::kMatMul:  // plain 2-D products
+      case OpKind::kFusedGemm:
         return operands[0].rank() == 2 && operands[1].rank() == 2;
       case OpKind::kConv2D: {
         if (tmpl.kernels.empty()) return true;
@@ -164,6 +173,7 @@ class ShapeCache {
   std::vector<TensorType> types_;
   std::vector<std::vector<int32_t>> dense_;
   absl::flat_hash_map<uint64_t, int32_t> sparse_;
+  absl::flat_hash_map<uint64_t, int32_t> ternary_;
   std::vector<std::vector<int>> results_;
 };
 
@@ -227,7 +237,7 @@ class Enumerator {
  private:
   struct Candidate {
     int template_index;
-    int inputs[2];
+    int inputs[3];
     int num_inputs;
   };
 
@@ -238,14 +248,14 @@ class Enumerator {
       if (tmpl.max_uses > 0 && template_uses_[t] >= tmpl.max_uses) continue;
       switch (RuleFor(tmpl.kind)) {
         case OperandRule::kNone:
-          out.push_back({t, {0, 0}, 0});
+          out.push_back({t, {0, 0, 0}, 0});
           break;
         case OperandRule::kUnary:
         case OperandRule::kUnaryWeight: {
           bool weights_only = RuleFor(tmpl.kind) == OperandRule::kUnaryWeight;
           for (int j = 0; j < n; ++j) {
             if (weights_only && !pool_[j].raw_weight) continue;
-            if (shapes_.Lookup(tmpl, t, pool_[j].type_id, -1)) out.push_back({t, {j, 0}, 1});
+            if (shapes_.Lookup(tmpl, t, pool_[j].type_id, -1)) out.push_back({t, {j, 0, 0}, 1});
           }
           break;
         }
@@ -269,12 +279,26 @@ class Enumerator {
               if (k == j && rule != OperandRule::kConv) continue;
               if (one_order && pool_[j].groups > pool_[k].groups && pool_[k].groups != 0) continue;
               if (shapes_.Lookup(tmpl, t, pool_[j].type_id, pool_[k].type_id)) {
-                out.push_back({t, {j, k}, 2});
+                out.push_back({t, {j, k, 0}, 2});
               }
             }
           }
           break;
         }
+        case OperandRule::kTernary:
+          // Three distinct operands in their order (a fused kernel's roles differ).
+          for (int j = 0; j < n; ++j) {
+            for (int k = 0; k < n; ++k) {
+              if (k == j) continue;
+              for (int l = 0; l < n; ++l) {
+                if (l == j || l == k) continue;
+                if (shapes_.Lookup(tmpl, t, pool_[j].type_id, pool_[k].type_id, pool_[l].type_id)) {
+                  out.push_back({t, {j, k, l}, 3});
+                }
+              }
+            }
+          }
+          break;
         case OperandRule::kUnsupported:
           break;
       }
@@ -314,8 +338,9 @@ class Enumerator {
     }
     const int a = pool_[cand.inputs[0]].type_id;
     const int b = cand.num_inputs > 1 ? pool_[cand.inputs[1]].type_id : -1;
+    const int c = cand.num_inputs > 2 ? pool_[cand.inputs[2]].type_id : -1;
     const std::vector<int>* out_types =
-        shapes_.Lookup(tmpl, cand.template_index, cand.num_inputs > 0 ? a : -1, b);
+        shapes_.Lookup(tmpl, cand.template_index, cand.num_inputs > 0 ? a : -1, b, c);
     if (out_types == nullptr) return;
 
     // An operator that does not read the newest one is applied again under

@@ -20,6 +20,7 @@ bool HasParams(OpKind kind) {
     case OpKind::kPoolAvg:
     case OpKind::kPoolMax:
     case OpKind::kMatMul:
+    case OpKind::kFusedGemm:
     case OpKind::kTranspose:
     case OpKind::kConcat:
     case OpKind::kSplit:
@@ -78,6 +79,7 @@ absl::Status CheckEnumerable(OpKind kind, const OpParams& params) {
       return absl::InvalidArgumentError("has no integer semantics, so it cannot be fingerprinted");
     case OpKind::kConv2D:
     case OpKind::kMatMul:
+    case OpKind::kFusedGemm:
       if (params.activation == Activation::kTanh || params.activation == Activation::kSigmoid) {
         return absl::InvalidArgumentError(absl::StrCat("activation ", ActivationName(params.activation),
                                                        " has no integer semantics"));

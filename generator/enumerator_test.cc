@@ -373,6 +373,48 @@ TEST(Enumerator, DefaultSpecSizeOneIsTasosCount) {
   EXPECT_EQ(EnumerateAll(records::DefaultSpec(), options).size(), 228u + 6 * 3 * 2);
 }
 
+// Three-operand templates (fused kernels): every ordered triple of distinct
+// tensors whose shapes fit, once, fingerprinted as the whole graph evaluates.
+TEST(Enumerator, FusedGemmTakesEveryTripleOfDistinctOperandsThatFits) {
+  auto spec = records::ParseSpecText(R"pb(
+    seed: 3
+    inputs { name: "x1" dims: [2, 4] }
+    inputs { name: "x2" dims: [2, 4] }
+    constants { name: "w1" dims: [4, 4] }
+    constants { name: "b1" dims: [2, 4] }
+    operators { kind: OP_FUSED_GEMM params { matmul { activation: ACTIVATION_RELU } } }
+  )pb", "fused spec");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EnumerationOptions options;
+  options.max_ops = 1;
+  const std::vector<Record> records = EnumerateAll(*spec, options);
+  // a and c of shape [2, 4] (3 tensors), b of [4, 4] (w1 only): 3 x 2 ordered pairs.
+  ASSERT_EQ(records.size(), 6u);
+  std::map<std::string, IntTensor> feeds;
+  for (const records::Variable& v : spec->variables) feeds[v.name] = DeterministicIntTensor(v.type, v.name, spec->seed);
+  for (const Record& r : records) {
+    auto ops = records::ParseEncoding(r.encoding);
+    ASSERT_TRUE(ops.ok());
+    ASSERT_EQ(ops->size(), 1u);
+    ASSERT_EQ((*ops)[0].inputs.size(), 3u);
+    EXPECT_EQ((*ops)[0].inputs[1], 2) << "b is w1";
+    EXPECT_NE((*ops)[0].inputs[0], (*ops)[0].inputs[2]);
+    auto graph = records::DecodeGraph(*spec, r.encoding);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto outputs = EvaluateInt(*graph, feeds, IntOptions{.relu_as_polynomial = true});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    EXPECT_EQ(GraphFingerprint(*outputs), r.fingerprint) << records::DescribeEncoding(*spec, r.encoding);
+  }
+}
+
+TEST(Enumerator, TheFusedGemmSpecParses) {
+  auto spec = records::LoadSpecFile("rules/specs/fused_gemm.textpb");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->max_ops, 3);
+  EXPECT_TRUE(std::any_of(spec->templates.begin(), spec->templates.end(),
+                          [](const records::Template& t) { return t.kind == OpKind::kFusedGemm; }));
+}
+
 TEST(Enumerator, RejectsBadOptions) {
   CollectingSink sink;
   EnumerationOptions options;

@@ -57,7 +57,7 @@ const char* OpKindName(OpKind kind) {
 
 std::vector<OpKind> AllOpKinds() {
   std::vector<OpKind> kinds;
-  for (int k = static_cast<int>(OpKind::kInput); k <= static_cast<int>(OpKind::kFusedGemm); ++k) {
+  for (int k = static_cast<int>(OpKind::kInput); k <= static_cast<int>(kLastOpKind); ++k) {
     kinds.push_back(static_cast<OpKind>(k));
   }
   return kinds;

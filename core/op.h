@@ -43,6 +43,8 @@ enum class OpKind {
   // meaning is its decomposition (core/decomposition.h).
   kFusedGemm = 25,
 };
+// The highest OpKind (range checks on numbers read from files and protos).
+inline constexpr OpKind kLastOpKind = OpKind::kFusedGemm;
 
 enum class Activation { kNone = 0, kRelu = 1, kSigmoid = 2, kTanh = 3 };
 // SAME pads so that out = ceil(in / stride), the smaller half before (ONNX's

@@ -118,7 +118,7 @@ Signature NodeSignature(const Graph& graph, const Node& node) {
 
 absl::StatusOr<CanonicalSignature> Canonicalize(const Signature& signature) {
   const OpKind kind = signature.kind;
-  if (kind < OpKind::kInput || kind > OpKind::kOpaque) {
+  if (kind < OpKind::kInput || kind > kLastOpKind) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown operator kind ", static_cast<int>(kind)));
   }
@@ -163,7 +163,7 @@ absl::StatusOr<CanonicalSignature> Canonicalize(const Signature& signature) {
 absl::StatusOr<Signature> SignatureFromProto(const OpSignature& proto) {
   Signature s;
   const int kind = static_cast<int>(proto.kind());
-  if (kind < static_cast<int>(OpKind::kInput) || kind > static_cast<int>(OpKind::kOpaque)) {
+  if (kind < static_cast<int>(OpKind::kInput) || kind > static_cast<int>(kLastOpKind)) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown operator kind ", kind, " (", ir::OpKind_Name(proto.kind()), ")"));
   }
@@ -215,6 +215,13 @@ int64_t SignatureFlops(const CanonicalSignature& s) {
     case OpKind::kMatMul: {
       const TensorType& x = op.inputs[0];
       return 2 * out * x.dims[x.rank() - 1];
+    }
+    case OpKind::kFusedGemm: {
+      // The product, the bias and the activation (as their own operators count them).
+      const int64_t act = op.params.activation == Activation::kNone   ? 0
+                          : op.params.activation == Activation::kRelu ? out
+                                                                      : 4 * out;
+      return 2 * out * op.inputs[0].dims[1] + out + act;
     }
     case OpKind::kPoolAvg:
     case OpKind::kPoolMax:

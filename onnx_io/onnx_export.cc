@@ -543,8 +543,9 @@ absl::Status Exporter::EmitWindowed(const Node& node, const std::string& out) {
 absl::Status Exporter::EmitOperator(const Node& node) {
   const OpParams& p = node.params;
   const TensorRef self = {node.id, 0};
-  const Activation act =
-      node.kind == OpKind::kConv2D || node.kind == OpKind::kMatMul ? p.activation : Activation::kNone;
+  const Activation act = node.kind == OpKind::kConv2D || node.kind == OpKind::kMatMul || node.kind == OpKind::kFusedGemm
+                             ? p.activation
+                             : Activation::kNone;
   // With a fused activation the operator writes a temporary the activation reads.
   const std::string out = act == Activation::kNone ? NameOf(self) : FreshName(absl::StrCat(OpKindName(node.kind), "_", node.id, "_linear"));
   switch (node.kind) {
@@ -567,6 +568,16 @@ absl::Status Exporter::EmitOperator(const Node& node) {
       break;
     case OpKind::kMatMul:
       AddNode("MatMul", {NameOf(node.inputs[0]), NameOf(node.inputs[1])}, {out});
+      break;
+    case OpKind::kFusedGemm:
+      // Standard ONNX: Gemm adds its third operand, broadcast to the product (opset 7 on), and the
+      // activation follows; ONNX Runtime fuses the two back into its FusedGemm.
+      if (opset_ < 7) {
+        return absl::UnimplementedError(absl::StrCat("cannot export ", DescribeNode(node),
+                                                     ": Gemm broadcasts its bias from opset 7, the model imports ",
+                                                     opset_));
+      }
+      AddNode("Gemm", {NameOf(node.inputs[0]), NameOf(node.inputs[1]), NameOf(node.inputs[2])}, {out});
       break;
     case OpKind::kConv2D:
     case OpKind::kPoolAvg:

@@ -613,6 +613,39 @@ TEST(OnnxImportErrorTest, CorruptedBytesNeverCrash) {
   }
 }
 
+// A fused gemm is written as standard ONNX: Gemm (its broadcast bias) and
+// the activation after it, computing what the IR operator computes.
+TEST(OnnxExportTest, FusedGemmIsWrittenAsGemmAndItsActivation) {
+  Graph g;
+  TensorRef x = g.AddInput("x", TensorType::RowMajor(DType::kFloat32, {2, 3}));
+  auto values = [](const std::vector<float>& v) {
+    return std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  TensorRef w = g.AddWeight("w", TensorType::RowMajor(DType::kFloat32, {3, 4}), values(Iota(12, 0.1f, -0.6f)));
+  TensorRef b = g.AddWeight("b", TensorType::RowMajor(DType::kFloat32, {4}), values({0.5f, -1.f, 0.25f, 2.f}));
+  OpParams tanh;
+  tanh.activation = Activation::kTanh;
+  auto y = g.AddOp1(OpKind::kFusedGemm, tanh, {x, w, b});
+  ASSERT_TRUE(y.ok()) << y.status();
+  g.AddOutput("y", *y);
+  auto bytes = ExportStandaloneOnnx(g);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(*bytes));
+  ASSERT_EQ(proto.graph().node_size(), 2);
+  EXPECT_EQ(proto.graph().node(0).op_type(), "Gemm");
+  EXPECT_EQ(proto.graph().node(0).input_size(), 3);
+  EXPECT_EQ(proto.graph().node(1).op_type(), "Tanh");
+  auto back = ImportOnnx(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const std::map<std::string, FloatTensor> feeds = {{"x", Feed({2, 3}, Iota(6, 0.3f, -1.f))}};
+  ExpectNear(Eval(back->graph, feeds)[0].data, Eval(g, feeds)[0].data);
+  // Before opset 7 Gemm's bias does not broadcast: refused, saying so.
+  auto old = ExportStandaloneOnnx(g, 6);
+  ASSERT_FALSE(old.ok());
+  EXPECT_THAT(std::string(old.status().message()), HasSubstr("opset 7"));
+}
+
 TEST(OnnxExportTest, StandaloneGraphRoundTripsWithItsNamesAndValues) {
   Graph g;
   TensorRef x = g.AddInput("x", TensorType::RowMajor(DType::kFloat32, {2, 3}));

@@ -211,6 +211,19 @@ TEST_F(OrtMeasureTest, MatmulAndConvTakePositiveSaneTimes) {
   EXPECT_GT(conv->median_ms, mm->median_ms);
 }
 
+// Exported as Gemm and Relu, which ONNX Runtime runs as one fused kernel.
+TEST_F(OrtMeasureTest, FusedGemmRunsAsOneKernel) {
+  OpParams relu;
+  relu.activation = Activation::kRelu;
+  auto m = backend_->Measure(MustCanonicalize(OpKind::kFusedGemm, relu, {F32({1, 512}), F32({512, 512}), F32({512})}),
+                             Quick());
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_GT(m->median_ms, 0);
+  EXPECT_LT(m->median_ms, 50);
+  EXPECT_THAT(m->kernel, HasSubstr("Gemm"));
+  EXPECT_THAT(m->kernel, ::testing::Not(HasSubstr("Relu")));
+}
+
 TEST_F(OrtMeasureTest, SplitIsACopyKernelAndStridedTransposeAView) {
   EXPECT_FALSE(backend_->splits_are_views());
   OpParams halves = testing::Axis(1);

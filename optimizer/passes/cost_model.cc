@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/decomposition.h"
 #include "costs/signature.h"
 
 namespace taso::optimizer {
@@ -92,6 +93,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
   request.set_backend(backend_);
   request.set_threads(threads_);
   std::vector<std::string> asked;
+  std::vector<const profiler::Signature*> asked_signatures;
   for (size_t i = 0; i < signatures.size(); ++i) {
     auto canonical = profiler::Canonicalize(signatures[i]);
     // An operator the profiler cannot even describe (opaque with unknown
@@ -102,6 +104,7 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
     // A placeholder so a signature is asked once.
     costs_[keys[i]] = Known{0, profiler::TensorBytes(canonical->outputs), signatures[i].kind};
     asked.push_back(keys[i]);
+    asked_signatures.push_back(&signatures[i]);
     *request.add_signatures() = profiler::SignatureToProto(signatures[i]);
   }
   // The first request is made even without signatures: its answer carries
@@ -134,6 +137,8 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
           device_ = r.cost().device();
           answered_backend_ = r.cost().backend();
         }
+      } else if (IsComposite(asked_signatures[i]->kind)) {
+        if (absl::Status s = PriceAsDecomposition(asked[i], *asked_signatures[i]); !s.ok()) return s;
       } else {
         ++unmeasured_;
         unmeasured_signatures_[asked[i]] = r.has_error() ? r.error().message() : "no cost and no reason";
@@ -144,9 +149,29 @@ absl::StatusOr<std::vector<double>> CostModel::SignatureCosts(const std::vector<
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i].empty()) continue;
     const Known& known = costs_[keys[i]];
-    out[i] = profiler::OperatorGraphMs(model_, known.kind, known.kernel_ms, known.output_bytes);
+    out[i] = known.decomposition_ms ? *known.decomposition_ms
+                                    : profiler::OperatorGraphMs(model_, known.kind, known.kernel_ms, known.output_bytes);
   }
   return out;
+}
+
+absl::Status CostModel::PriceAsDecomposition(const std::string& key, const profiler::Signature& signature) {
+  auto g = DecompositionOf(signature.kind, signature.params, signature.inputs);
+  if (!g.ok()) return g.status();
+  std::vector<profiler::Signature> parts;
+  for (const Node& n : g->nodes()) {
+    if (n.kind == OpKind::kInput) continue;
+    profiler::Signature part{n.kind, n.params, {}, {}};
+    for (const TensorRef& in : n.inputs) part.inputs.push_back(g->type(in));
+    parts.push_back(std::move(part));
+  }
+  auto costs = SignatureCosts(parts);  // primitives only: no deeper recursion
+  if (!costs.ok()) return costs.status();
+  double sum = 0;
+  for (double c : *costs) sum += c;
+  costs_[key].decomposition_ms = sum;
+  priced_as_decomposition_.insert(key);
+  return absl::OkStatus();
 }
 
 std::string CostModel::Describe() const { return profiler::DescribeGraphCostModel(model_); }

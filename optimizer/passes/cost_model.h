@@ -14,6 +14,8 @@
 #define TASO_OPTIMIZER_PASSES_COST_MODEL_H_
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,9 @@ class CostModel {
   int64_t requests() const { return requests_; }
   int64_t signatures() const { return static_cast<int64_t>(costs_.size()); }
   int64_t unmeasured() const { return unmeasured_; }
+  // Composite signatures without a kernel of their own, priced as their
+  // decomposition's operators (by key).
+  const std::set<std::string>& priced_as_decomposition() const { return priced_as_decomposition_; }
   // The signatures the profiler could not measure (they cost 0), by key,
   // with its reason.
   const std::map<std::string, std::string>& unmeasured_signatures() const { return unmeasured_signatures_; }
@@ -95,13 +100,21 @@ class CostModel {
     double kernel_ms = 0;
     int64_t output_bytes = 0;
     OpKind kind = OpKind::kInput;
+    // A composite the backend has no kernel for: what its decomposition's
+    // operators cost in the graph (PriceAsDecomposition).
+    std::optional<double> decomposition_ms;
   };
+  // Prices the composite `signature` (its key `key`, left unmeasured) as the
+  // sum of its decomposition's operators, so a fused kernel without one is
+  // never free to the searches.
+  absl::Status PriceAsDecomposition(const std::string& key, const profiler::Signature& signature);
   std::map<std::string, Known> costs_;  // canonical signature key -> its measurement
   profiler::GraphCostModel model_;
   bool model_known_ = false;
   int64_t requests_ = 0;
   int64_t unmeasured_ = 0;
   std::map<std::string, std::string> unmeasured_signatures_;
+  std::set<std::string> priced_as_decomposition_;
   bool any_estimate_ = false;
   std::string device_;
   profiler::Backend answered_backend_ = profiler::BACKEND_UNSPECIFIED;

@@ -2,7 +2,7 @@
 
 namespace taso::optimizer {
 
-static_assert(static_cast<int>(OpKind::kOpaque) < 32, "KindSet holds one bit per operator kind");
+static_assert(static_cast<int>(kLastOpKind) < 32, "KindSet holds one bit per operator kind");
 
 KindSet OperatorKinds(const Graph& graph) {
   KindSet kinds = 0;

@@ -223,6 +223,25 @@ TEST_F(CpuBackendTest, MatMulInBothLayouts) {
   ExpectMatchesInterpreter(OpKind::kMatMul, p, {F32({2, 1, 3, 4}), F32({3, 4, 2})});
 }
 
+// One oneDNN matmul with its bias and activation, against the
+// interpreter's decomposition, for each bias shape Gemm takes.
+TEST_F(CpuBackendTest, FusedGemmIsOneMatMulWithBiasAndActivation) {
+  OpParams p;
+  ExpectMatchesInterpreter(OpKind::kFusedGemm, p, {F32({3, 4}), F32({4, 5}), F32({5})});
+  p.activation = Activation::kRelu;
+  ExpectMatchesInterpreter(OpKind::kFusedGemm, p, {F32({3, 4}), F32({4, 5}), F32({3, 5})});
+  ExpectMatchesInterpreter(OpKind::kFusedGemm, p, {F32({3, 4}), ColumnMajor(4, 5), F32({1, 5})});
+  p.activation = Activation::kTanh;
+  ExpectMatchesInterpreter(OpKind::kFusedGemm, p, {F32({3, 4}), F32({4, 5}), F32({3, 1})});
+  p.activation = Activation::kSigmoid;
+  ExpectMatchesInterpreter(OpKind::kFusedGemm, p, {F32({1, 16}), F32({16, 8}), F32({8})});
+  auto sig = Canonicalize(Signature{OpKind::kFusedGemm, p, {F32({1, 16}), F32({16, 8}), F32({8})}});
+  ASSERT_TRUE(sig.ok()) << sig.status();
+  auto m = backend_->Measure(*sig, {.warmup = 1, .repetitions = 3, .min_timed_ms = 0});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->kernel.find('+'), std::string::npos) << "one primitive, not " << m->kernel;
+}
+
 TEST_F(CpuBackendTest, Elementwise) {
   OpParams p;
   for (OpKind k : {OpKind::kEwAdd, OpKind::kEwMul}) {

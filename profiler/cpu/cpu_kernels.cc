@@ -205,6 +205,7 @@ absl::Status Kernel::BuildSteps(const CanonicalSignature& s) {
   switch (s.op.kind) {
     case OpKind::kConv2D: return BuildConv(s);
     case OpKind::kMatMul: return BuildMatMul(s);
+    case OpKind::kFusedGemm: return BuildFusedGemm(s);
     case OpKind::kEwAdd:
     case OpKind::kEwMul:
     case OpKind::kScalarMul: return BuildBinary(s);
@@ -275,6 +276,24 @@ absl::Status Kernel::BuildMatMul(const CanonicalSignature& s) {
   dnnl::matmul::primitive_desc pd(desc, ActivationAttr(s.op.params.activation), engine_);
   AddPrimitive(dnnl::matmul(pd),
                {{DNNL_ARG_SRC, inputs_[0].memory}, {DNNL_ARG_WEIGHTS, inputs_[1].memory},
+                {DNNL_ARG_DST, outputs_[0].memory}},
+               pd.impl_info_str());
+  return absl::OkStatus();
+}
+
+// act(a·b + c) in one primitive: oneDNN's matmul adds its bias (any shape
+// that broadcasts to the product's) before the activation post-op.
+absl::Status Kernel::BuildFusedGemm(const CanonicalSignature& s) {
+  inputs_ = {PlainPort(s.op.inputs[0], 2), PlainPort(s.op.inputs[1], 2), PlainPort(s.op.inputs[2], 2)};
+  BindInputs();
+  outputs_ = {PlainPort(s.outputs[0], 2)};
+  dnnl::matmul::desc desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(), inputs_[2].memory.get_desc(),
+                          outputs_[0].memory.get_desc());
+  dnnl::matmul::primitive_desc pd(desc, ActivationAttr(s.op.params.activation), engine_);
+  AddPrimitive(dnnl::matmul(pd),
+               {{DNNL_ARG_SRC, inputs_[0].memory},
+                {DNNL_ARG_WEIGHTS, inputs_[1].memory},
+                {DNNL_ARG_BIAS, inputs_[2].memory},
                 {DNNL_ARG_DST, outputs_[0].memory}},
                pd.impl_info_str());
   return absl::OkStatus();

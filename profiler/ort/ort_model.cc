@@ -19,6 +19,7 @@ bool HeldAsWeight(OpKind kind, int i, const TensorType& type) {
   switch (kind) {
     case OpKind::kConv2D: return i >= 1;
     case OpKind::kMatMul: return i == 1 && type.rank() == 2;
+    case OpKind::kFusedGemm: return i >= 1;  // the weight and the bias
     case OpKind::kBatchNorm: return i >= 1;
     default: return false;
   }

@@ -150,6 +150,9 @@ ABSL_FLAG(bool, no_measure, false, "optimize: skip the end-to-end measurement of
 ABSL_FLAG(bool, export_baseline, false, "optimize: when the search finds nothing beyond what a runtime does itself, "
           "return that runtime baseline re-exported (constants and batch norms folded, bias and activations fused) "
           "instead of the input byte for byte");
+ABSL_FLAG(std::string, target, "onnx", "optimize: the runtime the result is written for: onnx (standard operators "
+          "only, any runtime loads it) | ort (also ONNX Runtime's contrib operators, such as com.microsoft FusedGemm; "
+          "the result then loads in ONNX Runtime only)");
 ABSL_FLAG(std::string, measure_backend, "", "optimize: the backend the never-slower step times the result and the "
           "input on (default: ort, the input and output files in ONNX Runtime, when the costs came from the cpu "
           "backend, else the cost backend; cpu: our oneDNN graph runner)");
@@ -461,6 +464,12 @@ std::string OptimizeOptionsFromFlags(taso::optimizer::OptimizeOptions& o) {
     o.set_min_gain(gain);
   }
   o.set_export_baseline(absl::GetFlag(FLAGS_export_baseline));
+  const std::string target = absl::GetFlag(FLAGS_target);
+  if (target == "ort") {
+    o.set_target(taso::optimizer::EXPORT_TARGET_ORT);
+  } else if (target != "onnx") {
+    return absl::StrCat("--target is onnx or ort, not '", target, "'");
+  }
   return "";
 }
 
@@ -627,7 +636,7 @@ std::vector<Command> Commands() {
               Join({{"o", "quiet", "server", "search", "time_limit", "eqsat_backoff", "eqsat_match_limit",
                      "eqsat_ban_length", "eqsat_node_limit", "input_shape", "calibration", "rules", "store", "db", "profiler", "cache_dir",
                      "backend", "threads", "seed",
-                     "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "json",
+                     "no_measure", "measure_tolerance", "measure_backend", "min_gain", "export_baseline", "target", "json",
                      "diff_svg", "diff_svg_max_nodes", "dump_egraph", "ilp_memory_mb", "max_check_mb", "max_check_gflop", "max_model_mb"},
                     kOrt, kClientSecurity}),
               Optimize),

@@ -170,6 +170,7 @@ void PrintConfiguration(const optimizer::Report& r, std::ostream& out) {
   out << (r.input_shapes_size() > 0 ? absl::StrJoin(r.input_shapes(), " ") : std::string("no graph inputs"));
   out << "; costs from " << profiler::BackendName(r.cost_backend());
   if (!r.cost_backend_choice().empty()) out << " (chosen: " << r.cost_backend_choice() << ")";
+  if (r.target() == optimizer::EXPORT_TARGET_ORT) out << "; written for ONNX Runtime (its contrib operators allowed)";
   out << "\n";
   if (!r.cost_device().empty()) out << "  measured on " << r.cost_device() << "\n";
 }

@@ -145,13 +145,28 @@ class ShapeCache {
     return static_cast<int32_t>(results_.size());
   }
 
+  // Whether one operand broadcasts to the other's shape (the result is the
+  // larger operand's shape, never wider than both), both row-major.
+  static bool BroadcastsOneWay(const TensorType& a, const TensorType& b) {
+    if (!a.is_row_major() || !b.is_row_major()) return false;
+    const TensorType& small = a.num_elements() <= b.num_elements() ? a : b;
+    const TensorType& large = &small == &a ? b : a;
+    if (small.rank() > large.rank()) return false;
+    for (int i = 1; i <= small.rank(); ++i) {
+      const int64_t d = small.dims[small.rank() - i];
+      if (d != 1 && d != large.dims[large.rank() - i]) return false;
+    }
+    return true;
+  }
+
   // The generator's own restrictions, narrower than what the IR accepts, so
   // the tree holds TASO's graphs and not every broadcast or batched variant.
   static bool Enumerable(const records::Template& tmpl, const std::vector<TensorType>& operands) {
     switch (tmpl.kind) {
       case OpKind::kEwAdd:
-      case OpKind::kEwMul:  // no broadcasting, same layout
-        return operands[0].dims == operands[1].dims && operands[0].strides == operands[1].strides;
+      case OpKind::kEwMul:  // same layout; broadcasting only where the template asks
+        if (operands[0].dims == operands[1].dims) return operands[0].strides == operands[1].strides;
+        return tmpl.broadcast && BroadcastsOneWay(operands[0], operands[1]);
       case OpKind::kMatMul:  // plain 2-D products
       case OpKind::kFusedGemm:
         return operands[0].rank() == 2 && operands[1].rank() == 2;

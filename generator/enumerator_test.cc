@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "core/canonical.h"
 #include "core/fingerprint.h"
 #include "core/interpreter.h"
@@ -405,6 +406,31 @@ TEST(Enumerator, FusedGemmTakesEveryTripleOfDistinctOperandsThatFits) {
     ASSERT_TRUE(outputs.ok()) << outputs.status();
     EXPECT_EQ(GraphFingerprint(*outputs), r.fingerprint) << records::DescribeEncoding(*spec, r.encoding);
   }
+}
+
+// ewadd with `broadcast`: a bias [4] meets a [2, 4] tensor; without it,
+// equal shapes only (TASO's enumeration, the default spec's).
+TEST(Enumerator, BroadcastingAddsOnlyWhereTheTemplateAsks) {
+  const std::string text = R"pb(
+    seed: 3
+    inputs { name: "x1" dims: [2, 4] }
+    inputs { name: "x2" dims: [2, 4] }
+    constants { name: "b1" dims: [4] }
+    constants { name: "c1" dims: [3] }
+    operators { kind: OP_EW_ADD BROADCAST }
+  )pb";
+  EnumerationOptions options;
+  options.max_ops = 1;
+  auto plain = records::ParseSpecText(absl::StrReplaceAll(text, {{"BROADCAST", ""}}), "plain");
+  auto broadcast = records::ParseSpecText(absl::StrReplaceAll(text, {{"BROADCAST", "broadcast: true"}}), "bcast");
+  ASSERT_TRUE(plain.ok() && broadcast.ok());
+  EXPECT_EQ(EnumerateAll(*plain, options).size(), 1u);      // x1 + x2
+  EXPECT_EQ(EnumerateAll(*broadcast, options).size(), 3u);  // and b1 to each x; never c1 [3]
+  auto bad = records::ParseSpecText(absl::StrReplaceAll(text, {{"OP_EW_ADD", "OP_MATMUL"},
+                                                               {"BROADCAST", "broadcast: true"}}), "bad");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("broadcast applies to ewadd and ewmul only"), std::string::npos)
+      << bad.status();
 }
 
 TEST(Enumerator, TheFusedGemmSpecParses) {

@@ -273,6 +273,14 @@ onnx::AttributeProto MakeFloatAttribute(const std::string& name, float value) {
   return a;
 }
 
+onnx::AttributeProto MakeStringAttribute(const std::string& name, const std::string& value) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::STRING);
+  a.set_s(value);
+  return a;
+}
+
 onnx::AttributeProto MakeTensorAttribute(const std::string& name, const onnx::TensorProto& value) {
   onnx::AttributeProto a;
   a.set_name(name);

@@ -57,6 +57,7 @@ std::vector<int64_t> IntsAttribute(const onnx::NodeProto& node, const std::strin
 onnx::AttributeProto MakeIntAttribute(const std::string& name, int64_t value);
 onnx::AttributeProto MakeIntsAttribute(const std::string& name, const std::vector<int64_t>& values);
 onnx::AttributeProto MakeFloatAttribute(const std::string& name, float value);
+onnx::AttributeProto MakeStringAttribute(const std::string& name, const std::string& value);
 onnx::AttributeProto MakeTensorAttribute(const std::string& name, const onnx::TensorProto& value);
 
 // Names a graph reads from enclosing scopes: used by its nodes (and, through

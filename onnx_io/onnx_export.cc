@@ -1,5 +1,6 @@
 #include "onnx_io/onnx_export.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -17,10 +18,13 @@
 namespace taso {
 namespace {
 
+constexpr char kMicrosoftDomain[] = "com.microsoft";
+
 using onnx_internal::DefaultOpset;
 using onnx_internal::MakeFloatAttribute;
 using onnx_internal::MakeIntAttribute;
 using onnx_internal::MakeIntsAttribute;
+using onnx_internal::MakeStringAttribute;
 using onnx_internal::MakeTensorAttribute;
 using onnx_internal::OnnxElemType;
 
@@ -36,7 +40,8 @@ bool IsFoldedKind(OpKind kind) {
 
 class Exporter {
  public:
-  Exporter(const OnnxModel& model, const Graph& graph) : model_(model), graph_(graph) {}
+  Exporter(const OnnxModel& model, const Graph& graph, OnnxDialect dialect)
+      : model_(model), graph_(graph), dialect_(dialect) {}
   // With `sink`, large tensors go to sink->data (OnnxExternalSink).
   absl::StatusOr<std::string> Run(OnnxExternalSink* sink);
 
@@ -70,6 +75,8 @@ class Exporter {
 
   const OnnxModel& model_;
   const Graph& graph_;
+  const OnnxDialect dialect_;
+  bool microsoft_domain_used_ = false;  // ONNX Runtime's contrib operators
   onnx::ModelProto out_;
   onnx::GraphProto* g_ = nullptr;
   int64_t opset_ = 0;
@@ -570,6 +577,16 @@ absl::Status Exporter::EmitOperator(const Node& node) {
       AddNode("MatMul", {NameOf(node.inputs[0]), NameOf(node.inputs[1])}, {out});
       break;
     case OpKind::kFusedGemm:
+      if (dialect_ == OnnxDialect::kOnnxRuntime && act != Activation::kNone) {
+        // ONNX Runtime's kernel applies the activation itself.
+        onnx::NodeProto* n =
+            AddNode("FusedGemm", {NameOf(node.inputs[0]), NameOf(node.inputs[1]), NameOf(node.inputs[2])}, {NameOf(self)});
+        n->set_domain(kMicrosoftDomain);
+        *n->add_attribute() = MakeStringAttribute(
+            "activation", act == Activation::kRelu ? "Relu" : act == Activation::kTanh ? "Tanh" : "Sigmoid");
+        microsoft_domain_used_ = true;
+        return absl::OkStatus();
+      }
       // Standard ONNX: Gemm adds its third operand, broadcast to the product (opset 7 on), and the
       // activation follows; ONNX Runtime fuses the two back into its FusedGemm.
       if (opset_ < 7) {
@@ -659,6 +676,13 @@ absl::StatusOr<std::string> Exporter::Run(OnnxExternalSink* sink) {
     opset->set_domain("");
     opset->set_version(opset_);
   }
+  if (microsoft_domain_used_ &&
+      std::none_of(out_.opset_import().begin(), out_.opset_import().end(),
+                   [](const onnx::OperatorSetIdProto& o) { return o.domain() == kMicrosoftDomain; })) {
+    auto* opset = out_.add_opset_import();
+    opset->set_domain(kMicrosoftDomain);
+    opset->set_version(1);  // the only version of ONNX Runtime's contrib operator set
+  }
   if (absl::Status s = onnx_internal::CheckModelAnyVersion(out_); !s.ok()) {
     return absl::InternalError(absl::StrCat("the exported model fails the ONNX checker: ", s.message()));
   }
@@ -674,15 +698,18 @@ absl::StatusOr<std::string> Exporter::Run(OnnxExternalSink* sink) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink) {
+const char* OnnxDialectName(OnnxDialect dialect) { return dialect == OnnxDialect::kOnnxRuntime ? "ort" : "onnx"; }
+
+absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink,
+                                       OnnxDialect dialect) {
   try {
-    return Exporter(model, graph).Run(sink);
+    return Exporter(model, graph, dialect).Run(sink);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("ONNX export failed: ", e.what()));
   }
 }
 
-absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset) {
+absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset, OnnxDialect dialect) {
   onnx::ModelProto model;
   model.set_ir_version(7);  // ONNX 1.7 (opset 13); every runtime of the last years reads it
   model.set_producer_name("taso");
@@ -705,7 +732,7 @@ absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t ops
   if (!model.SerializeToString(&standalone.model_template)) {
     return absl::InternalError("cannot serialize the model template");
   }
-  return ExportOnnx(standalone, graph);
+  return ExportOnnx(standalone, graph, nullptr, dialect);
 }
 
 }  // namespace taso

@@ -22,13 +22,23 @@ namespace taso {
 // not is InternalError with the checker's message. With `sink`, tensors of
 // sink->min_bytes or more are written to sink->data as external data (the
 // way to export a model larger than the 2 GiB one message holds).
+//
+// `dialect` says which operators the runtime that loads the result knows:
+// standard ONNX writes a fused operator as the standard operators it stands
+// for (fused_gemm: Gemm and its activation); kOnnxRuntime writes ONNX
+// Runtime's own contrib operator (com.microsoft FusedGemm), importing that
+// domain, and the model then runs in ONNX Runtime only.
+enum class OnnxDialect { kStandard, kOnnxRuntime };
+const char* OnnxDialectName(OnnxDialect dialect);  // "onnx", "ort"
 absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph,
-                                       OnnxExternalSink* sink = nullptr);
+                                       OnnxExternalSink* sink = nullptr,
+                                       OnnxDialect dialect = OnnxDialect::kStandard);
 
 // Serializes a graph that was not imported (a profiler's timing graph) as a
 // model of its own: opset `opset`, its inputs and outputs by the IR's names
 // and types. Every weight must carry data (InvalidArgument naming it if not).
-absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset = 13);
+absl::StatusOr<std::string> ExportStandaloneOnnx(const Graph& graph, int64_t opset = 13,
+                                                 OnnxDialect dialect = OnnxDialect::kStandard);
 
 }  // namespace taso
 

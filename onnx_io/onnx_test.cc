@@ -640,6 +640,18 @@ TEST(OnnxExportTest, FusedGemmIsWrittenAsGemmAndItsActivation) {
   ASSERT_TRUE(back.ok()) << back.status();
   const std::map<std::string, FloatTensor> feeds = {{"x", Feed({2, 3}, Iota(6, 0.3f, -1.f))}};
   ExpectNear(Eval(back->graph, feeds)[0].data, Eval(g, feeds)[0].data);
+  // For ONNX Runtime: its FusedGemm, the activation its own, the domain imported.
+  auto ort = ExportStandaloneOnnx(g, 13, OnnxDialect::kOnnxRuntime);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  onnx::ModelProto fused;
+  ASSERT_TRUE(fused.ParseFromString(*ort));
+  ASSERT_EQ(fused.graph().node_size(), 1);
+  EXPECT_EQ(fused.graph().node(0).op_type(), "FusedGemm");
+  EXPECT_EQ(fused.graph().node(0).domain(), "com.microsoft");
+  ASSERT_EQ(fused.graph().node(0).attribute_size(), 1);
+  EXPECT_EQ(fused.graph().node(0).attribute(0).s(), "Tanh");
+  EXPECT_TRUE(std::any_of(fused.opset_import().begin(), fused.opset_import().end(),
+                          [](const onnx::OperatorSetIdProto& o) { return o.domain() == "com.microsoft"; }));
   // Before opset 7 Gemm's bias does not broadcast: refused, saying so.
   auto old = ExportStandaloneOnnx(g, 6);
   ASSERT_FALSE(old.ok());

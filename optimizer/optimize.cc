@@ -200,6 +200,7 @@ absl::StatusOr<SearchOutcome> SearchGraph(const Graph& input, const std::vector<
   report.threads = cost.answered_threads();
   report.cost_backend_choice = cost.backend_choice();
   report.input_shapes = InputShapes(input);
+  report.dialect = options.dialect;
   report.operators_after = result.graph.num_ops();
   outcome.baseline = std::move(baseline->graph);
   return outcome;
@@ -638,8 +639,8 @@ std::string RuleSetDigest(const std::vector<RewriteRule>& rules) {
 absl::StatusOr<OptimizeResult> OptimizeOnnx(const std::string& model_bytes, const std::vector<RewriteRule>& rules,
                                             profiler::ProfilerClient& profiler, const OptimizerOptions& options) {
   return OptimizeOnnx(model_bytes, rules, profiler, options,
-                      [](const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink) {
-                        return ExportOnnx(model, graph, sink);
+                      [dialect = options.dialect](const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink) {
+                        return ExportOnnx(model, graph, sink, dialect);
                       });
 }
 

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/graph.h"
+#include "onnx_io/onnx_export.h"
 #include "onnx_io/onnx_external_data.h"
 #include "onnx_io/onnx_import.h"
 #include "optimizer/backtrack/backtrack.h"
@@ -90,6 +91,8 @@ struct OptimizerOptions : SearchControl {
   // to get the baseline re-exported instead (folded constants and batch
   // norms, for a runtime without those passes).
   bool export_baseline = false;
+  // Which operators the result may use (OptimizeOptions.target).
+  OnnxDialect dialect = OnnxDialect::kStandard;
   // A result predicted faster than the runtime baseline by less than this
   // fraction comes back as the input, byte for byte, unmeasured: below ~1 %
   // a measurement cannot tell it from noise on these machines (ORT timed
@@ -123,6 +126,7 @@ struct OptimizeReport {
   int threads = 0;
   std::string cost_backend_choice;
   std::vector<std::string> input_shapes;
+  OnnxDialect dialect = OnnxDialect::kStandard;
   absl::Duration search_time;
   absl::Duration total_time;
   std::string search;          // "backtrack" or "eqsat"

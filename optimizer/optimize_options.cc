@@ -54,6 +54,7 @@ absl::StatusOr<OptimizerOptions> ResolveOptimizeOptions(const OptimizeOptions& r
   out.measure_backend = in.measure_backend();
   if (in.has_min_gain()) out.min_gain = in.min_gain();
   out.export_baseline = in.export_baseline();
+  out.dialect = in.target() == EXPORT_TARGET_ORT ? OnnxDialect::kOnnxRuntime : OnnxDialect::kStandard;
   out.import.max_model_bytes = defaults.max_model_bytes;
   auto input_shapes = ParseInputShapes({in.input_shapes().begin(), in.input_shapes().end()});
   if (!input_shapes.ok()) return input_shapes.status();

@@ -55,6 +55,7 @@ TEST(OptimizeOptionsTest, SetFieldsWinAndCapsHold) {
   request.set_seed(7);
   request.set_cost_backend(profiler::BACKEND_ANALYTIC);
   request.add_input_shapes("x=2x3");
+  request.set_target(EXPORT_TARGET_ORT);
   auto options = ResolveOptimizeOptions(request, ServerLike());
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->search, SearchKind::kBacktrack);
@@ -71,6 +72,8 @@ TEST(OptimizeOptionsTest, SetFieldsWinAndCapsHold) {
   EXPECT_EQ(options->backend, profiler::BACKEND_ANALYTIC);
   ASSERT_EQ(options->import.input_shapes.count("x"), 1u);
   EXPECT_EQ(options->import.input_shapes.at("x"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(options->dialect, OnnxDialect::kOnnxRuntime);
+  EXPECT_EQ(ResolveOptimizeOptions(OptimizeOptions(), ServerLike())->dialect, OnnxDialect::kStandard);
 }
 
 TEST(OptimizeOptionsTest, TheServerCanTurnNeverSlowerOffForEveryone) {

@@ -146,6 +146,7 @@ Report ReportToProto(const OptimizeReport& r) {
   out.set_cost_backend(r.cost_backend);
   out.set_threads(r.threads);
   out.set_cost_backend_choice(r.cost_backend_choice);
+  out.set_target(r.dialect == OnnxDialect::kOnnxRuntime ? EXPORT_TARGET_ORT : EXPORT_TARGET_ONNX);
   for (const std::string& shape : r.input_shapes) out.add_input_shapes(shape);
   out.set_batchnorms_folded(r.batchnorms_folded);
   out.set_constants_folded(r.constants_folded);

@@ -144,6 +144,9 @@ absl::StatusOr<Spec> SpecFromProto(const generator::GenerationSpec& proto) {
     if (op.unordered_operands() && !(info.max_inputs == 2 || kind == OpKind::kConcat)) {
       return VariableError(where, "unordered_operands applies to binary operators only");
     }
+    if (op.broadcast() && kind != OpKind::kEwAdd && kind != OpKind::kEwMul) {
+      return VariableError(where, "broadcast applies to ewadd and ewmul only");
+    }
     if (op.kernels_size() > 0 && kind != OpKind::kConv2D) {
       return VariableError(where, "kernels applies to conv2d only");
     }
@@ -168,7 +171,7 @@ absl::StatusOr<Spec> SpecFromProto(const generator::GenerationSpec& proto) {
         auto types = InferOutputTypes(kind, *params, {});
         if (!types.ok()) return VariableError(at, std::string(types.status().message()));
       }
-      Template t{kind, *params, op.max_uses(), OpLabel(kind, *params), op.unordered_operands(), kernels};
+      Template t{kind, *params, op.max_uses(), OpLabel(kind, *params), op.unordered_operands(), kernels, op.broadcast()};
       if (!seen.insert(t.label).second) return VariableError(at, absl::StrCat(t.label, " is listed twice"));
       spec.templates.push_back(std::move(t));
     }

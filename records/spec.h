@@ -30,6 +30,7 @@ struct Template {
   std::string label;  // "conv2d[stride=1x1,pad=same,act=relu]"
   bool unordered_operands = false;
   std::vector<std::pair<int, int>> kernels;  // conv2d: allowed (kh, kw); empty: any
+  bool broadcast = false;                    // ewadd, ewmul: one operand may broadcast to the other
 };
 
 struct Spec {

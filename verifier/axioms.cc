@@ -22,6 +22,9 @@ class Builder {
 
   z3::expr add(const z3::expr& x, const z3::expr& y) { return s_.Apply("ewadd", {}, {x, y}); }
   z3::expr mul(const z3::expr& x, const z3::expr& y) { return s_.Apply("ewmul", {}, {x, y}); }
+  // Sums and products of operands of different shapes, one or both broadcast.
+  z3::expr add_bcast(const z3::expr& x, const z3::expr& y) { return s_.Apply("ewadd_bcast", {}, {x, y}); }
+  z3::expr mul_bcast(const z3::expr& x, const z3::expr& y) { return s_.Apply("ewmul_bcast", {}, {x, y}); }
   z3::expr smul(const z3::expr& x, const z3::expr& w) { return s_.Apply("smul", {}, {x, w}); }
   z3::expr relu(const z3::expr& x) { return s_.Apply("relu", {}, {x}); }
   z3::expr tr(const z3::expr& p, const z3::expr& x) { return s_.Apply("transpose", {p}, {x}); }
@@ -111,6 +114,12 @@ void AppendElementwiseLaws(std::vector<AxiomDef>& defs) {
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mul(x, b.mul(y, z)) == b.mul(b.mul(x, y), z); }},
       {{"ewmul_comm", "x*y = y*x"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.mul(x, y) == b.mul(y, x); }},
+      // Broadcasting takes nothing from commutativity: models add a bias on
+      // either side of a product, and a fused kernel's definition on one.
+      {{"ewadd_bcast_comm", "x+y = y+x, shapes differing"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.add_bcast(x, y) == b.add_bcast(y, x); }},
+      {{"ewmul_bcast_comm", "x*y = y*x, shapes differing"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.mul_bcast(x, y) == b.mul_bcast(y, x); }},
       {{"ewmul_distrib", "(x+y)*z = x*z + y*z"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mul(b.add(x, y), z) == b.add(b.mul(x, z), b.mul(y, z)); }},
   });

@@ -185,13 +185,21 @@ void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
       {{"conv_ewadd_input", "conv_{s,p,none,g}(x+y,z) = conv(x,z)+conv(y,z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(false);
          return b.conv(c, b.add(x, y), z) == b.add(b.conv(c, x, z), b.conv(c, y, z)); }},
-      {{"conv_concat_sum", "conv_{s,p,none,1}(x,y)+conv_{s,p,none,1}(z,w) = conv_{s,p,none,1}(cat_1(x,z),cat_1(y,w))"},
+      // Both sums over a concatenated inner dimension hold only for halves
+      // of equal shape: read right to left, concats whose split points differ
+      // (x 2 columns, y 3 rows) multiply x by rows of y and of w. Equal halves
+      // align the split points, since the two concats' totals agree.
+      {{"conv_concat_sum",
+        "conv_{s,p,none,1}(x,y)+conv_{s,p,none,1}(z,w) = conv_{s,p,none,1}(cat_1^=(x,z),cat_1^=(y,w)), ^= halves of equal shape"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
          Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.N(kActNone), b.N(1)};
-         return b.add(b.conv(c, x, y), b.conv(c, z, w)) == b.conv(c, b.cat(1, x, z), b.cat(1, y, w)); }},
-      {{"matmul_concat_sum", "mm(x,y)+mm(z,w) = mm(cat_1(x,z),cat_0(y,w))"},
+         const z3::expr even = b.N(1);
+         return b.add(b.conv(c, x, y), b.conv(c, z, w)) ==
+                b.conv(c, b.cat(b.N(1), even, x, z), b.cat(b.N(1), even, y, w)); }},
+      {{"matmul_concat_sum", "mm(x,y)+mm(z,w) = mm(cat_1^=(x,z),cat_0^=(y,w)), ^= halves of equal shape"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
-         return b.add(b.mm(x, y), b.mm(z, w)) == b.mm(b.cat(1, x, z), b.cat(0, y, w)); }},
+         const z3::expr even = b.N(1);
+         return b.add(b.mm(x, y), b.mm(z, w)) == b.mm(b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }},
       {{"concat_ewadd", "cat_a(x+y,z+w) = cat_a(x,z)+cat_a(y,w)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
          return b.cat(a, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, x, z), b.cat(a, y, w)); }},

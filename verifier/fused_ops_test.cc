@@ -9,18 +9,14 @@
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 #include "verifier/prover_fixture.h"
+#include "verifier/rule_text.h"
 #include "verifier/rule_fuzz.h"
 
 namespace taso::verifier {
 namespace {
 
-rules::Rule Parse(const std::string& line, const std::string& id) {
-  auto rules = RulesFromSexpr(line);
-  EXPECT_TRUE(rules.ok()) << rules.status();
-  if (!rules.ok() || rules->size() != 1) return rules::Rule();
-  (*rules)[0].set_id(id);
-  return (*rules)[0];
-}
+using testing::FalselyProved;
+using testing::ParseRule;
 
 // Into a fused gemm, by definition; with each activation the runtime fuses.
 const char* const kIntoFusedGemm[] = {
@@ -42,7 +38,7 @@ TEST_F(FusedOpsTest, RulesIntoAFusedGemmAreProvedAndHoldWhenFuzzed) {
   std::vector<rules::Rule> proved;
   int i = 0;
   for (const char* line : kIntoFusedGemm) {
-    rules::Rule rule = Parse(line, absl::StrCat("r", i++));
+    rules::Rule rule = ParseRule(line, absl::StrCat("r", i++));
     ASSERT_TRUE(VerifyStandalone(*prover_, "z3", rule).ok()) << line;
     EXPECT_EQ(rule.status(), rules::RULE_STATUS_PROVED) << line << ": " << rule.status_detail();
     ASSERT_TRUE(rule.has_conditions()) << line;
@@ -64,7 +60,7 @@ TEST_F(FusedOpsTest, RulesIntoAFusedGemmAreProvedAndHoldWhenFuzzed) {
 }
 
 TEST_F(FusedOpsTest, TheRecordedConditionsAreTheDecompositions) {
-  rules::Rule rule = Parse(kIntoFusedGemm[1], "def");
+  rules::Rule rule = ParseRule(kIntoFusedGemm[1], "def");
   auto source = GraphFromProto(rule.source());
   auto target = GraphFromProto(rule.target());
   ASSERT_TRUE(source.ok() && target.ok());
@@ -80,19 +76,11 @@ TEST_F(FusedOpsTest, TheRecordedConditionsAreTheDecompositions) {
 TEST_F(FusedOpsTest, AWrongFusionIsNotProvedAndTheFuzzerCatchesIt) {
   // The activation before the bias is not the fused kernel's.
   const std::string line = "(ewadd (relu (matmul 0 ?x@2_4 ?w@4_3)) ?b@2_3)=>(fused_gemm 2 ?x@2_4 ?w@4_3 ?b@2_3)";
-  rules::Rule rule = Parse(line, "wrong");
+  rules::Rule rule = ParseRule(line, "wrong");
   ASSERT_TRUE(VerifyStandalone(*prover_, "z3", rule).ok());
   EXPECT_NE(rule.status(), rules::RULE_STATUS_PROVED);
   // Marked proved as a wrong axiom would: the fuzzer finds the difference.
-  rules::Rule claimed = Parse(line, "wrong");
-  auto source = GraphFromProto(claimed.source());
-  auto target = GraphFromProto(claimed.target());
-  ASSERT_TRUE(source.ok() && target.ok());
-  auto s = ConditionsOf(*source);
-  auto t = ConditionsOf(*target);
-  ASSERT_TRUE(s.ok() && t.ok());
-  *claimed.mutable_conditions() = ConditionsToProto({*s, *t});
-  claimed.set_status(rules::RULE_STATUS_PROVED);
+  rules::Rule claimed = FalselyProved(line, "wrong");
   FuzzOptions options;
   options.instances = 10;
   options.threads = 2;

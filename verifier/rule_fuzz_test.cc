@@ -8,34 +8,15 @@
 #include "verifier/precheck.h"
 #include "verifier/prover.h"
 #include "verifier/prover_fixture.h"
+#include "verifier/rule_text.h"
 
 namespace taso::verifier {
 namespace {
 
 using ::testing::HasSubstr;
 
-rules::Rule Parse(const std::string& line, const std::string& id) {
-  auto rules = RulesFromSexpr(line);
-  EXPECT_TRUE(rules.ok()) << rules.status();
-  if (!rules.ok() || rules->size() != 1) return rules::Rule();
-  (*rules)[0].set_id(id);
-  return (*rules)[0];
-}
-
-// A rule marked PROVED with the conditions its own shapes give, as a wrong
-// axiom would have proved it.
-rules::Rule FalselyProved(const std::string& line, const std::string& id) {
-  rules::Rule rule = Parse(line, id);
-  auto source = GraphFromProto(rule.source());
-  auto target = GraphFromProto(rule.target());
-  EXPECT_TRUE(source.ok() && target.ok());
-  auto s = ConditionsOf(*source);
-  auto t = ConditionsOf(*target);
-  EXPECT_TRUE(s.ok() && t.ok());
-  *rule.mutable_conditions() = ConditionsToProto({*s, *t});
-  rule.set_status(rules::RULE_STATUS_PROVED);
-  return rule;
-}
+using testing::FalselyProved;
+using testing::ParseRule;
 
 FuzzOptions Options(int instances) {
   FuzzOptions o;
@@ -49,7 +30,7 @@ class RuleFuzzTest : public ProverFixture {
  protected:
   // Proved here, so the conditions are the ones a real proof records.
   rules::Rule Proved(const std::string& line, const std::string& id) {
-    rules::Rule rule = Parse(line, id);
+    rules::Rule rule = ParseRule(line, id);
     EXPECT_TRUE(VerifyStandalone(*prover_, "z3", rule).ok());
     EXPECT_EQ(rule.status(), rules::RULE_STATUS_PROVED) << line << ": " << rule.status_detail();
     EXPECT_TRUE(rule.has_conditions()) << line;
@@ -164,7 +145,7 @@ TEST_F(RuleFuzzTest, ARuleProvedFromAnAxiomTrueOnlyAtItsShapesIsCaughtElsewhere)
   options.extra_axioms_smt2 = {"(assert (forall ((x T)) (= (pool_max 3 3 1 1 0 x) x)))"};
   auto wrong = Prover::Create(options);
   ASSERT_TRUE(wrong.ok()) << wrong.status();
-  rules::Rule rule = Parse("(poolmax ?x@1_2_1_1 3 3 1 1 0 0)=>?x@1_2_1_1", "pool");
+  rules::Rule rule = ParseRule("(poolmax ?x@1_2_1_1 3 3 1 1 0 0)=>?x@1_2_1_1", "pool");
   ASSERT_TRUE(VerifyStandalone(**wrong, "z3", rule).ok());
   ASSERT_EQ(rule.status(), rules::RULE_STATUS_PROVED) << rule.status_detail();
   EXPECT_THAT(rule.proof().axioms_used(), ::testing::Contains("extra0"));

@@ -2,17 +2,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "core/op_registry.h"
 
 namespace taso {
 namespace {
-
-absl::Status Unfit(OpKind kind, const std::string& what, const std::vector<TensorType>& inputs) {
-  std::vector<std::string> shapes;
-  for (const TensorType& t : inputs) shapes.push_back(t.ToString());
-  return absl::InvalidArgumentError(absl::StrCat(OpKindName(kind), ": ", what, " (inputs: ",
-                                                 absl::StrJoin(shapes, ", "), ")"));
-}
 
 OpKind ActivationOp(Activation a) {
   switch (a) {
@@ -29,23 +22,19 @@ OpKind ActivationOp(Activation a) {
 // shape without widening it (ONNX's unidirectional broadcast).
 absl::StatusOr<Graph> FusedGemm(const OpParams& p, const std::vector<TensorType>& in) {
   const OpKind kind = OpKind::kFusedGemm;
-  if (in.size() != 3) return Unfit(kind, "takes a, b and c", in);
-  if (in[0].rank() != 2 || in[1].rank() != 2) return Unfit(kind, "a and b must be matrices", in);
-  if (in[2].rank() > 2) return Unfit(kind, "c must have rank <= 2", in);
+  if (in.size() != 3) return InvalidOperands(kind, "takes a, b and c", in);
+  if (in[0].rank() != 2 || in[1].rank() != 2) return InvalidOperands(kind, "a and b must be matrices", in);
   Graph g;
   std::vector<TensorRef> operand;
   for (size_t i = 0; i < in.size(); ++i) operand.push_back(g.AddInput(DecompositionInputName(i), in[i]));
   auto product = g.AddOp1(OpKind::kMatMul, OpParams{}, {operand[0], operand[1]});
-  if (!product.ok()) return Unfit(kind, std::string(product.status().message()), in);
-  const std::vector<int64_t> out_dims = g.type(*product).dims;
-  for (int i = 0; i < in[2].rank(); ++i) {
-    const int64_t d = in[2].dims[in[2].rank() - 1 - i];
-    if (d != 1 && d != out_dims[1 - i]) {
-      return Unfit(kind, absl::StrCat("c does not broadcast to the product's shape ", DimsToString(out_dims)), in);
-    }
-  }
+  if (!product.ok()) return InvalidOperands(kind, std::string(product.status().message()), in);
   auto sum = g.AddOp1(OpKind::kEwAdd, OpParams{}, {*product, operand[2]});
-  if (!sum.ok()) return Unfit(kind, std::string(sum.status().message()), in);
+  // The sum broadcasts both ways; Gemm's bias may not widen the product.
+  if (!sum.ok() || g.type(*sum).dims != g.type(*product).dims) {
+    return InvalidOperands(
+        kind, absl::StrCat("c does not broadcast to the product's shape ", DimsToString(g.type(*product).dims)), in);
+  }
   TensorRef out = *sum;
   if (p.activation != Activation::kNone) {
     auto activated = g.AddOp1(ActivationOp(p.activation), OpParams{}, {out});

@@ -26,8 +26,9 @@ std::string DecompositionInputName(int i);
 // The graph `kind` stands for when applied to operands of types `inputs`: its
 // inputs are the operands, named by DecompositionInputName in operand order
 // (node i is operand i); its outputs are the operator's outputs in order; its
-// other nodes are all primitive. InvalidArgument, naming the operator, when
-// the operands do not fit.
+// other nodes are all primitive and follow in topological order (each after
+// its operands), so a walk over nodes() in order evaluates it. InvalidArgument,
+// naming the operator, when the operands do not fit.
 absl::StatusOr<Graph> DecompositionOf(OpKind kind, const OpParams& params, const std::vector<TensorType>& inputs);
 
 }  // namespace taso

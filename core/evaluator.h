@@ -111,11 +111,8 @@ class Evaluator {
                                                      const std::vector<TensorType>& in_types) {
     auto g = DecompositionOf(kind, p, in_types);
     if (!g.ok()) return g.status();
-    auto order = g->TopologicalOrder();
-    if (!order.ok()) return order.status();
     std::vector<std::vector<TensorT>> values(g->num_nodes());
-    for (int id : *order) {
-      const Node& node = g->node(id);
+    for (const Node& node : g->nodes()) {  // in topological order
       if (node.kind == OpKind::kInput) continue;  // node i is operand i: read from `in`
       std::vector<const TensorT*> operands;
       for (const TensorRef& r : node.inputs) {
@@ -123,7 +120,7 @@ class Evaluator {
       }
       auto out = Eval(node.kind, node.params, operands);
       if (!out.ok()) return out.status();
-      values[id] = *std::move(out);
+      values[node.id] = *std::move(out);
     }
     std::vector<TensorT> result;
     for (const GraphOutput& o : g->outputs()) {

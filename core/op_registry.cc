@@ -39,12 +39,6 @@ constexpr OpInfo kOpInfos[] = {
     {OpKind::kOpaque, "opaque", 0, -1, false},  // last: GetOpInfo's fallback
 };
 
-absl::Status Invalid(OpKind kind, const std::string& what, const std::vector<TensorType>& inputs) {
-  std::vector<std::string> shapes;
-  for (const TensorType& t : inputs) shapes.push_back(t.ToString());
-  return absl::InvalidArgumentError(absl::StrCat(OpKindName(kind), ": ", what, " (inputs: ",
-                                                 absl::StrJoin(shapes, ", "), ")"));
-}
 
 SplitTree SplitAt(const TensorType& t, int dim) {
   return dim < static_cast<int>(t.split.size()) ? t.split[dim] : nullptr;
@@ -67,9 +61,9 @@ std::optional<std::vector<int64_t>> Broadcast(const std::vector<int64_t>& a,
 absl::StatusOr<std::vector<TensorType>> Elementwise(OpKind kind, const std::vector<TensorType>& in) {
   const TensorType& a = in[0];
   const TensorType& b = in[1];
-  if (a.dtype != b.dtype) return Invalid(kind, "element types differ", in);
+  if (a.dtype != b.dtype) return InvalidOperands(kind, "element types differ", in);
   auto dims = Broadcast(a.dims, b.dims);
-  if (!dims) return Invalid(kind, "shapes do not broadcast", in);
+  if (!dims) return InvalidOperands(kind, "shapes do not broadcast", in);
   TensorType out = TensorType::RowMajor(a.dtype, *dims);
   if (a.dims == b.dims) {
     if (a.strides == b.strides) out.strides = a.strides;
@@ -83,16 +77,16 @@ absl::StatusOr<std::vector<TensorType>> Elementwise(OpKind kind, const std::vect
 absl::StatusOr<std::vector<TensorType>> MatMul(const std::vector<TensorType>& in) {
   const TensorType& x = in[0];
   const TensorType& y = in[1];
-  if (x.rank() < 2 || y.rank() < 2) return Invalid(OpKind::kMatMul, "operands need rank >= 2", in);
-  if (x.dtype != y.dtype) return Invalid(OpKind::kMatMul, "element types differ", in);
+  if (x.rank() < 2 || y.rank() < 2) return InvalidOperands(OpKind::kMatMul, "operands need rank >= 2", in);
+  if (x.dtype != y.dtype) return InvalidOperands(OpKind::kMatMul, "element types differ", in);
   const int64_t k = x.dims[x.rank() - 1];
   if (k != y.dims[y.rank() - 2]) {
-    return Invalid(OpKind::kMatMul,
+    return InvalidOperands(OpKind::kMatMul,
                    absl::StrCat("inner dimensions differ (", k, " vs ", y.dims[y.rank() - 2], ")"), in);
   }
   std::vector<int64_t> xb(x.dims.begin(), x.dims.end() - 2), yb(y.dims.begin(), y.dims.end() - 2);
   auto batch = Broadcast(xb, yb);
-  if (!batch) return Invalid(OpKind::kMatMul, "batch dimensions do not broadcast", in);
+  if (!batch) return InvalidOperands(OpKind::kMatMul, "batch dimensions do not broadcast", in);
   std::vector<int64_t> dims = *batch;
   dims.push_back(x.dims[x.rank() - 2]);
   dims.push_back(y.dims[y.rank() - 1]);
@@ -112,28 +106,28 @@ absl::StatusOr<std::vector<TensorType>> Conv2D(const OpParams& p, const std::vec
   const TensorType& x = in[0];
   const TensorType& w = in[1];
   const OpKind kind = OpKind::kConv2D;
-  if (x.rank() != 4) return Invalid(kind, "input must be 4-D (N,C,H,W)", in);
-  if (w.rank() != 4) return Invalid(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
-  if (x.dtype != w.dtype) return Invalid(kind, "element types differ", in);
+  if (x.rank() != 4) return InvalidOperands(kind, "input must be 4-D (N,C,H,W)", in);
+  if (w.rank() != 4) return InvalidOperands(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
+  if (x.dtype != w.dtype) return InvalidOperands(kind, "element types differ", in);
   const int64_t c = x.dims[1], cout = w.dims[0], cg = w.dims[1];
   if (cg <= 0 || c % cg != 0) {
-    return Invalid(kind, absl::StrCat("input has ", c, " channels, not a multiple of the weight's ", cg,
+    return InvalidOperands(kind, absl::StrCat("input has ", c, " channels, not a multiple of the weight's ", cg,
                                       " input channels per group"), in);
   }
   const int64_t groups = c / cg;
   if (cout % groups != 0) {
-    return Invalid(kind, absl::StrCat(cout, " output channels do not divide into ", groups, " groups"), in);
+    return InvalidOperands(kind, absl::StrCat(cout, " output channels do not divide into ", groups, " groups"), in);
   }
-  if (p.stride_h < 1 || p.stride_w < 1) return Invalid(kind, "strides must be >= 1", in);
+  if (p.stride_h < 1 || p.stride_w < 1) return InvalidOperands(kind, "strides must be >= 1", in);
   auto h = ComputeWindow(p, 0, x.dims[2], w.dims[2]);
-  if (!h.ok()) return Invalid(kind, std::string(h.status().message()), in);
+  if (!h.ok()) return InvalidOperands(kind, std::string(h.status().message()), in);
   auto wd = ComputeWindow(p, 1, x.dims[3], w.dims[3]);
-  if (!wd.ok()) return Invalid(kind, std::string(wd.status().message()), in);
+  if (!wd.ok()) return InvalidOperands(kind, std::string(wd.status().message()), in);
   if (in.size() == 3) {
     const TensorType& b = in[2];
-    if (b.dtype != x.dtype) return Invalid(kind, "bias element type differs from the input's", in);
+    if (b.dtype != x.dtype) return InvalidOperands(kind, "bias element type differs from the input's", in);
     if (b.dims != std::vector<int64_t>{cout}) {
-      return Invalid(kind, absl::StrCat("bias must be 1-D with one value per output channel (", cout, ")"), in);
+      return InvalidOperands(kind, absl::StrCat("bias must be 1-D with one value per output channel (", cout, ")"), in);
     }
   }
   TensorType out = TensorType::RowMajor(x.dtype, {x.dims[0], cout, h->out, wd->out});
@@ -145,13 +139,13 @@ absl::StatusOr<std::vector<TensorType>> Conv2D(const OpParams& p, const std::vec
 absl::StatusOr<std::vector<TensorType>> Pool(OpKind kind, const OpParams& p,
                                              const std::vector<TensorType>& in) {
   const TensorType& x = in[0];
-  if (x.rank() != 4) return Invalid(kind, "input must be 4-D (N,C,H,W)", in);
-  if (p.kernel_h < 1 || p.kernel_w < 1) return Invalid(kind, "kernel sizes must be >= 1", in);
-  if (p.stride_h < 1 || p.stride_w < 1) return Invalid(kind, "strides must be >= 1", in);
+  if (x.rank() != 4) return InvalidOperands(kind, "input must be 4-D (N,C,H,W)", in);
+  if (p.kernel_h < 1 || p.kernel_w < 1) return InvalidOperands(kind, "kernel sizes must be >= 1", in);
+  if (p.stride_h < 1 || p.stride_w < 1) return InvalidOperands(kind, "strides must be >= 1", in);
   auto h = ComputeWindow(p, 0, x.dims[2], p.kernel_h);
-  if (!h.ok()) return Invalid(kind, std::string(h.status().message()), in);
+  if (!h.ok()) return InvalidOperands(kind, std::string(h.status().message()), in);
   auto w = ComputeWindow(p, 1, x.dims[3], p.kernel_w);
-  if (!w.ok()) return Invalid(kind, std::string(w.status().message()), in);
+  if (!w.ok()) return InvalidOperands(kind, std::string(w.status().message()), in);
   TensorType out = TensorType::RowMajor(x.dtype, {x.dims[0], x.dims[1], h->out, w->out});
   out.split[0] = SplitAt(x, 0);
   out.split[1] = SplitAt(x, 1);
@@ -166,7 +160,7 @@ absl::StatusOr<std::vector<TensorType>> Transpose(const OpParams& p, const std::
   std::vector<int> iota(x.rank());
   std::iota(iota.begin(), iota.end(), 0);
   if (sorted != iota) {
-    return Invalid(OpKind::kTranspose,
+    return InvalidOperands(OpKind::kTranspose,
                    absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is not a permutation of rank ",
                                 x.rank()), in);
   }
@@ -185,17 +179,17 @@ absl::StatusOr<std::vector<TensorType>> Concat(const OpParams& p, const std::vec
   const OpKind kind = OpKind::kConcat;
   const TensorType& first = in[0];
   if (p.axis < 0 || p.axis >= first.rank()) {
-    return Invalid(kind, absl::StrCat("axis ", p.axis, " out of range for rank ", first.rank()), in);
+    return InvalidOperands(kind, absl::StrCat("axis ", p.axis, " out of range for rank ", first.rank()), in);
   }
   std::vector<int64_t> dims = first.dims;
   SplitTree axis_tree = SplitAt(first, p.axis);
   for (size_t i = 1; i < in.size(); ++i) {
     const TensorType& t = in[i];
-    if (t.dtype != first.dtype) return Invalid(kind, "element types differ", in);
-    if (t.rank() != first.rank()) return Invalid(kind, "ranks differ", in);
+    if (t.dtype != first.dtype) return InvalidOperands(kind, "element types differ", in);
+    if (t.rank() != first.rank()) return InvalidOperands(kind, "ranks differ", in);
     for (int d = 0; d < first.rank(); ++d) {
       if (d != p.axis && t.dims[d] != first.dims[d]) {
-        return Invalid(kind, absl::StrCat("dimension ", d, " differs off the concat axis ", p.axis), in);
+        return InvalidOperands(kind, absl::StrCat("dimension ", d, " differs off the concat axis ", p.axis), in);
       }
     }
     // Left-nested: concat(a,b,c) records ((a,b),c), as concat(concat(a,b),c).
@@ -219,7 +213,7 @@ absl::StatusOr<std::vector<TensorType>> Split(const OpParams& p, const std::vect
   const OpKind kind = OpKind::kSplit;
   const TensorType& x = in[0];
   if (p.axis < 0 || p.axis >= x.rank()) {
-    return Invalid(kind, absl::StrCat("axis ", p.axis, " out of range for rank ", x.rank()), in);
+    return InvalidOperands(kind, absl::StrCat("axis ", p.axis, " out of range for rank ", x.rank()), in);
   }
   TensorType base = TensorType::RowMajor(x.dtype, x.dims);
   base.split = x.split;
@@ -228,7 +222,7 @@ absl::StatusOr<std::vector<TensorType>> Split(const OpParams& p, const std::vect
   if (p.sizes.empty()) {
     const SplitTree tree = SplitAt(x, p.axis);
     if (!tree) {
-      return Invalid(kind, absl::StrCat("axis ", p.axis,
+      return InvalidOperands(kind, absl::StrCat("axis ", p.axis,
                                         " has no recorded concat point to split at (split undoes a concat)"),
                      in);
     }
@@ -243,11 +237,11 @@ absl::StatusOr<std::vector<TensorType>> Split(const OpParams& p, const std::vect
   }
   int64_t total = 0;
   for (int64_t s : p.sizes) {
-    if (s < 1) return Invalid(kind, "split sizes must be >= 1", in);
+    if (s < 1) return InvalidOperands(kind, "split sizes must be >= 1", in);
     total += s;
   }
   if (total != x.dims[p.axis]) {
-    return Invalid(kind, absl::StrCat("split sizes sum to ", total, " but axis ", p.axis, " has ",
+    return InvalidOperands(kind, absl::StrCat("split sizes sum to ", total, " but axis ", p.axis, " has ",
                                       x.dims[p.axis]), in);
   }
   for (int64_t s : p.sizes) {
@@ -263,24 +257,24 @@ absl::StatusOr<std::vector<TensorType>> Split(const OpParams& p, const std::vect
 absl::StatusOr<std::vector<TensorType>> Constant(OpKind kind, const OpParams& p) {
   const std::vector<TensorType> none;
   for (int64_t d : p.shape) {
-    if (d < 1) return Invalid(kind, absl::StrCat("shape ", DimsToString(p.shape), " has a dimension < 1"), none);
+    if (d < 1) return InvalidOperands(kind, absl::StrCat("shape ", DimsToString(p.shape), " has a dimension < 1"), none);
   }
   switch (kind) {
     case OpKind::kConstPool:
       if (p.shape.size() != 4 || p.shape[1] != 1) {
-        return Invalid(kind, absl::StrCat("shape must be (C,1,KH,KW), got ", DimsToString(p.shape)), none);
+        return InvalidOperands(kind, absl::StrCat("shape must be (C,1,KH,KW), got ", DimsToString(p.shape)), none);
       }
       break;
     case OpKind::kConstIConv:
       if (p.shape.size() != 4 || (p.shape[1] != 1 && p.shape[0] != p.shape[1]) || p.shape[2] % 2 == 0 ||
           p.shape[3] % 2 == 0) {
-        return Invalid(kind, absl::StrCat("shape must be (C,C,KH,KW) or (C,1,KH,KW) with odd kernel, got ",
+        return InvalidOperands(kind, absl::StrCat("shape must be (C,C,KH,KW) or (C,1,KH,KW) with odd kernel, got ",
                                           DimsToString(p.shape)), none);
       }
       break;
     case OpKind::kConstIMatMul:
       if (p.shape.size() != 2 || p.shape[0] != p.shape[1]) {
-        return Invalid(kind, absl::StrCat("shape must be square (N,N), got ", DimsToString(p.shape)), none);
+        return InvalidOperands(kind, absl::StrCat("shape must be square (N,N), got ", DimsToString(p.shape)), none);
       }
       break;
     default:
@@ -309,6 +303,13 @@ bool ValidSlots(const std::vector<int>& slots, int operands, bool all) {
 }
 
 }  // namespace
+
+absl::Status InvalidOperands(OpKind kind, const std::string& what, const std::vector<TensorType>& inputs) {
+  std::vector<std::string> shapes;
+  for (const TensorType& t : inputs) shapes.push_back(t.ToString());
+  return absl::InvalidArgumentError(absl::StrCat(OpKindName(kind), ": ", what, " (inputs: ",
+                                                 absl::StrJoin(shapes, ", "), ")"));
+}
 
 const OpInfo& GetOpInfo(OpKind kind) {
   for (const OpInfo& info : kOpInfos) {
@@ -392,25 +393,25 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
     const std::string range = info.max_inputs == info.min_inputs ? ""
                               : info.max_inputs < 0              ? " or more"
                                                                  : absl::StrCat(" to ", info.max_inputs);
-    return Invalid(kind, absl::StrCat("takes ", info.min_inputs, range, " inputs, got ", n), in);
+    return InvalidOperands(kind, absl::StrCat("takes ", info.min_inputs, range, " inputs, got ", n), in);
   }
   for (const TensorType& t : in) {
-    if (t.strides.size() != t.dims.size()) return Invalid(kind, "an input has malformed strides", in);
+    if (t.strides.size() != t.dims.size()) return InvalidOperands(kind, "an input has malformed strides", in);
     for (int64_t d : t.dims) {
       // Opaque operators may carry dimensions ONNX could not infer (-1).
-      if (d < 0 && kind != OpKind::kOpaque) return Invalid(kind, "an input has a negative (unknown) dimension", in);
+      if (d < 0 && kind != OpKind::kOpaque) return InvalidOperands(kind, "an input has a negative (unknown) dimension", in);
     }
   }
   switch (kind) {
     case OpKind::kInput:
     case OpKind::kWeight:
-      return Invalid(kind, "graph inputs and weights carry their own type", in);
+      return InvalidOperands(kind, "graph inputs and weights carry their own type", in);
     case OpKind::kEwAdd:
     case OpKind::kEwMul:
       return Elementwise(kind, in);
     case OpKind::kScalarMul:
-      if (in[1].rank() != 0) return Invalid(kind, "the second operand must be a 0-D scalar", in);
-      if (in[0].dtype != in[1].dtype) return Invalid(kind, "element types differ", in);
+      if (in[1].rank() != 0) return InvalidOperands(kind, "the second operand must be a 0-D scalar", in);
+      if (in[0].dtype != in[1].dtype) return InvalidOperands(kind, "element types differ", in);
       return std::vector<TensorType>{in[0]};
     case OpKind::kRelu:
     case OpKind::kTanh:
@@ -431,14 +432,14 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
       return Split(p, in);
     case OpKind::kEnlarge: {
       const TensorType& w = in[0];
-      if (w.rank() != 4) return Invalid(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
+      if (w.rank() != 4) return InvalidOperands(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
       if (p.kernel_h < w.dims[2] || p.kernel_w < w.dims[3]) {
-        return Invalid(kind, absl::StrCat("target kernel ", p.kernel_h, "x", p.kernel_w,
+        return InvalidOperands(kind, absl::StrCat("target kernel ", p.kernel_h, "x", p.kernel_w,
                                           " is smaller than the weight's"), in);
       }
       if ((p.kernel_h - w.dims[2]) % 2 != 0 || (p.kernel_w - w.dims[3]) % 2 != 0) {
         // Only an even growth keeps the kernel centred, so SAME convolution is unchanged.
-        return Invalid(kind, absl::StrCat("target kernel ", p.kernel_h, "x", p.kernel_w,
+        return InvalidOperands(kind, absl::StrCat("target kernel ", p.kernel_h, "x", p.kernel_w,
                                           " must grow each side by an even amount"), in);
       }
       TensorType out = TensorType::RowMajor(w.dtype, {w.dims[0], w.dims[1], p.kernel_h, p.kernel_w});
@@ -449,23 +450,23 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
     case OpKind::kReshape: {
       int64_t n_out = 1;
       for (int64_t d : p.shape) {
-        if (d < 0) return Invalid(kind, absl::StrCat("target shape ", DimsToString(p.shape), " has a negative dimension"), in);
+        if (d < 0) return InvalidOperands(kind, absl::StrCat("target shape ", DimsToString(p.shape), " has a negative dimension"), in);
         n_out *= d;
       }
       if (n_out != in[0].num_elements()) {
-        return Invalid(kind, absl::StrCat("target shape ", DimsToString(p.shape), " has ", n_out,
+        return InvalidOperands(kind, absl::StrCat("target shape ", DimsToString(p.shape), " has ", n_out,
                                           " elements, input has ", in[0].num_elements()), in);
       }
       return std::vector<TensorType>{TensorType::RowMajor(in[0].dtype, p.shape)};
     }
     case OpKind::kMergeGConv: {
       const TensorType& w = in[0];
-      if (w.rank() != 4) return Invalid(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
+      if (w.rank() != 4) return InvalidOperands(kind, "weight must be 4-D (Cout,Cin/groups,KH,KW)", in);
       if (p.groups < 1 || p.count < 1 || p.groups % p.count != 0) {
-        return Invalid(kind, absl::StrCat("count ", p.count, " must divide groups ", p.groups), in);
+        return InvalidOperands(kind, absl::StrCat("count ", p.count, " must divide groups ", p.groups), in);
       }
       if (w.dims[0] % p.groups != 0) {
-        return Invalid(kind, absl::StrCat(w.dims[0], " output channels do not divide into ", p.groups,
+        return InvalidOperands(kind, absl::StrCat(w.dims[0], " output channels do not divide into ", p.groups,
                                           " groups"), in);
       }
       return std::vector<TensorType>{
@@ -478,10 +479,10 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
       return Constant(kind, p);
     case OpKind::kBatchNorm: {
       const TensorType& x = in[0];
-      if (x.rank() < 2) return Invalid(kind, "input needs rank >= 2 (N,C,...)", in);
+      if (x.rank() < 2) return InvalidOperands(kind, "input needs rank >= 2 (N,C,...)", in);
       for (int i = 1; i < 5; ++i) {
         if (in[i].rank() != 1 || in[i].dims[0] != x.dims[1]) {
-          return Invalid(kind, absl::StrCat("scale, bias, mean and variance must be 1-D of size C=",
+          return InvalidOperands(kind, absl::StrCat("scale, bias, mean and variance must be 1-D of size C=",
                                             x.dims[1]), in);
         }
       }
@@ -491,13 +492,13 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpPa
       return std::vector<TensorType>{out};
     }
     case OpKind::kOpaque:
-      if (p.opaque.op_type.empty()) return Invalid(kind, "opaque operator without an op_type", in);
+      if (p.opaque.op_type.empty()) return InvalidOperands(kind, "opaque operator without an op_type", in);
       if (!ValidSlots(p.opaque.input_slots, n, /*all=*/false)) {
-        return Invalid(kind, "input_slots do not name each input once", in);
+        return InvalidOperands(kind, "input_slots do not name each input once", in);
       }
       if (!ValidSlots(p.opaque.output_slots, static_cast<int>(p.opaque.output_types.size()), /*all=*/true) ||
           std::count(p.opaque.output_slots.begin(), p.opaque.output_slots.end(), OpaqueInfo::kSideConstant) > 0) {
-        return Invalid(kind, "output_slots do not name each output once", in);
+        return InvalidOperands(kind, "output_slots do not name each output once", in);
       }
       return p.opaque.output_types;
     case OpKind::kFusedGemm: {

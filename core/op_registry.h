@@ -3,6 +3,7 @@
 #ifndef TASO_CORE_OP_REGISTRY_H_
 #define TASO_CORE_OP_REGISTRY_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,6 +21,9 @@ struct OpInfo {
 };
 
 const OpInfo& GetOpInfo(OpKind kind);
+
+// InvalidArgument "KIND: WHAT (inputs: SHAPES)", the form of every shape error.
+absl::Status InvalidOperands(OpKind kind, const std::string& what, const std::vector<TensorType>& inputs);
 
 // Output types of `kind` applied to `inputs`, or InvalidArgument saying why not.
 absl::StatusOr<std::vector<TensorType>> InferOutputTypes(OpKind kind, const OpParams& params,

@@ -12,6 +12,10 @@
 
 namespace taso {
 
+// One thread per hardware thread (at least one): the count for loops that
+// should use the whole machine.
+inline int HardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 // `body(thread, i)`: `thread` in [0, threads) names the calling thread, for
 // per-thread state (a write batch, counters). Threads beyond n are not
 // started; with threads <= 1 the loop runs on the caller.

@@ -138,14 +138,11 @@ absl::StatusOr<std::vector<ProofSignature>> NodeSignatures(OpKind kind, const Op
                                                            const std::vector<TensorType>& inputs, int num_outputs) {
   std::vector<ProofSignature> out;
   if (IsComposite(kind)) {
-    // Its decomposition's operators' signatures, in topological
+    // Its decomposition's operators' signatures, in node (topological)
     // order, as the verifier's terms apply them.
     auto g = DecompositionOf(kind, params, inputs);
     if (!g.ok()) return g.status();
-    auto order = g->TopologicalOrder();
-    if (!order.ok()) return order.status();
-    for (int id : *order) {
-      const Node& node = g->node(id);
+    for (const Node& node : g->nodes()) {
       if (node.kind == OpKind::kInput) continue;
       std::vector<TensorType> types;
       for (const TensorRef& r : node.inputs) types.push_back(g->type(r));

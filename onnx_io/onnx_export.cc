@@ -20,6 +20,11 @@ namespace {
 
 constexpr char kMicrosoftDomain[] = "com.microsoft";
 
+// The ONNX operator (and ONNX Runtime's FusedGemm attribute value) of an activation.
+const char* OnnxActivation(Activation a) {
+  return a == Activation::kRelu ? "Relu" : a == Activation::kTanh ? "Tanh" : "Sigmoid";
+}
+
 using onnx_internal::DefaultOpset;
 using onnx_internal::MakeFloatAttribute;
 using onnx_internal::MakeIntAttribute;
@@ -566,7 +571,9 @@ absl::Status Exporter::EmitOperator(const Node& node) {
     case OpKind::kRelu:
     case OpKind::kTanh:
     case OpKind::kSigmoid:
-      AddNode(node.kind == OpKind::kRelu ? "Relu" : node.kind == OpKind::kTanh ? "Tanh" : "Sigmoid",
+      AddNode(OnnxActivation(node.kind == OpKind::kRelu   ? Activation::kRelu
+                             : node.kind == OpKind::kTanh ? Activation::kTanh
+                                                          : Activation::kSigmoid),
               {NameOf(node.inputs[0])}, {out});
       break;
     case OpKind::kTranspose:
@@ -582,8 +589,7 @@ absl::Status Exporter::EmitOperator(const Node& node) {
         onnx::NodeProto* n =
             AddNode("FusedGemm", {NameOf(node.inputs[0]), NameOf(node.inputs[1]), NameOf(node.inputs[2])}, {NameOf(self)});
         n->set_domain(kMicrosoftDomain);
-        *n->add_attribute() = MakeStringAttribute(
-            "activation", act == Activation::kRelu ? "Relu" : act == Activation::kTanh ? "Tanh" : "Sigmoid");
+        *n->add_attribute() = MakeStringAttribute("activation", OnnxActivation(act));
         microsoft_domain_used_ = true;
         return absl::OkStatus();
       }
@@ -640,7 +646,7 @@ absl::Status Exporter::EmitOperator(const Node& node) {
       return absl::UnimplementedError(absl::StrCat("cannot export ", DescribeNode(node)));
   }
   if (act != Activation::kNone) {
-    AddNode(act == Activation::kRelu ? "Relu" : act == Activation::kTanh ? "Tanh" : "Sigmoid", {out}, {NameOf(self)});
+    AddNode(OnnxActivation(act), {out}, {NameOf(self)});
   }
   return absl::OkStatus();
 }
@@ -697,8 +703,6 @@ absl::StatusOr<std::string> Exporter::Run(OnnxExternalSink* sink) {
 }
 
 }  // namespace
-
-const char* OnnxDialectName(OnnxDialect dialect) { return dialect == OnnxDialect::kOnnxRuntime ? "ort" : "onnx"; }
 
 absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph, OnnxExternalSink* sink,
                                        OnnxDialect dialect) {

@@ -29,7 +29,6 @@ namespace taso {
 // Runtime's own contrib operator (com.microsoft FusedGemm), importing that
 // domain, and the model then runs in ONNX Runtime only.
 enum class OnnxDialect { kStandard, kOnnxRuntime };
-const char* OnnxDialectName(OnnxDialect dialect);  // "onnx", "ort"
 absl::StatusOr<std::string> ExportOnnx(const OnnxModel& model, const Graph& graph,
                                        OnnxExternalSink* sink = nullptr,
                                        OnnxDialect dialect = OnnxDialect::kStandard);

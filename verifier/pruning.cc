@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -278,7 +277,7 @@ namespace {
 template <typename Made, typename Make, typename Visit>
 void ForEachMade(const std::vector<rules::Rule>& rules, const std::vector<size_t>& indices, Make make, Visit visit) {
   constexpr size_t kChunk = 2048;
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = HardwareThreads();
   std::vector<Made> made;
   for (size_t begin = 0; begin < indices.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, indices.size() - begin);

@@ -4,7 +4,6 @@
 #include <future>
 #include <map>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -215,7 +214,7 @@ absl::StatusOr<StreamingPruneResult> PruneStreaming(PruneSource& source, const S
     if (!fetched.status.ok()) return fetched;
     // On every core: with nothing to store, judging outpaces one preparing thread.
     fetched.prepared.resize(fetched.rules.size());
-    ParallelFor(fetched.rules.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+    ParallelFor(fetched.rules.size(), HardwareThreads(),
                 [&fetched](int, size_t i) { fetched.prepared[i] = PrepareRule(fetched.rules[i]); });
     return fetched;
   };

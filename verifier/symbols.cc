@@ -83,13 +83,10 @@ class TermBuilder {
                                                   std::vector<ProofSignature>& applied) {
     auto g = DecompositionOf(kind, params, input_types);
     if (!g.ok()) return g.status();
-    auto order = g->TopologicalOrder();
-    if (!order.ok()) return order.status();
     std::vector<std::vector<z3::expr>> terms(g->num_nodes());
-    for (int id : *order) {
-      const Node& node = g->node(id);
+    for (const Node& node : g->nodes()) {  // in topological order, as NodeSignatures walks it
       if (node.kind == OpKind::kInput) {
-        terms[id].push_back(args[id]);  // node i is operand i
+        terms[node.id].push_back(args[node.id]);  // node i is operand i
         continue;
       }
       std::vector<z3::expr> operands;
@@ -100,7 +97,7 @@ class TermBuilder {
       }
       auto out = Operator(node.kind, node.params, operands, types, static_cast<int>(node.output_types.size()), applied);
       if (!out.ok()) return out.status();
-      terms[id] = *std::move(out);
+      terms[node.id] = *std::move(out);
     }
     std::vector<z3::expr> outputs;
     for (const GraphOutput& out : g->outputs()) outputs.push_back(terms[out.tensor.node][out.tensor.index]);

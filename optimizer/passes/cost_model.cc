@@ -160,10 +160,7 @@ absl::Status CostModel::PriceAsDecomposition(const std::string& key, const profi
   if (!g.ok()) return g.status();
   std::vector<profiler::Signature> parts;
   for (const Node& n : g->nodes()) {
-    if (n.kind == OpKind::kInput) continue;
-    profiler::Signature part{n.kind, n.params, {}, {}};
-    for (const TensorRef& in : n.inputs) part.inputs.push_back(g->type(in));
-    parts.push_back(std::move(part));
+    if (n.kind != OpKind::kInput) parts.push_back(profiler::NodeSignature(*g, n));
   }
   auto costs = SignatureCosts(parts);  // primitives only: no deeper recursion
   if (!costs.ok()) return costs.status();

@@ -204,8 +204,8 @@ std::optional<memory::desc> Kernel::SharedSourceLayout(const memory::dims& dims)
 absl::Status Kernel::BuildSteps(const CanonicalSignature& s) {
   switch (s.op.kind) {
     case OpKind::kConv2D: return BuildConv(s);
-    case OpKind::kMatMul: return BuildMatMul(s);
-    case OpKind::kFusedGemm: return BuildFusedGemm(s);
+    case OpKind::kMatMul:
+    case OpKind::kFusedGemm: return BuildMatMul(s);
     case OpKind::kEwAdd:
     case OpKind::kEwMul:
     case OpKind::kScalarMul: return BuildBinary(s);
@@ -266,36 +266,25 @@ absl::Status Kernel::BuildConv(const CanonicalSignature& s) {
   return absl::OkStatus();
 }
 
+// matmul, and fused_gemm (act(a·b + c)) as the same primitive with its bias:
+// oneDNN's matmul adds a bias of any shape that broadcasts to the product's
+// before the activation post-op.
 absl::Status Kernel::BuildMatMul(const CanonicalSignature& s) {
   const int rank = s.outputs[0].rank();
-  inputs_ = {PlainPort(s.op.inputs[0], rank), PlainPort(s.op.inputs[1], rank)};
+  const bool has_bias = s.op.kind == OpKind::kFusedGemm;
+  inputs_.clear();
+  for (const TensorType& t : s.op.inputs) inputs_.push_back(PlainPort(t, rank));
   BindInputs();
   outputs_ = {PlainPort(s.outputs[0], rank)};
-  dnnl::matmul::desc desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(),
-                          outputs_[0].memory.get_desc());
+  const memory::desc dst = outputs_[0].memory.get_desc();
+  auto desc = has_bias ? dnnl::matmul::desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(),
+                                            inputs_[2].memory.get_desc(), dst)
+                       : dnnl::matmul::desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(), dst);
   dnnl::matmul::primitive_desc pd(desc, ActivationAttr(s.op.params.activation), engine_);
-  AddPrimitive(dnnl::matmul(pd),
-               {{DNNL_ARG_SRC, inputs_[0].memory}, {DNNL_ARG_WEIGHTS, inputs_[1].memory},
-                {DNNL_ARG_DST, outputs_[0].memory}},
-               pd.impl_info_str());
-  return absl::OkStatus();
-}
-
-// act(a·b + c) in one primitive: oneDNN's matmul adds its bias (any shape
-// that broadcasts to the product's) before the activation post-op.
-absl::Status Kernel::BuildFusedGemm(const CanonicalSignature& s) {
-  inputs_ = {PlainPort(s.op.inputs[0], 2), PlainPort(s.op.inputs[1], 2), PlainPort(s.op.inputs[2], 2)};
-  BindInputs();
-  outputs_ = {PlainPort(s.outputs[0], 2)};
-  dnnl::matmul::desc desc(inputs_[0].memory.get_desc(), inputs_[1].memory.get_desc(), inputs_[2].memory.get_desc(),
-                          outputs_[0].memory.get_desc());
-  dnnl::matmul::primitive_desc pd(desc, ActivationAttr(s.op.params.activation), engine_);
-  AddPrimitive(dnnl::matmul(pd),
-               {{DNNL_ARG_SRC, inputs_[0].memory},
-                {DNNL_ARG_WEIGHTS, inputs_[1].memory},
-                {DNNL_ARG_BIAS, inputs_[2].memory},
-                {DNNL_ARG_DST, outputs_[0].memory}},
-               pd.impl_info_str());
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, inputs_[0].memory}, {DNNL_ARG_WEIGHTS, inputs_[1].memory}, {DNNL_ARG_DST, outputs_[0].memory}};
+  if (has_bias) args[DNNL_ARG_BIAS] = inputs_[2].memory;
+  AddPrimitive(dnnl::matmul(pd), std::move(args), pd.impl_info_str());
   return absl::OkStatus();
 }
 

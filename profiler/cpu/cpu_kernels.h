@@ -89,8 +89,7 @@ class Kernel {
 
   // Op-specific builders; each sets inputs_ and outputs_ memories.
   absl::Status BuildConv(const CanonicalSignature& s);
-  absl::Status BuildMatMul(const CanonicalSignature& s);
-  absl::Status BuildFusedGemm(const CanonicalSignature& s);
+  absl::Status BuildMatMul(const CanonicalSignature& s);  // and fused_gemm
   absl::Status BuildBinary(const CanonicalSignature& s);
   absl::Status BuildEltwise(const CanonicalSignature& s);
   absl::Status BuildPool(const CanonicalSignature& s);

@@ -23,14 +23,6 @@ onnx::NodeProto IntConstant(const std::string& out, const onnx::TensorProto& val
   return MakeNode("Constant", {}, {out}, {onnx_internal::MakeTensorAttribute("value", value)});
 }
 
-onnx::AttributeProto StringAttribute(const std::string& name, const std::string& value) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::STRING);
-  a.set_s(value);
-  return a;
-}
-
 const Node* OpaqueNamed(const Graph& g, const std::string& op_type, int nth = 0) {
   for (const Node& n : g.nodes()) {
     if (n.kind == OpKind::kOpaque && n.params.opaque.op_type == op_type && nth-- == 0) return &n;
@@ -160,7 +152,7 @@ TEST(OnnxShapeFoldingTest, PyTorchsPadListChainFeedsPadThenConv) {
       IntConstant("flat_shape", IntInit("c7", {-1})),
       MakeNode("Reshape", {"by_side", "flat_shape"}, {"flat"}),
       MakeNode("Cast", {"flat"}, {"pads"}, {MakeIntAttribute("to", onnx::TensorProto::INT64)}),
-      MakeNode("Pad", {"x", "pads"}, {"padded"}, {StringAttribute("mode", "reflect")}),
+      MakeNode("Pad", {"x", "pads"}, {"padded"}, {onnx_internal::MakeStringAttribute("mode", "reflect")}),
       MakeNode("Conv", {"padded", "w"}, {"y"}),
   };
   auto model = ImportOnnx(Build(s));

@@ -12,9 +12,12 @@ namespace {
 // Not trusted: axioms-69-16accf5ef6c0 (2026-11-24) and axioms-71-5b37d8deea61
 // (earlier on 2026-12-07), whose sums over a concatenated inner dimension
 // (matmul_concat_sum, conv_concat_sum) held for halves of any shapes; read
-// right to left they proved rules false where the halves do not align.
+// right to left they proved rules false where the halves do not align. Nor
+// axioms-71-988a58d78fb9 (2026-12-07), which fixed those two but gave no
+// patterns: Z3 could instantiate 15 laws from a side whose typing does not
+// imply the other's, so a proof could pass through ill-typed terms.
 constexpr std::array<absl::string_view, 1> kKnown = {
-    "axioms-71-988a58d78fb9",  // those two for equal halves only, commutative broadcasting sums (2026-12-07)
+    "axioms-74-bfa82a845e1c",  // each law used only from sides whose typing implies the other's (2026-12-07)
 };
 
 }  // namespace

@@ -168,6 +168,7 @@ struct Instantiated {
   std::vector<z3::expr> tensors;  // bound tensor variables, in order
   std::vector<z3::expr> ints;     // bound integer variables
   z3::expr lhs, rhs;
+  std::vector<z3::expr> triggers;  // the quantifier's single-term patterns, over the variables above
 };
 
 // Opens a quantified equation `forall vars. lhs = rhs`.
@@ -184,19 +185,34 @@ absl::StatusOr<Instantiated> Open(z3::context& ctx, const z3::expr& formula) {
     std::vector<Z3_ast> to;
     for (unsigned i = 0; i < n; ++i) to.push_back(bound[n - 1 - i]);  // de Bruijn order
     body = z3::expr(ctx, Z3_substitute_vars(ctx, formula.body(), n, to.data()));
-    Instantiated out{{}, {}, body, body};
+    Instantiated out{{}, {}, body, body, {}};
     for (const z3::expr& b : bound) (b.get_sort().is_int() ? out.ints : out.tensors).push_back(b);
     if (!body.is_app() || body.decl().decl_kind() != Z3_OP_EQ) {
       return absl::InvalidArgumentError("an axiom must be a quantified equation");
     }
     out.lhs = body.arg(0);
     out.rhs = body.arg(1);
+    for (unsigned i = 0; i < Z3_get_quantifier_num_patterns(ctx, formula); ++i) {
+      Z3_pattern pattern = Z3_get_quantifier_pattern_ast(ctx, formula, i);
+      if (Z3_get_pattern_num_terms(ctx, pattern) != 1) {
+        return absl::InvalidArgumentError("axiom validation checks single-term patterns only");
+      }
+      z3::expr term(ctx, Z3_get_pattern(ctx, pattern, 0));
+      out.triggers.push_back(z3::expr(ctx, Z3_substitute_vars(ctx, term, n, to.data())));
+    }
+    // Without patterns Z3 picks its own; the smallest terms binding every
+    // variable are what it starts from.
+    if (out.triggers.empty()) {
+      std::vector<z3::expr> vars(out.tensors);
+      vars.insert(vars.end(), out.ints.begin(), out.ints.end());
+      out.triggers = MinimalTriggers(vars, out.lhs, out.rhs);
+    }
     return out;
   }
   if (!body.is_app() || body.decl().decl_kind() != Z3_OP_EQ) {
     return absl::InvalidArgumentError("an axiom must be a quantified equation");
   }
-  return Instantiated{{}, {}, body.arg(0), body.arg(1)};
+  return Instantiated{{}, {}, body.arg(0), body.arg(1), {}};
 }
 
 class Checker final : public AxiomInstanceChecker {
@@ -249,7 +265,7 @@ class Checker final : public AxiomInstanceChecker {
       }
       lhs_ = inst_->lhs.substitute(from, to);
       rhs_ = inst_->rhs.substitute(from, to);
-      PlanChecks();
+      CollectTerms();
       const size_t n = inst_->tensors.size();
       shapes_of_.assign(n, nullptr);
       var_types_.assign(n, -1);
@@ -258,11 +274,24 @@ class Checker final : public AxiomInstanceChecker {
       for (size_t k = n; k-- > 0;) {
         completions_[k] = SaturatingMul(completions_[k + 1], static_cast<int64_t>(shapes_.size()));
       }
+      pass_ = Pass::kBothSides;
+      PlanChecks(std::vector<bool>(terms_.size(), true));
       // Terms over no tensor variable (constants) are typed once per stratum.
       if (TypeChecksAt(-1)) {
         Assign(0);
       } else {
         out_.ill_typed = completions_[0];
+      }
+      pass_ = Pass::kTrigger;
+      for (z3::expr trigger : inst_->triggers) {
+        auto it = term_of_id_.find(trigger.substitute(from, to).id());
+        if (it == term_of_id_.end()) {
+          Fail(absl::StrCat("the pattern ", trigger.to_string(), " is not a term of either side"));
+          continue;
+        }
+        trigger_ = it->second;
+        PlanChecks(Subterms(trigger_));
+        if (TypeChecksAt(-1)) Assign(0);
       }
     } catch (const z3::exception& e) {
       Fail(absl::StrCat(Describe(), ": z3: ", e.msg()));
@@ -287,7 +316,8 @@ class Checker final : public AxiomInstanceChecker {
     int type = -1;                   // under the current shapes, once checked (an id in types_)
   };
 
-  bool Full() const { return budget_ > 0 && out_.instances >= budget_; }
+  // Typing alone costs no solver call, so the trigger pass has no budget.
+  bool Full() const { return pass_ == Pass::kBothSides && budget_ > 0 && out_.instances >= budget_; }
 
   int VarIndex(const z3::expr& e) const {
     for (size_t i = 0; i < inst_->tensors.size(); ++i) {
@@ -298,10 +328,10 @@ class Checker final : public AxiomInstanceChecker {
 
   // Every application subterm once, operands first, decoded once per stratum
   // so the enumeration below never touches Z3 terms.
-  Operand Collect(const z3::expr& e, std::map<unsigned, int>& seen) {
+  Operand Collect(const z3::expr& e) {
     const int v = VarIndex(e);
     if (v >= 0) return Operand{v, -1};
-    if (auto it = seen.find(e.id()); it != seen.end()) return Operand{-1, it->second};
+    if (auto it = term_of_id_.find(e.id()); it != term_of_id_.end()) return Operand{-1, it->second};
     PlannedTerm t;
     std::vector<z3::expr> args;
     if (SplitArgs(e, t.params, args).ok()) t.app = Decode(e.decl().name().str(), t.params);
@@ -309,13 +339,33 @@ class Checker final : public AxiomInstanceChecker {
     const std::string op = absl::StrCat(t.name, "(", absl::StrJoin(t.params, ","), ")");
     t.op = op_ids_.try_emplace(op, static_cast<int>(op_ids_.size())).first->second;
     for (const z3::expr& a : args) {
-      const Operand o = Collect(a, seen);
+      const Operand o = Collect(a);
       t.vars |= o.var >= 0 ? uint64_t{1} << o.var : terms_[o.term].vars;
       t.operands.push_back(o);
     }
     terms_.push_back(std::move(t));
-    seen[e.id()] = static_cast<int>(terms_.size()) - 1;
+    term_of_id_[e.id()] = static_cast<int>(terms_.size()) - 1;
     return Operand{-1, static_cast<int>(terms_.size()) - 1};
+  }
+
+  void CollectTerms() {
+    terms_.clear();
+    term_of_id_.clear();
+    lhs_root_ = Collect(lhs_);
+    rhs_root_ = Collect(rhs_);
+  }
+
+  // Term `root` and the terms it reads, as a mask over terms_.
+  std::vector<bool> Subterms(int root) const {
+    std::vector<bool> in(terms_.size(), false);
+    in[root] = true;
+    for (int i = root; i >= 0; --i) {  // operands come before the terms reading them
+      if (!in[i]) continue;
+      for (const Operand& o : terms_[i].operands) {
+        if (o.term >= 0) in[o.term] = true;
+      }
+    }
+    return in;
   }
 
   // Chooses the order in which variables get shapes and when each subterm is
@@ -323,11 +373,8 @@ class Checker final : public AxiomInstanceChecker {
   // variable is the one that completes the most subterms, so an ill-typed
   // choice is cut off before the variables after it are enumerated
   // (sm(x,w) in conv(sm(x,w),y) is checked before y is tried).
-  void PlanChecks() {
-    terms_.clear();
-    std::map<unsigned, int> seen;
-    lhs_root_ = Collect(lhs_, seen);
-    rhs_root_ = Collect(rhs_, seen);
+  void PlanChecks(const std::vector<bool>& planned) {
+    planned_ = planned;
     const size_t n = inst_->tensors.size();
     order_.clear();
     uint64_t assigned = 0;
@@ -337,7 +384,10 @@ class Checker final : public AxiomInstanceChecker {
         const uint64_t bit = uint64_t{1} << v;
         if (assigned & bit) continue;
         int completed = 0;
-        for (const PlannedTerm& t : terms_) completed += (t.vars & bit) && (t.vars & ~(assigned | bit)) == 0;
+        for (size_t i = 0; i < terms_.size(); ++i) {
+          const uint64_t vars = planned[i] ? terms_[i].vars : 0;
+          completed += (vars & bit) && (vars & ~(assigned | bit)) == 0;
+        }
         if (completed > best_completed) best = static_cast<int>(v), best_completed = completed;
       }
       order_.push_back(static_cast<size_t>(best));
@@ -345,6 +395,7 @@ class Checker final : public AxiomInstanceChecker {
     }
     checks_at_.assign(n + 1, {});
     for (size_t i = 0; i < terms_.size(); ++i) {
+      if (!planned[i]) continue;
       int step = -1;
       for (size_t k = 0; k < n; ++k) {
         if (terms_[i].vars & (uint64_t{1} << order_[k])) step = static_cast<int>(k);
@@ -425,7 +476,7 @@ class Checker final : public AxiomInstanceChecker {
 
   void Assign(size_t step) {
     if (step == order_.size()) {
-      Check();
+      pass_ == Pass::kBothSides ? Check() : CheckBothSidesTyped();
       return;
     }
     for (size_t k = 0; k < shapes_.size(); ++k) {
@@ -437,7 +488,7 @@ class Checker final : public AxiomInstanceChecker {
       var_types_[order_[step]] = static_cast<int>(k);
       if (TypeChecksAt(static_cast<int>(step))) {
         Assign(step + 1);
-      } else {
+      } else if (pass_ == Pass::kBothSides) {
         out_.ill_typed = SaturatingAdd(out_.ill_typed, completions_[step + 1]);
       }
     }
@@ -538,6 +589,30 @@ class Checker final : public AxiomInstanceChecker {
     solver_.pop();
   }
 
+  // The trigger pass's leaf: the pattern trigger_ is well-typed, so both
+  // sides must be. The terms outside it are typed now, an operator over an
+  // ill-typed operand being ill-typed itself.
+  void CheckBothSidesTyped() {
+    ++out_.triggered;
+    for (size_t i = 0; i < terms_.size(); ++i) {
+      if (planned_[i]) continue;
+      const bool operands_typed = std::all_of(terms_[i].operands.begin(), terms_[i].operands.end(),
+                                              [&](const Operand& o) { return TypeIdOf(o) >= 0; });
+      if (operands_typed) {
+        Type(static_cast<int>(i));
+      } else {
+        terms_[i].type = -1;
+      }
+    }
+    const bool left = TypeIdOf(lhs_root_) >= 0, right = TypeIdOf(rhs_root_) >= 0;
+    if (left && right) return;
+    ++out_.one_sided;
+    const PlannedTerm& t = terms_[trigger_];
+    const char* untyped = left ? "right side is not" : right ? "left side is not" : "sides are not";
+    Fail(absl::StrCat(Describe(), ": the pattern ", t.name, "(", absl::StrJoin(t.params, ","), ") is well-typed and the ",
+                      untyped, " (an instance would equate a real tensor with an unspecified one)"));
+  }
+
   void Fail(const std::string& why) {
     ++out_.failed;
     if (out_.counterexample.empty()) out_.counterexample = why;
@@ -556,12 +631,17 @@ class Checker final : public AxiomInstanceChecker {
   }();
   std::optional<Instantiated> inst_;
   std::vector<std::string> int_params_;
+  enum class Pass { kBothSides, kTrigger };
   // The stratum being run.
   std::vector<int64_t> values_;
   int64_t budget_ = 0;
   StratumOutcome out_;
   z3::expr lhs_{ctx_}, rhs_{ctx_};
   std::vector<PlannedTerm> terms_;                // operands before the terms using them
+  std::map<unsigned, int> term_of_id_;            // Z3 term id -> index in terms_
+  Pass pass_ = Pass::kBothSides;
+  int trigger_ = -1;                              // the trigger pass's term
+  std::vector<bool> planned_;                     // terms the enumeration types as it goes
   Operand lhs_root_, rhs_root_;
   std::vector<size_t> order_;                     // tensor variables in the order they get shapes
   std::vector<std::vector<int>> checks_at_;       // [step + 1]: terms completed at that step

@@ -26,6 +26,11 @@ struct StratumOutcome {
   int64_t failed = 0;
   int64_t unknown = 0;
   int64_t ill_typed = 0;
+  // Shape assignments under which an E-matching trigger of the axiom (a
+  // subterm binding all its variables) is well-typed, and among them those
+  // where one side is well-typed and the other is not (each also a failure).
+  int64_t triggered = 0;
+  int64_t one_sided = 0;
   bool capped = false;  // the budget ran out before the last shape assignment
   std::string counterexample;  // the first failure
   double seconds = 0;

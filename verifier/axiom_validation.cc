@@ -64,6 +64,8 @@ void Summarize(AxiomWork& w) {
     r.failed += o.failed;
     r.unknown += o.unknown;
     r.ill_typed += o.ill_typed;
+    r.triggered += o.triggered;
+    r.one_sided += o.one_sided;
     r.capped_strata += o.capped ? 1 : 0;
     r.seconds += o.seconds;
     if (r.counterexample.empty()) r.counterexample = o.counterexample;
@@ -78,7 +80,8 @@ void Summarize(AxiomWork& w) {
 
 std::string ProgressLine(const AxiomValidation& r) {
   return absl::StrCat(r.name, ": ", r.instances, " instances, ", r.held, " held, ", r.failed, " failed, ", r.unknown,
-                      " unknown, ", r.ill_typed, " ill-typed, ", r.strata, " strata (", r.empty_strata.size(),
+                      " unknown, ", r.ill_typed, " ill-typed, ", r.one_sided, " one-sided of ", r.triggered,
+                      " triggered, ", r.strata, " strata (", r.empty_strata.size(),
                       " empty) (", static_cast<int>(r.seconds * 1000), " ms)");
 }
 

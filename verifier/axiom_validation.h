@@ -10,7 +10,10 @@
 // signature on those shapes is the very symbol the axiom wrote (a
 // convolution's group count, a concat's equal halves). Each tensor is filled
 // with fresh Z3 reals, both sides are evaluated by the reference interpreter
-// over those reals, and Z3 is asked whether they can differ. relu is an
+// over those reals, and Z3 is asked whether they can differ. Separately,
+// every shape assignment that could instantiate the axiom during a proof (a
+// subterm binding all its variables is well-typed) must make both sides
+// well-typed or neither, with no budget: this costs no solver call. relu is an
 // uninterpreted function with relu(0) = 0 only, so a law that holds needs no
 // property of relu beyond that. A counterexample names the instance.
 //
@@ -61,6 +64,15 @@ struct AxiomValidation {
   // rejected prefix counts every completion it rules out, so
   // instances + ill_typed = strata x shapes^variables when no stratum is capped.
   int64_t ill_typed = 0;
+  // Typing in both directions: shape assignments under which a subterm that
+  // binds every variable of the axiom (what Z3's E-matching instantiates it
+  // from) is well-typed, and those among them where one side of the equation
+  // is well-typed IR and the other is not. Such an instance equates a real
+  // tensor with an unspecified one, which other laws can then turn into a
+  // false equation between real tensors (matmul_concat_sum read right to
+  // left did). Every one-sided instance is also counted in `failed`.
+  int64_t triggered = 0;
+  int64_t one_sided = 0;
   int64_t strata = 0;
   int64_t capped_strata = 0;         // strata whose budget ran out before their last instance
   std::vector<Stratum> empty_strata;  // strata with no well-typed instance at all

@@ -1,6 +1,8 @@
 #include "verifier/axioms.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -101,6 +103,7 @@ class Builder {
 struct AxiomDef {
   AxiomInfo info;
   std::function<z3::expr(Builder&)> build;  // the body, an equation
+  Fires fires = Fires::kFromEitherSide;
 };
 
 // Element-wise algebra.
@@ -153,7 +156,7 @@ void AppendScalarMulLaws(std::vector<AxiomDef>& defs) {
          return b.avg(p, b.smul(x, w), inc) == b.smul(b.avg(p, x, inc), w); }},
       {{"pool_avg_ewadd", "avg(x+y) = avg(x)+avg(y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool(); auto inc = b.I("include_pad");
-         return b.avg(p, b.add(x, y), inc) == b.add(b.avg(p, x, inc), b.avg(p, y, inc)); }},
+         return b.avg(p, b.add(x, y), inc) == b.add(b.avg(p, x, inc), b.avg(p, y, inc)); }, Fires::kFromLeft},
       {{"smul_conv", "sm(conv_{s,p,none,g}(x,y),w) = conv_{s,p,none,g}(sm(x,w),y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), w = b.T("w"); auto c = b.AnyConv(false);
          return b.smul(b.conv(c, x, y), w) == b.conv(c, b.smul(x, w), y); }},
@@ -181,10 +184,10 @@ void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
   defs.insert(defs.end(), {
       {{"conv_ewadd_weight", "conv_{s,p,none,g}(x,y+z) = conv(x,y)+conv(x,z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(false);
-         return b.conv(c, x, b.add(y, z)) == b.add(b.conv(c, x, y), b.conv(c, x, z)); }},
+         return b.conv(c, x, b.add(y, z)) == b.add(b.conv(c, x, y), b.conv(c, x, z)); }, Fires::kFromLeft},
       {{"conv_ewadd_input", "conv_{s,p,none,g}(x+y,z) = conv(x,z)+conv(y,z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(false);
-         return b.conv(c, b.add(x, y), z) == b.add(b.conv(c, x, z), b.conv(c, y, z)); }},
+         return b.conv(c, b.add(x, y), z) == b.add(b.conv(c, x, z), b.conv(c, y, z)); }, Fires::kFromLeft},
       // Both sums over a concatenated inner dimension hold only for halves
       // of equal shape: read right to left, concats whose split points differ
       // (x 2 columns, y 3 rows) multiply x by rows of y and of w. Equal halves
@@ -195,24 +198,34 @@ void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
          Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.N(kActNone), b.N(1)};
          const z3::expr even = b.N(1);
          return b.add(b.conv(c, x, y), b.conv(c, z, w)) ==
-                b.conv(c, b.cat(b.N(1), even, x, z), b.cat(b.N(1), even, y, w)); }},
+                b.conv(c, b.cat(b.N(1), even, x, z), b.cat(b.N(1), even, y, w)); }, Fires::kFromRight},
       {{"matmul_concat_sum", "mm(x,y)+mm(z,w) = mm(cat_1^=(x,z),cat_0^=(y,w)), ^= halves of equal shape"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
          const z3::expr even = b.N(1);
-         return b.add(b.mm(x, y), b.mm(z, w)) == b.mm(b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }},
+         return b.add(b.mm(x, y), b.mm(z, w)) == b.mm(b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }, Fires::kFromRight},
+      // From the sum of concats only where the halves are equal: otherwise
+      // its typing does not say the two concats split at the same place.
       {{"concat_ewadd", "cat_a(x+y,z+w) = cat_a(x,z)+cat_a(y,w)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         return b.cat(a, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, x, z), b.cat(a, y, w)); }},
+         return b.cat(a, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, x, z), b.cat(a, y, w)); }, Fires::kFromLeft},
+      {{"concat_ewadd_even", "cat_a^=(x+y,z+w) = cat_a^=(x,z)+cat_a^=(y,w), ^= halves of equal shape"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
+         auto even = b.N(1);
+         return b.cat(a, even, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, even, x, z), b.cat(a, even, y, w)); }},
       {{"concat_ewmul", "cat_a(x*y,z*w) = cat_a(x,z)*cat_a(y,w)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         return b.cat(a, b.mul(x, y), b.mul(z, w)) == b.mul(b.cat(a, x, z), b.cat(a, y, w)); }},
+         return b.cat(a, b.mul(x, y), b.mul(z, w)) == b.mul(b.cat(a, x, z), b.cat(a, y, w)); }, Fires::kFromLeft},
+      {{"concat_ewmul_even", "cat_a^=(x*y,z*w) = cat_a^=(x,z)*cat_a^=(y,w), ^= halves of equal shape"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
+         auto even = b.N(1);
+         return b.cat(a, even, b.mul(x, y), b.mul(z, w)) == b.mul(b.cat(a, even, x, z), b.cat(a, even, y, w)); }},
       {{"concat_conv_batch", "cat_0(conv_{s,p,c,g}(x,z),conv_{s,p,c,g}(y,z)) = conv_{s,p,c,g}(cat_0(x,y),z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(true);
-         return b.cat(0, b.conv(c, x, z), b.conv(c, y, z)) == b.conv(c, b.cat(0, x, y), z); }},
+         return b.cat(0, b.conv(c, x, z), b.conv(c, y, z)) == b.conv(c, b.cat(0, x, y), z); }, Fires::kFromRight},
       {{"concat_conv_channels", "cat_1(conv_{s,p,c,1}(x,y),conv_{s,p,c,1}(x,z)) = conv_{s,p,c,1}(x,cat_0(y,z))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z");
          Builder::Conv c{b.I("sh"), b.I("sw"), b.I("pad"), b.I("act"), b.N(1)};
-         return b.cat(1, b.conv(c, x, y), b.conv(c, x, z)) == b.conv(c, x, b.cat(0, y, z)); }},
+         return b.cat(1, b.conv(c, x, y), b.conv(c, x, z)) == b.conv(c, x, b.cat(0, y, z)); }, Fires::kFromRight},
       // Only for halves of equal shape: with y and w of different output
       // counts, the grouped convolution's second group would start inside y.
       {{"concat_conv_grouped",
@@ -222,7 +235,7 @@ void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
          Builder::Conv two{dense.sh, dense.sw, dense.pad, dense.act, b.N(2)};
          const z3::expr even = b.N(1);
          return b.cat(b.N(1), even, b.conv(dense, x, y), b.conv(dense, z, w)) ==
-                b.conv(two, b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }},
+                b.conv(two, b.cat(b.N(1), even, x, z), b.cat(b.N(0), even, y, w)); }, Fires::kFromRight},
       {{"matmul_assoc", "mm(x,mm(y,z)) = mm(mm(x,y),z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); return b.mm(x, b.mm(y, z)) == b.mm(b.mm(x, y), z); }},
       {{"split0_concat", "sp0_a(cat_a(x,y)) = x"},
@@ -252,13 +265,23 @@ void AppendTransposeLaws(std::vector<AxiomDef>& defs) {
       {{"transpose_concat_1", "T cat_1(x,y) = cat_0(T x,T y)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.cat(1, x, y)) == b.cat(0, b.tr2(x), b.tr2(y)); }},
       // Whether x and z have equal rows decides every axis-0 concat here;
-      // whether x and y have equal columns, every axis-1 concat.
-      {{"concat_interchange", "cat_0(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0(x,z),cat_0(y,w))"},
+      // whether x and y have equal columns, every axis-1 concat. The side
+      // whose inner concats have equal halves fixes the other side's shapes:
+      // with equal columns the left side's types imply the right's, with
+      // equal rows the reverse. So the law is two, each used from its
+      // determining side, and with neither flag set it is not stated.
+      {{"concat_interchange_even_cols", "cat_0(cat_1^=(x,y),cat_1^=(z,w)) = cat_1^=(cat_0(x,z),cat_0(y,w))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
-         auto rows = b.I("even_rows"), cols = b.I("even_cols");
+         auto rows = b.I("even_rows"), cols = b.N(1);
          auto c0 = b.N(0), c1 = b.N(1);
          return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
-                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }},
+                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }, Fires::kFromLeft},
+      {{"concat_interchange_even_rows", "cat_0^=(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0^=(x,z),cat_0^=(y,w))"},
+       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
+         auto rows = b.N(1), cols = b.I("even_cols");
+         auto c0 = b.N(0), c1 = b.N(1);
+         return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
+                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }, Fires::kFromRight},
       {{"transpose_ewadd", "T(x+y) = T x + T y"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.add(x, y)) == b.add(b.tr2(x), b.tr2(y)); }},
       {{"transpose_ewmul", "T(x*y) = T x * T y"},
@@ -271,16 +294,16 @@ void AppendPoolConcatLaws(std::vector<AxiomDef>& defs) {
   defs.insert(defs.end(), {
       {{"concat_pool_avg_channels", "cat_1(avg(x),avg(y)) = avg(cat_1(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool(); auto inc = b.I("include_pad");
-         return b.cat(1, b.avg(p, x, inc), b.avg(p, y, inc)) == b.avg(p, b.cat(1, x, y), inc); }},
+         return b.cat(1, b.avg(p, x, inc), b.avg(p, y, inc)) == b.avg(p, b.cat(1, x, y), inc); }, Fires::kFromRight},
       {{"concat_pool_avg_batch", "cat_0(avg(x),avg(y)) = avg(cat_0(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool(); auto inc = b.I("include_pad");
-         return b.cat(0, b.avg(p, x, inc), b.avg(p, y, inc)) == b.avg(p, b.cat(0, x, y), inc); }},
+         return b.cat(0, b.avg(p, x, inc), b.avg(p, y, inc)) == b.avg(p, b.cat(0, x, y), inc); }, Fires::kFromRight},
       {{"concat_pool_max_batch", "cat_0(max(x),max(y)) = max(cat_0(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool();
-         return b.cat(0, b.max(p, x), b.max(p, y)) == b.max(p, b.cat(0, x, y)); }},
+         return b.cat(0, b.max(p, x), b.max(p, y)) == b.max(p, b.cat(0, x, y)); }, Fires::kFromRight},
       {{"concat_pool_max_channels", "cat_1(max(x),max(y)) = max(cat_1(x,y))"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); auto p = b.AnyPool();
-         return b.cat(1, b.max(p, x), b.max(p, y)) == b.max(p, b.cat(1, x, y)); }},
+         return b.cat(1, b.max(p, x), b.max(p, y)) == b.max(p, b.cat(1, x, y)); }, Fires::kFromRight},
   });
 }
 
@@ -422,7 +445,78 @@ void CollectFunctions(const z3::expr& e, std::set<std::string>& out) {
   }
 }
 
+// The axiom's patterns: the sides it fires from, each of which must bind every
+// variable (Z3 could not instantiate it from a side that does not). Whole
+// sides, not smaller terms: a subterm's typing says nothing of the term
+// around it (x+y of 4-D tensors is well-typed, its 2-D transpose is not).
+absl::StatusOr<std::vector<z3::expr>> Triggers(const AxiomDef& d, const z3::expr_vector& bound, const z3::expr& body) {
+  std::vector<z3::expr> vars;
+  for (unsigned i = 0; i < bound.size(); ++i) vars.push_back(bound[i]);
+  auto covers = [&](const z3::expr& side) {
+    // Every variable occurs in the side: its smallest covering terms exist.
+    return !MinimalTriggers(vars, side, side).empty();
+  };
+  std::vector<z3::expr> out;
+  const z3::expr lhs = body.arg(0), rhs = body.arg(1);
+  if (d.fires != Fires::kFromRight && covers(lhs)) out.push_back(lhs);
+  if (d.fires != Fires::kFromLeft && covers(rhs)) out.push_back(rhs);
+  const bool wanted_missing =
+      (d.fires == Fires::kFromLeft && !covers(lhs)) || (d.fires == Fires::kFromRight && !covers(rhs));
+  if (out.empty() || wanted_missing) {
+    return absl::InternalError(absl::StrCat(d.info.name, ": the side it fires from does not bind every variable"));
+  }
+  return out;
+}
+
+z3::expr Quantify(const z3::expr_vector& bound, const z3::expr& body, const std::vector<z3::expr>& triggers) {
+  z3::context& ctx = body.ctx();
+  std::vector<Z3_app> vars;
+  for (unsigned i = 0; i < bound.size(); ++i) vars.push_back(Z3_to_app(ctx, bound[i]));
+  std::vector<Z3_pattern> patterns;
+  std::vector<z3::ast> held;  // the context counts references: a pattern nobody holds may be freed
+  for (const z3::expr& t : triggers) {
+    Z3_ast term = t;
+    patterns.push_back(Z3_mk_pattern(ctx, 1, &term));
+    ctx.check_error();
+    held.emplace_back(ctx, Z3_pattern_to_ast(ctx, patterns.back()));
+  }
+  Z3_ast q = Z3_mk_forall_const(ctx, 0, static_cast<unsigned>(vars.size()), vars.data(),
+                                static_cast<unsigned>(patterns.size()), patterns.data(), body);
+  ctx.check_error();
+  return z3::expr(ctx, q);
+}
+
 }  // namespace
+
+std::vector<z3::expr> MinimalTriggers(const std::vector<z3::expr>& vars, const z3::expr& lhs, const z3::expr& rhs) {
+  std::map<unsigned, uint64_t> mentions;  // by term id: bit i for vars[i]
+  std::function<uint64_t(const z3::expr&)> walk = [&](const z3::expr& e) -> uint64_t {
+    for (size_t i = 0; i < vars.size() && i < 64; ++i) {
+      if (z3::eq(vars[i], e)) return uint64_t{1} << i;
+    }
+    if (auto it = mentions.find(e.id()); it != mentions.end()) return it->second;
+    uint64_t bits = 0;
+    for (unsigned i = 0; i < e.num_args(); ++i) bits |= walk(e.arg(i));
+    return mentions[e.id()] = bits;
+  };
+  const uint64_t all = vars.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << vars.size()) - 1;
+  std::vector<z3::expr> out;
+  std::function<void(const z3::expr&)> find = [&](const z3::expr& e) {
+    if (walk(e) != all || !e.is_app() || e.num_args() == 0) return;
+    bool child_covers = false;  // a smaller application binds them all (a bare variable is no trigger)
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      child_covers |= walk(e.arg(i)) == all && e.arg(i).is_app() && e.arg(i).num_args() > 0;
+    }
+    if (child_covers) {
+      for (unsigned i = 0; i < e.num_args(); ++i) find(e.arg(i));
+    } else if (std::none_of(out.begin(), out.end(), [&](const z3::expr& t) { return z3::eq(t, e); })) {
+      out.push_back(e);
+    }
+  };
+  find(lhs);
+  find(rhs);
+  return out;
+}
 
 const std::vector<AxiomInfo>& AxiomList() {
   static const auto* list = [] {
@@ -435,9 +529,10 @@ const std::vector<AxiomInfo>& AxiomList() {
 
 std::string AxiomSetVersion() {
   Hasher h;
-  for (const AxiomInfo& a : AxiomList()) {
-    h.AddString(a.name);
-    h.AddString(a.description);
+  for (const AxiomDef& d : Definitions()) {
+    h.AddString(d.info.name);
+    h.AddString(d.info.description);
+    h.AddString(d.fires == Fires::kFromLeft ? "left" : d.fires == Fires::kFromRight ? "right" : "either");
   }
   return absl::StrCat("axioms-", AxiomList().size(), "-", h.Finish().ToHex().substr(0, 12));
 }
@@ -456,7 +551,12 @@ absl::StatusOr<std::vector<BuiltAxiom>> BuildAxioms(Symbols& symbols, const std:
       if (skip.count(d.info.name)) continue;
       Builder b(symbols);
       z3::expr body = d.build(b);
-      z3::expr formula = b.bound().empty() ? body : z3::forall(b.bound(), body);
+      z3::expr formula = body;
+      if (!b.bound().empty()) {
+        auto triggers = Triggers(d, b.bound(), body);
+        if (!triggers.ok()) return triggers.status();
+        formula = Quantify(b.bound(), body, *triggers);
+      }
       BuiltAxiom built{d.info, formula, {}};
       CollectFunctions(body, built.functions);
       out.push_back(std::move(built));

@@ -49,8 +49,27 @@ const std::vector<AxiomInfo>& AxiomList();
 // made under another axiom set can be found and redone.
 std::string AxiomSetVersion();
 
+// Which terms instantiate an axiom during a proof: its E-matching patterns.
+// A proof starts from well-typed terms and stays among them only if every
+// instance whose pattern matches a well-typed term has both sides well-typed;
+// otherwise it equates a real tensor with an unspecified one, which other laws
+// can turn into a false equation between real tensors (matmul_concat_sum, read
+// right to left with halves of any shape, did). A law is therefore only used
+// from a side whose typing implies the other's; axiom validation checks it.
+enum class Fires {
+  kFromEitherSide,  // from each side that binds every variable
+  kFromLeft,        // only where the left side is in the proof: rewrites left to right
+  kFromRight,       // only where the right side is
+};
+
+// The smallest subterms of lhs or rhs that mention every one of `vars` (and
+// are applications): what an E-matching instance can start from.
+std::vector<z3::expr> MinimalTriggers(const std::vector<z3::expr>& vars, const z3::expr& lhs, const z3::expr& rhs);
+
 struct BuiltAxiom {
   AxiomInfo info;
+  // Quantified with explicit patterns (Fires), so the prover and axiom
+  // validation read the same triggers.
   z3::expr formula;
   std::set<std::string> functions;  // function names the formula uses
 };

@@ -46,12 +46,15 @@ bool SignaturesAdmit(const std::vector<ProofSignature>& recorded, const std::vec
 void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig) {
   const int k = OpenFactIndex(sig.name, which);
   if (k < 0 || IsFactVariable(sig.params[k])) return;
+  if (which == OpenFacts::kConcatUnequalHalves && sig.params[k] != 0) return;
+  if (which == OpenFacts::kConcatEqualHalves && sig.params[k] != 1) return;
   const int var = vars.emplace(std::make_pair(sig.name, sig.params[k]), static_cast<int>(vars.size())).first->second;
   sig.params[k] = FactVariable(var);
 }
 
 int OpenFactIndex(const std::string& name, OpenFacts facts) {
-  const bool halves = facts == OpenFacts::kConcatHalves || facts == OpenFacts::kAll;
+  const bool halves = facts == OpenFacts::kConcatHalves || facts == OpenFacts::kAll ||
+                      facts == OpenFacts::kConcatUnequalHalves || facts == OpenFacts::kConcatEqualHalves;
   const bool groups = facts == OpenFacts::kConvGroups || facts == OpenFacts::kAll;
   if (halves && name == "concat") return 1;
   if (groups && name == "conv2d") return 4;

@@ -50,8 +50,10 @@ using FactBinding = std::map<int64_t, int64_t>;
 
 // Shape facts a proof may not need, so the verifier tries to prove a rule
 // with them left open (side_conditions.h): a concat's equal halves, a
-// convolution's group count.
-enum class OpenFacts { kNone, kConcatHalves, kConvGroups, kAll };
+// convolution's group count. kConcatUnequalHalves and kConcatEqualHalves open
+// only the concats whose halves differ (are equal): a law stated for equal
+// halves needs those closed while the others may stay open.
+enum class OpenFacts { kNone, kConcatHalves, kConvGroups, kAll, kConcatUnequalHalves, kConcatEqualHalves };
 // The parameter of a signature that is such a fact, or -1.
 int OpenFactIndex(const std::string& name, OpenFacts facts);
 

@@ -79,6 +79,21 @@ TEST_F(StandaloneTest, AClaimedProofIsCheckedWithItsOwnAxiomsAndOpenFacts) {
   EXPECT_EQ(made_up.conditions().SerializeAsString(), proved.conditions().SerializeAsString());
 }
 
+TEST_F(StandaloneTest, AClaimThatOpenedOnlyTheUnequalConcatsIsCheckedAsClaimed) {
+  // The interchange's proof opens the outer concats (2 rows on 4) and keeps
+  // the inner ones' equal halves: the check opens the same facts, in one query.
+  rules::Rule proved = Parse(
+      "(concat 0 2 (concat 1 2 ?x1@2_4 ?x2@2_4) (concat 1 2 ?w2@4_4 ?w3@4_4))=>"
+      "(concat 1 2 (concat 0 2 ?x1@2_4 ?w2@4_4) (concat 0 2 ?x2@2_4 ?w3@4_4))");
+  ASSERT_EQ(Verify(proved), rules::RULE_STATUS_PROVED) << proved.status_detail();
+  rules::Rule claim = proved;
+  const int64_t before = prover->queries();
+  ASSERT_TRUE(VerifyClaim(*prover, "z3", claim).ok());
+  EXPECT_EQ(prover->queries() - before, 1);
+  EXPECT_EQ(claim.status(), rules::RULE_STATUS_PROVED);
+  EXPECT_EQ(claim.conditions().SerializeAsString(), proved.conditions().SerializeAsString());
+}
+
 TEST_F(StandaloneTest, AFalseRuleClaimedProvedIsNotProved) {
   rules::Rule claim = Parse("(relu (ewadd ?x@2_4 ?y@2_4))=>(ewadd (relu ?x@2_4) (relu ?y@2_4))");
   claim.set_status(rules::RULE_STATUS_PROVED);

@@ -406,6 +406,19 @@ bool HasOpenableFact(const RuleConditions& conditions, OpenFacts open) {
   return false;
 }
 
+// Whether some concat of the rule has equal halves (value 1) or unequal (0).
+bool HasConcatFactValued(const RuleConditions& conditions, int64_t value) {
+  for (const GraphConditions* side : {&conditions.source, &conditions.target}) {
+    for (const auto& node : *side) {
+      for (const ProofSignature& sig : node) {
+        const int k = OpenFactIndex(sig.name, OpenFacts::kConcatHalves);
+        if (k >= 0 && sig.params[k] == value) return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<ProofResult> Prover::CheckClaim(const Graph& source, const Graph& target,
@@ -437,6 +450,13 @@ absl::StatusOr<ProofResult> Prover::ProveGeneral(const Graph& source, const Grap
   std::vector<OpenFacts> attempts;
   if (halves && groups) attempts = {OpenFacts::kAll, OpenFacts::kConcatHalves, OpenFacts::kConvGroups};
   if (halves != groups) attempts = {halves ? OpenFacts::kConcatHalves : OpenFacts::kConvGroups};
+  // Concats with equal and with unequal halves together: a law stated for
+  // equal halves (the concat interchange) may need those closed while the
+  // others stay open. Tried last, and only where opening every concat failed.
+  if (halves && !groups && HasConcatFactValued(proof->conditions, 0) && HasConcatFactValued(proof->conditions, 1)) {
+    attempts.push_back(OpenFacts::kConcatUnequalHalves);
+    attempts.push_back(OpenFacts::kConcatEqualHalves);
+  }
   for (OpenFacts open : attempts) {
     // Out of memory: the proof stands with its conditions as they are.
     if (out_of_memory_) break;

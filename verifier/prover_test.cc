@@ -296,6 +296,28 @@ TEST_F(ProverTest, SwappingConcatHalvesUnderAMatMulKeepsTheirEqualShapes) {
   EXPECT_EQ(DescribeConditions(r.conditions.source), "concat(1,1) concat(0,1) matmul(0)");
 }
 
+TEST_F(ProverTest, TheConcatInterchangeLeavesTheConcatsWithUnequalHalvesOpen) {
+  // The interchange is stated where the inner concats have equal halves; the
+  // outer concats (2 rows on 4) may have any. Opening every concat fails, so
+  // the proof opens just those whose halves differ.
+  G a, b;
+  {
+    auto x1 = a.In("x1", {2, 4}), x2 = a.In("x2", {2, 4}), w2 = a.W("w2", {4, 4}), w3 = a.W("w3", {4, 4});
+    a.Out(a.Op(OpKind::kConcat, {a.Op(OpKind::kConcat, {x1, x2}, Axis(1)), a.Op(OpKind::kConcat, {w2, w3}, Axis(1))},
+               Axis(0)));
+  }
+  {
+    auto x1 = b.In("x1", {2, 4}), x2 = b.In("x2", {2, 4}), w2 = b.W("w2", {4, 4}), w3 = b.W("w3", {4, 4});
+    b.Out(b.Op(OpKind::kConcat, {b.Op(OpKind::kConcat, {x1, w2}, Axis(0)), b.Op(OpKind::kConcat, {x2, w3}, Axis(0))},
+               Axis(1)));
+  }
+  ProofResult r = Prove(a, b);
+  ASSERT_EQ(r.outcome, ProofOutcome::kProved) << r.detail;
+  EXPECT_THAT(r.axioms_used, Contains("concat_interchange_even_cols"));
+  EXPECT_EQ(DescribeConditions(r.conditions.source), "concat(1,1) concat(1,1) concat(0,?0)");
+  EXPECT_EQ(DescribeConditions(r.conditions.target), "concat(0,?0) concat(0,?0) concat(1,1)");
+}
+
 TEST_F(ProverTest, AFactTheProofNeedsIsTriedOpenOnce) {
   // Average pooling is a depthwise convolution with the pooling kernel: the
   // law needs the group count, the convolution's only openable fact. Opening

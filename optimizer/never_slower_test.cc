@@ -28,16 +28,16 @@ using testing::Weight;
 
 // Costs from the analytic model; whole graphs "measured" with fixed medians,
 // so a test can say which of baseline and candidate is faster.
-class FixedGraphTimes : public profiler::ProfilerClient {
+class FixedGraphTimes : public testing::ForwardingProfiler {
  public:
   FixedGraphTimes(double baseline_ms, double candidate_ms)
-      : costs_(testing::AnalyticProfiler()), baseline_ms_(baseline_ms), candidate_ms_(candidate_ms) {}
+      : ForwardingProfiler(testing::AnalyticProfiler()), baseline_ms_(baseline_ms), candidate_ms_(candidate_ms) {}
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
     profiler::MeasureRequest analytic = r;  // costs stand in for whichever backend the test names
     analytic.set_backend(profiler::BACKEND_ANALYTIC);
     analytic.set_threads(0);
     batch_threads = r.threads();
-    auto response = costs_->MeasureBatch(analytic);
+    auto response = inner().MeasureBatch(analytic);
     if (response.ok() && cost_backend != profiler::BACKEND_UNSPECIFIED) {
       response->set_backend(cost_backend);
       response->set_threads(r.threads());
@@ -73,13 +73,6 @@ class FixedGraphTimes : public profiler::ProfilerClient {
     }
     return response;
   }
-  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
-    return costs_->ListCache(r);
-  }
-  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
-      const profiler::InvalidateCacheRequest& r) override {
-    return costs_->InvalidateCache(r);
-  }
   std::string Describe() const override { return "fixed graph times"; }
   int graph_calls = 0;
   int graphs_per_call = 0;
@@ -96,7 +89,6 @@ class FixedGraphTimes : public profiler::ProfilerClient {
   std::vector<double> baseline_passes, candidate_passes;
 
  private:
-  std::unique_ptr<profiler::ProfilerClient> costs_;
   double baseline_ms_, candidate_ms_;
 };
 

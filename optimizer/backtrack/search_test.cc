@@ -317,26 +317,18 @@ TEST_F(SearchTest, BacktrackingMergesMatMulsThatShareAnInput) {
 
 // The analytic profiler's costs with a weight term added to its graph cost
 // model (a stand-in for the cpu and ort backends' calibrated terms).
-class WithWeightTerm : public profiler::ProfilerClient {
+class WithWeightTerm : public testing::ForwardingProfiler {
  public:
   WithWeightTerm(profiler::ProfilerClient* inner, profiler::GraphCostModel model)
-      : inner_(inner), model_(std::move(model)) {}
+      : ForwardingProfiler(inner), model_(std::move(model)) {}
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& request) override {
-    auto r = inner_->MeasureBatch(request);
+    auto r = inner().MeasureBatch(request);
     if (r.ok()) *r->mutable_graph_cost_model() = model_;
     return r;
-  }
-  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
-    return inner_->ListCache(r);
-  }
-  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
-      const profiler::InvalidateCacheRequest& r) override {
-    return inner_->InvalidateCache(r);
   }
   std::string Describe() const override { return "analytic with a weight term"; }
 
  private:
-  profiler::ProfilerClient* inner_;
   profiler::GraphCostModel model_;
 };
 

@@ -9,15 +9,15 @@
 namespace taso::optimizer {
 namespace {
 
-TensorType F32(std::vector<int64_t> dims) { return TensorType::RowMajor(DType::kFloat32, std::move(dims)); }
+using testing::F32;
 
 // The analytic costs, with no kernel for composite operators (as the cuda
 // backend has none for fused_gemm).
-class NoFusedKernels : public profiler::ProfilerClient {
+class NoFusedKernels : public testing::ForwardingProfiler {
  public:
-  NoFusedKernels() : inner_(testing::AnalyticProfiler()) {}
+  NoFusedKernels() : ForwardingProfiler(testing::AnalyticProfiler()) {}
   absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& request) override {
-    auto response = inner_->MeasureBatch(request);
+    auto response = inner().MeasureBatch(request);
     if (!response.ok()) return response;
     for (int i = 0; i < request.signatures_size(); ++i) {
       if (!IsComposite(static_cast<OpKind>(request.signatures(i).kind()))) continue;
@@ -28,17 +28,7 @@ class NoFusedKernels : public profiler::ProfilerClient {
     }
     return response;
   }
-  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
-    return inner_->ListCache(r);
-  }
-  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
-      const profiler::InvalidateCacheRequest& r) override {
-    return inner_->InvalidateCache(r);
-  }
   std::string Describe() const override { return "analytic without fused kernels"; }
-
- private:
-  std::unique_ptr<profiler::ProfilerClient> inner_;
 };
 
 Graph Primitives(int64_t n) {

@@ -55,6 +55,36 @@ void ExpectEquivalent(const Graph& a, const Graph& b);
 // The profiler with the analytic H100 model: fast and deterministic.
 std::unique_ptr<profiler::ProfilerClient> AnalyticProfiler();
 
+// A test double over another profiler: forwards every call, so a double
+// overrides only what it changes.
+class ForwardingProfiler : public profiler::ProfilerClient {
+ public:
+  explicit ForwardingProfiler(std::unique_ptr<profiler::ProfilerClient> owned)
+      : owned_(std::move(owned)), inner_(owned_.get()) {}
+  explicit ForwardingProfiler(profiler::ProfilerClient* borrowed) : inner_(borrowed) {}
+  absl::StatusOr<profiler::MeasureResponse> MeasureBatch(const profiler::MeasureRequest& r) override {
+    return inner_->MeasureBatch(r);
+  }
+  absl::StatusOr<profiler::MeasureGraphResponse> MeasureGraph(const profiler::MeasureGraphRequest& r) override {
+    return inner_->MeasureGraph(r);
+  }
+  absl::StatusOr<profiler::ListCacheResponse> ListCache(const profiler::ListCacheRequest& r) override {
+    return inner_->ListCache(r);
+  }
+  absl::StatusOr<profiler::InvalidateCacheResponse> InvalidateCache(
+      const profiler::InvalidateCacheRequest& r) override {
+    return inner_->InvalidateCache(r);
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ protected:
+  profiler::ProfilerClient& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<profiler::ProfilerClient> owned_;
+  profiler::ProfilerClient* inner_;
+};
+
 // A test with that profiler in client_.
 class AnalyticProfilerTest : public ::testing::Test {
  protected:

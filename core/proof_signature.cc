@@ -43,11 +43,17 @@ bool SignaturesAdmit(const std::vector<ProofSignature>& recorded, const std::vec
   return true;
 }
 
-void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig) {
+bool OpensFact(OpenFacts which, const ProofSignature& sig) {
   const int k = OpenFactIndex(sig.name, which);
-  if (k < 0 || IsFactVariable(sig.params[k])) return;
-  if (which == OpenFacts::kConcatUnequalHalves && sig.params[k] != 0) return;
-  if (which == OpenFacts::kConcatEqualHalves && sig.params[k] != 1) return;
+  if (k < 0 || IsFactVariable(sig.params[k])) return false;
+  if (which == OpenFacts::kConcatUnequalHalves) return sig.params[k] == 0;
+  if (which == OpenFacts::kConcatEqualHalves) return sig.params[k] == 1;
+  return true;
+}
+
+void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig) {
+  if (!OpensFact(which, sig)) return;
+  const int k = OpenFactIndex(sig.name, which);
   const int var = vars.emplace(std::make_pair(sig.name, sig.params[k]), static_cast<int>(vars.size())).first->second;
   sig.params[k] = FactVariable(var);
 }

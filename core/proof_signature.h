@@ -75,7 +75,9 @@ struct ProofSignature {
 // share one, so a proof with them open shows the law wherever they are
 // equal, not only at the value they had.
 using FactVariables = std::map<std::pair<std::string, int64_t>, int>;
-// Replaces the fact `which` names in `sig`, if any, by its fact variable.
+// Whether `which` opens a fact of `sig` (one not open already).
+bool OpensFact(OpenFacts which, const ProofSignature& sig);
+// Replaces the fact `which` opens in `sig`, if any, by its fact variable.
 void OpenFact(OpenFacts which, FactVariables& vars, ProofSignature& sig);
 
 // Whether every recorded signature admits its actual one.

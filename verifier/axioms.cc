@@ -179,6 +179,27 @@ void AppendActivationLaws(std::vector<AxiomDef>& defs) {
   });
 }
 
+// cat_a(x∘y, z∘w) = cat_a(x,z) ∘ cat_a(y,w), ∘ the element-wise `op`; every
+// concat with equal halves, or with the law's one flag.
+z3::expr ConcatOfElementwise(Builder& b, const char* op, bool equal_halves) {
+  auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
+  auto a = b.I("a");
+  const z3::expr even = equal_halves ? b.N(1) : b.even();
+  auto f = [&](const z3::expr& l, const z3::expr& r) { return b.Apply(op, {}, {l, r}); };
+  return b.cat(a, even, f(x, y), f(z, w)) == f(b.cat(a, even, x, z), b.cat(a, even, y, w));
+}
+
+// cat_0(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0(x,z),cat_0(y,w)), with the axis-1
+// concats' halves equal or the axis-0 ones' (the other flag free).
+z3::expr ConcatInterchange(Builder& b, bool even_cols) {
+  auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
+  const z3::expr rows = even_cols ? b.I("even_rows") : b.N(1);
+  const z3::expr cols = even_cols ? b.N(1) : b.I("even_cols");
+  auto c0 = b.N(0), c1 = b.N(1);
+  return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
+         b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w));
+}
+
 // Linearity of convolution and matmul, and how they meet concat and split.
 void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
   defs.insert(defs.end(), {
@@ -206,19 +227,13 @@ void AppendConvMatMulLaws(std::vector<AxiomDef>& defs) {
       // From the sum of concats only where the halves are equal: otherwise
       // its typing does not say the two concats split at the same place.
       {{"concat_ewadd", "cat_a(x+y,z+w) = cat_a(x,z)+cat_a(y,w)"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         return b.cat(a, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, x, z), b.cat(a, y, w)); }, Fires::kFromLeft},
+       [](Builder& b) { return ConcatOfElementwise(b, "ewadd", false); }, Fires::kFromLeft},
       {{"concat_ewadd_even", "cat_a^=(x+y,z+w) = cat_a^=(x,z)+cat_a^=(y,w), ^= halves of equal shape"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         auto even = b.N(1);
-         return b.cat(a, even, b.add(x, y), b.add(z, w)) == b.add(b.cat(a, even, x, z), b.cat(a, even, y, w)); }},
+       [](Builder& b) { return ConcatOfElementwise(b, "ewadd", true); }},
       {{"concat_ewmul", "cat_a(x*y,z*w) = cat_a(x,z)*cat_a(y,w)"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         return b.cat(a, b.mul(x, y), b.mul(z, w)) == b.mul(b.cat(a, x, z), b.cat(a, y, w)); }, Fires::kFromLeft},
+       [](Builder& b) { return ConcatOfElementwise(b, "ewmul", false); }, Fires::kFromLeft},
       {{"concat_ewmul_even", "cat_a^=(x*y,z*w) = cat_a^=(x,z)*cat_a^=(y,w), ^= halves of equal shape"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w"); auto a = b.I("a");
-         auto even = b.N(1);
-         return b.cat(a, even, b.mul(x, y), b.mul(z, w)) == b.mul(b.cat(a, even, x, z), b.cat(a, even, y, w)); }},
+       [](Builder& b) { return ConcatOfElementwise(b, "ewmul", true); }},
       {{"concat_conv_batch", "cat_0(conv_{s,p,c,g}(x,z),conv_{s,p,c,g}(y,z)) = conv_{s,p,c,g}(cat_0(x,y),z)"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"); auto c = b.AnyConv(true);
          return b.cat(0, b.conv(c, x, z), b.conv(c, y, z)) == b.conv(c, b.cat(0, x, y), z); }, Fires::kFromRight},
@@ -271,17 +286,9 @@ void AppendTransposeLaws(std::vector<AxiomDef>& defs) {
       // equal rows the reverse. So the law is two, each used from its
       // determining side, and with neither flag set it is not stated.
       {{"concat_interchange_even_cols", "cat_0(cat_1^=(x,y),cat_1^=(z,w)) = cat_1^=(cat_0(x,z),cat_0(y,w))"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
-         auto rows = b.I("even_rows"), cols = b.N(1);
-         auto c0 = b.N(0), c1 = b.N(1);
-         return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
-                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }, Fires::kFromLeft},
+       [](Builder& b) { return ConcatInterchange(b, true); }, Fires::kFromLeft},
       {{"concat_interchange_even_rows", "cat_0^=(cat_1(x,y),cat_1(z,w)) = cat_1(cat_0^=(x,z),cat_0^=(y,w))"},
-       [](Builder& b) { auto x = b.T("x"), y = b.T("y"), z = b.T("z"), w = b.T("w");
-         auto rows = b.N(1), cols = b.I("even_cols");
-         auto c0 = b.N(0), c1 = b.N(1);
-         return b.cat(c0, rows, b.cat(c1, cols, x, y), b.cat(c1, cols, z, w)) ==
-                b.cat(c1, cols, b.cat(c0, rows, x, z), b.cat(c0, rows, y, w)); }, Fires::kFromRight},
+       [](Builder& b) { return ConcatInterchange(b, false); }, Fires::kFromRight},
       {{"transpose_ewadd", "T(x+y) = T x + T y"},
        [](Builder& b) { auto x = b.T("x"), y = b.T("y"); return b.tr2(b.add(x, y)) == b.add(b.tr2(x), b.tr2(y)); }},
       {{"transpose_ewmul", "T(x*y) = T x * T y"},
@@ -452,19 +459,15 @@ void CollectFunctions(const z3::expr& e, std::set<std::string>& out) {
 absl::StatusOr<std::vector<z3::expr>> Triggers(const AxiomDef& d, const z3::expr_vector& bound, const z3::expr& body) {
   std::vector<z3::expr> vars;
   for (unsigned i = 0; i < bound.size(); ++i) vars.push_back(bound[i]);
-  auto covers = [&](const z3::expr& side) {
-    // Every variable occurs in the side: its smallest covering terms exist.
-    return !MinimalTriggers(vars, side, side).empty();
-  };
-  std::vector<z3::expr> out;
   const z3::expr lhs = body.arg(0), rhs = body.arg(1);
-  if (d.fires != Fires::kFromRight && covers(lhs)) out.push_back(lhs);
-  if (d.fires != Fires::kFromLeft && covers(rhs)) out.push_back(rhs);
-  const bool wanted_missing =
-      (d.fires == Fires::kFromLeft && !covers(lhs)) || (d.fires == Fires::kFromRight && !covers(rhs));
-  if (out.empty() || wanted_missing) {
+  // A side binds every variable when it is a term covering them all.
+  const bool left = !MinimalTriggers(vars, lhs, lhs).empty(), right = !MinimalTriggers(vars, rhs, rhs).empty();
+  if ((d.fires == Fires::kFromLeft && !left) || (d.fires == Fires::kFromRight && !right) || (!left && !right)) {
     return absl::InternalError(absl::StrCat(d.info.name, ": the side it fires from does not bind every variable"));
   }
+  std::vector<z3::expr> out;
+  if (d.fires != Fires::kFromRight && left) out.push_back(lhs);
+  if (d.fires != Fires::kFromLeft && right) out.push_back(rhs);
   return out;
 }
 

@@ -100,31 +100,15 @@ namespace {
 
 // The facts a rule's recorded conditions leave open: concat halves, convolution
 // groups, both, or none. A fact variable elsewhere counts as both: the
-// conditions derived with them open will not have it, and differ. Where only
-// concats are open and they are exactly those whose halves differ (or are
-// equal) on the rule's own shapes (`own`), the claim opened that kind alone.
-OpenFacts ClaimedOpenFacts(const rules::SideConditions& conditions, const RuleConditions* own) {
+// conditions derived with them open will not have it, and differ.
+OpenFacts ClaimedOpenFacts(const rules::SideConditions& conditions) {
   bool halves = false, groups = false;
-  bool open_values[2] = {false, false}, closed_values[2] = {false, false};
-  for (int side = 0; side < 2; ++side) {
-    const auto& nodes = side == 0 ? conditions.source() : conditions.target();
-    for (const rules::NodeCondition& node : nodes) {
-      for (int i = 0; i < node.signatures_size(); ++i) {
-        const rules::ProofSignature& sig = node.signatures(i);
-        const int halves_at = OpenFactIndex(sig.function(), OpenFacts::kConcatHalves);
-        if (own != nullptr && halves_at >= 0) {
-          const GraphConditions& graph = side == 0 ? own->source : own->target;
-          if (node.node() >= 0 && node.node() < static_cast<int>(graph.size()) &&
-              i < static_cast<int>(graph[node.node()].size())) {
-            const int64_t value = graph[node.node()][i].params[halves_at];
-            if (value == 0 || value == 1) {
-              (IsFactVariable(sig.params(halves_at)) ? open_values : closed_values)[value] = true;
-            }
-          }
-        }
+  for (const auto* side : {&conditions.source(), &conditions.target()}) {
+    for (const rules::NodeCondition& node : *side) {
+      for (const rules::ProofSignature& sig : node.signatures()) {
         for (int k = 0; k < sig.params_size(); ++k) {
           if (!IsFactVariable(sig.params(k))) continue;
-          const bool is_halves = k == halves_at;
+          const bool is_halves = k == OpenFactIndex(sig.function(), OpenFacts::kConcatHalves);
           const bool is_groups = k == OpenFactIndex(sig.function(), OpenFacts::kConvGroups);
           halves = halves || is_halves || !is_groups;
           groups = groups || is_groups || !is_halves;
@@ -133,13 +117,53 @@ OpenFacts ClaimedOpenFacts(const rules::SideConditions& conditions, const RuleCo
     }
   }
   if (halves && groups) return OpenFacts::kAll;
-  if (halves && open_values[0] != open_values[1]) {
-    const int opened = open_values[0] ? 0 : 1;
-    if (!closed_values[opened] && closed_values[1 - opened]) {
-      return opened == 0 ? OpenFacts::kConcatUnequalHalves : OpenFacts::kConcatEqualHalves;
+  return halves ? OpenFacts::kConcatHalves : groups ? OpenFacts::kConvGroups : OpenFacts::kNone;
+}
+
+// Whether the concats a claim left open are exactly those `which` opens on the
+// rule's own shapes (`own`, ConditionsOf its sides).
+bool OpensExactlyTheClaimedConcats(OpenFacts which, const rules::SideConditions& claimed, const RuleConditions& own) {
+  for (int side = 0; side < 2; ++side) {
+    const auto& nodes = side == 0 ? claimed.source() : claimed.target();
+    const GraphConditions& graph = side == 0 ? own.source : own.target;
+    for (const rules::NodeCondition& node : nodes) {
+      for (int i = 0; i < node.signatures_size(); ++i) {
+        const rules::ProofSignature& sig = node.signatures(i);
+        const int k = OpenFactIndex(sig.function(), OpenFacts::kConcatHalves);
+        if (k < 0) continue;
+        if (node.node() < 0 || node.node() >= static_cast<int>(graph.size()) ||
+            i >= static_cast<int>(graph[node.node()].size())) {
+          return false;
+        }
+        if (IsFactVariable(sig.params(k)) != OpensFact(which, graph[node.node()][i])) return false;
+      }
     }
   }
-  return halves ? OpenFacts::kConcatHalves : groups ? OpenFacts::kConvGroups : OpenFacts::kNone;
+  return true;
+}
+
+// A claim with concat halves open opened every concat, or (where that fails,
+// Prover::Prove) only those whose halves differ, or only those equal: the
+// rule's own shapes tell which.
+OpenFacts ClaimedConcatFacts(const rules::SideConditions& claimed, const Graph& source, const Graph& target) {
+  bool some_closed = false;  // else every concat is open: no need for the own shapes
+  for (const auto* side : {&claimed.source(), &claimed.target()}) {
+    for (const rules::NodeCondition& node : *side) {
+      for (const rules::ProofSignature& sig : node.signatures()) {
+        const int k = OpenFactIndex(sig.function(), OpenFacts::kConcatHalves);
+        some_closed = some_closed || (k >= 0 && !IsFactVariable(sig.params(k)));
+      }
+    }
+  }
+  if (!some_closed) return OpenFacts::kConcatHalves;
+  auto own_source = ConditionsOf(source);
+  auto own_target = ConditionsOf(target);
+  if (!own_source.ok() || !own_target.ok()) return OpenFacts::kConcatHalves;
+  const RuleConditions own{std::move(*own_source), std::move(*own_target)};
+  for (OpenFacts which : {OpenFacts::kConcatUnequalHalves, OpenFacts::kConcatEqualHalves}) {
+    if (OpensExactlyTheClaimedConcats(which, claimed, own)) return which;
+  }
+  return OpenFacts::kConcatHalves;
 }
 
 }  // namespace
@@ -152,11 +176,8 @@ absl::Status VerifyClaim(Prover& prover, const std::string& solver, rules::Rule&
     for (const auto& p : rule.outputs()) outputs.emplace_back(p.source_output(), p.target_output());
     if (source.ok() && target.ok() && NumericPrecheck(*source, *target, outputs).ok()) {
       const std::vector<std::string> axioms(rule.proof().axioms_used().begin(), rule.proof().axioms_used().end());
-      auto own_source = ConditionsOf(*source);
-      auto own_target = ConditionsOf(*target);
-      std::optional<RuleConditions> own;
-      if (own_source.ok() && own_target.ok()) own = RuleConditions{std::move(*own_source), std::move(*own_target)};
-      const OpenFacts open = ClaimedOpenFacts(rule.conditions(), own ? &*own : nullptr);
+      OpenFacts open = ClaimedOpenFacts(rule.conditions());
+      if (open == OpenFacts::kConcatHalves) open = ClaimedConcatFacts(rule.conditions(), *source, *target);
       auto checked = prover.CheckClaim(*source, *target, outputs, open, axioms);
       if (checked.ok() && checked->outcome == ProofOutcome::kProved) {
         ApplyProofResult(*checked, solver, prover.axiom_set_version(), rule);

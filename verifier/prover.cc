@@ -395,24 +395,12 @@ absl::StatusOr<ProofResult> Prover::ProveWith(const Graph& source, const Graph& 
 
 namespace {
 
+// Whether `open` opens some fact of the rule's conditions.
 bool HasOpenableFact(const RuleConditions& conditions, OpenFacts open) {
   for (const GraphConditions* side : {&conditions.source, &conditions.target}) {
     for (const auto& node : *side) {
       for (const ProofSignature& sig : node) {
-        if (OpenFactIndex(sig.name, open) >= 0) return true;
-      }
-    }
-  }
-  return false;
-}
-
-// Whether some concat of the rule has equal halves (value 1) or unequal (0).
-bool HasConcatFactValued(const RuleConditions& conditions, int64_t value) {
-  for (const GraphConditions* side : {&conditions.source, &conditions.target}) {
-    for (const auto& node : *side) {
-      for (const ProofSignature& sig : node) {
-        const int k = OpenFactIndex(sig.name, OpenFacts::kConcatHalves);
-        if (k >= 0 && sig.params[k] == value) return true;
+        if (OpensFact(open, sig)) return true;
       }
     }
   }
@@ -453,7 +441,8 @@ absl::StatusOr<ProofResult> Prover::ProveGeneral(const Graph& source, const Grap
   // Concats with equal and with unequal halves together: a law stated for
   // equal halves (the concat interchange) may need those closed while the
   // others stay open. Tried last, and only where opening every concat failed.
-  if (halves && !groups && HasConcatFactValued(proof->conditions, 0) && HasConcatFactValued(proof->conditions, 1)) {
+  if (halves && !groups && HasOpenableFact(proof->conditions, OpenFacts::kConcatUnequalHalves) &&
+      HasOpenableFact(proof->conditions, OpenFacts::kConcatEqualHalves)) {
     attempts.push_back(OpenFacts::kConcatUnequalHalves);
     attempts.push_back(OpenFacts::kConcatEqualHalves);
   }

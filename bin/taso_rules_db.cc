@@ -1,6 +1,8 @@
 // taso_rules_db: the hash store and the rule database as one service.
 //   taso_rules_db --db DIR [--listen HOST:PORT] [--port_file F] [--store_index I --store_count N]
 //   taso_rules_db dump --db DIR --job ID     print a finished job's classes
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -182,6 +184,12 @@ int main(int argc, char** argv) {
   if (args.size() > 1 && !dump) {
     std::cerr << "error: unknown command '" << args[1] << "' (try --help)\n";
     return 2;
+  }
+  // A generating job keeps its spool's 256 files open (rules_db/graph_spool.h),
+  // beside RocksDB's: as many as the system allows for this user.
+  if (rlimit files; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &files);
   }
   taso::rules_db::HashStoreOptions options;
   options.path = absl::GetFlag(FLAGS_db);

@@ -2,8 +2,10 @@
 // the graph encodings inside them (records/encoding.h), as a store reads
 // them from any generator: any bytes split into records or get an error,
 // and every encoding parses or decodes against TASO's default spec, or
-// gets an error. Sorting (as a generator does) accepts exactly the batches
-// that split, keeps every record and puts them in the store's key order.
+// gets an error. Grouping by bucket (as a generator does) and sorting (as the
+// store's finalization does) accept exactly the batches that split; grouping
+// keeps every record, buckets in order and each bucket in batch order;
+// sorting puts them in the store's key order.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -32,16 +34,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   });
   FUZZ_CHECK(!s.ok() || bytes == size, "the records do not cover the batch");
 
-  std::string sorted;
-  absl::Status sort = taso::records::SortPackedRecordsInto(packed, sorted);
+  std::vector<std::string> grouped_expected;
+  {
+    std::vector<std::vector<std::string>> by_bucket(taso::records::kFingerprintBuckets);
+    for (const std::string& k : keys) by_bucket[taso::records::FingerprintBucket(k)].push_back(k);
+    for (const auto& b : by_bucket) grouped_expected.insert(grouped_expected.end(), b.begin(), b.end());
+  }
+  std::string grouped;
+  absl::Status group = taso::records::GroupPackedRecordsInto(packed, grouped);
+  FUZZ_CHECK(group.ok() == s.ok(), "grouping and splitting disagree on a batch");
+  if (group.ok()) {
+    std::vector<std::string> grouped_keys;
+    (void)taso::records::ForEachPackedRecord(grouped, [&](std::string_view fingerprint, std::string_view encoding) {
+      grouped_keys.push_back(std::string(fingerprint) + std::string(encoding));
+    });
+    FUZZ_CHECK(grouped.size() == size && grouped_keys == grouped_expected,
+               "grouping lost, changed or misordered a record");
+  }
+
+  std::vector<taso::records::PackedRecordRef> refs;
+  absl::Status sort = taso::records::SortPackedRecords(packed, refs);
   FUZZ_CHECK(sort.ok() == s.ok(), "sorting and splitting disagree on a batch");
   if (sort.ok()) {
     std::vector<std::string> sorted_keys;
-    (void)taso::records::ForEachPackedRecord(sorted, [&](std::string_view fingerprint, std::string_view encoding) {
-      sorted_keys.push_back(std::string(fingerprint) + std::string(encoding));
-    });
+    size_t sorted_bytes = 0;
+    for (const taso::records::PackedRecordRef& r : refs) {
+      const std::string_view record = r.In(packed);
+      sorted_bytes += record.size();
+      sorted_keys.push_back(std::string(record.substr(0, taso::records::kFingerprintBytes)) +
+                            std::string(record.substr(taso::records::kFingerprintBytes + 1)));
+    }
     std::sort(keys.begin(), keys.end());
-    FUZZ_CHECK(sorted.size() == size && sorted_keys == keys, "sorting lost, changed or misordered a record");
+    FUZZ_CHECK(sorted_bytes == size && sorted_keys == keys, "sorting lost, changed or misordered a record");
   }
   return 0;
 }

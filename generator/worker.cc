@@ -89,9 +89,9 @@ class StreamingSink : public GraphSink {
       batch.set_shard(options_.shard);
       batch.set_sequence(++store.sequence);
       batch.set_resume_cursor(cursor);
-      // In key order, the store's flush sorts far less (packed_records.h);
-      // the buffer keeps its memory for the next batch.
-      if (absl::Status s = records::SortPackedRecordsInto(store.buffer, *batch.mutable_packed()); !s.ok()) {
+      // By bucket, the store writes each bucket's records at once
+      // (packed_records.h); the buffer keeps its memory for the next batch.
+      if (absl::Status s = records::GroupPackedRecordsInto(store.buffer, *batch.mutable_packed()); !s.ok()) {
         error_ = s;
         return false;
       }

@@ -1,18 +1,13 @@
 #include "records/packed_records.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 namespace taso::records {
 namespace {
-
-struct Record {
-  uint64_t head;   // the fingerprint's first 8 bytes, big-endian: decides almost every comparison
-  uint32_t start;  // of the record in the batch
-  uint32_t size;   // of the whole record, fingerprint and length byte included
-};
 
 uint64_t BigEndianHead(const char* p) {
   uint64_t v = 0;
@@ -22,9 +17,9 @@ uint64_t BigEndianHead(const char* p) {
 
 }  // namespace
 
-absl::Status SortPackedRecordsInto(std::string_view packed, std::string& out) {
-  if (packed.size() > UINT32_MAX) return absl::InvalidArgumentError("packed batch over 4 GiB");
-  std::vector<Record> records;
+absl::Status SortPackedRecords(std::string_view packed, std::vector<PackedRecordRef>& records) {
+  if (packed.size() > UINT32_MAX) return absl::InvalidArgumentError("packed records over 4 GiB");
+  records.clear();
   records.reserve(packed.size() / (kFingerprintBytes + 8));
   const char* base = packed.data();
   absl::Status parsed = ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
@@ -33,7 +28,7 @@ absl::Status SortPackedRecordsInto(std::string_view packed, std::string& out) {
                        static_cast<uint32_t>(kFingerprintBytes + 1 + encoding.size())});
   });
   if (!parsed.ok()) return parsed;
-  std::sort(records.begin(), records.end(), [base](const Record& a, const Record& b) {
+  std::sort(records.begin(), records.end(), [base](const PackedRecordRef& a, const PackedRecordRef& b) {
     if (a.head != b.head) return a.head < b.head;
     const char* pa = base + a.start;
     const char* pb = base + b.start;
@@ -43,9 +38,23 @@ absl::Status SortPackedRecordsInto(std::string_view packed, std::string& out) {
     const int c = std::memcmp(pa + kFingerprintBytes + 1, pb + kFingerprintBytes + 1, std::min(la, lb));
     return c != 0 ? c < 0 : la < lb;
   });
-  out.clear();
-  out.reserve(packed.size());
-  for (const Record& r : records) out.append(base + r.start, r.size);
+  return absl::OkStatus();
+}
+
+absl::Status GroupPackedRecordsInto(std::string_view packed, std::string& out) {
+  std::array<size_t, kFingerprintBuckets + 1> start{};  // bytes per bucket, then where each starts
+  absl::Status parsed = ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
+    start[FingerprintBucket(fingerprint) + 1] += kFingerprintBytes + 1 + encoding.size();
+  });
+  if (!parsed.ok()) return parsed;
+  for (int b = 0; b < kFingerprintBuckets; ++b) start[b + 1] += start[b];
+  out.resize(packed.size());
+  (void)ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
+    const size_t size = kFingerprintBytes + 1 + encoding.size();
+    size_t& at = start[FingerprintBucket(fingerprint)];
+    std::memcpy(out.data() + at, fingerprint.data(), size);
+    at += size;
+  });
   return absl::OkStatus();
 }
 

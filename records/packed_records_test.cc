@@ -26,7 +26,16 @@ std::string Fingerprint(std::mt19937_64& rng, int shared_head_bytes) {
   return fp;
 }
 
-TEST(SortPackedRecordsInto, PutsRecordsInTheStoresKeyOrderAndKeepsEveryOne) {
+// The records of `packed` in the order SortPackedRecords gives.
+std::string Sorted(const std::string& packed) {
+  std::vector<PackedRecordRef> refs;
+  EXPECT_TRUE(SortPackedRecords(packed, refs).ok());
+  std::string out;
+  for (const PackedRecordRef& r : refs) out.append(r.In(packed));
+  return out;
+}
+
+TEST(SortPackedRecords, PutsRecordsInTheStoresKeyOrderAndKeepsEveryOne) {
   std::mt19937_64 rng(42);
   std::string packed;
   for (int i = 0; i < 3000; ++i) {
@@ -39,38 +48,62 @@ TEST(SortPackedRecordsInto, PutsRecordsInTheStoresKeyOrderAndKeepsEveryOne) {
   std::vector<std::string> expected = StoreKeys(packed);
   std::sort(expected.begin(), expected.end());
   ASSERT_FALSE(StoreKeys(packed) == expected);  // the input was not sorted already
-  std::string sorted = "left from the last batch";
-  ASSERT_TRUE(SortPackedRecordsInto(packed, sorted).ok());
+  const std::string sorted = Sorted(packed);
   EXPECT_EQ(sorted.size(), packed.size());
   EXPECT_EQ(StoreKeys(sorted), expected);
 }
 
-TEST(SortPackedRecordsInto, ComparesEncodingsNotTheirLengthBytes) {
+TEST(SortPackedRecords, ComparesEncodingsNotTheirLengthBytes) {
   const std::string fp(kFingerprintBytes, 'f');
   std::string packed;
   AppendPackedRecord(fp, "b", packed);    // length byte 1
   AppendPackedRecord(fp, "ab", packed);   // length byte 2, but "ab" < "b"
   AppendPackedRecord(fp, "a", packed);    // a prefix comes first
-  std::string sorted;
-  ASSERT_TRUE(SortPackedRecordsInto(packed, sorted).ok());
-  EXPECT_EQ(StoreKeys(sorted), (std::vector<std::string>{fp + "a", fp + "ab", fp + "b"}));
+  EXPECT_EQ(StoreKeys(Sorted(packed)), (std::vector<std::string>{fp + "a", fp + "ab", fp + "b"}));
 }
 
-TEST(SortPackedRecordsInto, RefusesAMalformedBatchAndLeavesTheOutputAlone) {
+TEST(SortPackedRecords, RefusesAMalformedBuffer) {
+  std::string packed;
+  AppendPackedRecord(std::string(kFingerprintBytes, 'z'), "x", packed);
+  packed.pop_back();
+  std::vector<PackedRecordRef> refs;
+  EXPECT_EQ(SortPackedRecords(packed, refs).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(GroupPackedRecordsInto, GroupsByBucketInBucketOrderKeepingTheBatchOrderWithinEach) {
+  std::mt19937_64 rng(7);
+  std::string packed;
+  std::vector<std::vector<std::string>> by_bucket(kFingerprintBuckets);
+  for (int i = 0; i < 3000; ++i) {
+    std::string fp = Fingerprint(rng, 0);
+    fp[0] = static_cast<char>(rng() % 5);  // few buckets, many records in each
+    const std::string encoding = std::to_string(i);
+    AppendPackedRecord(fp, encoding, packed);
+    by_bucket[FingerprintBucket(fp)].push_back(fp + encoding);
+  }
+  std::vector<std::string> expected;
+  for (const auto& bucket : by_bucket) expected.insert(expected.end(), bucket.begin(), bucket.end());
+  std::string grouped = "left from the last batch";
+  ASSERT_TRUE(GroupPackedRecordsInto(packed, grouped).ok());
+  EXPECT_EQ(grouped.size(), packed.size());
+  EXPECT_EQ(StoreKeys(grouped), expected);
+}
+
+TEST(GroupPackedRecordsInto, RefusesAMalformedBatchAndLeavesTheOutputAlone) {
   std::string packed;
   AppendPackedRecord(std::string(kFingerprintBytes, 'z'), "x", packed);
   AppendPackedRecord(std::string(kFingerprintBytes, 'a'), "y", packed);
   packed.pop_back();  // the last record is truncated
-  std::string sorted = "kept";
-  absl::Status s = SortPackedRecordsInto(packed, sorted);
+  std::string grouped = "kept";
+  absl::Status s = GroupPackedRecordsInto(packed, grouped);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(sorted, "kept");
+  EXPECT_EQ(grouped, "kept");
 }
 
-TEST(SortPackedRecordsInto, AcceptsAnEmptyBatch) {
-  std::string sorted = "left from the last batch";
-  EXPECT_TRUE(SortPackedRecordsInto("", sorted).ok());
-  EXPECT_TRUE(sorted.empty());
+TEST(GroupPackedRecordsInto, AcceptsAnEmptyBatch) {
+  std::string grouped = "left from the last batch";
+  EXPECT_TRUE(GroupPackedRecordsInto("", grouped).ok());
+  EXPECT_TRUE(grouped.empty());
 }
 
 }  // namespace

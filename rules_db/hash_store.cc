@@ -5,12 +5,14 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/hash.h"
 #include "records/encoding.h"
 #include "records/spec.h"
 #include "records/store_shards.h"
+#include "rules_db/graph_spool.h"
 #include "rules_db/hash_store_internal.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/db.h"
@@ -20,7 +22,6 @@
 #include "rocksdb/write_batch.h"
 #include "storage/database.h"
 #include "storage/rocks_status.h"
-#include "storage/sorted_runs_memtable.h"
 
 namespace taso::rules_db {
 namespace {
@@ -42,6 +43,7 @@ uint32_t ReadU32(std::string_view s) {
 std::string JobKey(const std::string& id) { return "job/" + id; }
 std::string JobNumberKey(const std::string& id) { return "jobnum/" + id; }
 std::string ShardKey(const std::string& id, int shard) { return absl::StrCat("shard/", id, "/", U32(shard)); }
+std::string SpoolKey(const std::string& id) { return "spool/" + id; }
 
 void SetNow(google::protobuf::Timestamp* t) { storage::SetTime(absl::Now(), t); }
 
@@ -68,9 +70,6 @@ absl::Status GraphHashStore::Init() {
   storage::DatabaseOptions database;
   database.path = options_.path;
   database.name_in_errors = absl::StrCat("database ", options_.path);
-  // Two flush threads: a job's finalize waits for the graphs' last
-  // memtables, each sorted by its flush (one thread took 3.4 s of a 6.9-s
-  // size-3 generation, two 2.4 s).
   database.db.max_background_flushes = 2;
   database.db.max_background_compactions = 1;
   database.db.max_open_files = 512;
@@ -79,12 +78,11 @@ absl::Status GraphHashStore::Init() {
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_mb) << 20);
   table.cache_index_and_filter_blocks = true;
-  // The graphs family is only scanned; every other family is read by key,
-  // often a key that is not there (is this rule stored? this class
-  // verified?): a filter answers those, and finds the one file of several
-  // that holds a key, without reading a block of each. Deriving size 4's
-  // renamings spent a quarter of its time in such block reads.
-  rocksdb::BlockBasedTableOptions scanned = table;
+  // Families are read by key, often a key that is not there (is this rule
+  // stored? this class verified?): a filter answers those, and finds the one
+  // file of several that holds a key, without reading a block of each.
+  // Deriving size 4's renamings spent a quarter of its time in such block
+  // reads.
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   rocksdb::ColumnFamilyOptions& cf = database.family_defaults;
   cf.write_buffer_size = static_cast<size_t>(options_.write_buffer_mb) << 20;
@@ -93,21 +91,10 @@ absl::Status GraphHashStore::Init() {
   cf.compression = rocksdb::kNoCompression;
   cf.target_file_size_base = 64 << 20;
   cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-
-  // The graphs family is a bulk load: appended to memtables that merge their
-  // sorted runs (each generator batch) once, at flush; never compacted while
-  // a job generates. It is only ever read by one ordered scan per job, which
-  // merges the flushed files.
-  rocksdb::ColumnFamilyOptions bulk = cf;
-  bulk.table_factory.reset(rocksdb::NewBlockBasedTableFactory(scanned));
-  bulk.memtable_factory = std::make_shared<storage::SortedRunsMemTableFactory>();
-  bulk.disable_auto_compactions = true;
-  bulk.level0_file_num_compaction_trigger = 1 << 30;
-  bulk.level0_slowdown_writes_trigger = 1 << 30;
-  bulk.level0_stop_writes_trigger = 1 << 30;
-  bulk.soft_pending_compaction_bytes_limit = 0;
-  bulk.hard_pending_compaction_bytes_limit = 0;
-  database.families[kGraphsFamily] = bulk;
+  // The graphs family held generated graphs before the spool
+  // (graph_spool.h): opened so that databases written then still open;
+  // nothing is written to it.
+  database.families[kGraphsFamily] = cf;
 
   auto opened = storage::Database::Open(database);
   if (!opened.ok()) return opened.status();
@@ -254,6 +241,10 @@ absl::StatusOr<Job> GraphHashStore::CreateJob(const CreateJobRequest& request) {
       // Resuming a stopped job: shards continue from their cursors.
       state.job.set_state(JOB_STATE_GENERATING);
       state.job.clear_error();
+      {
+        std::lock_guard<std::mutex> spool_lock(state.spool_mu);
+        state.spool_sealed = false;
+      }
       for (auto& shard : state.shards) {
         std::lock_guard<std::mutex> shard_lock(shard->mu);
         shard->progress.clear_error();
@@ -349,18 +340,9 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   if (batch.records_size() > 0) {
     return absl::InvalidArgumentError("send records in GraphBatch.packed; the records field is not accepted");
   }
-  const std::string prefix = U32(state->number);
-  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);  // until the batch is written
-  rocksdb::WriteBatch wb;
-  std::string key;
-  const std::string& packed = batch.packed();
   int64_t records = 0;
-  // Into the write batch only: nothing is written unless every record parses.
-  absl::Status parsed = records::ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
-    key.assign(prefix);
-    key.append(fingerprint);
-    key.append(encoding);
-    wb.Put(graphs_, key, rocksdb::Slice());
+  // Parsed whole first: nothing is stored unless every record parses.
+  absl::Status parsed = records::ForEachPackedRecord(batch.packed(), [&](std::string_view, std::string_view) {
     ++records;
   });
   if (!parsed.ok()) return parsed;
@@ -377,14 +359,61 @@ absl::StatusOr<BatchResult> GraphHashStore::PutBatch(const GraphBatch& batch) {
   updated.set_acked_sequence(std::max(updated.acked_sequence(), batch.sequence()));
   updated.set_resume_cursor(std::max(updated.resume_cursor(), batch.resume_cursor()));
   updated.set_graphs_stored(updated.graphs_stored() + records);
+  // The graphs go to the spool's files, then their lengths and the shard's
+  // cursor to the log together: a crash between the two leaves graphs past
+  // the logged lengths, which the next open cuts off.
+  std::lock_guard<std::mutex> spool_lock(state->spool_mu);
+  if (state->spool_sealed) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job '", batch.job_id(), "' is finalizing, not accepting graphs"));
+  }
+  auto spool = SpoolOf(*state);
+  if (!spool.ok()) return spool.status();
+  if (absl::Status s = (*spool)->Append(batch.packed()); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("storing a batch: ", s.message()));
+  }
+  rocksdb::WriteBatch wb;
   wb.Put(meta_, ShardKey(batch.job_id(), batch.shard()), updated.SerializeAsString());
+  wb.Put(meta_, SpoolKey(batch.job_id()), GraphSpool::EncodeLengths((*spool)->lengths()));
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync_writes;
-  if (absl::Status s = storage::FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) return s;
+  if (options_.sync_writes) {
+    if (absl::Status s = (*spool)->Sync(); !s.ok()) return s;
+  }
+  if (absl::Status s = storage::FromRocks(db_->Write(wo, &wb), "storing a batch"); !s.ok()) {
+    // Unlogged: the next open would cut the files back; so does this one.
+    state->spool.reset();
+    return s;
+  }
   shard.progress = updated;
   result.records = records;
   result.acked_sequence = updated.acked_sequence();
   return result;
+}
+
+std::string GraphHashStore::SpoolDir(uint32_t number) const {
+  return absl::StrFormat("%s/graph_spool/%08x", options_.path, number);
+}
+
+absl::StatusOr<GraphSpool*> GraphHashStore::SpoolOf(JobState& state) {
+  if (state.spool != nullptr) return state.spool.get();
+  GraphSpool::Lengths committed{};
+  std::string value;
+  rocksdb::Status got = db_->Get(rocksdb::ReadOptions(), meta_, SpoolKey(state.job.id()), &value);
+  if (got.ok()) {
+    auto decoded = GraphSpool::DecodeLengths(value);
+    if (!decoded.ok()) return decoded.status();
+    committed = *decoded;
+  } else if (!got.IsNotFound()) {
+    return storage::FromRocks(got, "reading a job's graph lengths");
+  }
+  auto opened = GraphSpool::Open(SpoolDir(state.number), committed);
+  if (!opened.ok()) {
+    return absl::Status(opened.status().code(),
+                        absl::StrCat("job ", state.job.id(), "'s graphs: ", opened.status().message()));
+  }
+  state.spool = *std::move(opened);
+  return state.spool.get();
 }
 
 absl::StatusOr<ProgressAck> GraphHashStore::ReportProgress(const ProgressReport& report) {

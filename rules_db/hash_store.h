@@ -1,14 +1,17 @@
 // The hash store: where generator shards put (fingerprint, graph) records and
-// where fingerprint classes become candidate pairs. RocksDB underneath, with
-// the write-ahead log on: a batch is acknowledged only once it is in the log,
-// together with its shard's resume cursor, so a crash of the store (kill -9)
-// loses nothing acknowledged, and a restarted generator resumes exactly after
-// the last batch the store holds. Records are keys, so storing one twice is a
-// no-op: retried batches and re-enumerated subtrees are idempotent.
+// where fingerprint classes become candidate pairs. A job's graphs go to its
+// spool's files (graph_spool.h, under <path>/graph_spool/<job number>); the
+// rest is RocksDB, with the write-ahead log on: a batch is acknowledged only
+// once the spool's lengths are in the log, together with its shard's resume
+// cursor, so a crash of the store (kill -9) loses nothing acknowledged, and a
+// restarted generator resumes exactly after the last batch the store holds.
+// A graph stored twice is one graph: retried batches and re-enumerated
+// subtrees are idempotent.
 //
 // Column families:
-//   default  store -> StoreInfo; job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>
-//   graphs   <job number:4><fingerprint:16><encoding> -> ""
+//   default  store -> StoreInfo; job/<id> -> Job; shard/<id>/<shard> -> ShardProgress; jobnum/<id>;
+//            spool/<id> -> the job's spool lengths
+//   graphs   unused (generated graphs before the spool); kept so older databases open
 //   classes  <job number:4><fingerprint:16> -> CandidateClass
 //   rules, verified: the rule store's (rule_store.h), created by it
 //
@@ -17,7 +20,7 @@
 // each class of two or more graphs goes through the class checker its binary
 // hands it (taso_rules_db: generator/recheck.h: renaming order, star pairs,
 // exact int32 and float re-check). Its classes are then served to verifiers,
-// and its graphs, which nothing reads any more, are dropped (keep_graphs).
+// and its spool, which nothing reads any more, is deleted (keep_graphs).
 // A store shard only sees its slice of fingerprints, so it finalizes that
 // slice; `taso generate` adds the shards' figures up.
 #ifndef TASO_RULES_DB_HASH_STORE_H_
@@ -29,8 +32,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,6 +44,7 @@
 #include "proto/rules_db.pb.h"
 #include "records/class_check.h"
 #include "records/packed_records.h"
+#include "rules_db/graph_spool.h"
 
 namespace rocksdb {
 class DB;
@@ -55,9 +59,9 @@ namespace taso::rules_db {
 struct HashStoreOptions {
   std::string path;
   int64_t block_cache_mb = 64;
-  int64_t write_buffer_mb = 64;   // per memtable
+  int64_t write_buffer_mb = 64;   // per memtable (the spool needs none)
   int max_write_buffers = 3;      // memtables per column family
-  bool sync_writes = false;       // fsync the log per batch (power loss, not just crashes)
+  bool sync_writes = false;       // fsync the spool and the log per batch (power loss, not just crashes)
   int finalize_threads = 2;
   // Keep a finalized job's graphs. Nothing reads them once its classes are
   // stored, so by default they are dropped: most of the store's disk, and a
@@ -128,6 +132,10 @@ class GraphHashStore {
     Job job;  // without shards
     uint32_t number = 0;
     std::vector<std::unique_ptr<ShardState>> shards;
+    // Lock order: jobs_mu_, then a shard's mu, then spool_mu.
+    std::mutex spool_mu;
+    std::unique_ptr<GraphSpool> spool;  // opened on first use (SpoolOf)
+    bool spool_sealed = false;          // by Finalize: no more batches
   };
 
   struct FinalizeTally;
@@ -144,9 +152,9 @@ class GraphHashStore {
   // Finalizing a job: scan its graphs into classes and check them, a
   // fingerprint slice per thread; store them in order; record the figures.
   absl::Status Finalize(JobState* state);
-  // Passes each class of two or more graphs with a fingerprint in [begin, end)
-  // (keys of the graphs family) to `on_class`, in fingerprint order.
-  absl::Status ScanClasses(const std::string& begin, const std::string& end, FinalizeTally& counts,
+  // Passes each class of two or more graphs of a spool bucket's records to
+  // `on_class`, in fingerprint order; counts its graphs and fingerprints.
+  absl::Status ScanClasses(std::string_view bucket, FinalizeTally& counts,
                            const std::function<absl::Status(PendingClass)>& on_class);
   absl::Status StoreClasses(const std::string& job_id, const std::string& prefix,
                             const std::vector<PendingClass>& checked, FinalizeTally& tally);
@@ -164,15 +172,20 @@ class GraphHashStore {
                             const std::function<void(CandidatePair&, const std::string&)>& edit);
   // The key prefix of a job whose candidates are ready (GENERATED or later).
   absl::StatusOr<std::string> ReadyPrefix(const std::string& job_id);
-  // Deletes job `number`'s graphs and flushes every family (keep_graphs).
-  absl::Status DropGraphs(uint32_t number);
+  // Where job `number`'s spool lives.
+  std::string SpoolDir(uint32_t number) const;
+  // The job's spool, opened (cut to its logged lengths) on first use. Call
+  // with state.spool_mu held.
+  absl::StatusOr<GraphSpool*> SpoolOf(JobState& state);
+  // Deletes a finalized job's spool and flushes every family, which lets the
+  // log go (keep_graphs keeps the files).
+  absl::Status DropGraphs(JobState& state);
 
   HashStoreOptions options_;
   std::unique_ptr<storage::Database> database_;
   rocksdb::DB* db_ = nullptr;  // database_'s
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;  // replaced by DropGraphs: use under graphs_mu_
-  std::shared_mutex graphs_mu_;  // exclusive while DropGraphs replaces the graphs family
+  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;  // unused: see the family list above
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
 
   StoreInfo info_;

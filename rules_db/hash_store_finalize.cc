@@ -29,11 +29,7 @@
 namespace taso::rules_db {
 namespace {
 
-using internal::kGraphsFamily;
 using internal::U32;
-
-// Fingerprint ranges a job's finalization scans and checks independently.
-constexpr int kFinalizeSlices = 64;
 
 }  // namespace
 
@@ -106,15 +102,6 @@ FormInstances::FormHash FormHashOf(const std::string& renaming_key) {
   return {key.hi, key.lo};
 }
 
-// The fingerprint space cut into `slices` ranges by its first two bytes:
-// the key where slice `i` starts in job `prefix` (the next job's prefix for
-// i == slices). Fingerprints are hashes, so the slices are even.
-std::string SliceStart(const std::string& prefix, const std::string& next_prefix, int i, int slices) {
-  if (i >= slices) return next_prefix;
-  const uint32_t start = static_cast<uint32_t>((static_cast<uint64_t>(i) << 16) / slices);
-  return prefix + std::string{static_cast<char>(start >> 8), static_cast<char>(start & 0xff)};
-}
-
 }  // namespace
 
 absl::Status GraphHashStore::Finalize(JobState* state) {
@@ -134,22 +121,22 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   const std::string next_prefix = U32(state->number + 1);
   const rocksdb::Status cleared = db_->DeleteRange(rocksdb::WriteOptions(), classes_, prefix, next_prefix);
   if (absl::Status s = storage::FromRocks(cleared, "clearing classes"); !s.ok()) return s;
-  // The graphs are scanned and checked a fingerprint slice at a time on
-  // finalize_threads threads, each with an iterator of its own (one merged
-  // scan was a single core's work: 6 minutes at size 4). This thread stores
-  // the slices in fingerprint order, as the renaming ids need (a form's first
-  // pair is the first in fingerprint order), and is the only one touching
-  // the tally. Workers stay at most a few slices ahead of it.
-  const int threads = std::max(1, options_.finalize_threads);
-  const int slices = threads == 1 ? 1 : kFinalizeSlices;
-  if (slices > 1) {
-    // An iterator merges a copy of each writable memtable it reads:
-    // the graphs go to files first, sorted once, rather than once per slice.
-    std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
-    if (absl::Status s = storage::FromRocks(db_->Flush(rocksdb::FlushOptions(), graphs_), "flushing graphs"); !s.ok()) {
-      return s;
-    }
+  // Sealed, the spool takes no batch: from here on it is only read.
+  GraphSpool* spool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state->spool_mu);
+    state->spool_sealed = true;
+    auto opened = SpoolOf(*state);
+    if (!opened.ok()) return opened.status();
+    spool = *opened;
   }
+  // The graphs are read, sorted and checked a spool bucket (a range of
+  // fingerprints) at a time on finalize_threads threads. This thread stores
+  // the buckets in fingerprint order, as the renaming ids need (a form's
+  // first pair is the first in fingerprint order), and is the only one
+  // touching the tally. Workers stay at most a few buckets ahead of it.
+  const int threads = std::max(1, options_.finalize_threads);
+  const int slices = GraphSpool::kBuckets;
   const int ahead = 2 * threads;
   struct Slice {
     std::vector<PendingClass> classes;  // those with pairs, checked
@@ -172,13 +159,15 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
         i = next_slice++;
       }
       Slice slice;
-      slice.status = ScanClasses(SliceStart(prefix, next_prefix, i, slices),
-                                 SliceStart(prefix, next_prefix, i + 1, slices), slice.counts,
-                                 [&](PendingClass pending) -> absl::Status {
-                                   pending.check = checker(pending.members);
-                                   if (!pending.check.pairs.empty()) slice.classes.push_back(std::move(pending));
-                                   return absl::OkStatus();
-                                 });
+      auto bucket = spool->ReadBucket(i);
+      slice.status = bucket.status();
+      if (bucket.ok()) {
+        slice.status = ScanClasses(*bucket, slice.counts, [&](PendingClass pending) -> absl::Status {
+          pending.check = checker(pending.members);
+          if (!pending.check.pairs.empty()) slice.classes.push_back(std::move(pending));
+          return absl::OkStatus();
+        });
+      }
       std::lock_guard<std::mutex> lock(mu);
       slice.done = true;
       done_slices[i] = std::move(slice);
@@ -215,58 +204,50 @@ absl::Status GraphHashStore::Finalize(JobState* state) {
   if (absl::Status s = MarkInstances(prefix, tally); !s.ok()) return s;
   if (absl::Status s = MarkFromSmallerRules(prefix, tally); !s.ok()) return s;
   if (absl::Status s = RecordFinalized(state, tally, absl::Now() - started); !s.ok()) return s;
-  if (!options_.keep_graphs) {
+  if (absl::Status s = DropGraphs(*state); !s.ok()) {
     // The job is GENERATED already: a failure here costs disk, not the job.
-    if (absl::Status s = DropGraphs(state->number); !s.ok()) {
-      std::fprintf(stderr, "taso_rules_db: job %s: its graphs stay on disk: %s\n", job.id().c_str(),
-                   std::string(s.message()).c_str());
-    }
+    std::fprintf(stderr, "taso_rules_db: job %s: its graphs stay on disk: %s\n", job.id().c_str(),
+                 std::string(s.message()).c_str());
   }
   return absl::OkStatus();
 }
 
-absl::Status GraphHashStore::ScanClasses(const std::string& begin, const std::string& end, FinalizeTally& counts,
+absl::Status GraphHashStore::ScanClasses(std::string_view bucket, FinalizeTally& counts,
                                          const std::function<absl::Status(PendingClass)>& on_class) {
-  rocksdb::ReadOptions ro;
-  ro.fill_cache = false;
-  rocksdb::Slice upper(end);
-  ro.iterate_upper_bound = &upper;
-  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, graphs_));
-  std::string current;
-  // The current fingerprint's graphs are members[0, count): the strings are
-  // reused, since most fingerprints have one graph and no class (at size 4,
-  // 612M of them: an allocation each otherwise).
-  std::vector<std::string> members;
-  size_t count = 0;
+  std::vector<records::PackedRecordRef> sorted;
+  if (absl::Status s = records::SortPackedRecords(bucket, sorted); !s.ok()) {
+    return absl::DataLossError(absl::StrCat("a graph spool bucket does not parse: ", s.message()));
+  }
+  std::string_view current, previous;
+  std::vector<std::string_view> members;  // the current fingerprint's encodings
   auto close_class = [&]() -> absl::Status {
     absl::Status s;
-    if (count >= 2) {
+    if (members.size() >= 2) {
       ++counts.multi_graph_classes;
-      std::vector<std::string> taken(std::make_move_iterator(members.begin()),
-                                     std::make_move_iterator(members.begin() + count));
-      s = on_class(PendingClass{current, std::move(taken), {}});
+      s = on_class(PendingClass{std::string(current), std::vector<std::string>(members.begin(), members.end()), {}});
     }
-    count = 0;
+    members.clear();
     return s;
   };
-  constexpr size_t kFingerprintStart = 4;  // after the job number
-  constexpr size_t kEncodingStart = kFingerprintStart + records::kFingerprintBytes;
-  for (it->Seek(begin); it->Valid(); it->Next()) {
+  constexpr size_t kFingerprint = records::kFingerprintBytes;
+  for (const records::PackedRecordRef& ref : sorted) {
     if (closing_) return absl::CancelledError("store shutting down");
-    rocksdb::Slice key = it->key();
-    if (key.size() <= kEncodingStart) continue;
-    std::string_view fp(key.data() + kFingerprintStart, records::kFingerprintBytes);
+    const std::string_view record = ref.In(bucket);
+    const std::string_view fp = record.substr(0, kFingerprint);
+    const std::string_view encoding = record.substr(kFingerprint + 1);
     if (fp != current) {
       if (absl::Status s = close_class(); !s.ok()) return s;
-      current.assign(fp);
+      current = fp;
       ++counts.fingerprints;
+    } else if (record == previous) {
+      continue;  // stored twice: one graph
     }
-    if (count == members.size()) members.emplace_back();
-    members[count++].assign(key.data() + kEncodingStart, key.size() - kEncodingStart);
+    previous = record;
+    // Most fingerprints have one graph and no class (at size 4, 612M of
+    // them): only a class's members are copied.
+    members.push_back(encoding);
     ++counts.graphs;
   }
-  if (!it->status().ok()) return storage::FromRocks(it->status(), "scanning graphs");
   return close_class();
 }
 
@@ -400,42 +381,14 @@ absl::Status GraphHashStore::RewritePairs(const std::string& prefix, const PairR
   return storage::FromRocks(db_->Write(rocksdb::WriteOptions(), &wb), what);
 }
 
-absl::Status GraphHashStore::DropGraphs(uint32_t number) {
+absl::Status GraphHashStore::DropGraphs(JobState& state) {
   {
-    // The common case, no other job streaming or finalizing: the whole
-    // family goes at once, memtables unflushed and files unread. (Graphs of
-    // jobs finalized under --keep_graphs go with it.)
-    std::unique_lock<std::shared_mutex> exclusive(graphs_mu_);
-    bool alone = true;
-    {
-      std::lock_guard<std::mutex> lock(jobs_mu_);
-      for (const auto& [id, other] : jobs_) {
-        const auto s = other->job.state();
-        if (other->number != number && (s == JOB_STATE_GENERATING || s == JOB_STATE_FINALIZING)) alone = false;
-      }
-    }
-    if (alone) {
-      auto fresh = database_->RecreateFamily(kGraphsFamily);
-      if (!fresh.ok()) return fresh.status();
-      graphs_ = *fresh;
-      return database_->FlushAll();  // the small families: the log then goes
-    }
+    std::lock_guard<std::mutex> lock(state.spool_mu);
+    state.spool.reset();  // its files closed
   }
-  const std::string begin = U32(number), end = U32(number + 1);
-  const rocksdb::Slice from(begin), to(end);
-  std::shared_lock<std::shared_mutex> graphs_in_use(graphs_mu_);
-  // A tombstone, which the flush applies to the memtables before writing
-  // them; the compaction then drops the files it covers (the family is never
-  // compacted otherwise, so its files are all in level 0, which
-  // DeleteFilesInRange leaves alone).
-  if (absl::Status s = storage::FromRocks(db_->DeleteRange(rocksdb::WriteOptions(), graphs_, from, to), "dropping graphs");
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = database_->FlushAll(); !s.ok()) return s;
-  rocksdb::CompactRangeOptions compact;
-  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
-  return storage::FromRocks(db_->CompactRange(compact, graphs_, &from, &to), "compacting dropped graphs");
+  if (options_.keep_graphs) return absl::OkStatus();
+  if (absl::Status s = GraphSpool::Remove(SpoolDir(state.number)); !s.ok()) return s;
+  return database_->FlushAll();  // the spool lengths and progress: the log then goes
 }
 
 absl::Status GraphHashStore::RecordFinalized(JobState* state, const FinalizeTally& tally, absl::Duration took) {

@@ -139,6 +139,16 @@ class Evaluator {
         const TensorT& b = *in[1];
         TensorT& o = out[0];
         const bool add = kind == OpKind::kEwAdd;
+        if (a.type.dims == o.type.dims && b.type.dims == o.type.dims) {
+          // No broadcast (most sums and products): one flat loop.
+          const size_t n = o.data.size();
+          if (add) {
+            for (size_t i = 0; i < n; ++i) o.data[i] = D::Add(a.data[i], b.data[i]);
+          } else {
+            for (size_t i = 0; i < n; ++i) o.data[i] = D::Mul(a.data[i], b.data[i]);
+          }
+          return absl::OkStatus();
+        }
         ForEachBroadcast(o.type.dims, BroadcastStrides(a.type.dims, o.type.dims),
                          BroadcastStrides(b.type.dims, o.type.dims), [&](int64_t i, int64_t ia, int64_t ib) {
                            o.data[i] = add ? D::Add(a.data[ia], b.data[ib]) : D::Mul(a.data[ia], b.data[ib]);

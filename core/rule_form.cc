@@ -173,8 +173,24 @@ std::optional<DecodedRule> DecodeRule(const rules::Rule& rule) {
 }
 
 std::pair<std::string, std::string> RenamingKeyAndReversed(const PairView& p) {
-  std::string forward = FormKey(MakeForm(p));
-  std::string backward = FormKey(MakeForm(p.Reversed()));
+  // A form read right to left is the same two sides in the other order, so
+  // each side is written once (writing was most of the store's class checks).
+  Form a, b;  // each side's variable occurrences
+  const std::string side_a = Write(*p.a, p.ra, p.sa, nullptr, &a, nullptr);
+  const std::string side_b = Write(*p.b, p.rb, p.sb, nullptr, &b, nullptr);
+  auto key = [](const std::string& left, const Form& l, const std::string& right, const Form& r) {
+    Form form;  // as MakeForm would make it
+    form.skeleton = absl::StrCat(left, "=>", right);
+    std::map<std::string, int> first;
+    for (const std::vector<std::string>* side : {&l.occurrences, &r.occurrences}) {
+      for (const std::string& v : *side) {
+        form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
+      }
+    }
+    return FormKey(form);
+  };
+  std::string forward = key(side_a, a, side_b, b);
+  std::string backward = key(side_b, b, side_a, a);
   if (backward < forward) std::swap(forward, backward);
   return {std::move(forward), std::move(backward)};
 }

@@ -47,6 +47,31 @@ TEST(RuleFormTest, VariableGroupsAreTheFormsGroups) {
   }
 }
 
+// The renaming key and its reading right to left are the two forms'
+// keys, the lesser first, however the sides share variables.
+TEST(RuleFormTest, RenamingKeyAndReversedAreTheFormsOfBothReadings) {
+  GraphBuilder a, b;
+  const TensorRef x = a.In("x", {2, 4}), y = a.In("y", {2, 4});
+  const TensorRef shared = a.Op(OpKind::kEwAdd, {x, y});
+  a.Out(a.Op(OpKind::kEwMul, {shared, x}));
+  a.Out(shared);
+  const TensorRef w = b.W("w", {4, 4});
+  const TensorRef z = b.In("y", {2, 4});
+  const TensorRef product = b.Op(OpKind::kMatMul, {z, w});
+  b.Out(b.Op(OpKind::kRelu, {product}));
+  b.Out(b.Op(OpKind::kEwAdd, {b.In("x", {2, 4}), z}));
+  const std::vector<TensorRef> ra = {a.graph.outputs()[0].tensor, a.graph.outputs()[1].tensor};
+  const std::vector<TensorRef> rb = {b.graph.outputs()[0].tensor, b.graph.outputs()[1].tensor};
+  for (const FormSubstitution& sb : {FormSubstitution{}, FormSubstitution{{product.node, "$common"}}}) {
+    const PairView p{&a.graph, ra, {}, &b.graph, rb, sb};
+    std::string forward = FormKey(MakeForm(p)), backward = FormKey(MakeForm(p.Reversed()));
+    ASSERT_NE(forward, backward);
+    if (backward < forward) std::swap(forward, backward);
+    EXPECT_EQ(RenamingKeyAndReversed(p), std::make_pair(forward, backward));
+    EXPECT_EQ(RenamingKeyAndReversed(p.Reversed()), std::make_pair(forward, backward));
+  }
+}
+
 TEST(RuleFormTest, MergingVariablesMakesAnInstance) {
   const Form general = FormOf(Add("x", "y"), Add("y", "x"));  // x + y => y + x
   const Form merged = FormOf(Add("z", "z"), Add("z", "z"));   // z + z => z + z

@@ -13,13 +13,18 @@
 namespace taso {
 namespace {
 
+}  // namespace
+
+bool IsDiskFullErrno(int error) { return error == ENOSPC || error == EDQUOT || error == EFBIG; }
+
+namespace {
+
 absl::Status ErrnoStatus(int error, const std::string& path) {
   const std::string why = absl::StrCat("cannot write ", path, ": ", std::strerror(error));
+  if (IsDiskFullErrno(error)) {
+    return absl::ResourceExhaustedError(absl::StrCat(why, " (the disk is full; nothing was written)"));
+  }
   switch (error) {
-    case ENOSPC:
-    case EDQUOT:
-    case EFBIG:
-      return absl::ResourceExhaustedError(absl::StrCat(why, " (the disk is full; nothing was written)"));
     case EACCES:
     case EPERM:
     case EROFS:

@@ -14,7 +14,11 @@
 
 namespace taso {
 
-// ResourceExhausted when the disk is full (ENOSPC, EDQUOT, EFBIG),
+// Whether a failed write's errno means the disk is full (ENOSPC, EDQUOT, or
+// EFBIG, a file-size limit: the same situation for the user).
+bool IsDiskFullErrno(int error);
+
+// ResourceExhausted when the disk is full (IsDiskFullErrno),
 // PermissionDenied when the directory cannot be written, Internal otherwise;
 // the message names the path and the system's reason.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);

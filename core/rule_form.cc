@@ -102,15 +102,25 @@ std::string SideText(const Graph& g, const std::vector<TensorRef>& roots, const 
   return Write(g, roots, subst, &rename, nullptr, nullptr);
 }
 
+namespace {
+
+// The form's pattern from its occurrences: each one's variable by the index
+// of that variable's first occurrence.
+void SetPattern(Form& form) {
+  std::map<std::string, int> first;
+  for (const std::string& v : form.occurrences) {
+    form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
+  }
+}
+
+}  // namespace
+
 Form MakeForm(const PairView& p) {
   Form form;
   form.skeleton = Write(*p.a, p.ra, p.sa, nullptr, &form, &form.emitted_a);
   form.skeleton += "=>";
   form.skeleton += Write(*p.b, p.rb, p.sb, nullptr, &form, &form.emitted_b);
-  std::map<std::string, int> first;
-  for (const std::string& v : form.occurrences) {
-    form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
-  }
+  SetPattern(form);
   return form;
 }
 
@@ -181,12 +191,9 @@ std::pair<std::string, std::string> RenamingKeyAndReversed(const PairView& p) {
   auto key = [](const std::string& left, const Form& l, const std::string& right, const Form& r) {
     Form form;  // as MakeForm would make it
     form.skeleton = absl::StrCat(left, "=>", right);
-    std::map<std::string, int> first;
-    for (const std::vector<std::string>* side : {&l.occurrences, &r.occurrences}) {
-      for (const std::string& v : *side) {
-        form.pattern.push_back(first.emplace(v, static_cast<int>(first.size())).first->second);
-      }
-    }
+    form.occurrences = l.occurrences;
+    form.occurrences.insert(form.occurrences.end(), r.occurrences.begin(), r.occurrences.end());
+    SetPattern(form);
     return FormKey(form);
   };
   std::string forward = key(side_a, a, side_b, b);

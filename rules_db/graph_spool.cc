@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/file_write.h"
 #include "records/packed_records.h"
 
 namespace taso::rules_db {
@@ -21,7 +22,7 @@ std::string BucketPath(const std::string& dir, int b) { return absl::StrFormat("
 absl::Status Errno(const std::string& what) {
   const int e = errno;
   std::string message = absl::StrCat(what, ": ", std::strerror(e));
-  if (e == ENOSPC || e == EDQUOT || e == EFBIG) {  // EFBIG, a file-size limit: the same for the user
+  if (IsDiskFullErrno(e)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         message, ": the disk is full; free space and rerun (every batch acknowledged before this one is kept, ",
         "and a rerun resumes from what the store holds)"));
@@ -81,37 +82,48 @@ GraphSpool::~GraphSpool() {
   }
 }
 
-absl::Status GraphSpool::Append(std::string_view packed) {
-  // Batches come sorted (records/packed_records.h), so each bucket's records
-  // are one run of the batch, written as it is; otherwise they are gathered.
-  std::array<std::pair<size_t, size_t>, kBuckets> runs{};  // [begin, end) in `packed`
-  bool in_order = true;
+namespace {
+
+// Each bucket's records in `packed` as one run [begin, end); false when some
+// bucket's records are not one run, or the runs are not in bucket order.
+absl::StatusOr<bool> BucketRuns(std::string_view packed,
+                                std::array<std::pair<size_t, size_t>, GraphSpool::kBuckets>& runs) {
+  runs.fill({0, 0});
+  bool grouped = true;
   int last = 0;
   absl::Status parsed =
       records::ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
-        const int b = BucketOf(fingerprint);
+        const int b = GraphSpool::BucketOf(fingerprint);
         const size_t begin = static_cast<size_t>(fingerprint.data() - packed.data());
         const size_t end = static_cast<size_t>(encoding.data() + encoding.size() - packed.data());
-        if (b < last || (runs[b].second != 0 && runs[b].second != begin)) in_order = false;
+        if (b < last || (runs[b].second != 0 && runs[b].second != begin)) grouped = false;
         if (runs[b].second == 0) runs[b].first = begin;
         runs[b].second = end;
         last = b;
       });
   if (!parsed.ok()) return parsed;
-  if (!in_order) {
-    scratch_.resize(kBuckets);
-    for (std::string& s : scratch_) s.clear();
-    (void)records::ForEachPackedRecord(packed, [&](std::string_view fingerprint, std::string_view encoding) {
-      const size_t begin = static_cast<size_t>(fingerprint.data() - packed.data());
-      const size_t end = static_cast<size_t>(encoding.data() + encoding.size() - packed.data());
-      scratch_[BucketOf(fingerprint)].append(packed.substr(begin, end - begin));
-    });
+  return grouped;
+}
+
+}  // namespace
+
+absl::Status GraphSpool::Append(std::string_view packed) {
+  // Generators group batches by bucket (records/packed_records.h), so each
+  // bucket's records are one run of the batch, written as it is; a batch
+  // that is not is grouped here first.
+  std::array<std::pair<size_t, size_t>, kBuckets> runs;
+  auto grouped = BucketRuns(packed, runs);
+  if (!grouped.ok()) return grouped.status();
+  if (!*grouped) {
+    if (absl::Status s = records::GroupPackedRecordsInto(packed, scratch_); !s.ok()) return s;
+    packed = scratch_;
+    grouped = BucketRuns(packed, runs);
+    if (!grouped.ok()) return grouped.status();
   }
   Lengths grown = lengths_;
   written_.fill(false);
   for (int b = 0; b < kBuckets; ++b) {
-    const std::string_view data =
-        in_order ? packed.substr(runs[b].first, runs[b].second - runs[b].first) : std::string_view(scratch_[b]);
+    const std::string_view data = packed.substr(runs[b].first, runs[b].second - runs[b].first);
     if (data.empty()) continue;
     if (absl::Status s = WriteAll(fds_[b], data, grown[b], BucketPath(dir_, b)); !s.ok()) {
       (void)Restore();

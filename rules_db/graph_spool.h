@@ -22,7 +22,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -74,7 +73,7 @@ class GraphSpool {
   std::string dir_;
   std::array<int, kBuckets> fds_;
   Lengths lengths_{};
-  std::vector<std::string> scratch_;  // per-bucket gathering for batches out of order
+  std::string scratch_;  // a batch not grouped by bucket, grouped
   std::array<bool, kBuckets> written_{};  // by the last Append
 };
 

@@ -101,7 +101,7 @@ absl::Status GraphHashStore::Init() {
   database_ = std::move(*opened);
   db_ = database_->db();
   const std::pair<std::string, rocksdb::ColumnFamilyHandle**> families[] = {
-      {rocksdb::kDefaultColumnFamilyName, &meta_}, {kGraphsFamily, &graphs_}, {kClassesFamily, &classes_}};
+      {rocksdb::kDefaultColumnFamilyName, &meta_}, {kClassesFamily, &classes_}};
   for (const auto& [name, handle] : families) {
     auto family = database_->Family(name);
     if (!family.ok()) return family.status();

@@ -185,7 +185,6 @@ class GraphHashStore {
   std::unique_ptr<storage::Database> database_;
   rocksdb::DB* db_ = nullptr;  // database_'s
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  rocksdb::ColumnFamilyHandle* graphs_ = nullptr;  // unused: see the family list above
   rocksdb::ColumnFamilyHandle* classes_ = nullptr;
 
   StoreInfo info_;
